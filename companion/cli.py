@@ -1,0 +1,45 @@
+"""``rhuna-table``: the command line. Each subcommand lives in its own module.
+
+A subcommand module exposes ``register(subparsers)``, which adds its parser and
+sets ``func`` to a callable taking the parsed args and returning an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: subcommand modules, in the order ``--help`` lists them
+SUBCOMMANDS = [
+    "companion.cli_replay",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rhuna-table", description="The Rhuna table companion.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    from engine.errors import ConfigError
+
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as e:
+        print(f"rhuna-table: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

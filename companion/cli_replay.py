@@ -1,0 +1,71 @@
+"""``rhuna-table replay TABLE.toml SESSION.jsonl [--json]``: apply a script of commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine import CommandRejected, ConfigError, apply, load_table
+from engine.narrate import describe
+from engine.state import TableState
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("replay", help="apply a session file of commands to a table and narrate it")
+    p.add_argument("table", help="table TOML file")
+    p.add_argument("session", help="JSON-lines file: one command object per line (# comments)")
+    p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="report a refused command and carry on (default: stop at the first)",
+    )
+    p.set_defaults(func=run)
+
+
+def read_session(path: Path) -> list[tuple[int, Any]]:
+    """The commands of a session file with their line numbers; blank and # lines skipped."""
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the session file ({e.strerror})") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            out.append((n, json.loads(text)))
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{path}:{n}: not a JSON object ({e.msg})") from None
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    state: TableState = load_table(args.table)
+    out = sys.stderr if args.json else sys.stdout
+    refused = 0
+    for n, cmd in read_session(Path(args.session)):
+        try:
+            state, events = apply(state, cmd)
+        except CommandRejected as e:
+            refused += 1
+            print(f"{args.session}:{n}: refused: {e.violation}", file=out)
+            if not args.keep_going:
+                return 1
+            continue
+        for event in events:
+            print(describe(state, event), file=out)
+    if args.json:
+        json.dump(
+            state.without_history().to_json(),
+            sys.stdout,
+            indent=1,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        print()
+    return 1 if refused and not args.keep_going else 0

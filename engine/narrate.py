@@ -1,0 +1,114 @@
+"""Events in plain words, for the replay log, the demo and the WorldKeeper's console."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.events import Event
+from engine.state import TableState
+
+Narrator = Callable[[TableState, dict[str, Any]], str]
+NARRATORS: dict[str, Narrator] = {}
+
+
+def narrator(kind: str) -> Callable[[Narrator], Narrator]:
+    """Register how to say one event type (other modules add theirs)."""
+
+    def register(fn: Narrator) -> Narrator:
+        NARRATORS[kind] = fn
+        return fn
+
+    return register
+
+
+def describe(state: TableState, event: Event) -> str:
+    """One line for a person; unknown event types fall back to their data."""
+    fn = NARRATORS.get(event.type)
+    if fn is not None:
+        return fn(state, event.data)
+    data = ", ".join(f"{k}={v}" for k, v in event.data.items())
+    return f"{event.type.replace('_', ' ')}: {data}" if data else event.type.replace("_", " ")
+
+
+def _name(state: TableState, hero: str) -> str:
+    h = state.heroes.get(hero)
+    return h.name if h else hero
+
+
+def _signed(v: int) -> str:
+    return f"{v:+d}"
+
+
+_SIMPLE: dict[str, Narrator] = {
+    "performance_started": lambda s, d: (
+        f"Performance {d['number']} begins: Difficulty {d['difficulty']}, WEIGHT {d['weight'].upper()}"
+    ),
+    "declared": lambda s, d: (
+        f"{_name(s, d['hero'])} declares {d['shade'].title()} · {d['capability']} · "
+        f"{d['action'].title()} · {d['training'].title()}"
+        + (" · Exert" if d["exert"] else "")
+        + (f" · {d['moment'].title()}" if d["moment"] else "")
+        + (f" · Intersect with {_name(s, d['intersect'])}" if d["intersect"] else "")
+        + (f" — draws {d['draws']}" if d["action"] != "gain" else "")
+    ),
+    "gain_resolved": lambda s, d: (
+        f"{_name(s, d['hero'])} Gains with {d['capability']}: no draw, costs {d['fatigue_cost']} Fatigue"
+    ),
+    "token_drawn": lambda s, d: (
+        f"{_name(s, d['hero'])} draws {d['name']}: {_signed(d['value'])} → total {d['total']}"
+        f" ({d['draws_left']} left)"
+    ),
+    "token_replaced": lambda s, d: (
+        f"{_name(s, d['hero'])} redraws {d['name']}: {_signed(d['value'])} → total {d['total']}"
+    ),
+    "redraw_started": lambda s, d: (
+        f"{_name(s, d['hero'])} spends a Redraw: {d['name']} is set aside"
+        f" ({d['redraws_left']} Redraws left)"
+    ),
+    "favor_called": lambda s, d: (
+        f"{_name(s, d['hero'])} calls Favor: {d['name']} answers, {_signed(d['value'])}"
+        f" → total {d['total']}"
+    ),
+    "deity_awakened": lambda s, d: f"{d['deity']} is Awakened on the Star Grid",
+    "performance_resolved": lambda s, d: (
+        f"{' + '.join(_name(s, h) for h in d['heroes'])}: {d['total']} vs {d['difficulty']} — "
+        + ("SUCCESS" if d["success"] else "FAILURE")
+    ),
+    "wear_prompt": lambda s, d: "  resolve applicable Wear (P20)",
+    "impact_prompt": lambda s, d: "  resolve applicable Impact (P20)",
+    "escalation_prompt": lambda s, d: (
+        f"  Escalation: {_name(s, d['hero'])}'s {d['moment'].title()} "
+        + ("succeeded" if d["success"] else "failed")
+        + (f", shift {_signed(d['shift'])}" if d["shift"] else ": shift FOR or AGAINST?")
+    ),
+    "fatigue_gained": lambda s, d: (
+        f"{_name(s, d['hero'])} gains {d['amount']} Fatigue ({d['cause']}) → {d['fatigue']}"
+    ),
+    "fatigue_overflow": lambda s, d: (
+        f"{_name(s, d['hero'])}'s Fatigue overflows: all Fatigue cleared, 1 Strain instead"
+    ),
+    "strain_gained": lambda s, d: (
+        f"{_name(s, d['hero'])} gains Strain → {d.get('strain', '?')}:"
+        f" put {d['token'] or 'a Strain token'} into the Hero Bag"
+    ),
+    "strain_overflow": lambda s, d: (
+        f"{_name(s, d['hero'])}'s Strain overflows: take out {', '.join(d['removed_tokens'])}"
+    ),
+    "wound_gained": lambda s, d: f"{_name(s, d['hero'])} takes a Wound → {d['wounds']}",
+    "fatigue_recovered": lambda s, d: (
+        f"{_name(s, d['hero'])} recovers {d['amount']} Fatigue → {d['fatigue']}"
+    ),
+    "strain_recovered": lambda s, d: (
+        f"{_name(s, d['hero'])} recovers 1 Strain → {d['strain']}: take out {d['token']}"
+    ),
+    "reserve_activated": lambda s, d: f"{d['token']} becomes Active Reserve",
+    "reserve_returned": lambda s, d: f"{d['token']} is Potential again",
+    "performance_reset": lambda s, d: (
+        f"Reset: {len(d['returned'])} tokens back to their bags"
+        + (f", {', '.join(d['removed'])} leave the game" if d["removed"] else "")
+    ),
+    "performance_cancelled": lambda s, d: f"Performance {d['number']} cancelled; tokens returned",
+    "undone": lambda s, d: f"Undone ({d['remaining']} more can be undone)",
+}
+NARRATORS.update(_SIMPLE)

@@ -1,0 +1,724 @@
+"""The Performance: declare, draw, Redraw, Call Favor, resolve, Reset (P1–P23).
+
+Each command here is a handler registered in the vocabulary. Handlers check
+legality first and raise :class:`CommandRejected` naming the rule; only then do
+they build the new state, so a refused command changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from engine.errors import CommandRejected
+from engine.events import Event
+from engine.health import add_fatigue
+from engine.state import Contribution, Performance, Result, TableState
+from engine.tokens import (
+    Action,
+    Moment,
+    Shade,
+    TokenKind,
+    Training,
+    ValueContext,
+    WeightMode,
+    token_value,
+)
+from engine.vocabulary import CommandSpec, Field, command
+
+FAVOR_BAG = "favor"
+
+_HERO = Field("string", "hero id from the table file", required=True)
+_TOKEN = Field("string", "token id (the registry maps a tag UID to it); omit to use seed")
+_SEED = Field("integer", "draw at random with this seed instead of naming a token (scripts, demo)")
+
+Result_ = tuple[TableState, list[Event]]
+
+
+# --- queries -------------------------------------------------------------
+
+
+def draw_total(state: TableState, hero_id: str, training: Training, exert: bool) -> int:
+    """How many tokens the hero draws (P6, P9, P15)."""
+    d = state.rules["draws"]
+    base = int(d["exert_total"]) if exert else int(d[training.value])
+    hero = state.heroes[hero_id]
+    return max(int(d["minimum"]), base - int(d["wound_penalty"]) * hero.wounds)
+
+
+def value_of(state: TableState, c: Contribution, token_id: str) -> int:
+    """What a token on the Draw Board adds to ``c``'s total."""
+    perf = state.performance
+    assert perf is not None
+    ctx = ValueContext(
+        shade=c.shade,
+        capability=c.capability,
+        weight_mode=perf.weight,
+        training=c.training,
+        active_reserve=token_id in state.active_reserve,
+    )
+    return token_value(state.tokens[token_id], ctx, state.rules)
+
+
+def contribution_total(state: TableState, c: Contribution) -> int:
+    """The running Performance Total of one contribution (P19)."""
+    return sum(value_of(state, c, t) for t in (*c.drawn, *c.favor))
+
+
+def groups(perf: Performance, mode: str) -> list[tuple[str, ...]]:
+    """Resolving groups: Intersecting heroes together when the table sums them (I-P10)."""
+    checking = [c for c in perf.contributions if c.checks]
+    parent = {c.hero: c.hero for c in checking}
+
+    def root(h: str) -> str:
+        while parent[h] != h:
+            h = parent[h]
+        return h
+
+    if mode == "sum":
+        for c in checking:
+            if c.intersect and c.intersect in parent:
+                parent[root(c.hero)] = root(c.intersect)
+    out: dict[str, list[str]] = {}
+    for c in checking:
+        out.setdefault(root(c.hero), []).append(c.hero)
+    return [tuple(v) for v in out.values()]
+
+
+# --- helpers -------------------------------------------------------------
+
+
+def _perf(state: TableState, *, open_: bool = True) -> Performance:
+    perf = state.performance
+    if perf is None:
+        raise CommandRejected(
+            "no Performance is running", rule="P19", fix="start one with begin_performance"
+        )
+    if open_ and perf.resolved:
+        raise CommandRejected(
+            "the Performance is already resolved",
+            rule="P22",
+            fix="reset to return the tokens, then begin a new Performance",
+        )
+    return perf
+
+
+def _hero_id(state: TableState, args: Mapping[str, Any], key: str = "hero") -> str:
+    hero_id = str(args[key])
+    if hero_id not in state.heroes:
+        known = ", ".join(sorted(state.heroes))
+        raise CommandRejected(
+            f"unknown hero {hero_id!r}", field=key, code="unknown", fix=f"heroes: {known}"
+        )
+    return hero_id
+
+
+def _contribution(state: TableState, perf: Performance, hero_id: str) -> Contribution:
+    c = perf.contribution(hero_id)
+    if c is None:
+        raise CommandRejected(
+            f"{state.heroes[hero_id].name} has not declared in this Performance",
+            rule="P23",
+            field="hero",
+            fix="declare first (Shade, Capability, Action)",
+        )
+    return c
+
+
+def _pick(state: TableState, bag_id: str, args: Mapping[str, Any], rule: str, who: str) -> str:
+    """The token a draw takes: the one named (checked against the bag) or a seeded random one."""
+    bag = state.bags[bag_id]
+    token_id, seed = args.get("token"), args.get("seed")
+    if (token_id is None) == (seed is None):
+        raise CommandRejected(
+            "name the token drawn or give a seed, not both or neither",
+            field="token",
+            code="malformed",
+            fix='add "token": "<id>" (or "seed": <n> to draw at random)',
+        )
+    if token_id is None:
+        if not bag.contents:
+            raise CommandRejected(f"{bag.name} is empty", rule=rule, field="seed")
+        return bag.contents[random.Random(seed).randrange(len(bag.contents))]
+    if token_id not in state.tokens:
+        raise CommandRejected(
+            f"unknown token {token_id!r}",
+            field="token",
+            code="unknown",
+            fix="enrol the tag, or check the token id",
+        )
+    if token_id not in bag.contents:
+        raise CommandRejected(
+            f"{state.tokens[token_id].name} is not in {bag.name} ({_where(state, token_id)})",
+            rule=rule,
+            field="token",
+            fix=f"draw a token from {bag.name} for {who}",
+        )
+    return str(token_id)
+
+
+def _where(state: TableState, token_id: str) -> str:
+    loc = state.location(token_id)
+    home = state.bags[state.tokens[token_id].bag].name
+    if loc.startswith("board:"):
+        return "already on the Draw Board"
+    if loc.startswith("aside:"):
+        return "set aside after a Redraw until Reset"
+    if loc == "supply":
+        return "not in play"
+    return f"it belongs in {home}"
+
+
+def _drawn_event(
+    state: TableState, c: Contribution, token_id: str, kind: str, **extra: Any
+) -> Event:
+    token = state.tokens[token_id]
+    return Event(
+        kind,
+        {
+            "hero": c.hero,
+            "token": token_id,
+            "name": token.name,
+            "token_kind": token.kind.value,
+            "value": value_of(state, c, token_id),
+            "total": contribution_total(state, c),
+            "draws_left": c.draws_left,
+            **extra,
+        },
+    )
+
+
+# --- commands ------------------------------------------------------------
+
+
+@command(
+    CommandSpec(
+        "begin_performance",
+        "Start a Performance against a Difficulty, with the Weight mode for it.",
+        "performance",
+        ("P19", "I-P16"),
+        {
+            "difficulty": Field("integer", "Difficulty set by the WorldKeeper (3–8)", True),
+            "weight": Field("string", "WEIGHT mode", enum=tuple(WeightMode), default="off"),
+        },
+    )
+)
+def begin_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
+    if state.performance is not None:
+        raise CommandRejected(
+            "a Performance is already on the Draw Board",
+            rule="P22",
+            fix="resolve and reset it (or cancel_performance) first",
+        )
+    lo, hi = state.rulebook.difficulty_range
+    difficulty = args["difficulty"]
+    if not lo <= difficulty <= hi:
+        raise CommandRejected(
+            f"Difficulty {difficulty} is outside {lo}–{hi}",
+            rule="P19",
+            field="difficulty",
+            fix=f"choose a Difficulty from {lo} to {hi}",
+        )
+    number = state.performances + 1
+    perf = Performance(number=number, difficulty=difficulty, weight=WeightMode(args["weight"]))
+    state = replace(state, performance=perf, performances=number)
+    return state, [
+        Event(
+            "performance_started",
+            {"number": number, "difficulty": difficulty, "weight": perf.weight.value},
+        )
+    ]
+
+
+@command(
+    CommandSpec(
+        "declare",
+        "A hero dials the Performance Wheel: Shade, Capability, Action (Training comes from the"
+        " sheet), with Exert, a Moment commitment, Intersect or the Reserve token used.",
+        "performance",
+        ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P17", "P23"),
+        {
+            "hero": _HERO,
+            "shade": Field("string", "declared Shade", True, enum=tuple(Shade)),
+            "capability": Field("string", "Pathway, Presence or Sense", True),
+            "action": Field("string", "action icon", True, enum=tuple(Action)),
+            "exert": Field("boolean", "Exert (Untrained only)", default=False),
+            "moment": Field("string", "Moment Board commitment", enum=tuple(Moment)),
+            "intersect": Field("string", "hero to Intersect with (Trained or higher)"),
+            "reserve": Field(
+                "string", "Gain: Potential token to make Active Reserve; Spend: Reserve spent"
+            ),
+        },
+    )
+)
+def declare(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state)
+    hero_id = _hero_id(state, args)
+    hero = state.heroes[hero_id]
+    if perf.contribution(hero_id) is not None:
+        raise CommandRejected(
+            f"{hero.name} has already declared in this Performance",
+            rule="P23",
+            field="hero",
+            fix="undo the declaration to change it",
+        )
+    capability = args["capability"]
+    if capability not in state.capabilities:
+        raise CommandRejected(
+            f"unknown capability {capability!r}",
+            rule="P2",
+            field="capability",
+            code="unknown",
+            fix=f"one of: {', '.join(sorted(state.capabilities))}",
+        )
+    action = Action(args["action"])
+    training = hero.training_in(capability)
+    exert = bool(args["exert"])
+    if exert and action is Action.GAIN:
+        raise CommandRejected(
+            "Gain is not Exertion: a Gain cannot be Exerted",
+            rule="P7",
+            field="exert",
+            fix="declare without exert",
+        )
+    if exert and training is not Training(state.rules["training"]["exert_only"]):
+        raise CommandRejected(
+            f"{hero.name} is {training.value} in {capability}: only Untrained heroes Exert",
+            rule="P9",
+            field="exert",
+            fix="declare without exert",
+        )
+    partner = args.get("intersect")
+    if partner is not None:
+        _check_intersect(state, perf, hero_id, training, str(partner), action)
+    reserve = args.get("reserve")
+    if reserve is not None or action is Action.SPEND:
+        _check_reserve(state, hero_id, capability, action, reserve)
+    allowed = 0 if action is Action.GAIN else draw_total(state, hero_id, training, exert)
+    c = Contribution(
+        hero=hero_id,
+        shade=Shade(args["shade"]),
+        capability=capability,
+        action=action,
+        training=training,
+        allowed=allowed,
+        exert=exert,
+        moment=Moment(args["moment"]) if args.get("moment") else None,
+        intersect=partner,
+        reserve=reserve,
+    )
+    state = replace(state, performance=perf.with_contribution(c))
+    events = [
+        Event(
+            "declared",
+            {
+                "hero": hero_id,
+                "shade": c.shade.value,
+                "capability": capability,
+                "action": action.value,
+                "training": training.value,
+                "exert": exert,
+                "draws": allowed,
+                "moment": c.moment.value if c.moment else None,
+                "intersect": partner,
+            },
+        )
+    ]
+    if action is Action.GAIN:
+        state, more = _gain(state, c)
+        events += more
+    return state, events
+
+
+def _check_intersect(
+    state: TableState,
+    perf: Performance,
+    hero_id: str,
+    training: Training,
+    partner: str,
+    action: Action,
+) -> None:
+    minimum = state.rules["training"]["intersect_minimum"]
+    name = state.heroes[hero_id].name
+    if not training.at_least(minimum):
+        raise CommandRejected(
+            f"{name} is {training.value}: Intersect needs {minimum} or higher",
+            rule="P10",
+            field="intersect",
+            fix="declare without intersect",
+        )
+    if action is Action.GAIN:
+        raise CommandRejected(
+            "a Gain makes no check and cannot Intersect", rule="P7", field="intersect"
+        )
+    if partner == hero_id or partner not in state.heroes:
+        raise CommandRejected(
+            f"cannot Intersect with {partner!r}",
+            rule="P10",
+            field="intersect",
+            fix="name another hero in this Performance",
+        )
+    other = perf.contribution(partner)
+    if other is None or not other.checks or not other.training.at_least(minimum):
+        raise CommandRejected(
+            f"{state.heroes[partner].name} is not an eligible hero in this Performance",
+            rule="P10",
+            field="intersect",
+            fix=f"{state.heroes[partner].name} must declare first, {minimum} or higher, not Gain",
+        )
+
+
+def _check_reserve(
+    state: TableState, hero_id: str, capability: str, action: Action, reserve: str | None
+) -> None:
+    hero = state.heroes[hero_id]
+    if action is Action.SPEND:
+        if reserve is None or reserve not in state.active_reserve:
+            mine = sorted(t for t in state.active_reserve if state.tokens[t].bag == hero.bag)
+            raise CommandRejected(
+                f"Spend uses an existing Reserve, and {reserve or 'none'} is not Active Reserve",
+                rule="P8",
+                field="reserve",
+                fix=f"name one of {hero.name}'s Active Reserve tokens: {', '.join(mine) or 'none'}",
+            )
+    elif action is Action.GAIN:
+        token = state.tokens.get(reserve or "")
+        if (
+            token is None
+            or token.kind is not TokenKind.POTENTIAL
+            or token.bag != hero.bag
+            or reserve in state.active_reserve
+        ):
+            raise CommandRejected(
+                f"{reserve!r} is not one of {hero.name}'s Potential tokens",
+                rule="P17",
+                field="reserve",
+                fix="name a Potential token that is not already Active Reserve",
+            )
+    else:
+        raise CommandRejected(
+            "only Gain and Spend name a Reserve token", rule="P3", field="reserve"
+        )
+    if state.tokens[reserve or ""].bag != hero.bag:
+        raise CommandRejected(f"{reserve} is another hero's token", rule="P17", field="reserve")
+
+
+def _gain(state: TableState, c: Contribution) -> Result_:
+    """P7: no draw, no check, no Wear/Impact; Fatigue by Training, ordinary cascade."""
+    cost = state.rulebook.gain_fatigue(c.training.value)
+    events = [
+        Event(
+            "gain_resolved",
+            {"hero": c.hero, "capability": c.capability, "fatigue_cost": cost, "rule": "P7"},
+        )
+    ]
+    if c.reserve is not None:
+        state = replace(state, active_reserve=state.active_reserve | {c.reserve})
+        events.append(Event("reserve_activated", {"hero": c.hero, "token": c.reserve}))
+    state, more = add_fatigue(state, c.hero, cost, "gain")
+    return state, events + more
+
+
+@command(
+    CommandSpec(
+        "draw",
+        "A token drawn from the hero's own bag is laid on the Draw Board (or fills a Redraw).",
+        "performance",
+        ("P6", "P9", "P11", "P15"),
+        {"hero": _HERO, "token": _TOKEN, "seed": _SEED},
+    )
+)
+def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state)
+    hero_id = _hero_id(state, args)
+    c = _contribution(state, perf, hero_id)
+    name = state.heroes[hero_id].name
+    if not c.checks:
+        raise CommandRejected(
+            f"{name} declared Gain: Gain draws nothing",
+            rule="P7",
+            field="hero",
+            fix="a Gain is already resolved; undo it to declare another action",
+        )
+    if c.pending_redraw is None and c.draws_left <= 0:
+        raise CommandRejected(
+            f"{name} has drawn all {c.allowed} tokens",
+            rule="P6",
+            field="token",
+            fix="put the token back; resolve, or Redraw (Adept+) to replace one",
+        )
+    token_id = _pick(state, state.heroes[hero_id].bag, args, "P6", name)
+    state = state.take_from_bag(token_id)
+    pending = c.pending_redraw
+    c = replace(c, drawn=(*c.drawn, token_id), pending_redraw=None)
+    state = replace(state, performance=perf.with_contribution(c))
+    if pending is not None:
+        return state, [_drawn_event(state, c, token_id, "token_replaced", replaced=pending)]
+    return state, [_drawn_event(state, c, token_id, "token_drawn")]
+
+
+@command(
+    CommandSpec(
+        "redraw",
+        "Refinement: spend 1 Redraw to replace one drawn token; the old one is set aside until"
+        " Reset. Without token or seed, the next draw for the hero fills the slot.",
+        "performance",
+        ("P11", "I-P11"),
+        {
+            "hero": _HERO,
+            "replace": Field("string", "the drawn token to replace", True),
+            "token": _TOKEN,
+            "seed": _SEED,
+        },
+    )
+)
+def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state)
+    hero_id = _hero_id(state, args)
+    c = _contribution(state, perf, hero_id)
+    hero = state.heroes[hero_id]
+    minimum = state.rules["training"]["redraw_minimum"]
+    if not c.training.at_least(minimum):
+        raise CommandRejected(
+            f"{hero.name} is {c.training.value} in {c.capability}: Redraw needs {minimum}",
+            rule="P11",
+            field="hero",
+        )
+    if hero.redraws <= 0:
+        raise CommandRejected(
+            f"{hero.name} has no Redraws left", rule="P11", field="hero", fix="resolve as drawn"
+        )
+    if c.pending_redraw is not None:
+        raise CommandRejected(
+            "a Redraw is already waiting for its token",
+            rule="P11",
+            field="replace",
+            fix="draw the replacement token first",
+        )
+    old = args["replace"]
+    if old not in c.drawn:
+        raise CommandRejected(
+            f"{old!r} is not on {hero.name}'s Draw Board",
+            rule="P11",
+            field="replace",
+            fix=f"replace one of: {', '.join(c.drawn) or 'nothing drawn yet'}",
+        )
+    immediate = args.get("token") is not None or args.get("seed") is not None
+    if immediate:
+        # validate the new token before anything changes; it cannot be the one set aside
+        _pick(state, hero.bag, args, "P11", hero.name)
+    drawn = tuple(t for t in c.drawn if t != old)
+    set_aside = (*c.set_aside, old) if state.rules["redraw"]["set_aside"] else c.set_aside
+    if not state.rules["redraw"]["set_aside"]:
+        state = state.put_in_bag(old)
+    c = replace(
+        c, drawn=drawn, set_aside=set_aside, pending_redraw=old, redraws_used=c.redraws_used + 1
+    )
+    state = state.with_hero(replace(hero, redraws=hero.redraws - 1))
+    state = replace(state, performance=perf.with_contribution(c))
+    events = [
+        Event(
+            "redraw_started",
+            {
+                "hero": hero_id,
+                "set_aside": old,
+                "name": state.tokens[old].name,
+                "redraws_left": hero.redraws - 1,
+                "rule": "P11",
+            },
+        )
+    ]
+    if immediate:
+        state, more = draw(state, {"hero": hero_id, "token": args["token"], "seed": args["seed"]})
+        events += more
+    return state, events
+
+
+@command(
+    CommandSpec(
+        "call_favor",
+        "Spend 1 Favor: one random token from the Favor Bag, valued against the declared Shade;"
+        " the answering deity may be Awakened on the Star Grid.",
+        "performance",
+        ("P18", "I-P18"),
+        {"hero": _HERO, "token": _TOKEN, "seed": _SEED},
+    )
+)
+def call_favor(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state)
+    hero_id = _hero_id(state, args)
+    c = _contribution(state, perf, hero_id)
+    hero = state.heroes[hero_id]
+    if not c.checks:
+        raise CommandRejected("a Gain makes no check to call Favor into", rule="P7")
+    if hero.favor <= 0:
+        raise CommandRejected(
+            f"{hero.name} has no Favor to spend", rule="P18", field="hero", fix="resolve as drawn"
+        )
+    limit = int(state.rules["favor"]["calls_per_performance"])
+    if len(c.favor) >= limit:
+        raise CommandRejected(
+            f"{hero.name} has already called Favor in this Performance", rule="P18", field="hero"
+        )
+    token_id = _pick(state, FAVOR_BAG, args, "P18", hero.name)
+    state = state.take_from_bag(token_id).with_hero(replace(hero, favor=hero.favor - 1))
+    c = replace(c, favor=(*c.favor, token_id))
+    state = replace(state, performance=perf.with_contribution(c))
+    token = state.tokens[token_id]
+    events = [_drawn_event(state, c, token_id, "favor_called", favor_left=hero.favor - 1)]
+    deity = token.deity or token.shade or token_id
+    if state.rules["favor"]["awaken_deity"] and deity not in state.awakened:
+        state = replace(state, awakened=(*state.awakened, deity))
+        events.append(Event("deity_awakened", {"deity": deity, "hero": hero_id, "rule": "P18"}))
+    return state, events
+
+
+def _unfinished(state: TableState, c: Contribution) -> bool:
+    if not c.checks:
+        return False
+    if c.pending_redraw is not None:
+        return True
+    return c.draws_left > 0 and bool(state.bags[state.heroes[c.hero].bag].contents)
+
+
+@command(
+    CommandSpec(
+        "resolve",
+        "Compare each total with the Difficulty; Exertion Fatigue, Reserve returned,"
+        " Wear / Impact and Escalation prompts.",
+        "performance",
+        ("P9", "P10", "P17", "P19", "P20", "P21", "P23"),
+    )
+)
+def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state)
+    if not perf.contributions:
+        raise CommandRejected("nobody has declared yet", rule="P23", fix="declare first")
+    for c in perf.contributions:
+        if _unfinished(state, c):
+            name = state.heroes[c.hero].name
+            raise CommandRejected(
+                f"{name} has drawn {len(c.drawn)} of {c.allowed}",
+                rule="P6",
+                field="hero",
+                fix=f"draw {c.draws_left or 1} more for {name} before resolving",
+            )
+    events: list[Event] = []
+    results = []
+    by_hero = {c.hero: c for c in perf.contributions}
+    escalation = state.escalation
+    for group in groups(perf, state.rules["intersect"]["mode"]):
+        total = sum(contribution_total(state, by_hero[h]) for h in group)
+        success = total >= perf.difficulty
+        results.append(Result(group, total, perf.difficulty, success))
+        events.append(
+            Event(
+                "performance_resolved",
+                {
+                    "heroes": list(group),
+                    "total": total,
+                    "difficulty": perf.difficulty,
+                    "success": success,
+                    "rule": "P19",
+                },
+            )
+        )
+        consequence = "wear" if success else "impact"
+        events.append(Event(f"{consequence}_prompt", {"heroes": list(group), "rule": "P20"}))
+        for h in group:
+            moment = by_hero[h].moment
+            if moment is None:
+                continue
+            shift = int(state.rules["escalation"]["success" if success else "failure"][moment])
+            escalation += shift
+            events.append(
+                Event(
+                    "escalation_prompt",
+                    {
+                        "hero": h,
+                        "moment": moment.value,
+                        "success": success,
+                        "shift": shift,
+                        "escalation": escalation,
+                        "rule": "P21",
+                    },
+                )
+            )
+    state = replace(
+        state,
+        performance=replace(perf, resolved=True, results=tuple(results)),
+        escalation=escalation,
+    )
+    for c in perf.contributions:
+        if c.exert:
+            ex = state.rules["exertion"]
+            cost = int(ex["wounded_fatigue"] if state.heroes[c.hero].wounds else ex["fatigue"])
+            state, more = add_fatigue(state, c.hero, cost, "exertion")
+            events += more
+        if c.action is Action.SPEND and c.reserve is not None:
+            state = replace(state, active_reserve=state.active_reserve - {c.reserve})
+            events.append(
+                Event("reserve_returned", {"hero": c.hero, "token": c.reserve, "rule": "P17"})
+            )
+    return state, events
+
+
+def _return_tokens(state: TableState, perf: Performance) -> tuple[TableState, list[str], list[str]]:
+    back, gone = [], []
+    for c in perf.contributions:
+        for t in (*c.drawn, *c.set_aside, *c.favor):
+            if t in state.retiring:
+                gone.append(t)
+            else:
+                state = state.put_in_bag(t)
+                back.append(t)
+    state = replace(state, retiring=state.retiring - set(gone), performance=None)
+    return state, back, gone
+
+
+@command(
+    CommandSpec(
+        "reset",
+        "End of the Performance: the drawn, set-aside and Favor tokens go back to their bags.",
+        "performance",
+        ("P22",),
+    )
+)
+def reset(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state, open_=False)
+    if not perf.resolved:
+        raise CommandRejected(
+            "the Performance is not resolved yet",
+            rule="P22",
+            fix="resolve it first, or cancel_performance to abandon it",
+        )
+    state, back, gone = _return_tokens(state, perf)
+    return state, [
+        Event(
+            "performance_reset",
+            {"number": perf.number, "returned": back, "removed": gone, "rule": "P22"},
+        )
+    ]
+
+
+@command(
+    CommandSpec(
+        "cancel_performance",
+        "Abandon an unresolved Performance: tokens go back; Favor and Redraws spent are refunded.",
+        "performance",
+        ("P22",),
+    )
+)
+def cancel_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
+    perf = _perf(state)
+    for c in perf.contributions:
+        hero = state.heroes[c.hero]
+        state = state.with_hero(
+            replace(hero, favor=hero.favor + len(c.favor), redraws=hero.redraws + c.redraws_used)
+        )
+    state, back, gone = _return_tokens(state, perf)
+    return state, [
+        Event("performance_cancelled", {"number": perf.number, "returned": back, "removed": gone})
+    ]

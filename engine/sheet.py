@@ -1,0 +1,224 @@
+"""The WorldKeeper's hand on the hero sheets: health, Favor, Redraws, Training, Escalation.
+
+Mastery is physical (P12): becoming Master makes the Pathway's Ember a Master
+Ember (its value follows from the Training); becoming Exemplar takes one
+Potential token of that Pathway out of the bag and puts a second mastery Ember in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from engine import health
+from engine.errors import CommandRejected
+from engine.events import Event
+from engine.performance import _hero_id
+from engine.state import TableState
+from engine.tokens import TokenKind, Training
+from engine.vocabulary import CommandSpec, Field, command
+
+Result_ = tuple[TableState, list[Event]]
+
+
+@command(
+    CommandSpec(
+        "adjust_hero",
+        "Change a hero's tracks by signed amounts. Gains run the Fatigue → Strain → Wound cascade;"
+        " losses are recovery. Favor and Redraws are set by delta too.",
+        "sheet",
+        ("P13", "P14", "P15", "P18", "P11"),
+        {
+            "hero": Field("string", "hero id", True),
+            "fatigue": Field("integer", "Fatigue to add (+) or recover (−)", default=0),
+            "strain": Field("integer", "Strain to add (+) or recover (−)", default=0),
+            "wounds": Field("integer", "Wounds to add (+) or heal (−)", default=0),
+            "favor": Field("integer", "Favor to add (+) or remove (−)", default=0),
+            "redraws": Field("integer", "Redraws to add (+) or remove (−)", default=0),
+            "cause": Field("string", "why, for the log", default="worldkeeper"),
+        },
+    )
+)
+def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
+    hero_id = _hero_id(state, args)
+    hero = state.heroes[hero_id]
+    for key in ("favor", "redraws"):
+        if getattr(hero, key) + args[key] < 0:
+            raise CommandRejected(
+                f"{hero.name} has {getattr(hero, key)} {key}; cannot remove {-args[key]}",
+                rule="P18" if key == "favor" else "P11",
+                field=key,
+            )
+    cause = args["cause"]
+    events: list[Event] = []
+    if args["favor"] or args["redraws"]:
+        hero = replace(
+            hero, favor=hero.favor + args["favor"], redraws=hero.redraws + args["redraws"]
+        )
+        state = state.with_hero(hero)
+        events.append(
+            Event("hero_adjusted", {"hero": hero_id, "favor": hero.favor, "redraws": hero.redraws})
+        )
+    steps = (
+        ("wounds", health.add_wound, health.recover_wounds),
+        ("strain", health.add_strain, health.recover_strain),
+        ("fatigue", health.add_fatigue, health.recover_fatigue),
+    )
+    for key, gain, lose in steps:
+        amount = args[key]
+        if amount > 0:
+            state, more = gain(state, hero_id, amount, cause)
+        elif amount < 0:
+            state, more = lose(state, hero_id, -amount, cause)
+        else:
+            continue
+        events += more
+    if not events:
+        raise CommandRejected(
+            "adjust_hero changes nothing",
+            field="hero",
+            code="malformed",
+            fix="give a non-zero fatigue, strain, wounds, favor or redraws",
+        )
+    return state, events
+
+
+@command(
+    CommandSpec(
+        "set_training",
+        "Set a hero's Training in a capability. Master and Exemplar change the Ember tokens (P12).",
+        "sheet",
+        ("P4", "P12"),
+        {
+            "hero": Field("string", "hero id", True),
+            "capability": Field("string", "Pathway, Presence or Sense", True),
+            "level": Field("string", "Training level", True, enum=tuple(Training)),
+        },
+    )
+)
+def set_training(state: TableState, args: Mapping[str, Any]) -> Result_:
+    hero_id = _hero_id(state, args)
+    hero = state.heroes[hero_id]
+    capability = args["capability"]
+    if capability not in state.capabilities:
+        raise CommandRejected(
+            f"unknown capability {capability!r}", rule="P2", field="capability", code="unknown"
+        )
+    level = Training(args["level"])
+    old = hero.training_in(capability)
+    if level is old:
+        raise CommandRejected(
+            f"{hero.name} is already {level.value} in {capability}", field="level"
+        )
+    events = [
+        Event(
+            "training_changed",
+            {"hero": hero_id, "capability": capability, "from": old.value, "to": level.value},
+        )
+    ]
+    if capability in hero.pathways and (old is Training.EXEMPLAR) != (level is Training.EXEMPLAR):
+        if state.performance is not None:
+            raise CommandRejected(
+                "Exemplar swaps tokens in the Hero Bag",
+                rule="P12",
+                field="level",
+                fix="reset the Performance first",
+            )
+        state, swap = _exemplar_swap(state, hero_id, capability, level is Training.EXEMPLAR)
+        events.append(swap)
+    training = dict(hero.training)
+    training[capability] = level
+    state = state.with_hero(replace(state.heroes[hero_id], training=training))
+    return state, events
+
+
+def _exemplar_swap(
+    state: TableState, hero_id: str, pathway: str, becoming: bool
+) -> tuple[TableState, Event]:
+    """P12: an Exemplar's second mastery Ember replaces one Potential of that Pathway."""
+    hero = state.heroes[hero_id]
+    mine = [t for t in state.tokens.values() if t.bag == hero.bag and t.pathway == pathway]
+    second = [t.id for t in mine if t.kind is TokenKind.EMBER and t.ordinal == 2]
+    potentials = [t.id for t in mine if t.kind is TokenKind.POTENTIAL]
+    if not second or not potentials:
+        raise CommandRejected(
+            f"{hero.name}'s bag has no second {pathway} Ember to swap in",
+            rule="P12",
+            fix="list it in the table file (the loader adds one per starting Pathway)",
+        )
+    ember, potential = second[0], potentials[-1]
+    if becoming:
+        state = state.take_from_bag(potential).put_in_bag(ember)
+        state = replace(state, active_reserve=state.active_reserve - {potential})
+        out, into = potential, ember
+    else:
+        state = state.take_from_bag(ember).put_in_bag(potential)
+        out, into = ember, potential
+    return state, Event(
+        "bag_changed",
+        {
+            "hero": hero_id,
+            "removed": out,
+            "added": into,
+            "rule": "P12",
+            "say": f"take {state.tokens[out].name} out; put {state.tokens[into].name} in",
+        },
+    )
+
+
+@command(
+    CommandSpec(
+        "set_reserve",
+        "Make a Potential token Active Reserve, or return it to Potential (P17).",
+        "sheet",
+        ("P17",),
+        {
+            "hero": Field("string", "hero id", True),
+            "token": Field("string", "the hero's Potential token", True),
+            "active": Field("boolean", "true: Active Reserve; false: back to Potential", True),
+        },
+    )
+)
+def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
+    hero_id = _hero_id(state, args)
+    hero = state.heroes[hero_id]
+    token = state.tokens.get(args["token"])
+    if token is None or token.kind is not TokenKind.POTENTIAL or token.bag != hero.bag:
+        raise CommandRejected(
+            f"{args['token']!r} is not one of {hero.name}'s Potential tokens",
+            rule="P17",
+            field="token",
+            code="unknown",
+        )
+    active = args["active"]
+    if (token.id in state.active_reserve) == active:
+        raise CommandRejected(
+            f"{token.name} is already {'Active Reserve' if active else 'Potential'}",
+            rule="P17",
+            field="active",
+        )
+    reserve = state.active_reserve | {token.id} if active else state.active_reserve - {token.id}
+    state = replace(state, active_reserve=reserve)
+    kind = "reserve_activated" if active else "reserve_returned"
+    return state, [Event(kind, {"hero": hero_id, "token": token.id, "rule": "P17"})]
+
+
+@command(
+    CommandSpec(
+        "shift_escalation",
+        "The WorldKeeper shifts the Moment's Escalation toward FOR or AGAINST (P21).",
+        "sheet",
+        ("P21",),
+        {
+            "direction": Field("string", "which way", True, enum=("for", "against")),
+            "steps": Field("integer", "how far", default=1, minimum=1),
+        },
+    )
+)
+def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Result_:
+    delta = args["steps"] if args["direction"] == "for" else -args["steps"]
+    state = replace(state, escalation=state.escalation + delta)
+    return state, [
+        Event("escalation_shifted", {"shift": delta, "escalation": state.escalation, "rule": "P21"})
+    ]

@@ -1,0 +1,190 @@
+"""The table as a value: heroes, bags, the Draw Board, and Undo history.
+
+Every field is immutable (frozen dataclasses, tuples, and dicts that are never
+mutated after construction). Commands build a new state; unchanged parts are
+shared, so keeping the previous states for Undo costs little.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine import codec
+from engine.rules import Rules
+from engine.tokens import Action, Moment, Shade, Token, Training, WeightMode
+
+
+@dataclass(frozen=True, slots=True)
+class Bag:
+    """A cloth bag and the tokens in it right now, sorted by token id."""
+
+    id: str
+    name: str
+    owner: str | None = None
+    contents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Hero:
+    """A hero sheet: Training per capability, health tracks, Favor, Redraws (P2, P13–P18)."""
+
+    id: str
+    name: str
+    bag: str
+    pathways: tuple[str, ...]
+    training: dict[str, Training] = field(default_factory=dict)
+    fatigue: int = 0
+    fatigue_capacity: int = 5
+    strain: int = 0
+    strain_capacity: int = 3
+    wounds: int = 0
+    favor: int = 0
+    redraws: int = 0
+    #: the Strain tokens that count (one per point of Strain), wherever they lie
+    strain_tokens: tuple[str, ...] = ()
+
+    def training_in(self, capability: str) -> Training:
+        return self.training.get(capability, Training.UNTRAINED)
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One hero's part in a Performance (P23): declaration, Draw Board, Favor, Redraws."""
+
+    hero: str
+    shade: Shade
+    capability: str
+    action: Action
+    training: Training
+    allowed: int
+    exert: bool = False
+    moment: Moment | None = None
+    intersect: str | None = None
+    reserve: str | None = None
+    drawn: tuple[str, ...] = ()
+    set_aside: tuple[str, ...] = ()
+    favor: tuple[str, ...] = ()
+    pending_redraw: str | None = None
+    redraws_used: int = 0
+
+    @property
+    def draws_left(self) -> int:
+        return self.allowed - len(self.drawn)
+
+    @property
+    def checks(self) -> bool:
+        """Gain makes no check (P7)."""
+        return self.action is not Action.GAIN
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of one resolving group (a hero alone, or Intersecting heroes)."""
+
+    heroes: tuple[str, ...]
+    total: int
+    difficulty: int
+    success: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Performance:
+    """The Performance on the Draw Board (P6–P23)."""
+
+    number: int
+    difficulty: int
+    weight: WeightMode = WeightMode.OFF
+    contributions: tuple[Contribution, ...] = ()
+    resolved: bool = False
+    results: tuple[Result, ...] = ()
+
+    def contribution(self, hero: str) -> Contribution | None:
+        for c in self.contributions:
+            if c.hero == hero:
+                return c
+        return None
+
+    def with_contribution(self, new: Contribution) -> Performance:
+        items = tuple(new if c.hero == new.hero else c for c in self.contributions)
+        if new.hero not in {c.hero for c in self.contributions}:
+            items += (new,)
+        return replace(self, contributions=items)
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """Everything the rules need to know about the table, and nothing else."""
+
+    table_id: str
+    rules: dict[str, Any]
+    #: capability id → "pathway" | "presence" | "sense"
+    capabilities: dict[str, str]
+    tokens: dict[str, Token]
+    bags: dict[str, Bag]
+    heroes: dict[str, Hero]
+    active_reserve: frozenset[str] = frozenset()
+    #: tokens that leave the game at the next Reset instead of going back to their bag
+    retiring: frozenset[str] = frozenset()
+    awakened: tuple[str, ...] = ()
+    escalation: int = 0
+    performances: int = 0
+    performance: Performance | None = None
+    history: tuple[TableState, ...] = ()
+
+    @property
+    def rulebook(self) -> Rules:
+        return Rules(self.rules)
+
+    def hero(self, hero_id: str) -> Hero:
+        return self.heroes[hero_id]
+
+    def with_hero(self, hero: Hero) -> TableState:
+        heroes = dict(self.heroes)
+        heroes[hero.id] = hero
+        return replace(self, heroes=heroes)
+
+    def with_bag(self, bag: Bag) -> TableState:
+        bags = dict(self.bags)
+        bags[bag.id] = bag
+        return replace(self, bags=bags)
+
+    def put_in_bag(self, token_id: str) -> TableState:
+        """Return a token to its home bag (contents stay sorted by token id)."""
+        token = self.tokens[token_id]
+        bag = self.bags[token.bag]
+        if token_id in bag.contents:
+            return self
+        return self.with_bag(replace(bag, contents=tuple(sorted((*bag.contents, token_id)))))
+
+    def take_from_bag(self, token_id: str) -> TableState:
+        token = self.tokens[token_id]
+        bag = self.bags[token.bag]
+        return self.with_bag(replace(bag, contents=tuple(t for t in bag.contents if t != token_id)))
+
+    def without_history(self) -> TableState:
+        return replace(self, history=()) if self.history else self
+
+    def location(self, token_id: str) -> str:
+        """Where a token is now: ``bag:<id>``, ``board:<hero>``, ``aside:<hero>`` or ``supply``."""
+        token = self.tokens[token_id]
+        if token_id in self.bags[token.bag].contents:
+            return f"bag:{token.bag}"
+        if self.performance is not None:
+            for c in self.performance.contributions:
+                if token_id in c.drawn or token_id in c.favor:
+                    return f"board:{c.hero}"
+                if token_id in c.set_aside:
+                    return f"aside:{c.hero}"
+        return "supply"
+
+    # --- JSON -------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole state, history included, as JSON data (lossless)."""
+        data: dict[str, Any] = codec.to_data(self)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableState:
+        return codec.from_data(cls, data)

@@ -1,0 +1,354 @@
+"""Build the starting :class:`TableState` from a table TOML file.
+
+A table file names the heroes (starting Pathways with their Ember's Shade,
+Training, health, Favor, Redraws), the capabilities in play and the Favor Bag;
+the loader makes every physical token those imply (P12–P17). Other rules modules
+(Time, combat) add their own sections through :func:`section`.
+
+Errors name the file, the key and the fix, and never show a traceback.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError
+from engine.rules import default_rules, merge_rules
+from engine.state import Bag, Hero, TableState
+from engine.tokens import Token, TokenKind, Training
+
+FAVOR_BAG = "favor"
+
+#: extra table sections: name → loader(state, section data, file name) → state
+SectionLoader = Callable[[TableState, Any, str], TableState]
+SECTIONS: dict[str, SectionLoader] = {}
+
+
+def section(name: str) -> Callable[[SectionLoader], SectionLoader]:
+    """Register a loader for a top-level table section (used by the Time and combat modules)."""
+
+    def register(fn: SectionLoader) -> SectionLoader:
+        SECTIONS[name] = fn
+        return fn
+
+    return register
+
+
+def load_table(path: str | Path) -> TableState:
+    """Read a table TOML file; :class:`ConfigError` names what is wrong."""
+    path = Path(path)
+    try:
+        text = path.read_text("utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the table file ({e.strerror})") from None
+    return load_table_text(text, str(path), base=path.parent)
+
+
+def load_table_text(text: str, source: str = "<table>", base: Path | None = None) -> TableState:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{source}: not valid TOML: {e}") from None
+    return build_table(data, source, base)
+
+
+_CORE = {"table", "rules", "capabilities", "heroes", "favor_bag"}
+
+
+def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> TableState:
+    unknown = set(data) - _CORE - set(SECTIONS)
+    if unknown:
+        known = ", ".join(sorted(_CORE | set(SECTIONS)))
+        raise ConfigError(
+            f"{source}: unknown section {sorted(unknown)[0]!r} (known sections: {known})"
+        )
+    table = _table(data.get("table", {}), source)
+    rules = default_rules()
+    rules_file = table.get("rules_file")
+    if rules_file:
+        rpath = (base or Path(".")) / rules_file
+        try:
+            rules = merge_rules(rules, tomllib.loads(rpath.read_text("utf-8")), str(rpath))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ConfigError(f"{source}: table.rules_file {rules_file!r}: {e}") from None
+    rules = merge_rules(rules, _mapping(data.get("rules", {}), source, "rules"), source)
+    capabilities = _capabilities(data.get("capabilities"), source)
+    tokens: dict[str, Token] = {}
+    bags: dict[str, Bag] = {}
+    heroes: dict[str, Hero] = {}
+    active: set[str] = set()
+    heroes_data = data.get("heroes")
+    if not isinstance(heroes_data, list) or not heroes_data:
+        raise ConfigError(f"{source}: add at least one [[heroes]] entry")
+    for i, h in enumerate(heroes_data):
+        hero, hero_tokens = _hero(h, f"{source}: heroes[{i}]", rules, capabilities)
+        if hero.id in heroes or hero.id == FAVOR_BAG:
+            raise ConfigError(f"{source}: heroes[{i}].id {hero.id!r} is used twice")
+        heroes[hero.id] = hero
+        active.update(h.get("active_reserve", []))
+        for t in hero_tokens:
+            tokens[t.id] = t
+        bags[hero.bag] = Bag(hero.bag, f"{hero.name}'s Hero Bag", hero.id, ())
+    favor_tokens = _favor_bag(data.get("favor_bag"), source, rules)
+    for t in favor_tokens:
+        tokens[t.id] = t
+    bags[FAVOR_BAG] = Bag(
+        FAVOR_BAG, "the Favor Bag", None, tuple(sorted(t.id for t in favor_tokens))
+    )
+    state = TableState(
+        table_id=str(table.get("id", "table")),
+        rules=rules,
+        capabilities=capabilities,
+        tokens=tokens,
+        bags=bags,
+        heroes=heroes,
+        active_reserve=frozenset(active),
+    )
+    state = _fill_hero_bags(state)
+    for name, loader in SECTIONS.items():
+        state = loader(state, data.get(name), source)
+    return state
+
+
+def _mapping(value: Any, source: str, key: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: {key} must be a table ([{key}])")
+    return value
+
+
+def _table(value: Any, source: str) -> dict[str, Any]:
+    t = _mapping(value, source, "table")
+    for key in t:
+        if key not in ("id", "name", "rules_file"):
+            raise ConfigError(f"{source}: unknown key table.{key} (known: id, name, rules_file)")
+    return t
+
+
+def _capabilities(value: Any, source: str) -> dict[str, str]:
+    if value is None:
+        raise ConfigError(
+            f"{source}: missing [capabilities] (pathways = [...], presences = [...], senses = [...])"
+        )
+    caps = _mapping(value, source, "capabilities")
+    out: dict[str, str] = {}
+    for key, kind in (("pathways", "pathway"), ("presences", "presence"), ("senses", "sense")):
+        names = caps.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(f"{source}: capabilities.{key} must be a list of names")
+        for n in names:
+            if n in out:
+                raise ConfigError(f"{source}: capability {n!r} is listed twice")
+            out[n] = kind
+    extra = set(caps) - {"pathways", "presences", "senses"}
+    if extra:
+        raise ConfigError(f"{source}: unknown key capabilities.{sorted(extra)[0]}")
+    return out
+
+
+_HERO_KEYS = {
+    "id",
+    "name",
+    "pathways",
+    "training",
+    "fatigue",
+    "fatigue_capacity",
+    "strain",
+    "strain_capacity",
+    "wounds",
+    "favor",
+    "redraws",
+    "active_reserve",
+}
+
+
+def _int(h: dict[str, Any], key: str, where: str, default: int, lo: int = 0) -> int:
+    v = h.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+        raise ConfigError(f"{where}.{key} must be a whole number ≥ {lo}, not {v!r}")
+    return v
+
+
+def _hero(
+    h: Any, where: str, rules: dict[str, Any], caps: dict[str, str]
+) -> tuple[Hero, list[Token]]:
+    if not isinstance(h, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(h) - _HERO_KEYS
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(_HERO_KEYS))})"
+        )
+    hero_id = h.get("id")
+    if not isinstance(hero_id, str) or not hero_id or "." in hero_id:
+        raise ConfigError(f'{where}.id must be a short name without dots, like "aria"')
+    name = str(h.get("name", hero_id.title()))
+    pathways = h.get("pathways")
+    if not isinstance(pathways, dict) or len(pathways) != 3:
+        raise ConfigError(
+            f"{where}.pathways: give the hero's three starting Pathways with their Ember's Shade,"
+            ' e.g. { skill = "control", lore = "versatility", wild = "impulse" } (P17)'
+        )
+    for p, shade in pathways.items():
+        if caps.get(p) != "pathway":
+            raise ConfigError(f"{where}.pathways: {p!r} is not in capabilities.pathways")
+        if shade not in ("control", "versatility", "impulse"):
+            raise ConfigError(
+                f"{where}.pathways.{p} = {shade!r}: an Ember is control, versatility or impulse"
+            )
+    training: dict[str, Training] = {}
+    for cap, level in _mapping(h.get("training", {}), where, "training").items():
+        if cap not in caps:
+            raise ConfigError(f"{where}.training: unknown capability {cap!r}")
+        try:
+            training[cap] = Training(level)
+        except ValueError:
+            levels = ", ".join(Training)
+            raise ConfigError(f"{where}.training.{cap} = {level!r}: use one of {levels}") from None
+    health = rules["health"]
+    hero = Hero(
+        id=hero_id,
+        name=name,
+        bag=hero_id,
+        pathways=tuple(pathways),
+        training=training,
+        fatigue=_int(h, "fatigue", where, 0),
+        fatigue_capacity=_int(h, "fatigue_capacity", where, int(health["fatigue_capacity"]), 1),
+        strain=_int(h, "strain", where, 0),
+        strain_capacity=_int(h, "strain_capacity", where, int(health["strain_capacity"]), 1),
+        wounds=_int(h, "wounds", where, 0),
+        favor=_int(h, "favor", where, 0),
+        redraws=_int(h, "redraws", where, 0),
+    )
+    if hero.fatigue > hero.fatigue_capacity or hero.strain > hero.strain_capacity:
+        raise ConfigError(f"{where}: fatigue and strain must be within their capacities")
+    tokens: list[Token] = []
+    for p, shade in pathways.items():
+        tokens.append(
+            Token(
+                f"{hero_id}.ember.{p}",
+                TokenKind.EMBER,
+                hero_id,
+                f"{name}'s {p} Ember ({shade})",
+                shade=shade,
+                pathway=p,
+            )
+        )
+        tokens.append(
+            Token(
+                f"{hero_id}.ember.{p}.2",
+                TokenKind.EMBER,
+                hero_id,
+                f"{name}'s second {p} Ember ({shade})",
+                shade=shade,
+                pathway=p,
+                ordinal=2,
+            )
+        )
+        for n in range(1, int(rules["potential"]["per_pathway"]) + 1):
+            tokens.append(
+                Token(
+                    f"{hero_id}.potential.{p}.{n}",
+                    TokenKind.POTENTIAL,
+                    hero_id,
+                    f"{name}'s {p} Potential {n}",
+                    pathway=p,
+                    ordinal=n,
+                )
+            )
+    for w in rules["weight"]["tokens"]:
+        tokens.append(
+            Token(
+                f"{hero_id}.weight.{w}",
+                TokenKind.WEIGHT,
+                hero_id,
+                f"{name}'s Weight {w}",
+                weight=int(w),
+            )
+        )
+    for n in range(1, hero.strain_capacity + 1):
+        tokens.append(
+            Token(
+                f"{hero_id}.strain.{n}",
+                TokenKind.STRAIN,
+                hero_id,
+                f"{name}'s Strain {n}",
+                ordinal=n,
+            )
+        )
+    active = h.get("active_reserve", [])
+    ids = {t.id for t in tokens}
+    if not isinstance(active, list) or any(a not in ids or ".potential." not in a for a in active):
+        raise ConfigError(f"{where}.active_reserve must list the hero's Potential token ids")
+    hero = replace(
+        hero, strain_tokens=tuple(f"{hero_id}.strain.{n}" for n in range(1, hero.strain + 1))
+    )
+    return hero, tokens
+
+
+def _fill_hero_bags(state: TableState) -> TableState:
+    """Put each hero's starting tokens in the bag; Exemplar Pathways swap a Potential (P12)."""
+    bags = dict(state.bags)
+    for hero in state.heroes.values():
+        contents = []
+        for t in state.tokens.values():
+            if t.bag != hero.bag:
+                continue
+            exemplar = t.pathway is not None and hero.training_in(t.pathway) is Training.EXEMPLAR
+            per = int(state.rules["potential"]["per_pathway"])
+            if t.kind is TokenKind.EMBER and t.ordinal == 2 and not exemplar:
+                continue
+            if t.kind is TokenKind.POTENTIAL and exemplar and t.ordinal == per:
+                continue
+            if t.kind is TokenKind.STRAIN and t.id not in hero.strain_tokens:
+                continue
+            contents.append(t.id)
+        bags[hero.bag] = replace(bags[hero.bag], contents=tuple(sorted(contents)))
+    return replace(state, bags=bags)
+
+
+def _favor_bag(value: Any, source: str, rules: dict[str, Any]) -> list[Token]:
+    """I-P18: the 23 Favor tokens, from the table or the rules' default composition."""
+    if value is None:
+        entries = rules["favor"]["default_bag"]
+        where = "rules favor.default_bag"
+    else:
+        entries = _mapping(value, source, "favor_bag").get("tokens")
+        where = f"{source}: favor_bag.tokens"
+    if not isinstance(entries, list):
+        raise ConfigError(f"{where} must be a list of {{ shade, deity, count }}")
+    tokens: list[Token] = []
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or e.get("shade") not in (
+            "control",
+            "gray",
+            "impulse",
+            "xul",
+            "xantyr",
+        ):
+            raise ConfigError(f"{where}[{i}]: shade must be control, gray, impulse, xul or xantyr")
+        count = e.get("count", 1)
+        if not isinstance(count, int) or count < 1:
+            raise ConfigError(f"{where}[{i}].count must be a whole number ≥ 1")
+        shade = e["shade"]
+        deity = e.get("deity") or (shade.title() if shade in ("xul", "xantyr") else None)
+        for _ in range(count):
+            n = len(tokens) + 1
+            label = deity or f"{shade} favor"
+            tokens.append(
+                Token(
+                    f"favor.{n:02d}",
+                    TokenKind.FAVOR,
+                    FAVOR_BAG,
+                    f"Favor: {label} ({shade})",
+                    shade=shade,
+                    deity=deity,
+                )
+            )
+    size = int(rules["favor"]["bag_size"])
+    if len(tokens) != size:
+        raise ConfigError(f"{where}: the Favor Bag holds {size} tokens, these make {len(tokens)}")
+    return tokens

@@ -109,6 +109,18 @@ _SIMPLE: dict[str, Narrator] = {
         + (f", {', '.join(d['removed'])} leave the game" if d["removed"] else "")
     ),
     "performance_cancelled": lambda s, d: f"Performance {d['number']} cancelled; tokens returned",
+    "training_changed": lambda s, d: (
+        f"{_name(s, d['hero'])} is now {d['to'].title()} in {d['capability']}"
+        f" (was {d['from'].title()})"
+    ),
+    "bag_changed": lambda s, d: f"{_name(s, d['hero'])}'s bag changes: {d['say']}",
+    "escalation_shifted": lambda s, d: (
+        f"Escalation shifts {'FOR' if d['shift'] > 0 else 'AGAINST'} → {d['escalation']:+d}"
+    ),
+    "hero_adjusted": lambda s, d: (
+        f"{_name(s, d['hero'])} now has {d['favor']} Favor, {d['redraws']} Redraws"
+    ),
+    "wound_recovered": lambda s, d: f"{_name(s, d['hero'])} heals → {d['wounds']} Wounds",
     "undone": lambda s, d: f"Undone ({d['remaining']} more can be undone)",
 }
 NARRATORS.update(_SIMPLE)

@@ -13,6 +13,7 @@ import sys
 #: subcommand modules, in the order ``--help`` lists them
 SUBCOMMANDS = [
     "companion.cli_replay",
+    "companion.cli_schema",
 ]
 
 

@@ -1,0 +1,85 @@
+"""The vocabulary for people: docs/commands.md and docs/commands.schema.json, generated.
+
+Generated from the same CommandSpecs that validate commands, so the docs cannot
+drift; a test fails when the committed files are stale
+(regenerate with ``rhuna-table schema --write docs``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.vocabulary import REGISTRY, json_schema
+
+GROUP_TITLES = {
+    "performance": "The Performance (P1–P23)",
+    "sheet": "Hero sheets and the Moment",
+    "table": "The table",
+    "time": "Time, Weather and Rest (T1–T12)",
+    "combat": "The six-tick combat wheel (C1–C11)",
+}
+
+HEADER = """\
+# The command vocabulary
+
+Every input speaks this one vocabulary: the RFID readers and the wheel (through
+the table loop), MQTT (`rhuna/<table>/command`), replay scripts and the CLI. A
+command is a JSON object with `"cmd"` and the fields below; `"id"` (a request id,
+echoed in replies) and `"source"` are accepted on every command and ignored by
+the rules.
+
+A refused command changes nothing and comes back as an error object:
+
+```json
+{"code": "illegal", "message": "Aria has no Redraws left", "rule": "P11",
+ "field": "hero", "fix": "resolve as drawn"}
+```
+
+`code` is `malformed` (the JSON does not fit the schema), `unknown` (no such hero,
+token or capability) or `illegal` (the rules forbid it now). `rule` is the rule id
+in RULES.md; `field` names the offending field.
+
+The machine-readable form is [`commands.schema.json`](commands.schema.json)
+(JSON Schema 2020-12). This file and that one are generated from the engine's
+command specs: `rhuna-table schema --write docs`.
+"""
+
+
+def commands_markdown() -> str:
+    lines = [HEADER]
+    by_group: dict[str, list[str]] = {}
+    for name, (spec, _) in REGISTRY.items():
+        by_group.setdefault(spec.group, []).append(name)
+    order = [g for g in GROUP_TITLES if g in by_group] + sorted(set(by_group) - set(GROUP_TITLES))
+    for group in order:
+        lines.append(f"## {GROUP_TITLES.get(group, group.title())}\n")
+        for name in sorted(by_group[group]):
+            spec = REGISTRY[name][0]
+            rules = f" Rules: {', '.join(spec.rules)}." if spec.rules else ""
+            lines.append(f"### `{name}`\n\n{spec.summary}{rules}\n")
+            if spec.fields:
+                lines.append("| field | type | required | meaning |")
+                lines.append("|---|---|---|---|")
+                for key, f in spec.fields.items():
+                    typ = f.type + (f" of {f.items}" if f.items else "")
+                    if f.enum:
+                        typ = " \\| ".join(f"`{v}`" for v in f.enum)
+                    meaning = f.description + (
+                        f" (default `{json.dumps(f.default)}`)" if f.default is not None else ""
+                    )
+                    lines.append(f"| `{key}` | {typ} | {'yes' if f.required else ''} | {meaning} |")
+                lines.append("")
+            example: dict[str, Any] = {"cmd": name}
+            for key, f in spec.fields.items():
+                if f.required:
+                    example[key] = f.enum[0] if f.enum else _EXAMPLE.get(f.type, "…")
+            lines.append(f"```json\n{json.dumps(example, ensure_ascii=False)}\n```\n")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+_EXAMPLE: dict[str, Any] = {"string": "…", "integer": 5, "boolean": True, "array": []}
+
+
+def schema_json() -> str:
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"

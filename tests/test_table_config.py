@@ -1,0 +1,77 @@
+"""Table and rules files: a broken file gets an error naming file, key and fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import ConfigError, load_table, load_table_text
+from tests.conftest import EXAMPLE_TABLE
+
+GOOD = EXAMPLE_TABLE.read_text()
+
+
+def broken(old: str, new: str) -> str:
+    assert old in GOOD
+    return GOOD.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[table\nid=1", "not valid TOML"),
+        (GOOD + "\n[dragons]\nx = 1\n", "unknown section 'dragons'"),
+        (GOOD + "\n[rules.exertion]\nfatigue = 3\nfatigues = 4\n", "rules.exertion.fatigues"),
+        (GOOD + '\n[rules.exertion]\nfatigue = "two"\n', "rules.exertion.fatigue must be int"),
+        (
+            broken(
+                'wild = "impulse" }\ntraining = { skill',
+                'wild = "impulse", steel = "control" }\ntraining = { skill',
+            ),
+            "three starting Pathways",
+        ),
+        (
+            broken('training = { skill = "adept"', 'training = { skil = "adept"'),
+            "unknown capability 'skil'",
+        ),
+        (broken('skill = "adept"', 'skill = "grandmaster"'), "use one of untrained"),
+        (broken('{ shade = "xul", deity = "Xul", count = 1 },', ""), "holds 23 tokens"),
+        (broken("favor = 2", "favor = -1"), "heroes[0].favor must be a whole number"),
+        (broken('id = "bren"', 'id = "aria"'), "used twice"),
+        (
+            broken('skill = "control", lore', 'skill = "purple", lore'),
+            "control, versatility or impulse",
+        ),
+    ],
+)
+def test_config_errors_name_the_key(text, expected):
+    with pytest.raises(ConfigError) as info:
+        load_table_text(text, "table.toml")
+    assert expected in str(info.value)
+    assert str(info.value).startswith("table.toml") or "rules" in str(info.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_table(tmp_path / "nope.toml")
+
+
+def test_rules_override_changes_the_engine():
+    state = load_table_text(GOOD + "\n[rules.draws]\ntrained = 2\n")
+    assert state.rules["draws"]["trained"] == 2
+    assert state.rules["draws"]["adept"] == 4
+
+
+def test_rules_file_override(tmp_path):
+    (tmp_path / "house.toml").write_text("[exertion]\nfatigue = 3\n")
+    (tmp_path / "t.toml").write_text(
+        GOOD.replace('id = "example"', 'id = "example"\nrules_file = "house.toml"')
+    )
+    assert load_table(tmp_path / "t.toml").rules["exertion"]["fatigue"] == 3
+
+
+def test_default_favor_bag_has_23(tmp_path):
+    text = GOOD[: GOOD.index("# The 23-token Favor Bag")]
+    state = load_table_text(text)
+    assert len(state.bags["favor"].contents) == 23
+    shades = sorted(state.tokens[t].shade for t in state.bags["favor"].contents)
+    assert shades.count("xul") == 1 and shades.count("xantyr") == 1

@@ -14,6 +14,7 @@ import sys
 SUBCOMMANDS = [
     "companion.cli_replay",
     "companion.cli_schema",
+    "companion.cli_demo",
 ]
 
 

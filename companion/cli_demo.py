@@ -57,12 +57,14 @@ def run(args: argparse.Namespace) -> int:
     step = 0
     for session in sessions:
         print(f"\n== {session}")
-        for n, cmd in read_session(Path(session)):
+        for line, cmd in read_session(Path(session)):
             step += 1
             try:
                 state, events = apply(state, cmd)
             except CommandRejected as e:
-                print(f"[{step:3}] {_summary(cmd)}\n      REFUSED: {e.violation}")
+                print(
+                    f"[{step:3}] {_summary(cmd)}\n      REFUSED ({session}:{line}): {e.violation}"
+                )
                 return 1
             print(f"[{step:3}] {_summary(cmd)}")
             for event in events:

@@ -568,7 +568,7 @@ def call_favor(state: TableState, args: Mapping[str, Any]) -> Result_:
     state = replace(state, performance=perf.with_contribution(c))
     token = state.tokens[token_id]
     events = [_drawn_event(state, c, token_id, "favor_called", favor_left=hero.favor - 1)]
-    deity = token.deity or token.shade or token_id
+    deity = token.deity or token.name
     if state.rules["favor"]["awaken_deity"] and deity not in state.awakened:
         state = replace(state, awakened=(*state.awakened, deity))
         events.append(Event("deity_awakened", {"deity": deity, "hero": hero_id, "rule": "P18"}))

@@ -198,8 +198,10 @@ def check_invariants(state: TableState) -> None:
         assert len(spots) <= 1, f"{token_id} is in {spots}"
         token = state.tokens[token_id]
         if not spots:  # only Strain and the Exemplar swap may be out of play
-            assert token.kind is TokenKind.STRAIN or (
-                token.kind in (TokenKind.EMBER, TokenKind.POTENTIAL) and token.pathway
+            assert (
+                token.kind is TokenKind.STRAIN
+                or (token.kind is TokenKind.EMBER and token.ordinal == 2)
+                or token.kind is TokenKind.POTENTIAL
             ), f"{token_id} vanished"
         if spots and spots[0].startswith("bag:"):
             assert spots[0] == f"bag:{token.bag}", f"{token_id} in another bag"

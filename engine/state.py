@@ -12,6 +12,7 @@ from typing import Any
 
 from engine import codec
 from engine.rules import Rules
+from engine.timeboard import TimeBoard
 from engine.tokens import Action, Moment, Shade, Token, Training, WeightMode
 
 
@@ -130,6 +131,8 @@ class TableState:
     escalation: int = 0
     performances: int = 0
     performance: Performance | None = None
+    #: the Time Board: day, band, weather, Rest, temporary tokens (T1–T12; engine/timeboard.py)
+    time: TimeBoard | None = None
     history: tuple[TableState, ...] = ()
 
     @property

@@ -7,7 +7,17 @@
 Importing this package registers every command of the vocabulary.
 """
 
-from engine import performance, sheet  # noqa: F401  (registers commands)
+from engine import (  # noqa: F401  (registers commands)  # noqa: F401  (Time, Weather, Rest, temporary tokens: T1–T12)
+    performance,
+    rest,
+    sheet,
+    temporary,
+    time_draws,
+    time_narrate,
+    time_setup,
+    time_view,
+    weather,
+)
 from engine.apply import apply, replay
 from engine.errors import CommandRejected, ConfigError, RuleViolation
 from engine.events import Event

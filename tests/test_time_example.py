@@ -1,0 +1,47 @@
+"""The example day replays clean and walks every part of the Time rules (T1–T12)."""
+
+from __future__ import annotations
+
+from companion.cli import main
+from companion.cli_replay import read_session
+from engine import apply
+from engine.narrate import NARRATORS
+from tests.conftest import ROOT
+
+DAY = ROOT / "examples" / "day.jsonl"
+TABLE = ROOT / "examples" / "table.toml"
+
+
+def test_rhuna_table_replay_walks_a_whole_day(capsys):
+    assert main(["replay", str(TABLE), str(DAY)]) == 0
+    out = capsys.readouterr().out
+    assert "refused" not in out
+    for line in (
+        "Weather (Overworld, session start): Fog",  # T1
+        "Time draw cancelled",  # T12
+        "VIGOR 1 (Aria) expires",  # T12, before the Fatigue
+        "Link 1 (Cass) expires",  # T12
+        "Day begins",  # T3
+        "Night begins",  # T3
+        "does this Minor Event interrupt the Rest?",  # I-T10
+        "Full Rest complete: Aria fatigue, Cass strain (default)",  # T8, I-T8
+        "Purity 1 (Bren) expires and is on the Draw Board: it leaves at Reset",  # T12
+        "A new day dawns: day 2",  # T3
+        "temporary.purity.1 leave the game",  # T12 at Reset
+    ):
+        assert line in out, line
+
+
+def test_the_day_covers_bands_majors_and_a_full_rest(example_state):
+    state, events = example_state, []
+    for _, cmd in read_session(DAY):
+        state, more = apply(state, cmd)
+        events += more
+    resolved = [e for e in events if e.type == "time_resolved"]
+    assert [e["size"] for e in resolved] == ["minor", "minor", "minor", "major"] * 3
+    assert {e["band"] for e in resolved} == {"morning", "day", "night"}
+    assert state.time.day == 2 and state.time.band.value == "morning"
+    assert state.time.timers == () and state.time.rest is None and state.time.prompts == ()
+    assert [e.type for e in events].count("full_rest_completed") == 1
+    unnarrated = {e.type for e in events} - set(NARRATORS)
+    assert not unnarrated

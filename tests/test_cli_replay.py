@@ -25,7 +25,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_replay_example_session_narrates_every_outcome():
     p = cli("replay", str(EXAMPLE_TABLE), str(SESSION))
     assert p.returncode == 0, p.stderr
-    assert p.stdout.count("SUCCESS") + p.stdout.count("FAILURE") == 6
+    assert p.stdout.count("SUCCESS") + p.stdout.count("FAILURE") == 7
     assert "Awakened on the Star Grid" in p.stdout
     assert "Strain overflows" in p.stdout and "takes a Wound" in p.stdout
     assert "Traceback" not in p.stderr

@@ -8,7 +8,7 @@ from engine import apply
 from engine.narrate import NARRATORS
 from tests.conftest import ROOT
 
-DAY = ROOT / "examples" / "day.jsonl"
+DAY = ROOT / "examples" / "session.jsonl"  # the day follows the Performances
 TABLE = ROOT / "examples" / "table.toml"
 
 

@@ -8,6 +8,7 @@ Importing this package registers every command of the vocabulary.
 """
 
 from engine import (  # noqa: F401  (registers commands)  # noqa: F401  (Time, Weather, Rest, temporary tokens: T1–T12)
+    odds,  # the view's odds section
     performance,
     rest,
     sheet,

@@ -15,6 +15,7 @@ SUBCOMMANDS = [
     "companion.cli_replay",
     "companion.cli_schema",
     "companion.cli_demo",
+    "companion.cli_odds",
 ]
 
 

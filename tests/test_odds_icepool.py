@@ -1,0 +1,55 @@
+"""icepool's Deck / deal as an independent oracle for drawing without replacement (P6, P18, P19).
+
+icepool is a pinned test-only dependency (the ``test`` extra). In CI a missing
+icepool fails the run instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.odds import plan_odds
+from engine.odds_math import Dist, counts_of, draw_sum
+from tests.test_odds_montecarlo import _values, big_state
+
+if os.environ.get("CI") == "true":
+    import icepool
+else:  # a developer without the test extra still runs the rest
+    icepool = pytest.importorskip("icepool")
+
+
+def icepool_probs(die: Any) -> list[tuple[int, Fraction]]:
+    den = die.denominator()
+    return [(int(t), Fraction(q, den)) for t, q in die.items() if q]
+
+
+def deal_sum(values: list[int], k: int) -> Any:
+    return icepool.Deck(dict(counts_of(values))).deal(k).sum()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-4, 4), min_size=1, max_size=30), st.data())
+def test_p6_draw_sum_agrees_with_icepool_deal(values: list[int], data: st.DataObject) -> None:
+    k = data.draw(st.integers(1, min(len(values), 5)))
+    mine = draw_sum(counts_of(values), k)
+    assert mine.probabilities() == icepool_probs(deal_sum(values, k))
+
+
+@pytest.mark.parametrize("favor", [False, True])
+def test_p18_p19_forty_token_bag_and_favor_agree_with_icepool(favor: bool) -> None:
+    state = big_state(difficulty=3)
+    odds = plan_odds(state, "vesna", tuple(range(3, 9)), favor=favor)
+    total = deal_sum(_values(state, "vesna"), 4)
+    if favor:
+        total = total + deal_sum(_values(state, "favor"), 1)  # independent bag: a sum of dice
+    for d, p in odds.with_plan.items():
+        assert p == Fraction(total.probability(">=", d))
+    shown = odds.plan_distribution
+    assert isinstance(shown, Dist)
+    assert shown.probabilities() == icepool_probs(total)

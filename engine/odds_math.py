@@ -142,15 +142,12 @@ def hands(bag: Counts, k: int) -> tuple[tuple[tuple[int, ...], int], ...]:
 # --- one hero deciding: the reach of the lowest-replacement path ---------------------
 
 
-@lru_cache(maxsize=1024)
-def redraw_reach(bag: Counts, board: tuple[int, ...], k: int, r: int, cap: int) -> Dist:
-    """Highest sum reached when the k remaining tokens are drawn and then the lowest token
-    is replaced r times (each replaced token set aside, I-P11), capped at ``cap``.
-
-    The hero stops as soon as the total meets the target, so success for a target
-    t ≤ cap is exactly "reach ≥ t" (the path up to that point does not depend on
-    t). Sums at or above ``cap`` are lumped into ``cap``, which prunes the walk.
-    """
+def _start(
+    bag: Counts, board: tuple[int, ...], k: int, r: int
+) -> tuple[list[int], int, int, int, list[tuple[list[int], list[int], int, int]]]:
+    """Per-kind arrays for the Redraw walks: the values, how many replacements can happen
+    (``steps``), the denominator they add, the bag size after the draws, and for every
+    hand of the k draws (board included) its counts, the bag left, its total and ways."""
     values = sorted({v for v, _ in bag} | set(board))
     index = {v: i for i, v in enumerate(values)}
     base_bag = [0] * len(values)
@@ -164,19 +161,34 @@ def redraw_reach(bag: Counts, board: tuple[int, ...], k: int, r: int, cap: int) 
     den_steps = 1
     for i in range(steps):
         den_steps *= n_after - i
-    out: dict[int, int] = {}
+    starts = []
     for picked, ways in hands(bag, k):
         hand = base_hand[:]
         left = base_bag[:]
-        total = sum(v * c for v, c in zip(values, base_hand, strict=True))
+        total = sum(board)
         for (v, _), c in zip(bag, picked, strict=True):
             if c:
                 hand[index[v]] += c
                 left[index[v]] -= c
                 total += v * c
+        starts.append((hand, left, total, ways))
+    return values, steps, den_steps, n_after, starts
+
+
+@lru_cache(maxsize=1024)
+def redraw_reach(bag: Counts, board: tuple[int, ...], k: int, r: int, cap: int) -> Dist:
+    """Highest sum reached when the k remaining tokens are drawn and then the lowest token
+    is replaced r times (each replaced token set aside, I-P11), capped at ``cap``.
+
+    The hero stops as soon as the total meets the target, so success for a target
+    t ≤ cap is exactly "reach ≥ t" (the path up to that point does not depend on
+    t). Sums at or above ``cap`` are lumped into ``cap``, which prunes the walk.
+    """
+    values, steps, den_steps, n_after, starts = _start(bag, board, k, r)
+    out: dict[int, int] = {}
+    for hand, left, total, ways in starts:
         _walk(values, hand, left, total, total, steps, ways, cap, den_steps, n_after, out)
-    den = comb(size(bag), k) * den_steps
-    return Dist(tuple(sorted(out.items())), den)
+    return Dist(tuple(sorted(out.items())), comb(size(bag), k) * den_steps)
 
 
 def _walk(
@@ -232,37 +244,49 @@ def redraw_final(bag: Counts, board: tuple[int, ...], k: int, r: int, target: in
     For the distribution shown beside a plan; the success odds come from
     :func:`redraw_reach`, which serves every target at once.
     """
-    n_after = size(bag) - k
-    steps = min(r, n_after) if board or k else 0
+    values, steps, den_steps, n_after, starts = _start(bag, board, k, r)
     out: dict[int, int] = {}
-    den_steps = 1
-    for i in range(steps):
-        den_steps *= n_after - i
-
-    def walk(hand: list[int], left: Counts, total: int, steps: int, ways: int, scale: int) -> None:
-        if total >= target or steps == 0:
-            out[total] = out.get(total, 0) + ways * scale
-            return
-        low = min(hand)
-        rest = hand[:]
-        rest.remove(low)
-        n_left = size(left)
-        for v, n in left:
-            walk(
-                [*rest, v],
-                _minus(left, v),
-                total - low + v,
-                steps - 1,
-                ways * n,
-                scale // n_left,
-            )
-
-    for picked, ways in hands(bag, k):
-        drawn = [v for (v, _), c in zip(bag, picked, strict=True) for _ in range(c)]
-        hand = [*board, *drawn]
-        left = tuple((v, n - c) for (v, n), c in zip(bag, picked, strict=True) if n - c)
-        walk(hand, left, sum(hand), steps, ways, den_steps)
+    for hand, left, total, ways in starts:
+        _walk_final(values, hand, left, total, steps, ways, target, den_steps, n_after, out)
     return Dist(tuple(sorted(out.items())), comb(size(bag), k) * den_steps)
+
+
+def _walk_final(
+    values: list[int],
+    hand: list[int],
+    left: list[int],
+    total: int,
+    steps: int,
+    ways: int,
+    target: int,
+    den_steps: int,
+    n_left: int,
+    out: dict[int, int],
+) -> None:
+    if total >= target or steps == 0:
+        out[total] = out.get(total, 0) + ways * den_steps
+        return
+    low = 0
+    while not hand[low]:
+        low += 1
+    base = total - values[low]
+    hand[low] -= 1
+    rest = den_steps // n_left
+    for j, n in enumerate(left):
+        if not n:
+            continue
+        if steps == 1:
+            t = base + values[j]
+            out[t] = out.get(t, 0) + ways * n * rest
+            continue
+        hand[j] += 1
+        left[j] -= 1
+        _walk_final(
+            values, hand, left, base + values[j], steps - 1, ways * n, target, rest, n_left - 1, out
+        )
+        hand[j] -= 1
+        left[j] += 1
+    hand[low] += 1
 
 
 def _minus(bag: Counts, v: int) -> Counts:

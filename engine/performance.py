@@ -506,12 +506,14 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
             fix=f"replace one of: {', '.join(c.drawn) or 'nothing drawn yet'}",
         )
     immediate = args.get("token") is not None or args.get("seed") is not None
+    set_aside_rule = bool(state.rules["redraw"]["set_aside"])
     if immediate:
-        # validate the new token before anything changes; it cannot be the one set aside
-        _pick(state, hero.bag, args, "P11", hero.name)
+        # validate the new token against the bag as it will be: without the replaced token
+        # when it is set aside (I-P11), with it when the table returns it to the bag
+        _pick(state if set_aside_rule else state.put_in_bag(old), hero.bag, args, "P11", hero.name)
     drawn = tuple(t for t in c.drawn if t != old)
-    set_aside = (*c.set_aside, old) if state.rules["redraw"]["set_aside"] else c.set_aside
-    if not state.rules["redraw"]["set_aside"]:
+    set_aside = (*c.set_aside, old) if set_aside_rule else c.set_aside
+    if not set_aside_rule:
         state = state.put_in_bag(old)
     c = replace(
         c, drawn=drawn, set_aside=set_aside, pending_redraw=old, redraws_used=c.redraws_used + 1

@@ -679,3 +679,20 @@ def test_p22_reset_returns_drawn_set_aside_and_favor_tokens(example_state):
 def test_p22_reset_before_resolution_is_refused(example_state):
     s = _aria_drew(example_state)
     assert rejected(s, {"cmd": "reset"}).violation.rule == "P22"
+
+
+def test_i_p11_a_table_that_returns_the_replaced_token_may_draw_it_again(example_state):
+    from dataclasses import replace
+
+    rules = {**example_state.rules, "redraw": {**example_state.rules["redraw"], "set_aside": False}}
+    s = _aria_drew(replace(example_state, rules=rules), "aria.weight.0")
+    one_step, _ = run(
+        s, {"cmd": "redraw", "hero": "aria", "replace": "aria.weight.0", "token": "aria.weight.0"}
+    )
+    two_step, _ = run(
+        s,
+        {"cmd": "redraw", "hero": "aria", "replace": "aria.weight.0"},
+        draw("aria", "aria.weight.0"),
+    )
+    assert one_step.performance == two_step.performance
+    assert one_step.performance.contribution("aria").drawn == ("aria.weight.0",)

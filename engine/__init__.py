@@ -20,6 +20,7 @@ from engine import (  # noqa: F401  (registers commands)  # noqa: F401  (Time, W
     weather,
 )
 from engine.apply import apply, replay
+from engine.combat import hooks  # noqa: F401  (registers combat: commands, table, view, narrators)
 from engine.errors import CommandRejected, ConfigError, RuleViolation
 from engine.events import Event
 from engine.state import TableState

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import codec
+from engine.combat.state import Combat
 from engine.rules import Rules
 from engine.timeboard import TimeBoard
 from engine.tokens import Action, Moment, Shade, Token, Training, WeightMode
@@ -133,6 +134,8 @@ class TableState:
     performance: Performance | None = None
     #: the Time Board: day, band, weather, Rest, temporary tokens (T1–T12; engine/timeboard.py)
     time: TimeBoard | None = None
+    #: combat: the roster and the fight on the six-tick wheel (C1–C11; engine/combat/)
+    combat: Combat | None = None
     history: tuple[TableState, ...] = ()
 
     @property

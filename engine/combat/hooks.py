@@ -1,0 +1,8 @@
+"""Plug combat into the engine: commands, the table section, the view and the narrators.
+
+Imported once by :mod:`engine`; each import registers through the engine's own hooks.
+"""
+
+from engine.combat import afflictions, commands, narrate, roster, view
+
+__all__ = ["afflictions", "commands", "narrate", "roster", "view"]

@@ -1,0 +1,148 @@
+"""Combatant sheets from the table file's ``[[combatants]]`` (or inline in ``start_combat``).
+
+One parser for both sources; it raises :class:`RosterError` with the key and the
+fix, which the table loader turns into a :class:`ConfigError` (file, key, fix)
+and ``start_combat`` into a refused command.
+
+```toml
+[[combatants]]
+id = "aria"
+hero = "aria"            # optional: the hero this combatant is (name comes from the hero)
+side = "heroes"          # optional, for the panel
+reflex = 3               # attribute dice pools (C3, C6, C8)
+might = 3
+dodge = 3
+parry = 2
+fortitude = 3
+speed = 6                # Move covers speed, Dash twice speed (C7)
+renown = 1               # C11
+weapon = { name = "sabre", damage = 2, injury = "bleeding" }       # DAMAGE dice (C6, C9)
+armour = { name = "leather", reduction = 1, durability = 4 }       # I-C8
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from engine.combat.rules import CombatRules, check
+from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
+from engine.errors import ConfigError
+from engine.state import TableState
+from engine.table import section
+
+_KEYS = {"id", "name", "hero", "side", *ATTRIBUTES, "speed", "renown", "weapon", "armour"}
+_WEAPON_KEYS = {"name", "damage", "injury", "attribute"}
+_ARMOUR_KEYS = {"name", "reduction", "durability"}
+
+
+class RosterError(ValueError):
+    """A combatant entry that cannot be used; the message names the key and the fix."""
+
+
+def _count(data: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if value is None:
+        raise RosterError(f"{where}: add {key} = <dice> (a whole number ≥ 0)")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RosterError(f"{where}.{key} must be a whole number ≥ 0, not {value!r}")
+    return value
+
+
+def _table(value: Any, where: str, keys: set[str]) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RosterError(f"{where} must be a table like {{ {', '.join(sorted(keys))} }}")
+    unknown = set(value) - keys
+    if unknown:
+        raise RosterError(
+            f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(keys))})"
+        )
+    return value
+
+
+def parse_combatant(
+    entry: Any, where: str, rules: dict[str, Any], heroes: Mapping[str, str]
+) -> Combatant:
+    """One combatant sheet; ``heroes`` maps hero ids to names for ``hero = "…"`` links."""
+    r = CombatRules(rules)
+    data = _table(entry, where, _KEYS)
+    cid = data.get("id")
+    if not isinstance(cid, str) or not cid or "." in cid:
+        raise RosterError(f'{where}.id must be a short name without dots, like "goblin1"')
+    hero = data.get("hero")
+    if hero is not None and hero not in heroes:
+        known = ", ".join(sorted(heroes)) or "none"
+        raise RosterError(f"{where}.hero = {hero!r} is not a hero of this table (heroes: {known})")
+    name = data.get("name") or (heroes[hero] if hero is not None else cid.title())
+    side = data.get("side")
+    if side is not None and not isinstance(side, str):
+        raise RosterError(f"{where}.side must be a name")
+    defaults = r.defaults
+    w = _table(data.get("weapon", {}), f"{where}.weapon", _WEAPON_KEYS)
+    injury = w.get("injury", defaults["injury"])
+    if injury not in r.injury_types:
+        raise RosterError(
+            f"{where}.weapon.injury = {injury!r}: use one of {', '.join(r.injury_types)} (C9)"
+        )
+    attribute = w.get("attribute", r.attack_attribute)
+    if attribute not in ATTRIBUTES:
+        raise RosterError(
+            f"{where}.weapon.attribute = {attribute!r}: use one of {', '.join(ATTRIBUTES)}"
+        )
+    weapon = Weapon(
+        name=str(w.get("name", defaults["weapon"])),
+        damage=_count(w, "damage", f"{where}.weapon", int(defaults["weapon_damage"])),
+        injury=str(injury),
+        attribute=str(attribute),
+    )
+    a = _table(data.get("armour", {}), f"{where}.armour", _ARMOUR_KEYS)
+    armour = Armour(
+        name=str(a.get("name", "armour" if a else "none")),
+        reduction=_count(a, "reduction", f"{where}.armour", 0),
+        durability=_count(a, "durability", f"{where}.armour", 0),
+    )
+    renown = data.get("renown", r.renown_start)
+    if not isinstance(renown, int) or isinstance(renown, bool):
+        raise RosterError(f"{where}.renown must be a whole number (it may be negative, C11)")
+    return Combatant(
+        id=cid,
+        name=str(name),
+        hero=hero,
+        side=side,
+        reflex=_count(data, "reflex", where),
+        might=_count(data, "might", where),
+        dodge=_count(data, "dodge", where),
+        parry=_count(data, "parry", where),
+        fortitude=_count(data, "fortitude", where),
+        speed=_count(data, "speed", where),
+        weapon=weapon,
+        armour=armour,
+        renown=renown,
+    )
+
+
+def hero_names(state: TableState) -> dict[str, str]:
+    return {h.id: h.name for h in state.heroes.values()}
+
+
+@section("combatants")
+def load_combatants(state: TableState, data: Any, source: str) -> TableState:
+    """The table file's ``[[combatants]]``; also checks the table's combat rules."""
+    check(state.rules, source)
+    if data is None:
+        return state
+    if not isinstance(data, list):
+        raise ConfigError(f"{source}: combatants must be a list of [[combatants]] tables")
+    roster: dict[str, Combatant] = {}
+    for i, entry in enumerate(data):
+        try:
+            c = parse_combatant(entry, f"combatants[{i}]", state.rules, hero_names(state))
+        except RosterError as e:
+            raise ConfigError(f"{source}: {e}") from None
+        if c.id in roster:
+            raise ConfigError(f"{source}: combatants[{i}].id {c.id!r} is used twice")
+        roster[c.id] = c
+    combat = state.combat or Combat()
+    return replace(state, combat=replace(combat, roster={**combat.roster, **roster}))

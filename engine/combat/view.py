@@ -1,0 +1,74 @@
+"""The ``combat`` key of the table view: the wheel as a panel or an overlay draws it.
+
+``None`` when no fight is running. Otherwise the round, the tick now acting,
+who acts (in order), each tick's tokens, and one entry per combatant with the
+keys the display builds on: id, name, tick, initiative, injuries,
+injury_list, conditions, armour, aim, guarding, dead (and a few more).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.combat import pools, wheel
+from engine.combat.rules import CombatRules
+from engine.state import TableState
+from engine.view import view_section
+
+
+@view_section("combat")
+def combat_view(state: TableState) -> dict[str, Any] | None:
+    combat = state.combat
+    if combat is None or combat.fight is None:
+        return None
+    fight = combat.fight
+    r = CombatRules(state.rules)
+    n = r.wheel_ticks
+    ticks: dict[str, list[str]] = {str(t): [] for t in range(1, n + 1)}
+    combatants = []
+    for t in fight.tokens:
+        c = combat.roster[t.combatant]
+        tick = wheel.tick_of(t.time, n)
+        ticks[str(tick)].append(c.id)
+        combatants.append(
+            {
+                "id": c.id,
+                "name": c.name,
+                "side": c.side,
+                "tick": tick,
+                "round": wheel.round_of(t.time, n),
+                "initiative": t.initiative,
+                "injuries": c.injury_count,
+                "death_limit": pools.death_limit(c, r),
+                "injury_list": [
+                    {"type": i.type, "hits": i.hits, "detail": i.detail, "source": i.source}
+                    for i in c.injuries
+                ],
+                "conditions": [
+                    {"name": k.name, "level": k.level, "attribute": k.attribute}
+                    for k in c.conditions
+                ],
+                "armour": {
+                    "name": c.armour.name,
+                    "reduction": c.armour.reduction,
+                    "durability": c.armour.durability,
+                },
+                "aim": t.aim,
+                "aim_target": t.aim_target,
+                "aim_bonus": r.aim_bonus(t.aim),
+                "guarding": t.guarding,
+                "dead": c.dead,
+                "can_act": pools.can_act(c, r),
+                "fortitude_dice": pools.fortitude_pool(c, r),
+                "speed": pools.speed(c, r),
+                "renown": c.renown,
+            }
+        )
+    return {
+        "fight": fight.number,
+        "round": wheel.round_of(fight.now, n),
+        "tick": wheel.tick_of(fight.now, n),
+        "acting": wheel.acting(combat, fight, r),
+        "wheel": ticks,
+        "combatants": combatants,
+    }

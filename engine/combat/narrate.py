@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.narrate import NARRATORS, Narrator
+from engine.narrate import Narrator, narrator
 from engine.state import TableState
 
 
@@ -139,4 +139,5 @@ _SIMPLE: dict[str, Narrator] = {
         + (f"; dead: {', '.join(_name(s, c) for c in d['dead'])}" if d["dead"] else "")
     ),
 }
-NARRATORS.update(_SIMPLE)
+for _kind, _say in _SIMPLE.items():
+    narrator(_kind)(_say)

@@ -10,16 +10,18 @@ pool the successes can lead to. Medians of many runs; the machine is shared, so 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import engine
-from companion.cli_replay import read_session
-from engine.combat.forecast import attack_forecast
-from engine.combat.odds import attack_odds, success_counts
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the package, not benchmarks/engine.py beside this script
+
+import engine  # noqa: E402
+from companion.cli_replay import read_session  # noqa: E402
+from engine.combat.forecast import attack_forecast  # noqa: E402
+from engine.combat.odds import attack_odds, success_counts  # noqa: E402
 
 CASES: list[tuple[str, dict[str, int]]] = [
     ("3d6 vs 3d6", {"attack": 3, "defense": 3, "damage": 2, "fortitude": 3}),

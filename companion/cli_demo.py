@@ -22,11 +22,11 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def register(sub: Any) -> None:
     p = sub.add_parser("demo", help="run the example table with no hardware (simulated everything)")
-    p.add_argument("--table", default=str(EXAMPLES / "table.toml"), help="table TOML")
+    p.add_argument("--table", help="table TOML (default: the shipped examples)")
     p.add_argument(
         "--session",
         action="append",
-        help="session file(s) to play (default: the shipped example session)",
+        help="session file(s) to play on --table (default: the shipped example session and fight)",
     )
     p.set_defaults(func=run)
 
@@ -47,12 +47,29 @@ def sheets(state: TableState) -> list[str]:
     return lines
 
 
+#: what the demo plays by default: (table, sessions)
+DEFAULT_PLAYS = [
+    (EXAMPLES / "table.toml", [EXAMPLES / "session.jsonl"]),
+    (EXAMPLES / "fight.toml", [EXAMPLES / "fight.jsonl"]),
+]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.table:
+        plays = [(Path(args.table), [Path(s) for s in args.session or []])]
+    else:
+        plays = DEFAULT_PLAYS
+    for table, sessions in plays:
+        if play(table, sessions):
+            return 1
+    return 0
+
+
+def play(table: Path, sessions: list[Path]) -> int:
     from companion.cli_replay import read_session
 
-    state = load_table(args.table)
-    sessions = args.session or [str(p) for p in sorted(EXAMPLES.glob("session*.jsonl"))]
-    print(f"Rhuna table companion — demo on {args.table}")
+    state = load_table(table)
+    print(f"\nRhuna table companion — demo on {table}")
     print(*sheets(state), sep="\n")
     step = 0
     for session in sessions:

@@ -10,11 +10,11 @@ itself a command and can be repeated.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.vocabulary import REGISTRY, Command, CommandSpec, command, parse_command
 

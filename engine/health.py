@@ -7,9 +7,8 @@ lying on the Draw Board leave at Reset).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.tokens import TokenKind
 

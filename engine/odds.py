@@ -17,13 +17,14 @@ set aside), P12–P17 and I-P1 / I-P16 (token values, Weight modes), P18 / I-P18
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.health import add_fatigue
+from engine.immutable import replace
 from engine.odds_math import (
     Counts,
     Dist,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.health import add_fatigue
+from engine.immutable import replace
 from engine.state import Contribution, Performance, Result, TableState
 from engine.tokens import (
     Action,

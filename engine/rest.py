@@ -15,12 +15,12 @@ the token's own effects are resolved.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine import health
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.performance import _hero_id
 from engine.state import TableState
 from engine.time_common import (

@@ -8,12 +8,12 @@ Potential token of that Pathway out of the bag and puts a second mastery Ember i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine import health
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.performance import _hero_id
 from engine.state import TableState
 from engine.tokens import TokenKind, Training

@@ -7,11 +7,12 @@ shared, so keeping the previous states for Undo costs little.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine import codec
 from engine.combat.state import Combat
+from engine.immutable import replace
 from engine.rules import Rules
 from engine.timeboard import TimeBoard
 from engine.tokens import Action, Moment, Shade, Token, Training, WeightMode

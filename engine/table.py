@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.immutable import replace
 from engine.rules import default_rules, merge_rules
 from engine.state import Bag, Hero, TableState
 from engine.tokens import Token, TokenKind, Training

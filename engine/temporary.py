@@ -13,11 +13,11 @@ Performance is finished as drawn (T12).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.performance import _hero_id
 from engine.state import TableState
 from engine.time_common import Result_, board, no_pending, with_board

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.timeboard import Prompt, Size, TimeBoard
 from engine.vocabulary import Field

@@ -15,12 +15,12 @@ then the cadence moves on (T3), and at the end of a band its tokens go back.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine import health, rest, temporary
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.time_common import (
     FULL_REST,

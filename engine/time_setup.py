@@ -16,10 +16,10 @@ minor_done``) and what the weather is (``[weather] bag, current``); without
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.immutable import replace
 from engine.state import Bag, TableState
 from engine.table import section
 from engine.timeboard import (

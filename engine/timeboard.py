@@ -14,8 +14,10 @@ and :mod:`engine.temporary`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
+
+from engine.immutable import replace
 
 
 class Band(StrEnum):

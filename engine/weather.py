@@ -10,11 +10,11 @@ the current weather's bag; a token from the other bag is refused.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.time_common import (
     SEED,

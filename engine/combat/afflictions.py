@@ -9,7 +9,6 @@ act stops waiting for its turn (I-C10a).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.combat import access, flow, pools
@@ -17,6 +16,7 @@ from engine.combat.rules import CombatRules
 from engine.combat.state import ATTRIBUTES, Combat, Combatant, Condition, Injury
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.vocabulary import CommandSpec, Field, command
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.combat import afflictions, dice, pools
@@ -18,6 +17,7 @@ from engine.combat.rules import CombatRules
 from engine.combat.state import Combat, Combatant, Injury, WheelToken
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 
 DICE_FIELDS = ("attack_dice", "defense_dice", "damage_dice", "fortitude_dice")
 

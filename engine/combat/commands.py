@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.combat import access, attack, flow, initiative, pools, wheel
@@ -20,6 +19,7 @@ from engine.combat.rules import CombatRules
 from engine.combat.state import ActionKind, Combat, Combatant, Fight, WheelToken
 from engine.errors import CommandRejected
 from engine.events import Event
+from engine.immutable import replace
 from engine.state import TableState
 from engine.vocabulary import CommandSpec, Field, command
 

@@ -6,12 +6,11 @@ prompts the per-round FORTITUDE saves of Bleeding, Burned and Poisoned (C9).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.combat import pools, wheel
 from engine.combat.rules import CombatRules
 from engine.combat.state import Combat, Fight
 from engine.events import Event
+from engine.immutable import replace
 
 
 def turn_event(combat: Combat, fight: Fight, r: CombatRules) -> Event:

@@ -24,12 +24,12 @@ armour = { name = "leather", reduction = 1, durability = 4 }       # I-C8
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.combat.rules import CombatRules, check
 from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
 from engine.errors import ConfigError
+from engine.immutable import replace
 from engine.state import TableState
 from engine.table import section
 

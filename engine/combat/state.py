@@ -11,8 +11,10 @@ codec can resolve these types from ``TableState``'s annotations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
+
+from engine.immutable import replace
 
 
 class ActionKind(StrEnum):

@@ -13,11 +13,10 @@ passes it by. When it can act again it waits on the tick now acting.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.combat import pools
 from engine.combat.rules import CombatRules
 from engine.combat.state import Combat, Fight, WheelToken
+from engine.immutable import replace
 
 
 def tick_of(time: int, ticks: int) -> int:

@@ -16,6 +16,7 @@ SUBCOMMANDS = [
     "companion.cli_schema",
     "companion.cli_demo",
     "companion.cli_odds",
+    "companion.cli_preview",
 ]
 
 

@@ -1,0 +1,263 @@
+"""Combat: the six-tick wheel with the combatants on it (C2–C4, C8–C10).
+
+The tick being played is filled; the combatants acting on it are bold; the
+dead are struck through. On a strip panel the wheel is unrolled into six
+columns; a roomy panel draws the wheel itself and lists each combatant's
+injuries, conditions, armour, Aim and Guard beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from display.canvas import Canvas
+from display.layout import Box
+from display.panels import BLACK, WHITE
+from display.text import font, line_height
+from display.viewmodel import View
+
+TICKS = 6
+SEP = " · "
+Combatant = Mapping[str, Any]
+
+
+def _lh(size: int, bold: bool = False) -> int:
+    return line_height(font(size, bold))
+
+
+def draw(c: Canvas, box: Box, view: View) -> None:
+    combat = view["combat"]
+    m = c.m
+    people: list[Combatant] = [p for p in combat.get("combatants") or [] if isinstance(p, Mapping)]
+    acting = {str(a) for a in combat.get("acting") or []}
+    tick = int(combat.get("tick") or 1)
+    head, rest = box.top(_lh(m.big, True), m.gap)
+    _header(c, head, combat, people, acting)
+    if c.spec.roomy:
+        wheel_d = min(rest.h, int(rest.w * 0.56))
+        wheel, listing = rest.left(wheel_d, m.gap * 2)
+        _wheel(c, wheel, people, acting, tick)
+        _listing(c, listing, people, acting)
+    else:
+        _strip(c, rest, people, acting, tick)
+
+
+def _header(
+    c: Canvas, box: Box, combat: Mapping[str, Any], people: Sequence[Combatant], acting: set[str]
+) -> None:
+    m = c.m
+    text = f"ROUND {combat.get('round', '?')}{SEP}TICK {combat.get('tick', '?')}"
+    left_w = min(c.width_of(text, m.big, bold=True), box.w // 2)
+    left, right = box.left(left_w, m.gap * 2)
+    c.text(left, text, m.big, bold=True)
+    who = [str(p.get("name") or p.get("id")) for p in people if str(p.get("id")) in acting]
+    if who and c.spec.roomy:
+        c.text(right, "Acting: " + ", ".join(who), m.body, bold=True, align="right")
+
+
+def _name(p: Combatant) -> str:
+    return str(p.get("name") or p.get("id") or "?")
+
+
+def _strip(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], tick: int) -> None:
+    """The wheel as a ruler of six ticks with a dot per combatant, then who acts now and next."""
+    m = c.m
+    lh = _lh(m.body)
+    dot = max(5, m.small // 2)
+    ruler, rest = box.top(_lh(m.body, True) + dot + 3, m.gap)
+    fill, ink_now = c.emphasis()
+    for t, cell in enumerate(ruler.cols(TICKS, 2), start=1):
+        now = t == tick
+        c.rect(cell, fill=fill if now else None, outline=BLACK)
+        ink = ink_now if now else BLACK
+        number, dots = cell.top(_lh(m.body, True))
+        c.text(number, str(t), m.body, bold=True, align="center", fill=ink)
+        here = [p for p in people if int(p.get("tick") or 0) == t]
+        _dots(c, dots, here, dot, ink)
+    now_names = [_name(p) for p in people if str(p.get("id")) in acting]
+    if not now_names:
+        now_names = [_name(p) for p in people if int(p.get("tick") or 0) == tick]
+    row, rest = rest.top(lh, 1)
+    c.text(row, "Now: " + (", ".join(now_names) or "nobody"), m.body, bold=True)
+    following = []
+    for step in range(1, TICKS):
+        t = (tick - 1 + step) % TICKS + 1
+        waiting = [_name(p) for p in people if int(p.get("tick") or 0) == t and not p.get("dead")]
+        if waiting:
+            following.append(f"{t} {', '.join(waiting)}")
+    if following and rest.h >= lh:
+        row, rest = rest.top(lh, 1)
+        c.text(row, "Next: " + SEP.join(following), m.body)
+    first = next((p for p in people if str(p.get("id")) in acting), None)
+    if first is not None and rest.h >= _lh(m.small):
+        row, rest = rest.top(_lh(m.small), 1)
+        c.text(row, _details(first, long=False), m.small)
+
+
+def _dots(c: Canvas, box: Box, here: Sequence[Combatant], dot: int, ink: int) -> None:
+    """One dot per combatant on this tick; a cross for the dead."""
+    gap = max(1, dot // 3)
+    n = len(here)
+    width = n * dot + max(0, n - 1) * gap
+    x = box.x0 + max(0, (box.w - width) // 2)
+    y = box.y0 + max(0, (box.h - dot) // 2)
+    for p in here:
+        if x + dot > box.x1:
+            break
+        if p.get("dead"):
+            c.draw.line((x, y, x + dot - 1, y + dot - 1), fill=ink, width=1)
+            c.draw.line((x, y + dot - 1, x + dot - 1, y), fill=ink, width=1)
+        else:
+            c.draw.ellipse((x, y, x + dot - 1, y + dot - 1), fill=ink)
+        x += dot + gap
+
+
+def _names_in(c: Canvas, box: Box, here: Sequence[Combatant], acting: set[str], size: int) -> None:
+    """Names stacked in ``box``; what does not fit becomes ``+N``."""
+    lh = _lh(size, True)
+    room = max(0, box.h // lh)
+    if room == 0:
+        return
+    shown = list(here) if len(here) <= room else list(here[: room - 1])
+    for i, p in enumerate(shown):
+        row = Box(box.x0, box.y0 + i * lh, box.x1, box.y0 + (i + 1) * lh)
+        _combatant_name(c, row, p, str(p.get("id")) in acting, size, "center")
+    if len(shown) < len(here):
+        row = Box(box.x0, box.y0 + len(shown) * lh, box.x1, box.y0 + (len(shown) + 1) * lh)
+        c.text(row, f"+{len(here) - len(shown)}", size, align="center")
+
+
+def _combatant_name(
+    c: Canvas, row: Box, p: Combatant, is_acting: bool, size: int, align: str, fill: int = BLACK
+) -> None:
+    rec = c.text(
+        row,
+        _name(p),
+        size,
+        bold=is_acting,
+        align="center" if align == "center" else "left",
+        fill=fill,
+    )
+    if p.get("dead") and rec.shown:
+        y = (rec.ink[1] + rec.ink[3]) // 2
+        c.hline(rec.ink[0], rec.ink[2], y, fill=fill, width=max(1, c.m.line - 1))
+
+
+def _wheel(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], tick: int) -> None:
+    """Six sectors clockwise from the top, tick 1 first (C2)."""
+    m = c.m
+    d = min(box.w, box.h)
+    lh_num = _lh(m.body, True)
+    ring = lh_num + 2  # the tick numbers sit in a ring outside the wheel
+    x0, y0 = box.x0 + (box.w - d) // 2 + ring, box.y0 + (box.h - d) // 2 + ring
+    r = d / 2 - ring
+    cx, cy = x0 + r, y0 + r
+    outer = (x0, y0, int(x0 + 2 * r) - 1, int(y0 + 2 * r) - 1)
+    fill, ink_now = c.emphasis()
+    for t in range(1, TICKS + 1):
+        start = -90 + (t - 1) * 60
+        now = t == tick
+        c.draw.pieslice(
+            outer, start, start + 60, fill=fill if now else WHITE, outline=BLACK, width=m.line
+        )
+    hub = r * 0.14
+    c.draw.ellipse(
+        (cx - hub, cy - hub, cx + hub, cy + hub), fill=WHITE, outline=BLACK, width=m.line
+    )
+    lh = _lh(m.small, True)
+    for t in range(1, TICKS + 1):
+        now = t == tick
+        ink = ink_now if now else BLACK
+        angle = math.radians(-90 + (t - 1) * 60 + 30)
+        nx, ny = cx + math.cos(angle) * (r + ring / 2), cy + math.sin(angle) * (r + ring / 2)
+        num = Box(int(nx - lh_num), int(ny - lh_num / 2), int(nx + lh_num), int(ny + lh_num / 2))
+        c.text(num, str(t), m.body, bold=True, align="center", fill=BLACK)
+        # names at mid radius, as wide as the sector is there
+        here = [p for p in people if int(p.get("tick") or 0) == t]
+        if not here:
+            continue
+        mid = r * 0.58
+        width = int(mid * 0.98)
+        blocks = []
+        for p in here:
+            n_lines = 1 if c.width_of(_name(p), m.small, bold=True) <= width else 2
+            blocks.append((p, n_lines))
+        room = max(1, int((r * 0.62) // lh))
+        shown: list[tuple[Combatant, int]] = []
+        used = 0
+        for p, n_lines in blocks:
+            if used + n_lines > room - (1 if len(shown) + 1 < len(blocks) else 0):
+                break
+            shown.append((p, n_lines))
+            used += n_lines
+        more = len(here) - len(shown)
+        block_h = lh * (used + (1 if more else 0))
+        mx, my = cx + math.cos(angle) * mid, cy + math.sin(angle) * mid
+        top = int(my - block_h / 2)
+        for p, n_lines in shown:
+            cell = Box(int(mx - width / 2), top, int(mx + width / 2), top + n_lines * lh)
+            is_acting = str(p.get("id")) in acting
+            if n_lines == 1:
+                _combatant_name(c, cell, p, is_acting, m.small, "center", fill=ink)
+            else:
+                for rec in c.lines(
+                    cell, _name(p), m.small, bold=is_acting, align="center", fill=ink
+                ):
+                    if p.get("dead") and rec.shown:
+                        y = (rec.ink[1] + rec.ink[3]) // 2
+                        c.hline(rec.ink[0], rec.ink[2], y, fill=ink, width=max(1, m.line - 1))
+            top += n_lines * lh
+        if more:
+            row = Box(int(mx - width / 2), top, int(mx + width / 2), top + lh)
+            c.text(row, f"+{more}", m.small, align="center", fill=ink)
+
+
+def _details(p: Combatant, *, long: bool) -> str:
+    """``Orc: 2 injuries (Bleeding, Prone) · armour 2 · aim 2 · guarding`` (C5, C7–C10)."""
+    parts = []
+    injuries = int(p.get("injuries") or 0)
+    names = [str(x) for x in p.get("injury_list") or []]
+    if injuries or names:
+        text = f"{injuries} injur{'y' if injuries == 1 else 'ies'}"
+        if long and names:
+            text += f" ({', '.join(names)})"
+        parts.append(text)
+    conditions = [str(x) for x in p.get("conditions") or []]
+    if conditions:
+        parts.append(", ".join(conditions))
+    if p.get("armour"):
+        parts.append(f"armour {p['armour']}")
+    if p.get("aim"):
+        parts.append(f"aim {p['aim']}")
+    if p.get("guarding"):
+        parts.append("guarding")
+    if p.get("dead"):
+        parts = ["dead"]
+    head = _name(p)
+    return f"{head}: {SEP.join(parts)}" if parts else head
+
+
+def _listing(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str]) -> None:
+    """Each combatant, in tick order: name, tick, and what is wrong with them."""
+    m = c.m
+    order = sorted(people, key=lambda p: (int(p.get("tick") or 0), -int(p.get("initiative") or 0)))
+    name_h = _lh(m.body, True)
+    detail_h = _lh(m.small)
+    each = name_h + detail_h + m.gap
+    room = max(1, box.h // each)
+    shown = order if len(order) <= room else order[: room - 1]
+    for i, p in enumerate(shown):
+        top = box.y0 + i * each
+        name_row = Box(box.x0, top, box.x1, top + name_h)
+        detail_row = Box(box.x0, top + name_h, box.x1, top + name_h + detail_h)
+        tick_text = f"tick {p.get('tick', '?')}"
+        tick_box, name_box = name_row.right(c.width_of(tick_text, m.small) + 1, m.gap)
+        _combatant_name(c, name_box, p, str(p.get("id")) in acting, m.body, "left")
+        c.text(tick_box, tick_text, m.small, align="right")
+        detail = _details(p, long=True)
+        c.text(detail_row, detail.split(": ", 1)[1] if ": " in detail else "ready", m.small)
+    if len(shown) < len(order):
+        top = box.y0 + len(shown) * each
+        c.text(Box(box.x0, top, box.x1, top + name_h), f"+ {len(order) - len(shown)} more", m.body)

@@ -1,0 +1,364 @@
+"""The Performance screen: who declared what, the tokens drawn, the total against the Difficulty.
+
+Strip panels (2.13", 2.9") follow the sketch in DESIGN.md — one line of who and
+what, the tokens with the running total huge beside them, one line of what is
+left (draws, odds, the best Redraw). Once resolved, that last line becomes the
+outcome and its cost (P19, P20). Roomy panels (4.2", 7.5") add the advice in
+full, the other heroes in the same Performance and each hero's cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from display.canvas import Canvas
+from display.costs import HeroCost
+from display.layout import Box
+from display.screens import tokens
+from display.text import font, line_height
+from display.viewmodel import (
+    View,
+    advice_texts,
+    consequence,
+    contributions,
+    cost_parts,
+    costs_for,
+    declaration,
+    draws_text,
+    focus,
+    group_of,
+    group_total,
+    is_gain,
+    names,
+    odds_for,
+    outcome_word,
+    result_for,
+    short_advice,
+    signed,
+    success_percent,
+    title,
+    token_code,
+)
+
+Costs = Mapping[str, HeroCost] | None
+SEP = " · "
+#: thin spaces around the dot: a strip panel cannot spare two full spaces per item
+TIGHT = "\u2009·\u2009"
+
+
+def draw(c: Canvas, box: Box, view: View, costs: Costs = None) -> None:
+    perf = view["performance"]
+    current = focus(perf)
+    if current is None:
+        _waiting(c, box, perf)
+    elif c.spec.roomy:
+        _roomy(c, box, view, perf, current, costs)
+    else:
+        _strip(c, box, view, perf, current, costs)
+
+
+def _lh(size: int, bold: bool = False) -> int:
+    return line_height(font(size, bold))
+
+
+def _waiting(c: Canvas, box: Box, perf: Mapping[str, Any]) -> None:
+    """Begun, nobody has declared yet: the Difficulty is what matters."""
+    m = c.m
+    head, rest = box.top(_lh(m.big, True), m.gap)
+    c.text(head, f"Performance {perf.get('number', '')}", m.big, bold=True)
+    hint, rest = rest.bottom(_lh(m.body), m.gap)
+    c.text(hint, "Declare on the Performance Wheel", m.body)
+    label, num = rest.left(rest.w // 2)
+    c.text(label, "Difficulty", m.big, align="right")
+    c.text(num, str(perf.get("difficulty", "?")), m.huge, bold=True, align="center", valign="ink")
+
+
+# --- the strip (2.13", 2.9") -------------------------------------------------
+
+
+def _strip(
+    c: Canvas,
+    box: Box,
+    view: View,
+    perf: Mapping[str, Any],
+    cur: Mapping[str, Any],
+    costs: Costs,
+) -> None:
+    """Who and what (one or two lines), tokens and total, then status or outcome (one or two)."""
+    m = c.m
+    lh = _lh(m.body)
+    name = _strip_name(view, perf, cur)
+    decl = declaration(cur)
+    name_w = c.width_of(name, m.body, bold=True) + 1
+    head = [TIGHT.join(decl)]
+    if name_w + c.width_of(TIGHT + head[0], m.body) > box.w and len(decl) > 2:
+        head = [TIGHT.join(decl[:2]), TIGHT.join(decl[2:])]
+    outcome = bool(perf.get("resolved")) or is_gain(cur)
+    word, first, second = _outcome_parts(perf, cur, costs) if outcome else ("", [], [])
+    tag_w = c.width_of(word, m.big, bold=True) + 2 * max(2, m.gap) + m.gap
+    foot_lines = 1
+    if outcome and second and tag_w + c.width_of(TIGHT.join(first + second), m.body) > box.w:
+        foot_lines = 2
+    min_main = int(m.token * 1.1)
+
+    def main_h(head_n: int, foot_n: int) -> int:
+        foot = (_lh(m.big, True) if outcome else lh) + (foot_n - 1) * (lh + 1)
+        return box.h - head_n * lh - foot - 2 * m.gap
+
+    if main_h(len(head), foot_lines) < min_main and len(head) == 2:
+        head = [TIGHT.join(decl)]
+    if main_h(len(head), foot_lines) < min_main and foot_lines == 2:
+        foot_lines = 1
+    show_head = main_h(len(head), foot_lines) >= min_main
+    rest = box
+    if show_head:
+        for i, line in enumerate(head):
+            row, rest = rest.top(lh, 0 if i < len(head) - 1 else m.gap)
+            if i == 0:
+                name_box, row = row.left(min(name_w, row.w // 2))
+                c.text(name_box, name, m.body, bold=True)
+                line = TIGHT + line
+            c.text(row, line, m.body)
+    foot_h = (_lh(m.big, True) if outcome else lh) + (foot_lines - 1) * (lh + 1)
+    footer, main = rest.bottom(foot_h, m.gap)
+    _main(c, main, perf, cur, difficulty_size=max(m.big, m.huge // 2))
+    if outcome:
+        if foot_lines == 2:
+            tag_row, cost_row = footer.top(_lh(m.big, True), 1)
+            _outcome_line(c, tag_row, word, first)
+            c.text(cost_row, TIGHT.join(second), m.body)
+        else:
+            _outcome_line(c, footer, word, first + second)
+    else:
+        _status_line(c, footer, view, cur)
+
+
+def _strip_name(view: View, perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
+    heroes = group_of(perf, str(cur.get("hero")))
+    name = " + ".join(names(view, heroes)) if len(heroes) > 1 else str(cur.get("name") or "")
+    return name.upper()
+
+
+def _main(
+    c: Canvas, box: Box, perf: Mapping[str, Any], cur: Mapping[str, Any], *, difficulty_size: int
+) -> None:
+    """Tokens on the left at full size; the running total, as big as the rest allows, on the right."""
+    m = c.m
+    hero = str(cur.get("hero"))
+    resolved = bool(perf.get("resolved"))
+    drawn = list(cur.get("drawn") or [])
+    favor = list(cur.get("favor") or [])
+    redraw = bool(cur.get("pending_redraw")) and not resolved
+    empty = 0 if resolved else max(0, int(cur.get("draws_left") or 0) - int(redraw))
+    n = 0 if is_gain(cur) else tokens.slot_count(len(drawn), len(favor), empty, redraw)
+    side = m.token
+    if c.spec.roomy:  # icons grow into the room a big panel has
+        side = max(m.token, min(int(box.h / 1.3), int(box.w * 0.62 - (n - 1) * m.gap) // max(n, 1)))
+    share = 0.6 if c.spec.roomy else 0.68  # the total is what the table reads first
+    tokens_w = min(tokens.row_width(c, n, side), int(box.w * share)) if n else int(box.w * 0.5)
+    left, block = box.left(tokens_w, m.gap * 2)
+    total = signed(group_total(perf, hero))
+    diff = f"/{perf.get('difficulty', '?')}"
+    diff_w = min(c.width_of(diff, difficulty_size, bold=True), block.w // 2)
+    diff_box, total_box = block.right(diff_w)
+    rec = c.text(total_box, total, m.huge, bold=True, align="right", valign="ink", min_size=m.big)
+    # the Difficulty sits on the total's baseline, half its size
+    size = max(m.big, min(difficulty_size, rec.size // 2 + 2))
+    low = Box(diff_box.x0, (rec.ink[1] + rec.ink[3]) // 2, diff_box.x1, rec.ink[3] + size // 6 + 1)
+    c.text(low, diff, size, bold=True, align="left", valign="ink")
+    if is_gain(cur):
+        c.lines(left, "Gain: no draw, no check", m.body)
+        return
+    tokens.draw_row(c, left, drawn, favor, empty=empty, redraw=redraw, side=side)
+
+
+def _segments(
+    c: Canvas, box: Box, parts: list[tuple[str, bool]], size: int, sep: str = SEP
+) -> None:
+    """Left to right at full size; the last part takes what is left (shrunk, then cut)."""
+    x = box.x0
+    for i, (text, bold) in enumerate(parts):
+        if x >= box.x1:
+            return
+        last = i == len(parts) - 1
+        piece = text if i == 0 else sep + text
+        width = box.x1 - x if last else min(box.x1 - x, c.width_of(piece, size, bold=bold))
+        rec = c.text(Box(x, box.y0, x + width, box.y1), piece, size, bold=bold)
+        x = rec.ink[2] + 1 if rec.shown else x
+
+
+def _status_line(c: Canvas, box: Box, view: View, cur: Mapping[str, Any]) -> None:
+    """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in DESIGN.md)."""
+    parts: list[tuple[str, bool]] = [(draws_text(cur), False)]
+    odds = odds_for(view, str(cur.get("hero")))
+    if odds is not None:
+        pct = success_percent(odds)
+        if pct:
+            parts.append((f"odds {pct}", True))
+        advice = short_advice(odds)
+        if advice:
+            parts.append((advice[0], False))
+    _segments(c, box, parts, c.m.body, TIGHT)
+
+
+def _outcome_parts(
+    perf: Mapping[str, Any], cur: Mapping[str, Any], costs: Costs
+) -> tuple[str, list[str], list[str]]:
+    """(``FAILURE``, [``Impact``], [``+2 Fatigue → 1 Strain``, ``Favor −1``]) (P19, P20, P13)."""
+    hero = str(cur.get("hero"))
+    result = result_for(perf, hero)
+    if is_gain(cur):
+        word, first = "GAIN", ["no check"]
+    elif result is None:
+        word, first = "", [draws_text(cur)]
+    else:
+        word, first = outcome_word(result), [consequence(result)]
+    return word, first, cost_parts(cur, costs_for(costs, hero))
+
+
+def _outcome_line(c: Canvas, box: Box, word: str, rest: list[str]) -> None:
+    """``SUCCESS · Wear`` / ``FAILURE · Impact · +2 Fatigue → 1 Strain``: the word inverted."""
+    m = c.m
+    x = box.x0
+    if word:
+        fill, ink = c.emphasis()
+        pad = max(2, m.gap)
+        w = min(c.width_of(word, m.big, bold=True) + 2 * pad, box.w // 2)
+        tag, after = box.left(w, m.gap)
+        c.rect(tag, fill=fill)
+        c.text(tag.inset(pad, 0), word, m.big, bold=True, align="center", fill=ink)
+        x = after.x0
+    c.text(Box(x, box.y0, box.x1, box.y1), TIGHT.join(rest), m.body)
+
+
+# --- roomy panels (4.2", 7.5") -------------------------------------------------
+
+
+def _roomy(
+    c: Canvas,
+    box: Box,
+    view: View,
+    perf: Mapping[str, Any],
+    cur: Mapping[str, Any],
+    costs: Costs,
+) -> None:
+    m = c.m
+    resolved = bool(perf.get("resolved"))
+    hero = str(cur.get("hero"))
+    heroes = group_of(perf, hero)
+
+    # who: the name large, the Performance and WEIGHT mode small on the right
+    head, rest = box.top(_lh(m.big, True), m.gap)
+    info = f"Performance {perf.get('number', '')}"
+    if perf.get("weight") and perf.get("weight") != "off":
+        info += f"{SEP}WEIGHT {str(perf['weight']).upper()}"
+    info_box, name_box = head.right(min(c.width_of(info, m.small), head.w // 2), m.gap * 2)
+    c.text(info_box, info, m.small, align="right")
+    c.text(name_box, " + ".join(names(view, heroes)).upper(), m.big, bold=True)
+    decl, rest = rest.top(_lh(m.body), m.gap)
+    c.text(decl, SEP.join(declaration(cur)), m.body)
+
+    # what it is worth and what it cost: from the bottom up
+    others = [o for o in contributions(perf) if o.get("hero") != hero]
+    bottom_rows = _roomy_bottom(c, rest, view, perf, cur, costs, heroes, resolved)
+    rest = Box(rest.x0, rest.y0, rest.x1, bottom_rows.y0 - m.gap)
+    if others:
+        row_h = _lh(m.body)
+        room = max(0, (rest.h - m.token - m.gap) // (row_h + 1))
+        shown = others[: min(len(others), room, 4)]
+        if shown:
+            list_box, rest = rest.bottom(len(shown) * (row_h + 1), m.gap)
+            _others(c, list_box, perf, shown, row_h)
+    _main(c, rest, perf, cur, difficulty_size=m.huge // 2)
+
+
+def _roomy_bottom(
+    c: Canvas,
+    box: Box,
+    view: View,
+    perf: Mapping[str, Any],
+    cur: Mapping[str, Any],
+    costs: Costs,
+    heroes: list[str],
+    resolved: bool,
+) -> Box:
+    """Draw the status (or outcome) block at the bottom of ``box``; return the box it used."""
+    m = c.m
+    lines: list[tuple[str, int, bool]] = []
+    if resolved or is_gain(cur):
+        for h in heroes:
+            contribution = next((x for x in contributions(perf) if x.get("hero") == h), {})
+            parts = cost_parts(contribution, costs_for(costs, h))
+            if parts:
+                who = names(view, [h])[0]
+                lines.append((f"{who}: {', '.join(parts)}", m.body, False))
+        block_h = _lh(m.big, True) + 2 * m.gap + len(lines) * _lh(m.body)
+        used, _ = box.bottom(block_h)
+        tag, rows = used.top(_lh(m.big, True) + 2 * m.gap, 0)
+        _outcome_tag(c, tag, perf, cur)
+        for i, row in enumerate(rows.rows(len(lines)) if lines else []):
+            c.text(row, lines[i][0], lines[i][1])
+        return used
+    status = [draws_text(cur)]
+    odds = odds_for(view, str(cur.get("hero")))
+    advice: list[str] = []
+    if odds is not None:
+        pct = success_percent(odds)
+        if pct:
+            status.append(f"success {pct}")
+        advice = advice_texts(odds)[:2]
+    n = 1 + len(advice)
+    used, _ = box.bottom(n * _lh(m.body) + (n - 1))
+    lines_at = used.rows(n, 1)
+    _segments(c, lines_at[0], [(status[0], False)] + [(s, True) for s in status[1:]], m.body)
+    for row, text in zip(lines_at[1:], advice, strict=True):
+        c.text(row, text, m.body)
+    return used
+
+
+def _outcome_tag(c: Canvas, box: Box, perf: Mapping[str, Any], cur: Mapping[str, Any]) -> None:
+    """A full-width block: ``SUCCESS · Wear`` inverted, so the result is seen from across the table."""
+    m = c.m
+    result = result_for(perf, str(cur.get("hero")))
+    if is_gain(cur):
+        text = f"GAIN{SEP}no check"
+    elif result is None:
+        text = draws_text(cur)
+    else:
+        text = (
+            f"{outcome_word(result)}{SEP}{consequence(result)}"
+            f"{SEP}{result.get('total')} vs {result.get('difficulty')}"
+        )
+    fill, ink = c.emphasis()
+    c.rect(box, fill=fill)
+    c.text(box.inset(m.gap, 0), text, m.big, bold=True, align="center", fill=ink)
+
+
+def _others(
+    c: Canvas,
+    box: Box,
+    perf: Mapping[str, Any],
+    others: list[Mapping[str, Any]],
+    row_h: int,
+) -> None:
+    """The other heroes in this Performance: name, declaration, tokens as text, total."""
+    m = c.m
+    c.hline(box.x0, box.x1 - 1, box.y0, width=1)
+    for i, o in enumerate(others):
+        row = Box(box.x0, box.y0 + 1 + i * (row_h + 1), box.x1, box.y0 + 1 + (i + 1) * (row_h + 1))
+        marks = " ".join(
+            f"{signed(int(t.get('value') or 0))}{token_code(t)}"
+            for t in [*(o.get("drawn") or []), *(o.get("favor") or [])]
+        )
+        total = f"{o.get('total', 0)}"
+        result = result_for(perf, str(o.get("hero")))
+        if result is not None:
+            total += f" {outcome_word(result)}"
+        total_box, rest = row.right(c.width_of(total, m.body, bold=True) + 1, m.gap)
+        c.text(total_box, total, m.body, bold=True, align="right")
+        name = str(o.get("name") or title(str(o.get("hero"))))
+        name_box, rest = rest.left(min(c.width_of(name, m.body, bold=True), rest.w // 3), m.gap)
+        c.text(name_box, name, m.body, bold=True)
+        what = f"{title(o.get('shade'))} {title(o.get('capability'))}"
+        c.text(rest, f"{what}   {marks}" if marks else what, m.body)

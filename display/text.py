@@ -1,0 +1,133 @@
+"""The shipped fonts, and fitting text into a width: shrink first, then ellipsize.
+
+A hero called "Wilhelmina of the Seventeenth Lantern" must never run off the
+panel or under the total. Every string a layout draws goes through
+:func:`fit` (one line) or :func:`fit_lines` (wrapped), which measure with the
+font itself and return text that is guaranteed to fit — smaller if the size
+range allows, otherwise cut with "…".
+
+The fonts are loaded from the package with :mod:`importlib.resources` and the
+BASIC layout engine, so a frame is the same bytes on every machine with the
+same Pillow (which is what lets golden images be compared pixel by pixel).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import importlib.resources
+from dataclasses import dataclass
+
+from PIL import ImageFont
+
+FONT_FILES = {False: "DejaVuSansCondensed.ttf", True: "DejaVuSansCondensed-Bold.ttf"}
+ELLIPSIS = "…"
+
+_files = contextlib.ExitStack()
+atexit.register(_files.close)
+
+Font = ImageFont.FreeTypeFont
+
+
+@functools.cache
+def font_path(bold: bool = False) -> str:
+    """A filesystem path to a shipped font (extracted once if the package is zipped)."""
+    ref = importlib.resources.files("display").joinpath("fonts", FONT_FILES[bold])
+    return str(_files.enter_context(importlib.resources.as_file(ref)))
+
+
+@functools.lru_cache(maxsize=256)
+def font(size: int, bold: bool = False) -> Font:
+    """The shipped DejaVu Sans Condensed at ``size`` pixels (cached: loading costs ~1 ms)."""
+    return ImageFont.truetype(font_path(bold), size, layout_engine=ImageFont.Layout.BASIC)
+
+
+def line_height(f: Font) -> int:
+    ascent, descent = f.getmetrics()
+    return int(ascent + descent)
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A string and the font it fits in; ``cut`` when it had to be ellipsized."""
+
+    text: str
+    font: Font
+    size: int
+    cut: bool
+
+
+def fit(text: str, width: float, size: int, *, min_size: int, bold: bool = False) -> Fitted:
+    """The largest size in ``min_size..size`` at which ``text`` fits ``width``, else cut with "…"."""
+    min_size = min(min_size, size)
+    f = font(size, bold)
+    full = f.getlength(text)
+    if full <= width:
+        return Fitted(text, f, size, False)
+    # text width scales almost linearly with size: jump near the answer, then step down
+    s = max(min_size, min(size - 1, int(size * width / max(full, 1.0))))
+    while s > min_size and font(s, bold).getlength(text) > width:
+        s -= 1
+    f = font(s, bold)
+    if f.getlength(text) <= width:
+        return Fitted(text, f, s, False)
+    return Fitted(ellipsize(text, width, f), f, s, True)
+
+
+def ellipsize(text: str, width: float, f: Font) -> str:
+    """The longest prefix of ``text`` that fits ``width`` with "…" after it ("" if none does)."""
+    if f.getlength(ELLIPSIS) > width:
+        return ""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if f.getlength(text[:mid].rstrip() + ELLIPSIS) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + ELLIPSIS
+
+
+def wrap(text: str, width: float, f: Font) -> list[str]:
+    """Greedy word wrap; a word wider than a line is cut with "…" on its own line."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        trial = f"{current} {word}" if current else word
+        if f.getlength(trial) <= width:
+            current = trial
+            continue
+        if current:
+            lines.append(current)
+        current = word if f.getlength(word) <= width else ellipsize(word, width, f)
+    if current:
+        lines.append(current)
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class FittedLines:
+    lines: list[str]
+    font: Font
+    size: int
+    cut: bool
+
+
+def fit_lines(
+    text: str, width: float, height: float, size: int, *, min_size: int, bold: bool = False
+) -> FittedLines:
+    """Wrap ``text`` into ``width``×``height``, shrinking to ``min_size``; cut the last line if need be."""
+    min_size = min(min_size, size)
+    for s in range(size, min_size - 1, -1):
+        f = font(s, bold)
+        lines = wrap(text, width, f)
+        if len(lines) * line_height(f) <= height and not any(ELLIPSIS in ln for ln in lines):
+            return FittedLines(lines, f, s, False)
+    f = font(min_size, bold)
+    lines = wrap(text, width, f)
+    room = max(1, int(height // line_height(f)))
+    if len(lines) > room:
+        lines = lines[:room]
+        lines[-1] = ellipsize(lines[-1], width, f)  # "…" says that more was cut
+    return FittedLines(lines, f, min_size, True)

@@ -1,0 +1,216 @@
+"""What the screens read from the table view: plain questions with short answers.
+
+The view (``engine.view.table_view``) is JSON data; sections added by other
+modules (``odds``, ``time``, ``combat``) may be absent or None. Everything that
+interprets the view — whose turn it is, which group a hero resolves in, how a
+token is labelled — lives here so the drawing code only draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from display.costs import HeroCost
+
+View = Mapping[str, Any]
+MINUS = "\u2212"
+
+_SHADE_CODE = {
+    "control": "C",
+    "versatility": "V",
+    "impulse": "I",
+    "gray": "G",
+    "xul": "Xul",
+    "xantyr": "Xan",
+}
+
+
+def signed(n: int) -> str:
+    """An integer with a real minus sign (a hyphen is too thin on e-ink)."""
+    return f"{MINUS}{-n}" if n < 0 else str(n)
+
+
+def title(word: str | None) -> str:
+    return (word or "").replace("_", " ").title()
+
+
+def section(view: View, name: str) -> Mapping[str, Any] | None:
+    """An optional view section, None when absent, null or not an object."""
+    value = view.get(name)
+    return value if isinstance(value, Mapping) else None
+
+
+# --- the Performance --------------------------------------------------------
+
+
+def contributions(perf: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return list(perf.get("contributions") or [])
+
+
+def focus(perf: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The contribution the table is looking at: the first still drawing, else the last declared."""
+    items = contributions(perf)
+    if not items:
+        return None
+    if not perf.get("resolved"):
+        for c in items:
+            if c.get("pending_redraw") or int(c.get("draws_left") or 0) > 0:
+                return c
+    return items[-1]
+
+
+def group_of(perf: Mapping[str, Any], hero: str) -> list[str]:
+    """The heroes ``hero`` resolves with (Intersecting heroes summed, I-P10)."""
+    for g in perf.get("groups") or []:
+        if hero in g:
+            return [str(h) for h in g]
+    return [hero]
+
+
+def group_total(perf: Mapping[str, Any], hero: str) -> int:
+    heroes = set(group_of(perf, hero))
+    return sum(int(c.get("total") or 0) for c in contributions(perf) if c.get("hero") in heroes)
+
+
+def result_for(perf: Mapping[str, Any], hero: str) -> Mapping[str, Any] | None:
+    for r in perf.get("results") or []:
+        if hero in (r.get("heroes") or []):
+            return dict(r)
+    return None
+
+
+def is_gain(c: Mapping[str, Any]) -> bool:
+    return c.get("action") == "gain"
+
+
+def declaration(c: Mapping[str, Any]) -> list[str]:
+    """Shade · Capability · Action · Training, then Exert, the Moment and Intersect when used."""
+    parts = [title(c.get("shade")), title(c.get("capability")), title(c.get("action"))]
+    parts.append(title(c.get("training")))
+    if c.get("exert"):
+        parts.append("Exert")
+    if c.get("moment"):
+        parts.append(title(c.get("moment")))
+    if c.get("intersect"):
+        parts.append(f"with {title(c.get('intersect'))}")
+    return [p for p in parts if p]
+
+
+def token_code(token: Mapping[str, Any]) -> str:
+    """The short mark under a token's value: its Shade letter, P, W2, S, or a Favor's relation."""
+    kind = token.get("kind")
+    shade = str(token.get("shade") or "")
+    if kind == "ember":
+        return _SHADE_CODE.get(shade, "?")
+    if kind == "potential":
+        return "P"
+    if kind == "weight":
+        w = token.get("weight")
+        return f"W{w}" if w is not None else "W"
+    if kind == "strain":
+        return "S"
+    if kind == "favor":  # drawn as a circle: the shape already says Favor
+        return _SHADE_CODE.get(shade, "F")
+    name = str(token.get("name") or kind or "?")
+    return name[:1].upper()
+
+
+def draws_text(c: Mapping[str, Any]) -> str:
+    """What is left to do at the Draw Board for ``c``."""
+    if c.get("pending_redraw"):
+        return "draw the Redraw"
+    left = int(c.get("draws_left") or 0)
+    if left > 0:
+        return f"{left} draw left" if left == 1 else f"{left} draws left"
+    return "all drawn"
+
+
+# --- odds (optional section) -----------------------------------------------
+
+
+def odds_for(view: View, hero: str) -> Mapping[str, Any] | None:
+    odds = section(view, "odds")
+    if odds is None:
+        return None
+    for g in odds.get("groups") or []:
+        if hero in (g.get("heroes") or []):
+            return dict(g)
+    return None
+
+
+def percent(p: Any) -> str:
+    """58 → "58%", 99.6 → ">99%", 0.2 → "<1%" (never round a sure thing up to certainty)."""
+    value = float(p)
+    if 0 < value < 1:
+        return "<1%"
+    if 99 < value < 100:
+        return ">99%"
+    return f"{round(value):d}%"
+
+
+def success_percent(group: Mapping[str, Any]) -> str | None:
+    s = group.get("success")
+    if isinstance(s, Mapping) and s.get("percent") is not None:
+        return percent(s["percent"])
+    return None
+
+
+def advice_texts(group: Mapping[str, Any]) -> list[str]:
+    out = []
+    for a in group.get("advice") or []:
+        text = a.get("text") if isinstance(a, Mapping) else a
+        if text:
+            out.append(str(text))
+    return out
+
+
+_ACTION_WORD = {"redraw": "Redraw", "call_favor": "Favor", "favor": "Favor", "exert": "Exert"}
+
+
+def short_advice(group: Mapping[str, Any]) -> list[str]:
+    """``Redraw → 58%``: the advice cut to what a strip panel has room for (DESIGN.md sketch)."""
+    out = []
+    for a in group.get("advice") or []:
+        if not isinstance(a, Mapping):
+            continue
+        text = str(a.get("text") or "")
+        word = _ACTION_WORD.get(str(a.get("action") or ""), text.split(" ")[0] if text else "")
+        target = text.rsplit("→", 1)[1].strip() if "→" in text else ""
+        if not target and isinstance(a.get("to"), int | float):
+            target = percent(a["to"])
+        if word and target:
+            out.append(f"{word} → {target}")
+        elif text:
+            out.append(text)
+    return out
+
+
+# --- outcome and cost -------------------------------------------------------
+
+
+def outcome_word(result: Mapping[str, Any]) -> str:
+    return "SUCCESS" if result.get("success") else "FAILURE"
+
+
+def consequence(result: Mapping[str, Any]) -> str:
+    """P20: success resolves Wear, failure resolves Impact."""
+    return "Wear" if result.get("success") else "Impact"
+
+
+def cost_parts(c: Mapping[str, Any], cost: HeroCost | None) -> list[str]:
+    """What the Performance cost this hero: Fatigue → Strain → Wound, Favor spent."""
+    parts = cost.describe() if cost is not None else []
+    spent = len(c.get("favor") or [])
+    if spent:
+        parts.append(f"Favor {MINUS}{spent}")
+    return parts
+
+
+def costs_for(costs: Mapping[str, HeroCost] | None, hero: str) -> HeroCost | None:
+    return None if costs is None else costs.get(hero)
+
+
+def names(view: View, heroes: Sequence[str]) -> list[str]:
+    hv = view.get("heroes") or {}
+    return [str((hv.get(h) or {}).get("name") or title(h)) for h in heroes]

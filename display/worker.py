@@ -1,0 +1,203 @@
+"""The display worker: shows the newest state, never falls behind, never blocks the table loop.
+
+E-ink takes seconds to refresh while tokens land on the Draw Board every
+second or two. A queue of frames would show totals long gone; so the worker
+keeps a single slot. ``submit()`` overwrites it (O(1), never waits for the
+panel); the worker thread takes whatever is in the slot when the panel is
+free, renders it, and refreshes — partially where the panel can, fully every
+``full_every`` partial updates against ghosting, and not at all when the
+picture did not change. Twenty submits during one 2-second refresh cost one
+more refresh, showing the twentieth.
+
+Like a Zigbee2MQTT extension it is started and stopped on its own, and it is
+given its render callable, so the service decides what a "state" is:
+
+>>> from display.drivers.png import PngPanel
+>>> from display.render import Frame, Renderer
+>>> import tempfile
+>>> worker = DisplayWorker(PngPanel(tempfile.mkdtemp(), "2.13"), Renderer("2.13"))
+>>> worker.start()
+>>> worker.submit(Frame({"heroes": {}}))
+>>> worker.wait_idle(5)
+True
+>>> worker.stop()
+>>> worker.stats.refreshes
+1
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from PIL import Image
+
+from display.drivers.base import Panel
+
+log = logging.getLogger("rhuna.display")
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class WorkerStats:
+    """Counters for logs, MQTT diagnostics and tests."""
+
+    submitted: int = 0
+    rendered: int = 0
+    refreshes: int = 0
+    full: int = 0
+    partial: int = 0
+    #: renders whose picture equalled what the panel already shows
+    unchanged: int = 0
+    #: render or panel failures (logged; the worker carries on)
+    errors: int = 0
+    last_error: str | None = None
+    #: seconds each refresh took, newest last (bounded)
+    refresh_seconds: list[float] = field(default_factory=list)
+
+
+class DisplayWorker(Generic[T]):
+    """Coalescing e-ink updater: ``start()``, ``submit(state)`` as often as you like, ``stop()``."""
+
+    def __init__(
+        self,
+        panel: Panel,
+        render: Callable[[T], Image.Image],
+        *,
+        full_every: int = 5,
+        name: str = "display",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if full_every < 0:
+            raise ValueError("full_every must be 0 (always full) or more")
+        self.panel = panel
+        self.render = render
+        self.full_every = full_every
+        self.name = name
+        self.stats = WorkerStats()
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._slot: Any = None
+        self._has_item = False
+        self._busy = False
+        self._stopping = False
+        self._flush = True
+        self._thread: threading.Thread | None = None
+        self._shown: tuple[str, tuple[int, int], bytes, bytes] | None = None
+        self._partials = 0
+        self._wake = threading.Event()  # cuts the pacing pause short when stopping
+
+    # --- the table loop's side ---------------------------------------------
+
+    def submit(self, item: T) -> None:
+        """Make ``item`` the next thing to show, replacing anything not yet shown. Never blocks
+        on the panel."""
+        with self._lock:
+            self._slot = item
+            self._has_item = True
+            self.stats.submitted += 1
+            self._changed.notify_all()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stopping = False
+            self._wake.clear()
+            self._thread = threading.Thread(
+                target=self._run, name=f"{self.name}-worker", daemon=True
+            )
+            self._thread.start()
+
+    def stop(self, *, flush: bool = True, timeout: float | None = 30.0) -> None:
+        """Stop the thread; with ``flush`` the newest pending state is shown first."""
+        with self._lock:
+            self._stopping = True
+            self._flush = flush
+            self._changed.notify_all()
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        self.panel.close()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until everything submitted has been handled; False on timeout."""
+        deadline = None if timeout is None else self._clock() + timeout
+        with self._lock:
+            while self._has_item or self._busy:
+                remaining = None if deadline is None else deadline - self._clock()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._changed.wait(remaining)
+            return True
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # --- the worker thread ---------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._has_item and not self._stopping:
+                    self._changed.wait()
+                if self._stopping and not (self._flush and self._has_item):
+                    self._changed.notify_all()
+                    return
+                item, self._slot, self._has_item = self._slot, None, False
+                self._busy = True
+            try:
+                self._update(item)
+            finally:
+                with self._lock:
+                    self._busy = False
+                    self._changed.notify_all()
+
+    def _update(self, item: Any) -> None:
+        try:
+            image = self.render(item)
+        except Exception as e:  # a bad state must not kill the display
+            self._failed("render", e)
+            return
+        self.stats.rendered += 1
+        key = (image.mode, image.size, bytes(image.getpalette() or []), image.tobytes())
+        if key == self._shown:
+            self.stats.unchanged += 1
+            return
+        partial = (
+            self.panel.supports_partial
+            and self._shown is not None
+            and self._partials < self.full_every
+        )
+        started = self._clock()
+        try:
+            self.panel.show(image, partial=partial)
+        except Exception as e:
+            self._shown = None  # whatever is on the glass now, start again with a full refresh
+            self._failed("panel", e)
+            return
+        took = self._clock() - started
+        self._shown = key
+        self._partials = self._partials + 1 if partial else 0
+        s = self.stats
+        s.refreshes += 1
+        s.partial += int(partial)
+        s.full += int(not partial)
+        s.refresh_seconds = [*s.refresh_seconds[-49:], took]
+        # honour the panel's refresh time even if its driver returned early
+        pause = self.panel.refresh_time(partial) - took
+        if pause > 0 and not self._stopping:
+            self._wake.wait(pause)
+
+    def _failed(self, what: str, error: Exception) -> None:
+        self.stats.errors += 1
+        self.stats.last_error = f"{what}: {type(error).__name__}: {error}"
+        log.error("display %s failed: %s", what, self.stats.last_error)

@@ -136,19 +136,25 @@ class Canvas:
         lh = line_height(fitted.font)
         top = box.y0 + max(0, (box.h - lh * len(fitted.lines)) // 2)
         out = []
+        words = text.split()
+        used = 0
         for i, line in enumerate(fitted.lines):
             row = Box(box.x0, top + i * lh, box.x1, min(box.y1, top + (i + 1) * lh))
-            full = text if len(fitted.lines) == 1 else line
+            n = len(line.split())
+            last = i == len(fitted.lines) - 1
+            # what this line stands for: its words, or everything left when the last line was cut
+            full = " ".join(words[used:] if last and fitted.cut else words[used : used + n])
+            used += n
             out.append(
                 self._place(row, full, line, fitted.font, fitted.size, align, "middle", fill)
             )
         return out
 
     def width_of(self, text: str, size: int, *, bold: bool = False) -> int:
-        from display.text import font
+        from display.text import font, measure
 
         return (
-            int(font(size, bold).getlength(text) + 0.999) + 1
+            int(measure(font(size, bold), text) + 0.999) + 1
         )  # +1: the fitting keeps a pixel spare
 
     def _height_cap(
@@ -159,7 +165,8 @@ class Canvas:
 
         while size > floor:
             f = font(size, bold)
-            need = _ink_height(f, text) if valign == "ink" else line_height(f)
+            ink = _ink_height(f, text)
+            need = ink if valign == "ink" else max(ink, line_height(f))
             if need <= box.h:
                 break
             size -= 1
@@ -177,7 +184,7 @@ class Canvas:
         fill: int,
     ) -> TextRecord:
         # place by the ink, not the advance: a "T" or a "J" may overhang its advance box
-        left, _, right, _ = f.getbbox(shown or " ", anchor="ls")
+        left, _, right, _ = f.getbbox(shown or " ", mode="1", anchor="ls")
         if align == "center":
             x = box.x0 + (box.w - (right - left)) / 2 - left
         elif align == "right":
@@ -186,14 +193,19 @@ class Canvas:
             x = float(box.x0 - min(0, left))
         ascent, descent = f.getmetrics()
         if valign == "ink":
-            _, top, _, bottom = f.getbbox(shown or " ", anchor="ls")
+            _, top, _, bottom = f.getbbox(shown or " ", mode="1", anchor="ls")
             y = box.y0 + (box.h - (bottom - top)) // 2 - top
         elif valign == "top":
             y = box.y0 + ascent
         else:
             y = box.y0 + (box.h - ascent - descent) // 2 + ascent
         x = int(x)
-        if shown:
+        if shown:  # accents over capitals can rise above the ascent: keep the ink in the box
+            _, top, _, bottom = f.getbbox(shown, mode="1", anchor="ls")
+            if y + bottom > box.y1:
+                y = box.y1 - int(bottom)
+            if y + top < box.y0:
+                y = box.y0 - int(top)
             self.draw.text((x, y), shown, font=f, fill=fill, anchor="ls")
             ink = self.draw.textbbox((x, y), shown, font=f, anchor="ls")
         else:
@@ -206,5 +218,5 @@ class Canvas:
 
 def _ink_height(f: Font, text: str) -> int:
     """Height of the ink of ``text`` (what a big number needs, without room for descenders)."""
-    _, top, _, bottom = f.getbbox(text or " ", anchor="ls")
+    _, top, _, bottom = f.getbbox(text or " ", mode="1", anchor="ls")
     return int(bottom - top)

@@ -43,9 +43,24 @@ def font(size: int, bold: bool = False) -> Font:
     return ImageFont.truetype(font_path(bold), size, layout_engine=ImageFont.Layout.BASIC)
 
 
+def measure(f: Font, text: str) -> float:
+    """The width ``text`` needs: its advance, or its ink where a glyph overhangs (Î, J, f)."""
+    if not text:
+        return 0.0
+    left, _, right, _ = f.getbbox(text, mode="1", anchor="ls")
+    return max(f.getlength(text, mode="1"), float(right - min(0, left)))
+
+
+#: the tallest Latin ink: accented capitals above, descenders below
+_TALL = "ÅÉÎÀÕg|pjy"
+
+
+@functools.lru_cache(maxsize=256)
 def line_height(f: Font) -> int:
+    """A line that holds any Latin text: the font's ascent+descent, or the ink of Å over p if taller."""
     ascent, descent = f.getmetrics()
-    return int(ascent + descent)
+    _, top, _, bottom = f.getbbox(_TALL, mode="1", anchor="ls")
+    return int(max(ascent + descent, bottom - top))
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,27 +77,27 @@ def fit(text: str, width: float, size: int, *, min_size: int, bold: bool = False
     """The largest size in ``min_size..size`` at which ``text`` fits ``width``, else cut with "…"."""
     min_size = min(min_size, size)
     f = font(size, bold)
-    full = f.getlength(text)
+    full = measure(f, text)
     if full <= width:
         return Fitted(text, f, size, False)
     # text width scales almost linearly with size: jump near the answer, then step down
     s = max(min_size, min(size - 1, int(size * width / max(full, 1.0))))
-    while s > min_size and font(s, bold).getlength(text) > width:
+    while s > min_size and measure(font(s, bold), text) > width:
         s -= 1
     f = font(s, bold)
-    if f.getlength(text) <= width:
+    if measure(f, text) <= width:
         return Fitted(text, f, s, False)
     return Fitted(ellipsize(text, width, f), f, s, True)
 
 
 def ellipsize(text: str, width: float, f: Font) -> str:
     """The longest prefix of ``text`` that fits ``width`` with "…" after it ("" if none does)."""
-    if f.getlength(ELLIPSIS) > width:
+    if measure(f, ELLIPSIS) > width:
         return ""
     lo, hi = 0, len(text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if f.getlength(text[:mid].rstrip() + ELLIPSIS) <= width:
+        if measure(f, text[:mid].rstrip() + ELLIPSIS) <= width:
             lo = mid
         else:
             hi = mid - 1
@@ -95,12 +110,15 @@ def wrap(text: str, width: float, f: Font) -> list[str]:
     current = ""
     for word in text.split():
         trial = f"{current} {word}" if current else word
-        if f.getlength(trial) <= width:
+        if measure(f, trial) <= width:
             current = trial
             continue
         if current:
             lines.append(current)
-        current = word if f.getlength(word) <= width else ellipsize(word, width, f)
+        current = word
+        if measure(f, word) > width:  # a cut word ends its line: "…" must end what it stands for
+            lines.append(ellipsize(word, width, f))
+            current = ""
     if current:
         lines.append(current)
     return lines
@@ -129,5 +147,6 @@ def fit_lines(
     room = max(1, int(height // line_height(f)))
     if len(lines) > room:
         lines = lines[:room]
-        lines[-1] = ellipsize(lines[-1], width, f)  # "…" says that more was cut
+        if not lines[-1].endswith(ELLIPSIS):
+            lines[-1] = ellipsize(lines[-1], width, f)  # "…" says that more was cut
     return FittedLines(lines, f, min_size, True)

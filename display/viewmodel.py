@@ -21,8 +21,8 @@ _SHADE_CODE = {
     "versatility": "V",
     "impulse": "I",
     "gray": "G",
-    "xul": "Xul",
-    "xantyr": "Xan",
+    "xul": "Xu",
+    "xantyr": "Xa",
 }
 
 

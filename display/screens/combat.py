@@ -79,6 +79,8 @@ def _strip(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], t
     now_names = [_name(p) for p in people if str(p.get("id")) in acting]
     if not now_names:
         now_names = [_name(p) for p in people if int(p.get("tick") or 0) == tick]
+    if rest.h < lh:
+        return
     row, rest = rest.top(lh, 1)
     c.text(row, "Now: " + (", ".join(now_names) or "nobody"), m.body, bold=True)
     following = []

@@ -1,0 +1,321 @@
+"""Views for the display tests and golden images, built from the real engine where it can.
+
+Performance views come from ``engine.view.table_view`` after real commands on
+the example table. The ``odds``, ``time`` and ``combat`` sections belong to
+other modules and are optional in the view; they are added here by hand in
+exactly the shapes those modules publish.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import engine
+from display.costs import costs_from_events
+from engine import apply
+from engine.view import table_view
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_TABLE = ROOT / "examples" / "table.toml"
+
+LONG_HERO = "Wilhelmina-Josephine of the Seventeenth Lantern"
+LONG_CAPABILITY = "unutterable_cartography_of_drowned_cathedrals"
+
+
+def _run(
+    state: engine.TableState, *commands: dict[str, Any]
+) -> tuple[engine.TableState, list[Any]]:
+    events: list[Any] = []
+    for c in commands:
+        state, more = apply(state, c)
+        events += more
+    return state, events
+
+
+def example_state() -> engine.TableState:
+    return engine.load_table(EXAMPLE_TABLE)
+
+
+def _clean(view: dict[str, Any]) -> dict[str, Any]:
+    for key in ("odds", "time", "combat"):
+        view.setdefault(key, None)
+    return view
+
+
+ODDS_MID = {
+    "groups": [
+        {
+            "heroes": ["aria"],
+            "difficulty": 6,
+            "success": {"num": 29, "den": 50, "percent": 58.0},
+            "advice": [
+                {
+                    "text": "Redraw Aria's Weight 0: 31% → 58%",
+                    "action": "redraw",
+                    "token": "aria.weight.0",
+                    "from": 31.0,
+                    "to": 58.0,
+                    "command": {"cmd": "redraw", "hero": "aria", "replace": "aria.weight.0"},
+                },
+                {
+                    "text": "Call Favor: 58% → 71%",
+                    "action": "call_favor",
+                    "token": None,
+                    "from": 58.0,
+                    "to": 71.0,
+                    "command": {"cmd": "call_favor", "hero": "aria"},
+                },
+            ],
+            "distribution": [[3, 0.12], [4, 0.3], [5, 0.3], [6, 0.2], [7, 0.08]],
+            "expected_fatigue": 0.0,
+            "expected_strain": 0.0,
+        }
+    ]
+}
+
+
+def performance_mid() -> dict[str, Any]:
+    """Aria, Adept in Skill, two tokens down and two to go, odds known (P6, P19)."""
+    state, _ = _run(
+        example_state(),
+        {"cmd": "begin_performance", "difficulty": 6, "weight": "mass"},
+        {
+            "cmd": "declare",
+            "hero": "aria",
+            "shade": "control",
+            "capability": "skill",
+            "action": "target",
+        },
+        {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.weight.0"},
+    )
+    view = _clean(table_view(state))
+    view["odds"] = copy.deepcopy(ODDS_MID)
+    return view
+
+
+def performance_redraw() -> dict[str, Any]:
+    """A Redraw waiting for its token, and a Favor call answered by Xantyr (P11, P18)."""
+    state, _ = _run(
+        example_state(),
+        {"cmd": "begin_performance", "difficulty": 5},
+        {
+            "cmd": "declare",
+            "hero": "aria",
+            "shade": "control",
+            "capability": "skill",
+            "action": "target",
+        },
+        {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.ember.wild"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.potential.skill.1"},
+        {"cmd": "call_favor", "hero": "aria", "token": "favor.23"},
+        {"cmd": "redraw", "hero": "aria", "replace": "aria.ember.wild"},
+    )
+    return _clean(table_view(state))
+
+
+def _tired_cass() -> engine.TableState:
+    """Cass after one Exerted Performance: Fatigue 5 of 5 (P9)."""
+    state, _ = _run(
+        example_state(),
+        {"cmd": "begin_performance", "difficulty": 3},
+        {
+            "cmd": "declare",
+            "hero": "cass",
+            "shade": "impulse",
+            "capability": "charm",
+            "action": "target",
+            "exert": True,
+        },
+        *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
+        {"cmd": "resolve"},
+        {"cmd": "reset"},
+    )
+    assert state.heroes["cass"].fatigue == 5
+    return state
+
+
+def performance_failed() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Cass Exerts again and fails: +2 Fatigue on a full track overflows into 1 Strain (P9, P13, P20)."""
+    state, events = _run(
+        _tired_cass(),
+        {"cmd": "begin_performance", "difficulty": 7},
+        {
+            "cmd": "declare",
+            "hero": "cass",
+            "shade": "impulse",
+            "capability": "charm",
+            "action": "defend",
+            "exert": True,
+        },
+        {"cmd": "draw", "hero": "cass", "token": "cass.ember.shadow"},
+        {"cmd": "draw", "hero": "cass", "token": "cass.weight.1"},
+        {"cmd": "call_favor", "hero": "cass", "token": "favor.01"},
+        {"cmd": "draw", "hero": "cass", "token": "cass.potential.shadow.1"},
+        {"cmd": "resolve"},
+    )
+    return _clean(table_view(state)), costs_from_events(events)
+
+
+def performance_success_group() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Aria and Bren in one Performance, each resolving on their own (P23, I-P10)."""
+    state, events = _run(
+        example_state(),
+        {"cmd": "begin_performance", "difficulty": 4},
+        {
+            "cmd": "declare",
+            "hero": "bren",
+            "shade": "impulse",
+            "capability": "steel",
+            "action": "target",
+            "moment": "advance",
+        },
+        {
+            "cmd": "declare",
+            "hero": "aria",
+            "shade": "control",
+            "capability": "skill",
+            "action": "defend",
+        },
+        *({"cmd": "draw", "hero": "bren", "seed": i} for i in range(4)),
+        *({"cmd": "draw", "hero": "aria", "seed": 10 + i} for i in range(4)),
+        {"cmd": "resolve"},
+    )
+    return _clean(table_view(state)), costs_from_events(events)
+
+
+def performance_long_names() -> dict[str, Any]:
+    """A hero and a capability with names far wider than a strip panel (text-fits)."""
+    view = performance_mid()
+    c = view["performance"]["contributions"][0]
+    c["name"] = LONG_HERO
+    c["capability"] = LONG_CAPABILITY
+    view["heroes"]["aria"]["name"] = LONG_HERO
+    view["odds"]["groups"][0]["advice"][0]["text"] = f"Redraw {LONG_HERO}'s Weight 0: 31% → 58%"
+    return view
+
+
+TIME = {
+    "day": 2,
+    "band": "day",
+    "minor_done": 3,
+    "due": "major",
+    "weather": {"bag": "overworld", "token": "weather.storm", "name": "Storm"},
+    "rest": {
+        "kind": "full",
+        "minor_draws": 3,
+        "full_rest_at": 5,
+        "heroes": {"aria": "resting", "bren": "watch", "cass": "resting"},
+    },
+    "temporary": [{"token": "purity.1", "name": "Purity", "expires": "2 Major draws"}],
+    "last": {"token": "time.day.event", "name": "Event (Minor)"},
+    "prompts": ["Event: does it interrupt the Rest? (I-T10)"],
+}
+
+
+def between_time() -> dict[str, Any]:
+    """After a Performance: the Time Board mid-Rest, and health against capacity (T3, T8, P13)."""
+    view = _clean(table_view(_tired_cass()))
+    view["time"] = copy.deepcopy(TIME)
+    return view
+
+
+def between_plain() -> dict[str, Any]:
+    """No Time Board published (the time module is optional)."""
+    return _clean(table_view(example_state()))
+
+
+COMBAT = {
+    "round": 2,
+    "tick": 3,
+    "acting": ["orc1", "aria"],
+    "combatants": [
+        {
+            "id": "aria",
+            "name": "Aria",
+            "tick": 3,
+            "initiative": 14,
+            "injuries": 1,
+            "injury_list": ["Bleeding"],
+            "conditions": [],
+            "armour": 2,
+            "aim": 0,
+            "guarding": False,
+            "dead": False,
+        },
+        {
+            "id": "orc1",
+            "name": "Orc Chieftain",
+            "tick": 3,
+            "initiative": 11,
+            "injuries": 2,
+            "injury_list": ["Burned", "Sprained"],
+            "conditions": ["Prone"],
+            "armour": 3,
+            "aim": 0,
+            "guarding": False,
+            "dead": False,
+        },
+        {
+            "id": "bren",
+            "name": "Bren",
+            "tick": 5,
+            "initiative": 9,
+            "injuries": 0,
+            "injury_list": [],
+            "conditions": [],
+            "armour": 4,
+            "aim": 2,
+            "guarding": False,
+            "dead": False,
+        },
+        {
+            "id": "wolf",
+            "name": "Grey Wolf",
+            "tick": 6,
+            "initiative": 7,
+            "injuries": 5,
+            "injury_list": ["Bleeding"],
+            "conditions": [],
+            "armour": 0,
+            "aim": 0,
+            "guarding": False,
+            "dead": True,
+        },
+        {
+            "id": "cass",
+            "name": "Cass",
+            "tick": 1,
+            "initiative": 16,
+            "injuries": 0,
+            "injury_list": [],
+            "conditions": ["Frightened"],
+            "armour": 1,
+            "aim": 0,
+            "guarding": True,
+            "dead": False,
+        },
+        {
+            "id": "gob",
+            "name": "Goblin Archer",
+            "tick": 1,
+            "initiative": 5,
+            "injuries": 0,
+            "injury_list": [],
+            "conditions": [],
+            "armour": 1,
+            "aim": 1,
+            "guarding": False,
+            "dead": False,
+        },
+    ],
+}
+
+
+def combat() -> dict[str, Any]:
+    view = _clean(table_view(example_state()))
+    view["combat"] = copy.deepcopy(COMBAT)
+    return view

@@ -1,0 +1,334 @@
+"""Rendering: which screen the moment calls for, optional view sections, costs, the preview command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from companion.cli import main
+from display.costs import CostLedger, HeroCost, costs_from_events
+from display.panels import ACCENT, BLACK, PANELS, WHITE, panel_spec
+from display.render import Frame, Renderer, draw, render, screen_of
+from display.screens.banner import Banner
+from display.source import load_view
+from display.viewmodel import focus, percent, short_advice, token_code
+from engine.errors import ConfigError
+from engine.view import table_view
+from tests import display_views as dv
+
+
+def _shown(view: dict[str, Any], panel: str = "4.2", **kw: Any) -> str:
+    return " | ".join(t.shown for t in draw(view, panel, "bw", **kw).texts)
+
+
+# --- which screen ---------------------------------------------------------------------
+
+
+def test_p19_a_performance_on_the_board_comes_first() -> None:
+    view = dv.performance_mid()
+    view["combat"] = dv.COMBAT
+    assert screen_of(view) == "performance"
+
+
+def test_c2_combat_shows_when_no_performance_runs() -> None:
+    assert screen_of(dv.combat()) == "combat"
+    assert "ROUND 2" in _shown(dv.combat())
+
+
+def test_t3_between_performances_shows_the_time_board() -> None:
+    view = dv.between_time()
+    assert screen_of(view) == "between"
+    text = _shown(view)
+    assert "DAY 2" in text and "MAJOR due" in text and "Storm" in text
+
+
+@pytest.mark.parametrize("key", ["odds", "time", "combat"])
+@pytest.mark.parametrize("value", ["absent", None])
+def test_optional_sections_may_be_absent_or_null(key: str, value: Any) -> None:
+    for build in (dv.performance_mid, dv.between_time, dv.combat):
+        view = build()
+        if value == "absent":
+            view.pop(key, None)
+        else:
+            view[key] = None
+        for panel in PANELS:
+            assert render(view, panel, "bwr").size == panel_spec(panel).size
+
+
+def test_a_bare_view_renders() -> None:
+    assert render({"heroes": {}}, "2.13").size == (250, 122)
+
+
+def test_p19_waiting_for_a_declaration_shows_the_difficulty() -> None:
+    state = dv.example_state()
+    from engine import apply
+
+    state, _ = apply(state, {"cmd": "begin_performance", "difficulty": 7})
+    text = _shown(table_view(state), "2.13")
+    assert "Difficulty" in text and "7" in text
+
+
+# --- what the Performance screen says ---------------------------------------------------
+
+
+def test_p6_p19_mid_performance_shows_total_difficulty_draws_left_and_odds() -> None:
+    texts = draw(dv.performance_mid(), "2.13", "bw").texts
+    shown = [t.shown for t in texts]
+    assert "ARIA" in shown and "1" in shown and "/6" in shown
+    line = " ".join(shown)
+    assert "2 draws left" in line and "odds 58%" in line and "Redraw → 58%" in line
+
+
+def test_p16_weight_token_values_are_shown_signed() -> None:
+    shown = [t.shown for t in draw(dv.performance_mid(), "4.2", "bw").texts]
+    assert "−1" in shown and "W0" in shown  # WEIGHT MASS: weight 0 gives −1V
+
+
+def test_p20_failure_shows_impact_and_the_cost_p13() -> None:
+    view, costs = dv.performance_failed()
+    for panel in PANELS:
+        text = _shown(view, panel, costs=costs)
+        assert "FAILURE" in text and "Impact" in text
+        assert "+2 Fatigue → 1 Strain" in text
+        assert "Favor −1" in text
+
+
+def test_p7_gain_says_no_check() -> None:
+    from engine import apply
+
+    state, _ = apply(dv.example_state(), {"cmd": "begin_performance", "difficulty": 4})
+    state, events = apply(
+        state,
+        {
+            "cmd": "declare",
+            "hero": "aria",
+            "shade": "control",
+            "capability": "skill",
+            "action": "gain",
+            "reserve": "aria.potential.skill.1",
+        },
+    )
+    text = _shown(table_view(state), "2.9", costs=costs_from_events(events))
+    assert "GAIN" in text and "no check" in text and "+1 Fatigue" in text
+
+
+def test_p23_roomy_panel_lists_the_other_heroes() -> None:
+    view, _ = dv.performance_success_group()
+    text = _shown(view, "7.5")
+    assert "Bren" in text and "ARIA" in text
+
+
+def test_focus_is_the_hero_still_drawing() -> None:
+    view, _ = dv.performance_success_group()
+    perf = view["performance"]
+    perf["resolved"] = False
+    perf["contributions"][0]["draws_left"] = 2
+    current = focus(perf)
+    assert current is not None and current["hero"] == "bren"
+
+
+def test_error_banner_is_drawn_and_the_screen_keeps_its_total() -> None:
+    banner = Banner("Unknown tag 04:A2:19:7B: enrol it or check the reader")
+    for panel in PANELS:
+        c = draw(dv.performance_mid(), panel, "bwr", banner=banner)
+        shown = [t.shown for t in c.texts]
+        assert "1" in shown, f"the total is gone under the banner on {panel}"
+        assert any("Unknown" in s for s in shown)
+        # the banner is solid red: a third of a strip, a quarter of a roomy panel at least
+        band = c.image.crop((0, 0, c.spec.width, c.spec.height // 4)).tobytes()
+        assert band.count(ACCENT) > len(band) // 3
+
+
+def test_colours_use_only_their_inks() -> None:
+    for colour, inks in (("bw", {WHITE, BLACK}), ("bwr", {WHITE, BLACK, ACCENT})):
+        view, costs = dv.performance_failed()
+        image = render(view, "7.5", colour, costs=costs, banner=Banner("Broker down"))
+        assert set(image.tobytes()) == inks
+
+
+def test_rendering_is_deterministic() -> None:
+    """Same view, same bytes: what golden images and the worker's skip rely on."""
+    one = Renderer("2.9", "bwr")(Frame(dv.combat()))
+    two = Renderer("2.9", "bwr")(Frame(dv.combat()))
+    assert one.tobytes() == two.tobytes()
+    assert one.tobytes() != Renderer("2.9", "bw")(Frame(dv.combat())).tobytes()
+
+
+# --- costs from events (P9, P13, P14, P15, P18) -----------------------------------------
+
+
+def test_p13_fatigue_overflow_reads_as_a_chain() -> None:
+    events = [
+        {"type": "fatigue_gained", "hero": "cass", "amount": 1, "fatigue": 5, "cause": "exertion"},
+        {"type": "fatigue_overflow", "hero": "cass", "added": 1, "was": 5},
+        {
+            "type": "strain_gained",
+            "hero": "cass",
+            "token": "cass.strain.1",
+            "strain": 1,
+            "cause": "fatigue overflow",
+        },
+    ]
+    assert costs_from_events(events)["cass"].describe() == ["+2 Fatigue → 1 Strain"]
+
+
+def test_p14_strain_overflow_into_a_wound() -> None:
+    events = [
+        {"type": "fatigue_overflow", "hero": "bren", "added": 2, "was": 5},
+        {"type": "strain_overflow", "hero": "bren", "removed_tokens": ["bren.strain.1"]},
+        {"type": "wound_gained", "hero": "bren", "wounds": 1, "cause": "strain overflow"},
+    ]
+    assert costs_from_events(events)["bren"].describe() == ["+2 Fatigue → Strain full → 1 Wound"]
+
+
+def test_p15_direct_strain_and_wounds() -> None:
+    events = [
+        {
+            "type": "strain_gained",
+            "hero": "aria",
+            "token": "aria.strain.1",
+            "strain": 1,
+            "cause": "time",
+        },
+        {"type": "wound_gained", "hero": "aria", "wounds": 1, "cause": "combat"},
+    ]
+    assert costs_from_events(events)["aria"].describe() == ["+1 Strain", "+1 Wound"]
+
+
+def test_p9_real_exertion_events_give_the_cost() -> None:
+    _, costs = dv.performance_failed()
+    assert costs["cass"] == HeroCost(fatigue=2, fatigue_overflows=1)
+
+
+def test_cost_ledger_starts_over_with_each_performance() -> None:
+    ledger = CostLedger()
+    ledger.feed([{"type": "fatigue_gained", "hero": "aria", "amount": 2}])
+    ledger.feed([{"type": "performance_started", "number": 2}])
+    assert ledger.costs == {}
+    ledger.feed([{"type": "fatigue_gained", "hero": "aria", "amount": 1}])
+    assert ledger.costs["aria"].describe() == ["+1 Fatigue"]
+
+
+# --- small readings of the view -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(58.0, "58%"), (0.2, "<1%"), (99.6, ">99%"), (100, "100%"), (0, "0%")]
+)
+def test_percent_never_rounds_to_certainty(value: float, text: str) -> None:
+    assert percent(value) == text
+
+
+def test_short_advice_for_a_strip() -> None:
+    assert short_advice(dv.ODDS_MID["groups"][0]) == ["Redraw → 58%", "Favor → 71%"]
+
+
+@pytest.mark.parametrize(
+    ("token", "code"),
+    [
+        ({"kind": "ember", "shade": "versatility"}, "V"),
+        ({"kind": "potential"}, "P"),
+        ({"kind": "weight", "weight": 2}, "W2"),
+        ({"kind": "strain"}, "S"),
+        ({"kind": "favor", "shade": "xantyr"}, "Xa"),
+        ({"kind": "temporary", "name": "Purity"}, "P"),
+    ],
+)
+def test_p12_p18_token_marks(token: dict[str, Any], code: str) -> None:
+    assert token_code(token) == code
+
+
+# --- preview: view or state JSON in, PNG out ----------------------------------------------
+
+
+def test_preview_renders_a_view_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "view.json"
+    src.write_text(json.dumps(dv.combat()), "utf-8")
+    out = tmp_path / "out.png"
+    assert main(["preview", str(src), "--panel", "2.9", "--colour", "bwr", "-o", str(out)]) == 0
+    with Image.open(out) as image:
+        assert image.size == (296, 128)
+        assert image.tobytes() == render(dv.combat(), "2.9", "bwr").tobytes()
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_preview_converts_a_full_state_and_finds_the_costs_in_its_history(tmp_path: Path) -> None:
+    """P9, P13: the state's Undo history lets preview show what the resolve cost."""
+    state = dv.example_state()
+    from engine import apply
+
+    for cmd in (
+        {"cmd": "begin_performance", "difficulty": 3},
+        {
+            "cmd": "declare",
+            "hero": "cass",
+            "shade": "impulse",
+            "capability": "charm",
+            "action": "target",
+            "exert": True,
+        },
+        *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
+        {"cmd": "resolve"},
+    ):
+        state, _ = apply(state, cmd)
+    view, costs = load_view(state.to_json())
+    assert view == table_view(state)
+    assert costs is not None and costs["cass"].fatigue == 2
+    src = tmp_path / "state.json"
+    src.write_text(json.dumps(state.to_json()), "utf-8")
+    out = tmp_path / "state.png"
+    assert (
+        main(
+            [
+                "preview",
+                str(src),
+                "--panel",
+                "4.2",
+                "-o",
+                str(out),
+                "--banner",
+                "Broker down",
+                "--severity",
+                "warning",
+            ]
+        )
+        == 0
+    )
+    with Image.open(out) as image:
+        assert (
+            image.tobytes()
+            == render(
+                view, "4.2", "bw", costs=costs, banner=Banner("Broker down", "warning")
+            ).tobytes()
+        )
+
+
+def test_preview_of_something_else_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "x.json"
+    src.write_text('{"cmd": "draw"}', "utf-8")
+    assert main(["preview", str(src), "-o", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert "neither a table view" in err and "Traceback" not in err
+    src.write_text("{not json", "utf-8")
+    assert main(["preview", str(src)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+
+
+def test_unknown_panel_and_colour_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="unknown panel"):
+        render({"heroes": {}}, "3.7")
+    with pytest.raises(ConfigError, match="bwy"):
+        render({"heroes": {}}, "2.13", "rgb")
+
+
+def test_any_other_panel_size_uses_the_nearest_metrics() -> None:
+    """An old 212×104 Inky pHAT still gets the strip layout."""
+    assert render(dv.performance_mid(), "212x104").size == (212, 104)
+    with pytest.raises(ConfigError, match="too small"):
+        panel_spec("100x50")

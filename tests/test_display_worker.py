@@ -1,0 +1,209 @@
+"""The display worker against slow panels: coalescing, pacing, partial/full cadence, skipping.
+
+The slow panel is the real PNG panel told to take as long as e-ink does
+(``full_refresh_s``), so "what is on the glass" is ``latest.png`` and it is
+compared pixel by pixel with a fresh render of the newest state.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageChops
+
+from display.drivers.base import Panel
+from display.drivers.png import PngPanel
+from display.panels import panel_spec
+from display.render import Frame, Renderer, render
+from display.worker import DisplayWorker
+from tests import display_views as dv
+
+
+def _view_with_total(n: int) -> dict[str, Any]:
+    """The mid-Performance view with running total ``n``: a different picture for every ``n``."""
+    view = dv.performance_mid()
+    view["performance"]["contributions"][0]["total"] = n
+    return view
+
+
+def _same(a: Image.Image, b: Image.Image) -> bool:
+    return (
+        a.size == b.size
+        and ImageChops.difference(a.convert("RGB"), b.convert("RGB")).getbbox() is None
+    )
+
+
+def test_twenty_updates_in_a_second_to_a_two_second_panel_make_at_most_two_refreshes(
+    tmp_path: Path,
+) -> None:
+    """The brief's case: 20 updates within 1 s, a panel taking 2 s → ≤ 2 refreshes, the newest last."""
+    panel = PngPanel(tmp_path, "2.13", full_refresh_s=2.0, partial_refresh_s=None)
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
+    worker.start()
+    views = [_view_with_total(i) for i in range(20)]
+    started = time.monotonic()
+    for view in views:
+        worker.submit(Frame(view))
+        time.sleep(0.045)
+    assert time.monotonic() - started < 1.2
+    assert worker.wait_idle(10)
+    worker.stop()
+    assert worker.stats.submitted == 20
+    assert 1 <= worker.stats.refreshes <= 2
+    assert panel.frames == worker.stats.refreshes
+    with Image.open(panel.latest) as shown:
+        assert _same(shown, render(views[-1], "2.13")), "the panel does not show the newest state"
+
+
+class GatedPanel(Panel):
+    """A panel whose refresh lasts until the test opens the gate."""
+
+    def __init__(self, *, partial: bool = True) -> None:
+        self.spec = panel_spec("2.13")
+        self.colour = "bw"
+        self.full_refresh_s = 0.0
+        self.partial_refresh_s = 0.0 if partial else None
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+        self.shown: list[tuple[bytes, bool]] = []
+
+    def show(self, image: Image.Image, *, partial: bool = False) -> None:
+        self.entered.set()
+        assert self.gate.wait(10)
+        self.shown.append((image.tobytes(), partial))
+
+
+def test_submit_never_waits_for_the_panel() -> None:
+    """submit() returns while a refresh is still in progress: the table loop is never blocked."""
+    panel = GatedPanel()
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
+    worker.start()
+    worker.submit(Frame(_view_with_total(1)))
+    assert panel.entered.wait(5)
+    for i in range(2, 50):  # the panel is stuck in show(); none of these may block
+        worker.submit(Frame(_view_with_total(i)))
+    assert not panel.shown, "the refresh cannot have finished: the gate is closed"
+    panel.gate.set()
+    assert worker.wait_idle(10)
+    worker.stop()
+    assert len(panel.shown) == 2
+    assert panel.shown[-1][0] == render(_view_with_total(49), "2.13").tobytes()
+
+
+def test_unchanged_picture_is_not_refreshed(tmp_path: Path) -> None:
+    panel = PngPanel(tmp_path, "2.13")
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
+    worker.start()
+    view = dv.between_plain()
+    for _ in range(3):
+        worker.submit(Frame(view))
+        assert worker.wait_idle(5)
+    worker.submit(Frame(dv.between_time()))
+    assert worker.wait_idle(5)
+    worker.stop()
+    assert worker.stats.refreshes == 2
+    assert worker.stats.unchanged == 2
+    assert panel.frames == 2
+
+
+def test_partial_refreshes_with_a_full_one_every_n(tmp_path: Path) -> None:
+    """Against ghosting: after full_every partial updates the next one is full."""
+    panel = PngPanel(tmp_path, "2.13", full_refresh_s=0.0, partial_refresh_s=0.0)
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"), full_every=3)
+    worker.start()
+    for i in range(9):
+        worker.submit(Frame(_view_with_total(i)))
+        assert worker.wait_idle(5)
+    worker.stop()
+    kinds = ["P" if partial else "F" for _, partial in panel.refreshes]
+    assert "".join(kinds) == "FPPPFPPPF"
+
+
+def test_panel_without_partial_refresh_always_refreshes_fully(tmp_path: Path) -> None:
+    panel = PngPanel(tmp_path, "2.13", partial_refresh_s=None)
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"), full_every=5)
+    worker.start()
+    for i in range(4):
+        worker.submit(Frame(_view_with_total(i)))
+        assert worker.wait_idle(5)
+    worker.stop()
+    assert [partial for _, partial in panel.refreshes] == [False] * 4
+
+
+class QuickPanel(GatedPanel):
+    """Returns at once but says a refresh takes 1 s: the worker must wait it out itself."""
+
+    def __init__(self) -> None:
+        super().__init__(partial=False)
+        self.full_refresh_s = 1.0
+        self.gate.set()
+        self.times: list[float] = []
+
+    def show(self, image: Image.Image, *, partial: bool = False) -> None:
+        self.times.append(time.monotonic())
+        super().show(image, partial=partial)
+
+
+def test_worker_honours_the_refresh_time_even_if_the_driver_returns_early() -> None:
+    panel = QuickPanel()
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
+    worker.start()
+    worker.submit(Frame(_view_with_total(1)))
+    assert panel.entered.wait(5)
+    worker.submit(Frame(_view_with_total(2)))
+    assert worker.wait_idle(5)
+    worker.stop()
+    assert len(panel.times) == 2
+    assert panel.times[1] - panel.times[0] >= 0.95
+
+
+def test_a_failing_render_is_logged_and_the_worker_goes_on(tmp_path: Path) -> None:
+    panel = PngPanel(tmp_path, "2.13")
+
+    def render_or_fail(frame: Frame) -> Image.Image:
+        if frame.view.get("boom"):
+            raise KeyError("performance")
+        return render(frame.view, "2.13")
+
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, render_or_fail)
+    worker.start()
+    worker.submit(Frame({"boom": True}))
+    assert worker.wait_idle(5)
+    worker.submit(Frame(dv.between_plain()))
+    assert worker.wait_idle(5)
+    worker.stop()
+    assert worker.stats.errors == 1 and "KeyError" in (worker.stats.last_error or "")
+    assert panel.frames == 1
+
+
+def test_stop_shows_the_newest_pending_state_first() -> None:
+    panel = GatedPanel()
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
+    worker.start()
+    worker.submit(Frame(_view_with_total(1)))
+    assert panel.entered.wait(5)
+    worker.submit(Frame(_view_with_total(2)))
+    panel.gate.set()
+    worker.stop(flush=True)
+    assert not worker.running
+    assert panel.shown[-1][0] == render(_view_with_total(2), "2.13").tobytes()
+
+
+def test_start_stop_start_again(tmp_path: Path) -> None:
+    """Startable and stoppable on its own, like a Zigbee2MQTT extension."""
+    panel = PngPanel(tmp_path, "2.13")
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
+    worker.start()
+    worker.start()  # idempotent
+    worker.submit(Frame(_view_with_total(1)))
+    assert worker.wait_idle(5)
+    worker.stop()
+    assert not worker.running
+    worker.start()
+    worker.submit(Frame(_view_with_total(2)))
+    assert worker.wait_idle(5)
+    worker.stop()
+    assert panel.frames == 2

@@ -205,14 +205,43 @@ TIME = {
     "due": "major",
     "weather": {"bag": "overworld", "token": "weather.storm", "name": "Storm"},
     "rest": {
-        "kind": "full",
+        "kind": "unsafe",
         "minor_draws": 3,
         "full_rest_at": 5,
         "heroes": {"aria": "resting", "bren": "watch", "cass": "resting"},
     },
-    "temporary": [{"token": "purity.1", "name": "Purity", "expires": "2 Major draws"}],
-    "last": {"token": "time.day.event", "name": "Event (Minor)"},
-    "prompts": ["Event: does it interrupt the Rest? (I-T10)"],
+    "temporary": [
+        {
+            "token": "temporary.purity.1",
+            "hero": "bren",
+            "face": "purity",
+            "expires": "after 2 more Major draws",
+            "on": "major",
+            "remaining": 2,
+        }
+    ],
+    "last": {
+        "token": "time.day.minor.event.1",
+        "name": "Day Minor Time: Event",
+        "size": "minor",
+        "face": "event",
+        "band": "day",
+        "day": 2,
+        "step": 3,
+        "resolved": True,
+    },
+    "prompts": [
+        {
+            "id": 4,
+            "kind": "interrupt",
+            "text": "Unsafe Rest: does this Minor Event interrupt the Rest? (I-T10)",
+            "face": "event",
+            "size": "minor",
+            "day": 2,
+            "band": "day",
+            "blocking": True,
+        }
+    ],
 }
 
 
@@ -224,8 +253,10 @@ def between_time() -> dict[str, Any]:
 
 
 def between_plain() -> dict[str, Any]:
-    """No Time Board published (the time module is optional)."""
-    return _clean(table_view(example_state()))
+    """No Time Board published (``time`` is optional in the view)."""
+    view = _clean(table_view(example_state()))
+    view["time"] = None
+    return view
 
 
 COMBAT = {

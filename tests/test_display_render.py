@@ -332,3 +332,28 @@ def test_any_other_panel_size_uses_the_nearest_metrics() -> None:
     assert render(dv.performance_mid(), "212x104").size == (212, 104)
     with pytest.raises(ConfigError, match="too small"):
         panel_spec("100x50")
+
+
+# --- the whole example session, as the table would see it ---------------------------------
+
+
+def test_every_state_of_the_example_session_renders_and_fits() -> None:
+    """Real views, sections and costs from examples/session.jsonl (P1–P23, T1–T12) on every panel."""
+    import engine
+    from companion.cli_replay import read_session
+    from tests.test_display_text import assert_texts_fit
+
+    state = dv.example_state()
+    ledger = CostLedger()
+    seen = set()
+    for _, cmd in read_session(dv.ROOT / "examples" / "session.jsonl"):
+        try:
+            state, events = engine.apply(state, cmd)
+        except engine.CommandRejected:
+            continue  # the session shows refusals too; they change nothing
+        ledger.feed(events)
+        view = table_view(state)
+        seen.add(screen_of(view))
+        for panel in PANELS:
+            assert_texts_fit(draw(view, panel, "bwr", costs=ledger.costs))
+    assert seen >= {"performance", "between"}

@@ -42,7 +42,7 @@ def draw(c: Canvas, box: Box, view: View) -> None:
     else:
         _time_head(c, head, time)
     # optional lines, most useful first, while the heroes still get a row each
-    extra = _time_lines(time, roomy=c.spec.roomy) if time is not None else []
+    extra = _time_lines(time, view, roomy=c.spec.roomy) if time is not None else []
     row_h = max(_lh(m.body) + 2, int(m.small * 1.5))
     need_heroes = _lh(m.small) + 1 + len(heroes) * row_h
     shown_extra: list[str] = []
@@ -58,7 +58,10 @@ def draw(c: Canvas, box: Box, view: View) -> None:
             _board(c, board, time)
         else:
             rest = Box(rest.x0, board.y0, rest.x1, rest.y1)
-    _heroes(c, rest.inset(0, 0), heroes, time, row_h)
+    if c.spec.roomy and heroes:  # a big panel with few heroes: taller rows, bigger boxes
+        room = (rest.h - _lh(m.small) - 1) // len(heroes)
+        row_h = max(row_h, min(int(m.token * 0.6), room))
+    _heroes(c, rest, heroes, time, row_h)
 
 
 def _time_head(c: Canvas, box: Box, time: Mapping[str, Any]) -> None:
@@ -97,7 +100,7 @@ def _band_pips(c: Canvas, box: Box, done: int, major_due: bool, pip: int) -> Non
     c.draw.rectangle((x0, y0, x0 + pip - 1, y0 + pip - 1), outline=BLACK, fill=fill, width=1)
 
 
-def _time_lines(time: Mapping[str, Any], *, roomy: bool) -> list[str]:
+def _time_lines(time: Mapping[str, Any], view: View, *, roomy: bool) -> list[str]:
     """Weather, Rest, prompts, last draw, temporary tokens — as many as the panel has room for."""
     out: list[str] = []
     weather = time.get("weather")
@@ -119,16 +122,28 @@ def _time_lines(time: Mapping[str, Any], *, roomy: bool) -> list[str]:
     last = time.get("last")
     if isinstance(last, Mapping) and _text_of(last):
         out.append(f"Last: {_text_of(last)}")
-    temporary = [_text_of(t) for t in time.get("temporary") or []]
-    if temporary:
+    temporary = [_temporary(t, view) for t in time.get("temporary") or []]
+    if any(temporary):
         out.append("Temporary: " + ", ".join(t for t in temporary if t))
     return out if roomy else out[:3]
 
 
+def _temporary(item: Any, view: View) -> str:
+    """``Purity (Bren)``: a temporary token by its face and whose bag it is in (T12)."""
+    if not isinstance(item, Mapping):
+        return str(item)
+    face = title(str(item.get("face") or "")) or _text_of(item)
+    hero = item.get("hero")
+    if hero:
+        name = ((view.get("heroes") or {}).get(hero) or {}).get("name") or title(str(hero))
+        return f"{face} ({name})"
+    return face
+
+
 def _text_of(item: Any) -> str:
-    """A prompt or a token, whatever shape it comes in: its text, name or token id."""
+    """A prompt or a token, whatever shape it comes in: its text, name, face or token id."""
     if isinstance(item, Mapping):
-        for key in ("text", "message", "name", "token", "face"):
+        for key in ("text", "message", "name", "face", "token"):
             if item.get(key):
                 return str(item[key])
         return ""
@@ -238,7 +253,8 @@ def _hero_row(
     col_gap = m.gap * 2
     name_box, cells = row.left(name_w, col_gap)
     name = str(hero.get("name") or hero.get("id") or "?")
-    c.text(name_box, name, m.body, bold=True)
+    size = m.big if row.h >= _lh(m.big, True) + 2 else m.body
+    c.text(name_box, name, size, bold=True)
     x = cells.x0
     values = [
         ("pips", int(hero.get("fatigue") or 0), int(hero.get("fatigue_capacity") or 0)),
@@ -252,7 +268,7 @@ def _hero_row(
         if kind == "pips":
             _pips(c, cell, value, cap, pip)
         else:
-            c.text(cell, str(value), m.body, bold=value > 0)
+            c.text(cell, str(value), size, bold=value > 0)
         x += w + col_gap
     if rest and x < row.x1:
         c.text(Box(x, row.y0, row.x1, row.y1), "rest" if rest == "resting" else "watch", m.small)

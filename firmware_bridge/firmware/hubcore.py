@@ -1,0 +1,289 @@
+"""The token hub's logic, free of hardware: presence decisions and the protocol.
+
+Runs unchanged on the Pico (MicroPython, with ``main.py`` wiring the real
+MFRC522 readers, USB serial and watchdog) and on the host (CPython), where the
+device emulator drives it with virtual readers and the tests drive it with a
+stand-in for the hardware. Hence: the MicroPython/CPython common subset, and
+every piece of hardware passed in.
+
+Presence is decided here, not on the host, because only the hub sees every
+raw poll:
+
+* a tag is *present* after ``present_hits`` consecutive polls read the same
+  UID (one stray read is not a token);
+* it is *removed* only after ``remove_misses`` consecutive clean misses (an
+  MFRC522 misses now and then with a card lying still on it);
+* a poll that cannot tell (a collision, a garbled answer, a reader fault)
+  counts as neither, so a flaky or dead reader never invents a removal.
+"""
+
+try:
+    from firmware_bridge import protocol as p
+except ImportError:  # on the hub, protocol.py sits beside this file
+    import protocol as p
+
+FIRMWARE_VERSION = (1, 0, 0)
+
+#: poll results that are neither a UID nor a clean miss
+COLLISION = "collision"
+NOISE = "noise"
+
+
+class ChannelTracker:
+    """Turns one reader's raw polls into debounced present/removed decisions."""
+
+    def __init__(self, present_hits=2, remove_misses=3):
+        if present_hits < 1 or remove_misses < 1:
+            raise ValueError("present_hits and remove_misses must be at least 1")
+        self.present_hits = present_hits
+        self.remove_misses = remove_misses
+        self.uid = None  # the tag reported present, or None
+        self._candidate = None
+        self._hits = 0
+        self._misses = 0
+
+    def update(self, result):
+        """Feed one poll result (UID bytes, None, COLLISION or NOISE).
+
+        Returns a list of ``(protocol.PRESENT | protocol.REMOVED, uid)``; a
+        tag swapped for another yields its removal, then the new presence.
+        """
+        if result is None:
+            pass
+        elif not isinstance(result, (bytes, bytearray)):
+            return []  # COLLISION / NOISE: no information either way
+        events = []
+        if self.uid is not None:
+            if result == self.uid:
+                self._misses = 0
+                self._forget()
+                return events
+            self._misses += 1
+            if self._misses >= self.remove_misses:
+                events.append((p.REMOVED, self.uid))
+                self.uid = None
+                self._misses = 0
+        self._track(result)
+        if self.uid is None and self._hits >= self.present_hits:
+            self.uid = self._candidate
+            self._forget()
+            events.append((p.PRESENT, self.uid))
+        return events
+
+    def _track(self, result):
+        if result is None:
+            self._forget()
+        elif result == self._candidate:
+            self._hits += 1
+        else:
+            self._candidate = bytes(result)
+            self._hits = 1
+
+    def _forget(self):
+        self._candidate = None
+        self._hits = 0
+
+
+class Hub:
+    """The hub: polls its readers round-robin and speaks protocol v1 to the host.
+
+    ``readers``: objects with ``poll()`` -> UID bytes / None / COLLISION /
+    NOISE (raising OSError when the reader is dead) and ``reset()``.
+    ``write(frame_bytes)`` sends to the host. ``ticks_ms``/``ticks_diff`` are
+    MicroPython's ``time`` functions (wrap-safe), or plain ints on the host.
+    ``feedback(channel, led, buzzer_ms)`` drives LEDs/buzzer, if fitted.
+
+    The host's hello is answered only after the boot scan (every channel
+    polled ``present_hits`` times), so the first inventory is the truth and a
+    token lying on a reader through a power cycle is never reported removed.
+    """
+
+    def __init__(
+        self,
+        readers,
+        write,
+        ticks_ms,
+        ticks_diff=None,
+        hub_id="hub",
+        fw_version=FIRMWARE_VERSION,
+        heartbeat_ms=1000,
+        present_hits=2,
+        remove_misses=3,
+        features=0,
+        feedback=None,
+        boot_errors=(),
+    ):
+        if not 1 <= len(readers) <= p.MAX_CHANNELS:
+            raise ValueError("a hub has 1..16 reader channels")
+        self.readers = readers
+        self.write = write
+        self.ticks_ms = ticks_ms
+        self.ticks_diff = ticks_diff or (lambda a, b: a - b)
+        self.hub_id = hub_id
+        self.fw_version = fw_version
+        self.heartbeat_ms = heartbeat_ms
+        self.features = features
+        self.feedback = feedback
+        n = len(readers)
+        self.trackers = [ChannelTracker(present_hits, remove_misses) for _ in range(n)]
+        self.faulty = [False] * n
+        self._collided = [False] * n
+        self._boot_polls = [0] * n
+        self._boot_target = present_hits
+        self.ready = False
+        self._hello_wanted = True  # announce ourselves once the boot scan is done
+        self._pending_errors = list(boot_errors)  # (code, channel, text) sent after the hello
+        self._decoder = p.Decoder(accept=p.HOST_MESSAGES)
+        self._bad_reported = 0
+        self._seq = 0
+        self._next = 0
+        self._boot_ms = ticks_ms()
+        self._last_heartbeat = self._boot_ms
+        self.frames_sent = 0
+
+    # -- output ----------------------------------------------------------------
+
+    def send(self, msg_type, payload=b""):
+        frame = p.encode_frame(msg_type, self._seq, payload)
+        self._seq = (self._seq + 1) & 0xFF
+        self.frames_sent += 1
+        self.write(frame)
+
+    def _error(self, code, channel, text):
+        if self.ready and not self._hello_wanted:
+            self.send(p.ERROR, p.error_payload(code, channel, text))
+        else:
+            self._pending_errors.append((code, channel, text))
+
+    def present_mask(self):
+        mask = 0
+        for ch in range(len(self.trackers)):
+            if self.trackers[ch].uid is not None:
+                mask |= 1 << ch
+        return mask
+
+    def _announce(self):
+        self._hello_wanted = False
+        self.send(
+            p.HELLO,
+            p.hello_payload(self.fw_version, len(self.readers), self.features, self.heartbeat_ms, self.hub_id),
+        )
+        self._inventory()
+        errors = self._pending_errors
+        self._pending_errors = []
+        for code, channel, text in errors:
+            self.send(p.ERROR, p.error_payload(code, channel, text))
+
+    def _inventory(self):
+        for ch in range(len(self.trackers)):
+            uid = self.trackers[ch].uid
+            status = p.CHANNEL_FAULT if self.faulty[ch] else p.CHANNEL_OK
+            self.send(p.INVENTORY, p.inventory_payload(ch, status, uid or b""))
+
+    def _heartbeat(self, now):
+        self._last_heartbeat = now
+        uptime = self.ticks_diff(now, self._boot_ms)
+        self.send(p.HEARTBEAT, p.heartbeat_payload(uptime, self.present_mask()))
+        bad = 0
+        for kind in p.BAD_KINDS:
+            bad += self._decoder.counts[kind]
+        if bad != self._bad_reported:
+            self.send(p.ERROR, p.error_payload(p.ERR_BAD_FRAME, p.NO_CHANNEL, "%d bad frame(s) from host" % (bad - self._bad_reported)))
+            self._bad_reported = bad
+        for ch in range(len(self.readers)):
+            if self.faulty[ch]:
+                self._reset_reader(ch)
+
+    # -- input -----------------------------------------------------------------
+
+    def receive(self, data):
+        """Bytes from the host: decode and obey every complete command."""
+        for msg_type, seq, payload in self._decoder.feed(data):
+            try:
+                self._command(msg_type, seq, payload)
+            except ValueError as e:
+                self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_BAD_ARGUMENT))
+                self._error(p.ERR_BAD_ARGUMENT, p.NO_CHANNEL, str(e))
+
+    def _command(self, msg_type, seq, payload):
+        if msg_type == p.HELLO_REQUEST:
+            self._hello_wanted = True
+            if self.ready:
+                self._announce()
+        elif msg_type == p.INVENTORY_REQUEST:
+            if self.ready and not self._hello_wanted:
+                self._inventory()
+        elif msg_type == p.PING:
+            self.send(p.PONG, bytes((seq,)) + payload[: p.MAX_PING])
+        elif msg_type == p.FEEDBACK:
+            channel, led, buzzer_ms = p.parse_feedback(payload)
+            status = p.ACK_OK
+            if channel != p.ALL_CHANNELS and channel >= len(self.readers):
+                status = p.ACK_BAD_ARGUMENT
+            elif self.feedback is None or (led != p.LED_OFF and not self.features & p.FEATURE_LED):
+                status = p.ACK_NOT_FITTED
+            elif buzzer_ms and not self.features & p.FEATURE_BUZZER:
+                status = p.ACK_NOT_FITTED
+            else:
+                self.feedback(channel, led, buzzer_ms)
+            self.send(p.ACK, p.ack_payload(msg_type, seq, status))
+        elif msg_type == p.RESCAN:
+            channel = p.parse_rescan(payload)
+            if channel != p.ALL_CHANNELS and channel >= len(self.readers):
+                self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_BAD_ARGUMENT))
+                return
+            for ch in range(len(self.readers)):
+                if channel in (ch, p.ALL_CHANNELS):
+                    self._reset_reader(ch)
+            self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_OK))
+        else:  # pragma: no cover - the decoder only passes HOST_MESSAGES
+            self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_UNKNOWN))
+
+    # -- polling ---------------------------------------------------------------
+
+    def _reset_reader(self, ch):
+        try:
+            self.readers[ch].reset()
+        except Exception:  # a dead reader stays faulty; the next heartbeat retries
+            return
+        if self.faulty[ch]:
+            self.faulty[ch] = False
+
+    def _poll(self, ch):
+        try:
+            result = self.readers[ch].poll()
+        except Exception as e:  # OSError from SPI, or anything a broken reader does
+            if not self.faulty[ch]:
+                self.faulty[ch] = True
+                self._error(p.ERR_READER_FAULT, ch, "reader not answering: %s" % e)
+            return NOISE
+        if result == COLLISION:
+            if not self._collided[ch]:
+                self._collided[ch] = True
+                self._error(p.ERR_COLLISION, ch, "several tags on one reader")
+        elif self._collided[ch]:
+            self._collided[ch] = False
+        return result
+
+    def step(self):
+        """Poll the next channel, report what changed, send a heartbeat when due.
+
+        The main loop calls this as fast as the readers allow (an MFRC522
+        poll of an empty field takes 15–25 ms), servicing host input between.
+        """
+        ch = self._next
+        self._next = (ch + 1) % len(self.readers)
+        events = self.trackers[ch].update(self._poll(ch))
+        if self.ready:
+            if not self._hello_wanted:
+                for kind, uid in events:
+                    self.send(kind, p.tag_payload(ch, uid))
+        else:
+            self._boot_polls[ch] += 1
+            if min(self._boot_polls) >= self._boot_target:
+                self.ready = True
+        if self.ready and self._hello_wanted:
+            self._announce()  # also covers a change that happened before the hello
+        now = self.ticks_ms()
+        if self.ready and self.ticks_diff(now, self._last_heartbeat) >= self.heartbeat_ms:
+            self._heartbeat(now)

@@ -1,0 +1,203 @@
+"""A register-level model of an MFRC522 and of ISO/IEC 14443-3 type A cards.
+
+The stand-in the hub firmware's SPI talks to (MicroPython/CPython common
+subset, like ``machine.py``). It models what the driver relies on: the FIFO,
+the Transceive command with StartSend and TxLastBits, the interrupt and error
+flags, VersionReg and soft reset; and each card's state machine (IDLE, READY,
+ACTIVE, HALT) with anticollision and select per cascade level, CRC_A checked
+on every frame that carries one. A card that is selected and then woken
+again without being halted drops back to IDLE silently, as the standard says,
+which is what makes careless drivers see a card lying still only every other
+poll.
+"""
+
+COMMAND = 0x01
+COM_IRQ = 0x04
+ERROR = 0x06
+FIFO_DATA = 0x09
+FIFO_LEVEL = 0x0A
+CONTROL = 0x0C
+BIT_FRAMING = 0x0D
+TX_CONTROL = 0x14
+VERSION = 0x37
+
+IDLE = "idle"
+READY = "ready"
+ACTIVE = "active"
+HALT = "halt"
+
+SEL = (0x93, 0x95, 0x97)
+
+
+def crc_a(data):
+    crc = 0x6363
+    for b in data:
+        b = (b ^ (crc & 0xFF)) & 0xFF
+        b = (b ^ (b << 4)) & 0xFF
+        crc = ((crc >> 8) ^ (b << 8) ^ (b << 3) ^ (b >> 4)) & 0xFFFF
+    return bytes((crc & 0xFF, crc >> 8))
+
+
+class Card:
+    """One PICC: a UID of 4, 7 or 10 bytes and the ISO 14443-3 state machine."""
+
+    def __init__(self, uid, sak=0x08):
+        self.uid = bytes(uid)
+        self.sak = sak
+        self.state = IDLE
+        self.from_halt = False
+        self.level = 0
+        if len(uid) == 4:
+            self.parts = [self.uid]
+            size = 0
+        elif len(uid) == 7:
+            self.parts = [b"\x88" + self.uid[:3], self.uid[3:]]
+            size = 1
+        else:
+            self.parts = [b"\x88" + self.uid[:3], b"\x88" + self.uid[3:6], self.uid[6:]]
+            size = 2
+        self.atqa = bytes((0x04 | (size << 6), 0x00))
+
+    def _unexpected(self):
+        self.state = HALT if self.from_halt else IDLE
+        return None
+
+    def receive(self, data, last_bits):
+        if last_bits == 7 and len(data) == 1:
+            cmd = data[0] & 0x7F
+            if (cmd == 0x26 and self.state == IDLE) or (cmd == 0x52 and self.state in (IDLE, HALT)):
+                self.from_halt = self.state == HALT
+                self.state = READY
+                self.level = 0
+                return self.atqa
+            if cmd == 0x26 and self.state == HALT:
+                return None  # REQA does not wake a halted card
+            return self._unexpected()
+        if len(data) == 2 and data[0] in SEL and data[1] == 0x20 and self.state == READY:
+            level = SEL.index(data[0])
+            if level != self.level or level >= len(self.parts):
+                return self._unexpected()
+            part = self.parts[level]
+            return part + bytes((part[0] ^ part[1] ^ part[2] ^ part[3],))
+        if len(data) == 9 and data[0] in SEL and data[1] == 0x70 and self.state == READY:
+            level = SEL.index(data[0])
+            part = self.parts[level] if level < len(self.parts) else b""
+            if crc_a(data[:7]) != data[7:] or level != self.level or data[2:6] != part:
+                return self._unexpected()
+            if level + 1 < len(self.parts):
+                self.level += 1
+                sak = 0x04
+            else:
+                self.state = ACTIVE
+                sak = self.sak
+            return bytes((sak,)) + crc_a(bytes((sak,)))
+        halt = len(data) == 4 and data[0] == 0x50 and data[1] == 0 and crc_a(data[:2]) == data[2:]
+        if halt and self.state == ACTIVE:
+            self.state = HALT
+            return None
+        return self._unexpected()
+
+
+class MFRC522Model:
+    """The chip: registers, FIFO, Transceive; ``cards`` lists the cards in its field.
+
+    ``dead = True`` makes the chip stop answering on SPI (MISO reads 0);
+    ``garble`` corrupts the next N received frames (a parity error).
+    """
+
+    def __init__(self, version=0x92):
+        self.version = version
+        self.cards = []
+        self.dead = False
+        self.garble = 0
+        self.transceives = 0
+        self._reset()
+
+    def _reset(self):
+        self.regs = bytearray(64)
+        self.regs[VERSION] = self.version
+        self.regs[TX_CONTROL] = 0x80
+        self.fifo = bytearray()
+
+    # the field, as a test script sees it
+    def lay(self, uid, sak=0x08):
+        card = Card(uid, sak)  # entering the field powers the card up: IDLE
+        self.cards.append(card)
+        return card
+
+    def lift(self, uid=None):
+        self.cards = [c for c in self.cards if uid is not None and c.uid != bytes(uid)]
+
+    # SPI
+    def transfer(self, out):
+        if self.dead:
+            return bytes(len(out))
+        addr = out[0]
+        reg = (addr >> 1) & 0x3F
+        if addr & 0x80:
+            result = bytearray(len(out))
+            for i in range(1, len(out)):
+                result[i] = self._read(reg)
+            return bytes(result)
+        for v in out[1:]:
+            self._write(reg, v)
+        return bytes(len(out))
+
+    def _read(self, reg):
+        if reg == FIFO_DATA:
+            return self.fifo.pop(0) if self.fifo else 0
+        if reg == FIFO_LEVEL:
+            return len(self.fifo)
+        return self.regs[reg]
+
+    def _write(self, reg, v):
+        if reg == FIFO_DATA:
+            self.fifo.append(v)
+        elif reg == FIFO_LEVEL:
+            if v & 0x80:
+                self.fifo = bytearray()
+        elif reg == COM_IRQ:
+            if v & 0x80:
+                self.regs[COM_IRQ] |= v & 0x7F
+            else:
+                self.regs[COM_IRQ] &= ~(v & 0x7F) & 0xFF
+        elif reg == COMMAND:
+            if v & 0x0F == 0x0F:
+                self._reset()
+            else:
+                self.regs[COMMAND] = v
+        elif reg == BIT_FRAMING:
+            self.regs[BIT_FRAMING] = v
+            if v & 0x80 and self.regs[COMMAND] & 0x0F == 0x0C:
+                self._transmit(v & 0x07)
+        else:
+            self.regs[reg] = v
+
+    def _transmit(self, last_bits):
+        self.transceives += 1
+        data = bytes(self.fifo)
+        self.fifo = bytearray()
+        self.regs[ERROR] = 0
+        self.regs[CONTROL] = 0
+        answers = []
+        if self.regs[TX_CONTROL] & 0x03:  # antenna on
+            for card in self.cards:
+                r = card.receive(data, last_bits)
+                if r is not None:
+                    answers.append(r)
+        if not answers:
+            self.regs[COM_IRQ] |= 0x01  # the timer ran out: nobody answered
+            return
+        self.regs[COM_IRQ] |= 0x30  # RxIRq | IdleIRq
+        if self.garble:
+            self.garble -= 1
+            self.regs[ERROR] |= 0x02  # ParityErr
+            self.regs[COM_IRQ] |= 0x02
+        distinct = []
+        for a in answers:
+            if a not in distinct:
+                distinct.append(a)
+        if len(distinct) > 1:
+            self.regs[ERROR] |= 0x08  # CollErr
+            self.regs[COM_IRQ] |= 0x02
+        self.fifo = bytearray(distinct[0])

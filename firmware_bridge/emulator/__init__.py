@@ -8,6 +8,15 @@ way ``/dev/serial/by-id/…`` does, and can be unplugged and plugged back.
 
 from firmware_bridge.emulator.device import EmulatedDevice
 from firmware_bridge.emulator.hub import HubEmulator, VirtualReader
+from firmware_bridge.emulator.line import LineReaderEmulator
+from firmware_bridge.emulator.pn532 import PN532Emulator
 from firmware_bridge.emulator.port import VirtualPort
 
-__all__ = ["EmulatedDevice", "HubEmulator", "VirtualPort", "VirtualReader"]
+__all__ = [
+    "EmulatedDevice",
+    "HubEmulator",
+    "LineReaderEmulator",
+    "PN532Emulator",
+    "VirtualPort",
+    "VirtualReader",
+]

@@ -191,7 +191,14 @@ class MFRC522:
         if status == _COLLISION:
             return COLLISION
         if status != _OK or bits != 16:
+            self._halt()  # a half-woken card back to IDLE/HALT, so the next WUPA finds it
             return NOISE
+        result = self._select()
+        self._halt()  # the card lying still then answers the next WUPA too
+        return result
+
+    def _select(self):
+        """Anticollision and select through the cascade levels: the UID, or why not."""
         uid = bytearray()
         for sel in SEL_CL:
             status, cl, bits = self._transceive(bytes((sel, 0x20)))
@@ -209,7 +216,6 @@ class MFRC522:
                 uid.extend(cl[1:4])
                 continue
             uid.extend(cl[:4])
-            self._halt()
             return bytes(uid)
         return NOISE
 

@@ -145,7 +145,11 @@ class MFRC522Model:
 
     def _read(self, reg):
         if reg == FIFO_DATA:
-            return self.fifo.pop(0) if self.fifo else 0
+            if not self.fifo:
+                return 0
+            v = self.fifo[0]
+            self.fifo = self.fifo[1:]  # MicroPython's bytearray has no pop()
+            return v
         if reg == FIFO_LEVEL:
             return len(self.fifo)
         return self.regs[reg]

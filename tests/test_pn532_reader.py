@@ -1,0 +1,147 @@
+"""The PN532 HSU reader against the emulated PN532, over real ptys."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import serial
+
+from firmware_bridge import pn532
+from firmware_bridge.emulator import PN532Emulator
+from firmware_bridge.pn532 import FrameParser, PN532Reader, command_frame
+from firmware_bridge.stats import ReaderStats
+from tests.serial_support import Events, brief, wait_until
+
+A = "04A1B2C3D4E5F6"
+B = "922E5832"
+
+
+@pytest.fixture
+def emu():
+    with PN532Emulator() as pn:
+        yield pn
+
+
+@pytest.fixture
+def events():
+    return Events()
+
+
+@pytest.fixture
+def reader(emu, events):
+    with PN532Reader(emu.link, sink=events.queue, poll_interval=0.01, name="favor") as r:
+        assert r.wait_online(3), r.stats.snapshot()
+        yield r
+
+
+def test_handshake_wakes_configures_and_bounds_passive_activation(emu, reader):
+    assert reader.firmware == (0x32, 1, 6, 7)
+    assert emu.awake and emu.sam_configured
+    assert emu.max_retries == 1  # bounded: InListPassiveTarget returns without a card
+    assert emu.commands[:3] == [
+        pn532.SAM_CONFIGURATION,
+        pn532.GET_FIRMWARE_VERSION,
+        pn532.RF_CONFIGURATION,
+    ]
+
+
+def test_present_then_removed_by_failed_re_polls(emu, reader, events):
+    emu.lay(A)
+    e = events.next()
+    assert (e.reader, e.channel, e.uid, e.presence.value) == ("favor", 0, A, "present")
+    emu.lift()
+    assert brief([events.next()]) == [(0, A, "removed")]
+
+
+def test_a_card_lying_still_gives_one_present_event_and_is_read_every_poll(emu, reader, events):
+    emu.lay(B)
+    events.next()
+    polls = reader.polls
+    time.sleep(1.0)
+    assert reader.polls - polls > 20
+    assert events.drain(0.1) == []
+    # deselecting after each hit is what keeps the card visible on every poll
+    assert emu.commands.count(pn532.IN_DESELECT) >= reader.polls - polls - 2
+
+
+def test_a_flaky_field_does_not_make_a_removal(events):
+    with (
+        PN532Emulator(miss_rate=0.3, seed=3) as emu,
+        PN532Reader(emu.link, sink=events.queue, poll_interval=0.005, remove_misses=4) as r,
+    ):
+        assert r.wait_online(3)
+        emu.lay(A)
+        events.next()
+        time.sleep(1.0)
+        assert events.drain(0.1) == []
+
+
+def test_a_bad_checksum_is_nacked_and_the_answer_resent(emu, reader, events):
+    emu.corrupt_next(3)
+    emu.lay(A)
+    assert brief([events.next()]) == [(0, A, "present")]
+    wait_until(lambda: emu.nacks == 3, 2, "three NACKs")
+    assert reader.stats.bad_crc == 3 and reader.stats.timeouts == 0
+    assert events.drain(0.1) == []
+
+
+def test_garbage_on_the_line_is_survived(emu, reader, events):
+    for seed in range(3):
+        emu.spray_garbage(500, seed)
+    emu.lay(B)
+    assert brief([events.next()]) == [(0, B, "present")]
+    assert reader.stats.unexpected_errors == 0
+
+
+def test_unplug_and_replug_recovers_and_a_card_that_stayed_is_not_reported_twice(
+    emu, reader, events
+):
+    emu.lay(A)
+    events.next()
+    emu.unplug()
+    wait_until(lambda: reader.state == "offline", 2)
+    replugged = time.monotonic()
+    emu.replug()  # a fresh, sleeping chip: the reader must wake and configure it again
+    assert reader.wait_online(2)
+    assert time.monotonic() - replugged < 2.0
+    assert events.drain(0.3) == []
+    emu.lift()
+    assert brief([events.next()]) == [(0, A, "removed")]
+
+
+def test_a_silent_pn532_is_declared_lost_and_found_again(emu, reader, events):
+    emu.go_silent()
+    wait_until(lambda: reader.stats.lost >= 1, 3, "lost after unanswered commands")
+    emu.resume()
+    assert reader.wait_online(3)
+    emu.lay(B)
+    assert brief([events.next()]) == [(0, B, "present")]
+
+
+def test_in_list_passive_target_waits_forever_without_max_retries(emu):
+    """DESIGN: InListPassiveTarget blocks until a card comes unless MaxRetries is set."""
+    stats = ReaderStats()
+    parser = FrameParser(stats)
+    with serial.Serial(emu.link, 115200, timeout=0.3) as port:
+        port.write(pn532.WAKEUP + command_frame(pn532.SAM_CONFIGURATION, b"\x01\x14\x01"))
+        assert [f.kind for f in parser.feed(port.read(64))] == ["ack", "data"]
+        port.write(command_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x01\x00"))
+        assert [f.kind for f in parser.feed(port.read(64))] == ["ack"]  # and nothing more
+        emu.lay(B)
+        (frame,) = parser.feed(port.read(64))
+        assert pn532.parse_passive_targets(frame.data[1:])[0].uid == bytes.fromhex(B)
+
+
+def test_a_device_that_is_not_a_pn532_fails_the_handshake(events):
+    with (
+        PN532Emulator(firmware=(0x07, 1, 0, 0)) as emu,
+        PN532Reader(emu.link, sink=events.queue) as r,
+    ):
+        wait_until(lambda: r.stats.handshake_failures >= 1, 3)
+        assert r.state == "offline"
+
+
+def test_passive_retries_of_0xff_is_refused(events):
+    with pytest.raises(ValueError, match="forever"):
+        PN532Reader("/dev/null", sink=events.queue, passive_retries=0xFF)

@@ -4,7 +4,7 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench venv clean
+.PHONY: demo test lint typecheck unit bench bench-serial venv clean
 
 $(STAMP): pyproject.toml constraints.txt scripts/bootstrap
 	./scripts/bootstrap
@@ -29,6 +29,9 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+bench-serial: $(STAMP)
+	$(BIN)/python benchmarks/serial.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

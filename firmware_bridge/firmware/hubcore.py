@@ -20,7 +20,13 @@ raw poll:
 try:
     from firmware_bridge import protocol as p
 except ImportError:  # on the hub, protocol.py sits beside this file
-    import protocol as p
+    import protocol as p  # type: ignore[no-redef]
+
+try:  # for the type checker only; MicroPython has neither module
+    from collections.abc import Callable, Sequence
+    from typing import Any
+except ImportError:  # pragma: no cover
+    pass
 
 FIRMWARE_VERSION = (1, 0, 0)
 
@@ -32,17 +38,17 @@ NOISE = "noise"
 class ChannelTracker:
     """Turns one reader's raw polls into debounced present/removed decisions."""
 
-    def __init__(self, present_hits=2, remove_misses=3):
+    def __init__(self, present_hits: int = 2, remove_misses: int = 3) -> None:
         if present_hits < 1 or remove_misses < 1:
             raise ValueError("present_hits and remove_misses must be at least 1")
         self.present_hits = present_hits
         self.remove_misses = remove_misses
-        self.uid = None  # the tag reported present, or None
-        self._candidate = None
+        self.uid: bytes | None = None  # the tag reported present, or None
+        self._candidate: bytes | None = None
         self._hits = 0
         self._misses = 0
 
-    def update(self, result):
+    def update(self, result: "bytes | str | None") -> "list[tuple[int, bytes]]":
         """Feed one poll result (UID bytes, None, COLLISION or NOISE).
 
         Returns a list of ``(protocol.PRESENT | protocol.REMOVED, uid)``; a
@@ -52,7 +58,7 @@ class ChannelTracker:
             pass
         elif not isinstance(result, (bytes, bytearray)):
             return []  # COLLISION / NOISE: no information either way
-        events = []
+        events: list[tuple[int, bytes]] = []
         if self.uid is not None:
             if result == self.uid:
                 self._misses = 0
@@ -64,13 +70,13 @@ class ChannelTracker:
                 self.uid = None
                 self._misses = 0
         self._track(result)
-        if self.uid is None and self._hits >= self.present_hits:
+        if self.uid is None and self._candidate is not None and self._hits >= self.present_hits:
             self.uid = self._candidate
             self._forget()
             events.append((p.PRESENT, self.uid))
         return events
 
-    def _track(self, result):
+    def _track(self, result: "bytes | None") -> None:
         if result is None:
             self._forget()
         elif result == self._candidate:
@@ -79,7 +85,7 @@ class ChannelTracker:
             self._candidate = bytes(result)
             self._hits = 1
 
-    def _forget(self):
+    def _forget(self) -> None:
         self._candidate = None
         self._hits = 0
 
@@ -100,19 +106,19 @@ class Hub:
 
     def __init__(
         self,
-        readers,
-        write,
-        ticks_ms,
-        ticks_diff=None,
-        hub_id="hub",
-        fw_version=FIRMWARE_VERSION,
-        heartbeat_ms=1000,
-        present_hits=2,
-        remove_misses=3,
-        features=0,
-        feedback=None,
-        boot_errors=(),
-    ):
+        readers: "Sequence[Any]",
+        write: "Callable[[bytes], object]",
+        ticks_ms: "Callable[[], int]",
+        ticks_diff: "Callable[[int, int], int] | None" = None,
+        hub_id: str = "hub",
+        fw_version: "tuple[int, int, int]" = FIRMWARE_VERSION,
+        heartbeat_ms: int = 1000,
+        present_hits: int = 2,
+        remove_misses: int = 3,
+        features: int = 0,
+        feedback: "Callable[[int, int, int], object] | None" = None,
+        boot_errors: "Sequence[tuple[int, int, str]]" = (),
+    ) -> None:
         if not 1 <= len(readers) <= p.MAX_CHANNELS:
             raise ValueError("a hub has 1..16 reader channels")
         self.readers = readers
@@ -143,26 +149,26 @@ class Hub:
 
     # -- output ----------------------------------------------------------------
 
-    def send(self, msg_type, payload=b""):
+    def send(self, msg_type: int, payload: bytes = b"") -> None:
         frame = p.encode_frame(msg_type, self._seq, payload)
         self._seq = (self._seq + 1) & 0xFF
         self.frames_sent += 1
         self.write(frame)
 
-    def _error(self, code, channel, text):
+    def _error(self, code: int, channel: int, text: str) -> None:
         if self.ready and not self._hello_wanted:
             self.send(p.ERROR, p.error_payload(code, channel, text))
         else:
             self._pending_errors.append((code, channel, text))
 
-    def present_mask(self):
+    def present_mask(self) -> int:
         mask = 0
         for ch in range(len(self.trackers)):
             if self.trackers[ch].uid is not None:
                 mask |= 1 << ch
         return mask
 
-    def _announce(self):
+    def _announce(self) -> None:
         self._hello_wanted = False
         self.send(
             p.HELLO,
@@ -174,13 +180,13 @@ class Hub:
         for code, channel, text in errors:
             self.send(p.ERROR, p.error_payload(code, channel, text))
 
-    def _inventory(self):
+    def _inventory(self) -> None:
         for ch in range(len(self.trackers)):
             uid = self.trackers[ch].uid
             status = p.CHANNEL_FAULT if self.faulty[ch] else p.CHANNEL_OK
             self.send(p.INVENTORY, p.inventory_payload(ch, status, uid or b""))
 
-    def _heartbeat(self, now):
+    def _heartbeat(self, now: int) -> None:
         self._last_heartbeat = now
         uptime = self.ticks_diff(now, self._boot_ms)
         self.send(p.HEARTBEAT, p.heartbeat_payload(uptime, self.present_mask()))
@@ -196,7 +202,7 @@ class Hub:
 
     # -- input -----------------------------------------------------------------
 
-    def receive(self, data):
+    def receive(self, data: bytes) -> None:
         """Bytes from the host: decode and obey every complete command."""
         for msg_type, seq, payload in self._decoder.feed(data):
             try:
@@ -205,7 +211,7 @@ class Hub:
                 self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_BAD_ARGUMENT))
                 self._error(p.ERR_BAD_ARGUMENT, p.NO_CHANNEL, str(e))
 
-    def _command(self, msg_type, seq, payload):
+    def _command(self, msg_type: int, seq: int, payload: bytes) -> None:
         if msg_type == p.HELLO_REQUEST:
             self._hello_wanted = True
             if self.ready:
@@ -241,7 +247,7 @@ class Hub:
 
     # -- polling ---------------------------------------------------------------
 
-    def _reset_reader(self, ch):
+    def _reset_reader(self, ch: int) -> None:
         try:
             self.readers[ch].reset()
         except Exception:  # a dead reader stays faulty; the next heartbeat retries
@@ -249,9 +255,9 @@ class Hub:
         if self.faulty[ch]:
             self.faulty[ch] = False
 
-    def _poll(self, ch):
+    def _poll(self, ch: int) -> "bytes | str | None":
         try:
-            result = self.readers[ch].poll()
+            result: bytes | str | None = self.readers[ch].poll()
         except Exception as e:  # OSError from SPI, or anything a broken reader does
             if not self.faulty[ch]:
                 self.faulty[ch] = True
@@ -265,7 +271,7 @@ class Hub:
             self._collided[ch] = False
         return result
 
-    def step(self):
+    def step(self) -> None:
         """Poll the next channel, report what changed, send a heartbeat when due.
 
         The main loop calls this as fast as the readers allow (an MFRC522

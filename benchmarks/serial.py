@@ -1,0 +1,143 @@
+"""Serial side benchmarks: hub frame decoder throughput, and pty latency to a TagEvent.
+
+    .venv/bin/python benchmarks/serial.py            (or: make bench-serial)
+
+1. Decoder throughput: frames/s through ``protocol.Decoder`` for a realistic
+   mix (tag events and heartbeats), fed in 4 KiB chunks as a serial port
+   hands them over; with the C CRC (CPython) and with the table CRC the
+   MicroPython firmware uses, and the PN532 frame parser for comparison.
+2. Latency: the emulated hub writes a PRESENT/REMOVED frame to the pty →
+   the bridge's thread reads, decodes and delivers the TagEvent. Measured
+   per event with ``time.perf_counter`` on both ends (same process).
+
+Medians of several runs are printed; the machine is shared, so expect noise.
+"""
+
+from __future__ import annotations
+
+import queue
+import statistics
+import sys
+import time
+from pathlib import Path
+
+# Run as a script, this file's folder comes first on sys.path, and its name
+# would shadow pyserial's ``serial`` package: put the project root there instead.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+from firmware_bridge import pn532  # noqa: E402
+from firmware_bridge import protocol as p  # noqa: E402
+from firmware_bridge.emulator import HubEmulator  # noqa: E402
+from firmware_bridge.events import TagEvent  # noqa: E402
+from firmware_bridge.hub import HubReader  # noqa: E402
+from firmware_bridge.stats import ReaderStats  # noqa: E402
+
+RUNS = 5
+FRAMES = 20_000
+EVENTS = 300
+
+
+def hub_stream(n: int) -> bytes:
+    uid7 = bytes.fromhex("04A1B2C3D4E5F6")
+    out = bytearray()
+    for i in range(n):
+        if i % 4 == 3:
+            out += p.encode_frame(p.HEARTBEAT, i, p.heartbeat_payload(i * 1000, 0b0101))
+        else:
+            out += p.encode_frame(p.PRESENT if i % 2 else p.REMOVED, i, p.tag_payload(i % 4, uid7))
+    return bytes(out)
+
+
+def decode_rate(stream: bytes, n: int) -> float:
+    d = p.Decoder()
+    t0 = time.perf_counter()
+    got = 0
+    for i in range(0, len(stream), 4096):
+        got += len(d.feed(stream[i : i + 4096]))
+    dt = time.perf_counter() - t0
+    assert got == n, (got, n)
+    return n / dt
+
+
+def pn532_rate(n: int) -> float:
+    frame = pn532.build_frame(bytes.fromhex("4B01010044000704A1B2C3D4E5F6"), pn532.TFI_PN532)
+    stream = (pn532.ACK + frame) * n
+    parser = pn532.FrameParser(ReaderStats())
+    t0 = time.perf_counter()
+    got = 0
+    for i in range(0, len(stream), 4096):
+        got += len(parser.feed(stream[i : i + 4096]))
+    dt = time.perf_counter() - t0
+    assert got == 2 * n
+    return n / dt
+
+
+def latency_run(n: int) -> list[float]:
+    """Seconds from the emulator's write of each tag frame to its TagEvent in the sink."""
+    writes: list[float] = []
+
+    def on_write(frame: bytes, t: float) -> None:
+        if p.cobs_decode(frame[:-1])[0] in (p.PRESENT, p.REMOVED):
+            writes.append(t)
+
+    events: queue.Queue[TagEvent] = queue.Queue()
+    emu = HubEmulator(channels=4, poll_ms=2, heartbeat_ms=500, present_hits=1, remove_misses=1)
+    emu.on_write = on_write
+    lat: list[float] = []
+    with emu, HubReader(emu.link, sink=events, clock=time.perf_counter) as reader:
+        if not reader.wait_online(5):
+            raise SystemExit("bench: the bridge did not come online")
+        uid = bytes.fromhex("04A1B2C3")
+        for i in range(n):
+            ch = i % 4
+            if i % 2 == 0:
+                emu.lay(ch, uid[:3] + bytes([i & 0xFF]))
+            else:
+                emu.lift((i - 1) % 4)
+            event = events.get(timeout=5)
+            lat.append(event.timestamp - writes[len(lat)])
+        if reader.stats.bad_frames or reader.stats.lost_frames:
+            raise SystemExit(f"bench: link errors {reader.stats.snapshot()}")
+    return lat
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def main() -> None:
+    stream = hub_stream(FRAMES)
+    c_rates = [decode_rate(stream, FRAMES) for _ in range(RUNS)]
+    saved = p._crc_hqx
+    p._crc_hqx = None  # the firmware's path: table-driven CRC in Python
+    try:
+        table_rates = [decode_rate(stream, FRAMES) for _ in range(RUNS)]
+    finally:
+        p._crc_hqx = saved
+    pn_rates = [pn532_rate(FRAMES) for _ in range(RUNS)]
+    c_med, t_med = statistics.median(c_rates), statistics.median(table_rates)
+    print(
+        f"hub decoder, C CRC      : {c_med:>10,.0f} frames/s (median of {RUNS} x {FRAMES} frames)"
+    )
+    print(
+        f"hub decoder, table CRC  : {t_med:>10,.0f} frames/s (MicroPython's CRC path; C/table = {c_med / t_med:.2f}x)"
+    )
+    print(f"pn532 parser            : {statistics.median(pn_rates):>10,.0f} ACK+response pairs/s")
+    print(f"  115200 baud carries at most {115200 // 10 // 16:,} hub frames/s of ~16 bytes")
+
+    p50s, p99s = [], []
+    for _ in range(3):
+        lat = latency_run(EVENTS)
+        p50s.append(pct(lat, 0.50))
+        p99s.append(pct(lat, 0.99))
+    print(
+        f"emulator write -> TagEvent over a pty: p50 {statistics.median(p50s) * 1e3:.3f} ms, "
+        f"p99 {statistics.median(p99s) * 1e3:.3f} ms (median of 3 runs x {EVENTS} events)"
+    )
+
+
+if __name__ == "__main__":
+    main()

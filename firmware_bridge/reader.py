@@ -285,8 +285,9 @@ class SerialReader(ABC):
                 self.stats.add("lost")
                 self._set_state("lost", str(e))
             except HandshakeFailed as e:
-                self.stats.add("handshake_failures")
-                self._set_state("offline", f"handshake failed: {e}")
+                if not self._stop.is_set():
+                    self.stats.add("handshake_failures")
+                    self._set_state("offline", f"handshake failed: {e}")
             except (serial.SerialException, OSError) as e:
                 if not self._stop.is_set():
                     self.stats.add("disconnects")

@@ -176,6 +176,16 @@ def test_commands_ping_feedback_rescan_and_refusals():
     assert [r.resets for r in rig.readers] == [1, 1, 1]
 
 
+def test_a_command_the_hub_does_not_know_gets_an_unknown_ack_and_an_error():
+    rig = Rig()
+    rig.rounds(2)
+    rig.frames()
+    rig.command(0x5A, b"\x01", seq=3)  # from a newer host
+    frames = rig.frames()
+    assert frames[0] == ("ack", p.ack_payload(0x5A, 3, p.ACK_UNKNOWN))
+    assert p.parse_error(frames[1][1])[:2] == (p.ERR_UNKNOWN_COMMAND, p.NO_CHANNEL)
+
+
 def test_bad_frames_from_the_host_are_counted_and_reported_at_the_heartbeat():
     rig = Rig()
     rig.rounds(2)

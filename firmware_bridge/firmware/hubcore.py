@@ -30,6 +30,9 @@ except ImportError:  # pragma: no cover
 
 FIRMWARE_VERSION = (1, 0, 0)
 
+#: message types reserved for host -> hub commands
+HOST_RANGE = tuple(range(0x40, 0x80))
+
 #: poll results that are neither a UID nor a clean miss
 COLLISION = "collision"
 NOISE = "noise"
@@ -139,7 +142,8 @@ class Hub:
         self.ready = False
         self._hello_wanted = True  # announce ourselves once the boot scan is done
         self._pending_errors = list(boot_errors)  # (code, channel, text) sent after the hello
-        self._decoder = p.Decoder(accept=p.HOST_MESSAGES)
+        # every type in the host's range, so a newer host's command gets a clear "unknown" ACK
+        self._decoder = p.Decoder(accept=HOST_RANGE)
         self._bad_reported = 0
         self._seq = 0
         self._next = 0
@@ -242,8 +246,9 @@ class Hub:
                 if channel in (ch, p.ALL_CHANNELS):
                     self._reset_reader(ch)
             self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_OK))
-        else:  # pragma: no cover - the decoder only passes HOST_MESSAGES
+        else:  # a command from a newer host
             self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_UNKNOWN))
+            self._error(p.ERR_UNKNOWN_COMMAND, p.NO_CHANNEL, "command 0x%02X unknown" % msg_type)
 
     # -- polling ---------------------------------------------------------------
 

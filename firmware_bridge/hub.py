@@ -102,7 +102,6 @@ class HubReader(SerialReader):
         self._tx_seq = 0
         self._expected_seq: int | None = None
         self._resync_at = 0.0  # when the last inventory request went out
-        self._last_uptime = -1
 
     # -- commands (any thread) -------------------------------------------------
 
@@ -197,7 +196,6 @@ class HubReader(SerialReader):
                     )
                 self.info = info
                 self._expected_seq = (seq + 1) & 0xFF
-                self._last_uptime = -1
                 return info, frames[i + 1 :]
         raise HandshakeFailed("stopped during handshake")
 
@@ -278,12 +276,11 @@ class HubReader(SerialReader):
             self._check_channel(channel)
             self._reconcile(channel, uid or None)
         elif msg_type == p.HEARTBEAT:
-            uptime, mask = p.parse_heartbeat(payload)
+            _uptime, mask = p.parse_heartbeat(payload)
             self.stats.add("heartbeats")
             mine = sum(1 << ch for ch in self.tags)
             if mask != mine:
                 self._resync(port, f"hub mask {mask:#06x} != host {mine:#06x}")
-            self._last_uptime = uptime
         elif msg_type == p.ERROR:
             code, channel, text = p.parse_error(payload)
             name = p.ERROR_NAMES.get(code, f"code_{code}")

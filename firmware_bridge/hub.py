@@ -135,7 +135,7 @@ class HubReader(SerialReader):
 
     # -- the session (reader thread) -------------------------------------------
 
-    def _session(self, port: serial.SerialBase) -> None:
+    def _session(self, port: serial.Serial) -> None:
         self._decoder.reset()
         self._expected_seq = None
         port.reset_input_buffer()
@@ -164,7 +164,7 @@ class HubReader(SerialReader):
         finally:
             self._fail_pending(f"hub {self.name} went {self.state}")
 
-    def _handshake(self, port: serial.SerialBase) -> tuple[HubInfo, list[tuple[int, int, bytes]]]:
+    def _handshake(self, port: serial.Serial) -> tuple[HubInfo, list[tuple[int, int, bytes]]]:
         """Ask for the hello until it comes; returns it and the frames that followed it."""
         deadline = time.monotonic() + self.hello_timeout
         next_request = 0.0
@@ -199,13 +199,13 @@ class HubReader(SerialReader):
                 return info, frames[i + 1 :]
         raise HandshakeFailed("stopped during handshake")
 
-    def _write(self, port: serial.SerialBase, msg_type: int, payload: bytes) -> int:
+    def _write(self, port: serial.Serial, msg_type: int, payload: bytes) -> int:
         seq = self._tx_seq
         self._tx_seq = (seq + 1) & 0xFF
         port.write(p.encode_frame(msg_type, seq, payload))
         return seq
 
-    def _flush_outbox(self, port: serial.SerialBase, now: float) -> None:
+    def _flush_outbox(self, port: serial.Serial, now: float) -> None:
         while True:
             try:
                 msg_type, payload, future = self._outbox.get_nowait()
@@ -229,7 +229,7 @@ class HubReader(SerialReader):
             except queue.Empty:
                 break
 
-    def _resync(self, port: serial.SerialBase, why: str) -> None:
+    def _resync(self, port: serial.Serial, why: str) -> None:
         """Ask for the hub's inventory (at most every 0.2 s) to repair the host's view."""
         now = time.monotonic()
         if now - self._resync_at < 0.2:
@@ -239,7 +239,7 @@ class HubReader(SerialReader):
         log.info("%s: resynchronising: %s", self.name, why)
         self._write(port, p.INVENTORY_REQUEST, b"")
 
-    def _handle(self, port: serial.SerialBase, msg_type: int, seq: int, payload: bytes) -> None:
+    def _handle(self, port: serial.Serial, msg_type: int, seq: int, payload: bytes) -> None:
         self.stats.add("frames")
         if msg_type == p.HELLO:  # the hub rebooted under us; its inventory follows
             self._expected_seq = (seq + 1) & 0xFF
@@ -263,7 +263,7 @@ class HubReader(SerialReader):
         if self.info is not None and channel >= self.info.channels:
             raise ValueError(f"channel {channel}, but the hub has {self.info.channels}")
 
-    def _dispatch(self, port: serial.SerialBase, msg_type: int, payload: bytes) -> None:
+    def _dispatch(self, port: serial.Serial, msg_type: int, payload: bytes) -> None:
         if msg_type in (p.PRESENT, p.REMOVED):
             channel, uid = p.parse_tag(payload)
             self._check_channel(channel)

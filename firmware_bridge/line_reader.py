@@ -105,7 +105,7 @@ class LineReader(SerialReader):
         self._last_seen = 0.0
         self._last_tap: tuple[bytes, float] | None = None
 
-    def _session(self, port: serial.SerialBase) -> None:
+    def _session(self, port: serial.Serial) -> None:
         self._buf.clear()
         self._overflow = False
         port.reset_input_buffer()

@@ -298,7 +298,7 @@ class PN532Reader(SerialReader):
 
     # -- one command -------------------------------------------------------------
 
-    def _read_frame(self, port: serial.SerialBase, timeout: float, nack: bool) -> Frame | None:
+    def _read_frame(self, port: serial.Serial, timeout: float, nack: bool) -> Frame | None:
         deadline = time.monotonic() + timeout
         while not self.stopping:
             if self._frames:
@@ -314,7 +314,7 @@ class PN532Reader(SerialReader):
                 return None
         return None
 
-    def call(self, port: serial.SerialBase, command: int, params: bytes = b"") -> bytes:
+    def call(self, port: serial.Serial, command: int, params: bytes = b"") -> bytes:
         """Send a command, take its ACK and response; returns the response data.
 
         Retries ``attempts`` times; raises :class:`LinkLost` when the PN532
@@ -366,7 +366,7 @@ class PN532Reader(SerialReader):
 
     # -- the session ------------------------------------------------------------------
 
-    def _session(self, port: serial.SerialBase) -> None:
+    def _session(self, port: serial.Serial) -> None:
         self._parser.reset()
         port.reset_input_buffer()
         port.write(WAKEUP)
@@ -397,7 +397,7 @@ class PN532Reader(SerialReader):
                     self._removed(self.channel, uid)
             self._wait(self.poll_interval)
 
-    def _poll(self, port: serial.SerialBase) -> bytes | str | None:
+    def _poll(self, port: serial.Serial) -> bytes | str | None:
         """UID, None (no card) or NOISE (an answer that says neither: never a removal)."""
         self.polls += 1
         try:

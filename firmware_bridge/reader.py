@@ -114,7 +114,7 @@ class SerialReader(ABC):
         self._thread: threading.Thread | None = None
         self._state_changed = threading.Condition()
         self._state = "stopped"
-        self._serial: serial.SerialBase | None = None
+        self._serial: serial.Serial | None = None
         #: what the host believes lies on each channel (for dedupe and reconciling)
         self.tags: dict[int, bytes] = {}
 
@@ -167,7 +167,7 @@ class SerialReader(ABC):
     # -- for backends --------------------------------------------------------
 
     @abstractmethod
-    def _session(self, port: serial.SerialBase) -> None:
+    def _session(self, port: serial.Serial) -> None:
         """Talk to the device on an open port until stopped; raise to reconnect.
 
         Raise :class:`LinkLost` or :class:`HandshakeFailed` for protocol-level
@@ -175,7 +175,7 @@ class SerialReader(ABC):
         went away. Call :meth:`_online` once the device is identified.
         """
 
-    def _open(self) -> serial.SerialBase:
+    def _open(self) -> serial.Serial:
         port = serial.serial_for_url(
             self.port,
             baudrate=self.baudrate,

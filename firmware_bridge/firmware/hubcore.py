@@ -20,7 +20,7 @@ raw poll:
 try:
     from firmware_bridge import protocol as p
 except ImportError:  # on the hub, protocol.py sits beside this file
-    import protocol as p  # type: ignore[no-redef]
+    import protocol as p  # type: ignore[no-redef,import-not-found]
 
 try:  # for the type checker only; MicroPython has neither module
     from collections.abc import Callable, Sequence

@@ -1,9 +1,10 @@
-"""``rhuna-table demo``: the whole example table, with no hardware at all.
+"""``rhuna-table demo``: the whole table on embedded defaults, with no hardware at all.
 
-For now it replays the shipped example session step by step — each command, what
-the rules made of it, and the outcome — and ends with the heroes' sheets. Later
-parts of the service (emulated token hub, mock GPIO wheel, PNG panel, MQTT) plug
-into the same loop.
+The emulated token hub sits on a real pty; tokens "laid" on its readers travel as
+serial frames to the HubReader, through the tag registry into commands, through
+the engine, and out to the PNG panel (``demo-out/…/latest.png`` and numbered
+frames). Wheel and button presses are commands from the script. Then the example
+fight runs through the same loop, and the panel shows the combat wheel.
 """
 
 from __future__ import annotations
@@ -13,79 +14,109 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine import CommandRejected, apply, load_table
+from companion.loop import Outcome
+from companion.simulated import SimulatedTable
+from companion.tags import ReaderRoles
+from engine import load_table
+from engine.errors import ConfigError
 from engine.narrate import describe
 from engine.state import TableState
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
+#: (name, table, script) played by default
+DEFAULT_PLAYS = [
+    ("table", EXAMPLES / "table.toml", EXAMPLES / "demo.jsonl"),
+    ("fight", EXAMPLES / "fight.toml", EXAMPLES / "fight.jsonl"),
+]
+ROLES = ReaderRoles({"draw-board": {4: "favor", 5: "time"}})
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("demo", help="run the example table with no hardware (simulated everything)")
+    p = sub.add_parser("demo", help="run the example table on emulated hardware (PNG panel)")
     p.add_argument("--table", help="table TOML (default: the shipped examples)")
-    p.add_argument(
-        "--session",
-        action="append",
-        help="session file(s) to play on --table (default: the shipped example session and fight)",
-    )
+    p.add_argument("--script", help="demo script for --table (JSON lines, see examples/demo.jsonl)")
+    p.add_argument("--out", default="demo-out", help="where the panel's PNG frames go")
+    p.add_argument("--panel", default="4.2", help='panel: 2.13, 2.9, 4.2, 7.5 or "WxH"')
+    p.add_argument("--colour", default="bwr", help="bw, bwr or bwy")
     p.set_defaults(func=run)
-
-
-def _summary(cmd: dict[str, Any]) -> str:
-    rest = {k: v for k, v in cmd.items() if k != "cmd"}
-    return f"{cmd['cmd']} " + " ".join(f"{k}={json.dumps(v)}" for k, v in rest.items())
-
-
-def sheets(state: TableState) -> list[str]:
-    lines = []
-    for h in state.heroes.values():
-        lines.append(
-            f"  {h.name:<8} Fatigue {h.fatigue}/{h.fatigue_capacity}  "
-            f"Strain {h.strain}/{h.strain_capacity}  Wounds {h.wounds}  "
-            f"Favor {h.favor}  Redraws {h.redraws}  bag {len(state.bags[h.bag].contents)} tokens"
-        )
-    return lines
-
-
-#: what the demo plays by default: (table, sessions)
-DEFAULT_PLAYS = [
-    (EXAMPLES / "table.toml", [EXAMPLES / "session.jsonl"]),
-    (EXAMPLES / "fight.toml", [EXAMPLES / "fight.jsonl"]),
-]
 
 
 def run(args: argparse.Namespace) -> int:
     if args.table:
-        plays = [(Path(args.table), [Path(s) for s in args.session or []])]
+        if not args.script:
+            raise ConfigError("demo: --table needs --script")
+        plays = [(Path(args.table).stem, Path(args.table), Path(args.script))]
     else:
         plays = DEFAULT_PLAYS
-    for table, sessions in plays:
-        if play(table, sessions):
-            return 1
+    for name, table, script in plays:
+        out = Path(args.out) / name
+        code = play(load_table(table), script, out, args.panel, args.colour)
+        print(f"\n  panel frames: {out}/frame-*.png, newest {out}/latest.png")
+        if code:
+            return code
     return 0
 
 
-def play(table: Path, sessions: list[Path]) -> int:
+def sheets(state: TableState) -> list[str]:
+    return [
+        f"  {h.name:<8} Fatigue {h.fatigue}/{h.fatigue_capacity}  "
+        f"Strain {h.strain}/{h.strain_capacity}  Wounds {h.wounds}  "
+        f"Favor {h.favor}  Redraws {h.redraws}  bag {len(state.bags[h.bag].contents)} tokens"
+        for h in state.heroes.values()
+    ]
+
+
+def _show(outcome: Outcome) -> None:
+    if outcome.tag is not None:
+        t = outcome.tag
+        print(f"  [hub ch{t.channel}] tag {t.uid} {t.presence}", end="")
+        print(f" → {json.dumps(outcome.command)}" if outcome.command else "")
+    elif outcome.command is not None:
+        rest = {k: v for k, v in outcome.command.items() if k != "cmd"}
+        args = " ".join(f"{k}={json.dumps(v)}" for k, v in rest.items())
+        print(f"  [{outcome.source}] {outcome.command['cmd']} {args}".rstrip())
+    if outcome.error is not None:
+        print(f"      ⚠ {outcome.error}")
+    for event in outcome.events:
+        print(f"      {describe(outcome.state, event)}")
+
+
+def play(state: TableState, script: Path, out: Path, panel: str, colour: str) -> int:
     from companion.cli_replay import read_session
 
-    state = load_table(table)
-    print(f"\nRhuna table companion — demo on {table}")
+    steps = read_session(script)
+    print(f'\nRhuna table companion — {script.name} on {out} ({panel}" {colour} PNG panel)')
     print(*sheets(state), sep="\n")
-    step = 0
-    for session in sessions:
-        print(f"\n== {session}")
-        for line, cmd in read_session(Path(session)):
-            step += 1
+    with SimulatedTable(state, out, panel=panel, colour=colour, channels=6, settle=True) as table:
+        table.loop.roles = ROLES
+        print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled\n")
+        for line, step in steps:
             try:
-                state, events = apply(state, cmd)
-            except CommandRejected as e:
-                print(
-                    f"[{step:3}] {_summary(cmd)}\n      REFUSED ({session}:{line}): {e.violation}"
-                )
+                outcome = _step(table, step)
+            except (KeyError, TimeoutError) as e:
+                print(f"  {script}:{line}: {e}")
                 return 1
-            print(f"[{step:3}] {_summary(cmd)}")
-            for event in events:
-                print(f"      {describe(state, event)}")
-    print("\nAt the end of the session:")
-    print(*sheets(state), sep="\n")
+            if outcome is not None:
+                _show(outcome)
+        final = table.loop.state
+    print("\n  At the end:")
+    print(*sheets(final), sep="\n")
     return 0
+
+
+def _step(table: SimulatedTable, step: dict[str, Any]) -> Outcome | None:
+    if "say" in step:
+        print(f"\n  ── {step['say']}")
+        return None
+    if "lay" in step:
+        return table.lay(int(step["slot"]), token=str(step["lay"]))
+    if "lay_uid" in step:
+        return table.lay(int(step["slot"]), uid=str(step["lay_uid"]))
+    if "lift" in step:
+        table.lift(int(step["lift"]))
+        return None
+    if step.get("clear"):
+        table.clear_board()
+        return None
+    return table.command(step)

@@ -1,0 +1,111 @@
+"""The table loop: one queue in, the only code that changes the table's state.
+
+Readers, the wheel, MQTT and scripts run in their own threads and only
+``submit`` here. The loop takes one item at a time, turns a tag into a command
+(:mod:`companion.tags`), applies it (:func:`engine.apply`), and tells every
+subscriber — the display worker, the MQTT publisher, the log — what happened.
+A refused command or an unknown tag becomes an :class:`Outcome` with an error
+for the panel and MQTT; nothing ever crashes the loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.tags import ReaderRoles, command_for_tag
+from engine import CommandRejected, Event, apply
+from engine.errors import RuleViolation
+from engine.state import TableState
+from firmware_bridge.events import TagEvent
+from hardware.registry import TagRegistry
+
+log = logging.getLogger("rhuna.loop")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one input did: the command it became, the events, or the error to show."""
+
+    source: str
+    state: TableState
+    command: Mapping[str, Any] | None = None
+    events: tuple[Event, ...] = ()
+    error: RuleViolation | None = None
+    tag: TagEvent | None = None
+
+
+Subscriber = Callable[[Outcome], None]
+
+
+@dataclass
+class TableLoop:
+    """Owns the state; ``submit`` from any thread, ``step``/``run`` on one."""
+
+    state: TableState
+    registry: TagRegistry
+    roles: ReaderRoles = field(default_factory=ReaderRoles)
+    subscribers: list[Subscriber] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.active_hero: str | None = None
+        self.processed = 0
+
+    # --- any thread --------------------------------------------------------
+
+    def submit(self, item: Mapping[str, Any] | TagEvent, source: str = "script") -> None:
+        """Queue a command (a JSON object) or a TagEvent. Never blocks."""
+        self._inbox.put((source, item))
+
+    def tag_sink(self, event: TagEvent) -> None:
+        """A reader's sink: tag events only enqueue."""
+        self.submit(event, source=f"reader:{event.reader}")
+
+    # --- the loop's thread ---------------------------------------------------
+
+    def step(self, timeout: float | None = None) -> Outcome | None:
+        """Process one queued item (waiting up to ``timeout``); None when nothing came."""
+        try:
+            source, item = self._inbox.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        outcome = self.process(item, source)
+        for fn in self.subscribers:
+            try:
+                fn(outcome)
+            except Exception:  # a broken output must not stop the table
+                log.exception("subscriber %r failed", fn)
+        return outcome
+
+    def run(self, stop: threading.Event, poll: float = 0.2) -> None:
+        while not stop.is_set():
+            self.step(timeout=poll)
+
+    def process(self, item: Mapping[str, Any] | TagEvent, source: str) -> Outcome:
+        self.processed += 1
+        tag = item if isinstance(item, TagEvent) else None
+        if tag is not None:
+            meant = command_for_tag(self.state, self.registry, tag, self.roles, self.active_hero)
+            if meant is None:
+                return Outcome(source, self.state, tag=tag)
+            if isinstance(meant, RuleViolation):
+                log.info("%s: %s", source, meant)
+                return Outcome(source, self.state, error=meant, tag=tag)
+            command: Mapping[str, Any] = meant
+        else:
+            assert not isinstance(item, TagEvent)
+            command = item
+        try:
+            self.state, events = apply(self.state, command)
+        except CommandRejected as e:
+            log.info("%s: refused %s: %s", source, command.get("cmd"), e.violation)
+            return Outcome(source, self.state, command, error=e.violation, tag=tag)
+        hero = command.get("hero")
+        if command.get("cmd") in ("declare", "draw", "redraw") and isinstance(hero, str):
+            self.active_hero = hero
+        return Outcome(source, self.state, command, tuple(events), tag=tag)

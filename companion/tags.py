@@ -1,0 +1,103 @@
+"""From a tag laid on a reader to a command of the vocabulary.
+
+The UID says which token it is (the registry); the token says whose bag it came
+from; the reader's role says what laying it there means. So a Hero Bag token on
+the Draw Board is that hero's ``draw``, a Favor token is ``call_favor`` for the
+hero drawing now, a Time token is ``draw_time``, a Weather token ``draw_weather``.
+Whether that is *legal* is the engine's business: a token from the wrong bag is
+refused there, with the rule id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import RuleViolation
+from engine.state import TableState
+from engine.tokens import TokenKind
+from firmware_bridge.events import TagEvent
+from hardware.registry import TagRegistry
+
+#: what a reader channel is for
+ROLES = ("board", "favor", "time", "weather")
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderRoles:
+    """Role of each reader channel: ``{"draw-board": "board", "bags": {0: "favor", 1: "time"}}``.
+
+    A reader named with one role string serves it on every channel; readers not
+    listed are Draw Board readers.
+    """
+
+    roles: Mapping[str, str | Mapping[int, str]] = field(default_factory=dict)
+    default: str = "board"
+
+    def role(self, reader: str, channel: int) -> str:
+        r = self.roles.get(reader, self.default)
+        if isinstance(r, str):
+            return r
+        return r.get(channel, self.default)
+
+
+def command_for_tag(
+    state: TableState,
+    registry: TagRegistry,
+    event: TagEvent,
+    roles: ReaderRoles,
+    active_hero: str | None,
+) -> dict[str, Any] | RuleViolation | None:
+    """The command a tag event means, a violation to show, or None (nothing to do)."""
+    if event.presence != "present":
+        return None  # lifting a token off the Draw Board changes nothing by itself
+    token_id = registry.token(event.uid)
+    where = f"{event.reader} channel {event.channel}"
+    if token_id is None:
+        return RuleViolation(
+            f"unknown tag {event.uid} on {where}",
+            code="unknown",
+            fix="enrol it (rhuna-table enroll) or check the token",
+        )
+    token = state.tokens.get(token_id)
+    if token is None:
+        return RuleViolation(
+            f"tag {event.uid} is enrolled as {token_id!r}, which this table does not have",
+            code="unknown",
+            fix="re-enrol the tag for this table",
+        )
+    role = roles.role(event.reader, event.channel)
+    kind = token.kind
+    if kind is TokenKind.FAVOR and role in ("board", "favor"):
+        hero = _favor_hero(state, active_hero)
+        if hero is None:
+            return RuleViolation(
+                f"{token.name}: which hero calls Favor?",
+                rule="P18",
+                fix="declare and draw for the hero first, then lay the Favor token",
+            )
+        return {"cmd": "call_favor", "hero": hero, "token": token_id}
+    if kind is TokenKind.TIME and role in ("board", "time"):
+        return {"cmd": "draw_time", "token": token_id, "resolve": True}
+    if kind is TokenKind.WEATHER and role in ("board", "weather", "time"):
+        # the Weather Bag is named by the token's own bag (weather.overworld → overworld)
+        return {"cmd": "draw_weather", "bag": token.bag.rpartition(".")[2], "token": token_id}
+    owner = state.bags[token.bag].owner if token.bag in state.bags else None
+    if owner is not None and role == "board":
+        return {"cmd": "draw", "hero": owner, "token": token_id}
+    return RuleViolation(
+        f"{token.name} laid on the {role} reader ({where})",
+        field="token",
+        fix=f"lay it on {'the Draw Board' if owner else f'the {kind.value} reader'}",
+    )
+
+
+def _favor_hero(state: TableState, active: str | None) -> str | None:
+    perf = state.performance
+    if perf is None or perf.resolved:
+        return None
+    heroes = [c.hero for c in perf.contributions if c.checks]
+    if active in heroes:
+        return active
+    return heroes[0] if len(heroes) == 1 else None

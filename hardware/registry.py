@@ -1,0 +1,86 @@
+"""The tag registry: which physical token each RFID tag is.
+
+Every token has its own tag, so one reader can serve every bag: the UID alone
+says whose token it is and what it is. The registry is a small JSON file the
+service keeps beside its state (``rhuna-table enroll`` fills it, a later part);
+tables with no hardware — the demo, the tests — use :meth:`TagRegistry.synthetic`,
+which gives every token a stable made-up 7-byte UID.
+
+>>> reg = TagRegistry({"04A1B2C3D4E5F6": "aria.ember.skill"})
+>>> reg.token("04a1b2c3d4e5f6"), reg.uid("aria.ember.skill")
+('aria.ember.skill', '04A1B2C3D4E5F6')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from engine.errors import ConfigError
+
+
+def normalise_uid(uid: str) -> str:
+    """Upper-case hex without separators, as TagEvents carry it."""
+    return "".join(ch for ch in uid.upper() if ch in "0123456789ABCDEF")
+
+
+class TagRegistry:
+    """UID ↔ token id, both ways, refusing duplicates."""
+
+    def __init__(self, mapping: Mapping[str, str] | None = None) -> None:
+        self._by_uid: dict[str, str] = {}
+        self._by_token: dict[str, str] = {}
+        for uid, token in (mapping or {}).items():
+            self.add(uid, token)
+
+    def add(self, uid: str, token: str) -> None:
+        key = normalise_uid(uid)
+        if len(key) not in (8, 14, 20):
+            raise ConfigError(f"tag {uid!r}: a UID is 4, 7 or 10 bytes of hex")
+        if key in self._by_uid and self._by_uid[key] != token:
+            raise ConfigError(f"tag {key} is already enrolled as {self._by_uid[key]}")
+        if token in self._by_token and self._by_token[token] != key:
+            raise ConfigError(f"{token} already has tag {self._by_token[token]}")
+        self._by_uid[key] = token
+        self._by_token[token] = key
+
+    def token(self, uid: str) -> str | None:
+        """The token id of a tag, or None for a tag nobody enrolled."""
+        return self._by_uid.get(normalise_uid(uid))
+
+    def uid(self, token: str) -> str | None:
+        return self._by_token.get(token)
+
+    def __len__(self) -> int:
+        return len(self._by_uid)
+
+    @classmethod
+    def synthetic(cls, tokens: Iterable[str]) -> TagRegistry:
+        """Stable made-up NTAG-style UIDs (``04`` + 6 bytes of a hash of the token id)."""
+        return cls({"04" + hashlib.sha256(t.encode()).hexdigest()[:12].upper(): t for t in tokens})
+
+    @classmethod
+    def load(cls, path: str | Path) -> TagRegistry:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read the tag registry ({e.strerror})") from None
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{path}: not JSON ({e.msg}, line {e.lineno})") from None
+        tags = data.get("tags") if isinstance(data, dict) else None
+        if not isinstance(tags, dict):
+            raise ConfigError(f'{path}: expected {{"tags": {{"<uid>": "<token id>", …}}}}')
+        try:
+            return cls(tags)
+        except ConfigError as e:
+            raise ConfigError(f"{path}: {e}") from None
+
+    def save(self, path: str | Path) -> None:
+        """Write atomically (a power cut leaves the old file or the new one)."""
+        path = Path(path)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps({"tags": dict(sorted(self._by_uid.items()))}, indent=1) + "\n")
+        tmp.replace(path)

@@ -1,0 +1,177 @@
+"""The table loop end to end: a tag on an emulated reader (real pty) → command → engine → panel.
+
+These run the real HubEmulator and HubReader over a pty and the real PNG panel;
+nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PIL import Image
+
+from companion.cli import main as cli_main
+from companion.loop import TableLoop
+from companion.simulated import SimulatedTable
+from companion.tags import ReaderRoles, command_for_tag
+from engine.errors import ConfigError
+from firmware_bridge.events import Presence, TagEvent
+from hardware.registry import TagRegistry
+from tests.conftest import run
+
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {
+    "cmd": "declare",
+    "hero": "aria",
+    "shade": "control",
+    "capability": "skill",
+    "action": "target",
+}
+
+
+def tag(uid: str, channel: int = 0, present: bool = True, reader: str = "draw-board") -> TagEvent:
+    return TagEvent(reader, channel, uid, Presence.PRESENT if present else Presence.REMOVED, 0.0)
+
+
+@pytest.fixture
+def registry(example_state):
+    return TagRegistry.synthetic(example_state.tokens)
+
+
+def test_a_hero_token_on_the_draw_board_is_that_heros_draw_p6(example_state, registry):
+    s, _ = run(example_state, BEGIN, ARIA)
+    cmd = command_for_tag(s, registry, tag(registry.uid("aria.weight.1")), ReaderRoles(), None)
+    assert cmd == {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"}
+
+
+def test_a_favor_token_calls_favor_for_the_hero_drawing_now_p18(example_state, registry):
+    s, _ = run(
+        example_state,
+        BEGIN,
+        ARIA,
+        {
+            "cmd": "declare",
+            "hero": "bren",
+            "shade": "impulse",
+            "capability": "steel",
+            "action": "target",
+        },
+    )
+    favor = tag(registry.uid("favor.03"), channel=4)
+    roles = ReaderRoles({"draw-board": {4: "favor"}})
+    assert command_for_tag(s, registry, favor, roles, "bren")["hero"] == "bren"
+    unsure = command_for_tag(s, registry, favor, roles, None)
+    assert unsure.rule == "P18" and "which hero" in unsure.message
+
+
+def test_time_and_weather_tokens_on_the_time_reader_t3(example_state, registry):
+    roles = ReaderRoles({"draw-board": {5: "time"}})
+    t = command_for_tag(
+        example_state, registry, tag(registry.uid("time.morning.minor.fatigue.1"), 5), roles, None
+    )
+    assert t == {"cmd": "draw_time", "token": "time.morning.minor.fatigue.1", "resolve": True}
+    w = command_for_tag(
+        example_state, registry, tag(registry.uid("weather.overworld.fog.1"), 5), roles, None
+    )
+    assert w == {"cmd": "draw_weather", "bag": "overworld", "token": "weather.overworld.fog.1"}
+
+
+def test_a_hero_token_on_the_favor_reader_is_refused_with_the_fix(example_state, registry):
+    roles = ReaderRoles({"draw-board": {4: "favor"}})
+    v = command_for_tag(example_state, registry, tag(registry.uid("aria.weight.0"), 4), roles, None)
+    assert "favor reader" in v.message and v.fix == "lay it on the Draw Board"
+
+
+def test_removal_is_no_command(example_state, registry):
+    assert (
+        command_for_tag(
+            example_state,
+            registry,
+            tag(registry.uid("aria.weight.0"), present=False),
+            ReaderRoles(),
+            None,
+        )
+        is None
+    )
+
+
+def test_unknown_tag_and_refused_draw_change_nothing(example_state, registry):
+    s, _ = run(example_state, BEGIN, ARIA)
+    loop = TableLoop(s, registry)
+    loop.submit(tag("04DEADBEEF0001"))
+    loop.submit(tag(registry.uid("bren.weight.0")))  # Bren has not declared (P23)
+    unknown, refused = loop.step(0), loop.step(0)
+    assert unknown.error.code == "unknown" and "04DEADBEEF0001" in unknown.error.message
+    assert refused.error.rule == "P23" and refused.command["hero"] == "bren"
+    assert loop.state is s
+
+
+def test_a_broken_subscriber_does_not_stop_the_table(example_state, registry):
+    loop = TableLoop(example_state, registry)
+    seen = []
+    loop.subscribers += [lambda o: 1 / 0, seen.append]
+    loop.submit(BEGIN)
+    assert loop.step(0).state.performance is not None and len(seen) == 1
+
+
+def test_registry_refuses_duplicates_and_names_the_file(tmp_path):
+    reg = TagRegistry({"04A1B2C3": "aria.weight.0"})
+    with pytest.raises(ConfigError, match="already enrolled"):
+        reg.add("04:a1:b2:c3", "aria.weight.1")
+    with pytest.raises(ConfigError, match="already has tag"):
+        reg.add("04A1B2C4", "aria.weight.0")
+    reg.save(tmp_path / "tags.json")
+    assert TagRegistry.load(tmp_path / "tags.json").token("04a1b2c3") == "aria.weight.0"
+    (tmp_path / "bad.json").write_text("{nope")
+    with pytest.raises(ConfigError, match=r"bad.json: not JSON"):
+        TagRegistry.load(tmp_path / "bad.json")
+    (tmp_path / "short.json").write_text(json.dumps({"tags": {"04A1": "x"}}))
+    with pytest.raises(ConfigError, match="4, 7 or 10 bytes"):
+        TagRegistry.load(tmp_path / "short.json")
+
+
+def test_tokens_laid_on_the_emulated_hub_reach_the_engine_and_the_panel(example_state, tmp_path):
+    with SimulatedTable(example_state, tmp_path, panel="2.13", colour="bw", settle=True) as t:
+        t.command(BEGIN)
+        t.command(ARIA)
+        drawn = [
+            t.lay(i, token=tok)
+            for i, tok in enumerate(["aria.ember.skill", "aria.weight.1", "aria.ember.lore"])
+        ]
+        assert [o.command["token"] for o in drawn] == [
+            "aria.ember.skill",
+            "aria.weight.1",
+            "aria.ember.lore",
+        ]
+        assert all(o.error is None for o in drawn)
+        stray = t.lay(3, uid="04C0FFEE000001")
+        assert stray.error is not None and stray.command is None
+        t.lift(3)
+        last = t.lay(3, token="aria.potential.skill.1")
+        assert last.events[0]["total"] == 2 + 0 + 1 + 1
+        state = t.loop.state
+    c = state.performance.contribution("aria")
+    assert c.drawn == (
+        "aria.ember.skill",
+        "aria.weight.1",
+        "aria.ember.lore",
+        "aria.potential.skill.1",
+    )
+    latest = Image.open(tmp_path / "latest.png")
+    assert latest.size == (250, 122)
+    from display.render import render
+    from engine.view import table_view
+
+    expected = render(table_view(state), "2.13", "bw").convert("RGB")
+    assert latest.convert("RGB").tobytes() == expected.tobytes()
+
+
+def test_make_demo_runs_the_table_and_the_fight_on_emulated_hardware(tmp_path, capsys):
+    assert cli_main(["demo", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "[hub ch0] tag" in out and "unknown tag 04C0FFEE000001" in out
+    assert "Aria: 6 vs 6 — SUCCESS" in out and "Fight 1 ends" in out
+    for name in ("table", "fight"):
+        frames = sorted((tmp_path / name).glob("frame-*.png"))
+        assert len(frames) > 10 and (tmp_path / name / "latest.png").exists()

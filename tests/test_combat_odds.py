@@ -9,8 +9,12 @@ from fractions import Fraction
 
 import pytest
 
+from engine import apply
 from engine.combat.dice import compare
+from engine.combat.forecast import attack_forecast
 from engine.combat.odds import attack_odds, compared_positions, success_counts
+from tests.combat_support import combatant, fight, sheet
+from tests.conftest import run
 
 
 def _all_rolls(n: int):
@@ -159,3 +163,100 @@ def test_at_least_sums_the_tail():
 def test_pool_sizes_are_never_negative():
     with pytest.raises(ValueError):
         success_counts(-1, 2)
+
+
+# --- the forecast against the engine itself ------------------------------------------------
+
+
+def _every_roll(n: int):
+    """Every sorted roll of n d6 (the engine sorts, C6) with its probability."""
+    for dice, ways in _sorted_rolls(n):
+        yield list(dice), Fraction(ways, 6**n)
+
+
+def engine_attack_outcomes(state, attacker: str, target: str):
+    """P(k attacker successes), P(n injuries) and P(death) with every roll played by ``act``.
+
+    Nothing here uses engine.combat.odds: the pool sizes are read from a seeded attack's
+    events, every ATTACK/DEFENSE roll is applied, and every DAMAGE/FORTITUDE roll is applied
+    once per distinct (attacker successes, defender successes) pair the engine reports — the
+    only things C6 passes from the first roll to the second. Injuries and death are read
+    from the target in the state the engine returns.
+    """
+    before = combatant(state, target).injury_count
+    cmd = {"cmd": "act", "combatant": attacker, "action": "attack", "target": target}
+    _, events = apply(state, {**cmd, "seed": 0})
+    pools = len(events[0]["attack_dice"]), len(events[0]["defense_dice"])
+    successes: Counter = Counter()
+    groups: dict[tuple[int, int], list] = {}
+    for att, pa in _every_roll(pools[0]):
+        for dfn, pd in _every_roll(pools[1]):
+            first = {**cmd, "attack_dice": att, "defense_dice": dfn}
+            _, events = apply(state, {**first, "seed": 0})
+            res = events[0]
+            successes[res["attacker_successes"]] += pa * pd
+            key = (res["attacker_successes"], res["defender_successes"])
+            groups.setdefault(key, [first, Fraction(0), events])[1] += pa * pd
+    injuries: Counter = Counter()
+    death = Fraction(0)
+    for first, p, events in groups.values():
+        dmg = next((e for e in events if e.type == "damage_resolved"), None)
+        if dmg is None:  # C6: no attacker success, no DAMAGE roll
+            injuries[0] += p
+            continue
+        for m, pm in _every_roll(len(dmg["damage_dice"])):
+            for f, pf in _every_roll(len(dmg["fortitude_dice"])):
+                after, _ = apply(state, {**first, "damage_dice": m, "fortitude_dice": f})
+                hurt = combatant(after, target)
+                injuries[hurt.injury_count - before] += p * pm * pf
+                death += p * pm * pf * hurt.dead
+    return successes, injuries, death
+
+
+def _nonzero(probabilities) -> dict[int, float]:
+    return {n: float(p) for n, p in enumerate(probabilities) if p}
+
+
+@pytest.mark.parametrize("scenario", ["aim-armour-wounded", "guard-fatigued"])
+def test_c6_c9_forecast_equals_every_roll_played_through_the_engine(example_state, scenario):
+    """The panel's forecast (pools, Aim, Guard, armour, FORTITUDE less injuries and Fatigued
+    levels, the death limit) against every roll resolved by the real ``act`` command
+    (C5–C10, I-C5, I-C7, I-C8, I-C8a)."""
+    if scenario == "aim-armour-wounded":
+        s = fight(
+            example_state,
+            sheet("a", might=2, weapon={"damage": 2}),
+            sheet("b", dodge=1, fortitude=2, armour={"reduction": 1, "durability": 1}),
+            initiative={"a": [6], "b": [1]},
+        )
+        s, _ = run(
+            s,
+            # 3 injuries: FORTITUDE 2 − 3 → no dice; dead above 4 (C8, C9)
+            {"cmd": "injure", "combatant": "b", "type": "burned", "hits": 3},
+            {"cmd": "act", "combatant": "a", "action": "aim", "target": "b"},
+        )
+    else:
+        s = fight(
+            example_state,
+            sheet("a", might=3, weapon={"damage": 1}),
+            sheet("b", dodge=1, fortitude=3),
+            initiative={"a": [1], "b": [6]},
+        )
+        s, _ = run(
+            s,
+            {"cmd": "act", "combatant": "b", "action": "guard"},
+            # FORTITUDE 3 − 1 injury − 1 Fatigued level = 1 die (C8, C10)
+            {"cmd": "add_combat_condition", "combatant": "b", "condition": "fatigued"},
+            {"cmd": "injure", "combatant": "b", "type": "bleeding"},
+        )
+    forecast = attack_forecast(s, "a", "b")
+    successes, injuries, death = engine_attack_outcomes(s, "a", "b")
+    for key, tally in (("successes", successes), ("injuries", injuries)):
+        want = _nonzero(tally.get(n, 0) for n in range(max(tally) + 1))
+        assert _nonzero(forecast[key]) == pytest.approx(want, abs=1e-12), key
+    assert forecast["death"] == pytest.approx(float(death))
+    if scenario == "aim-armour-wounded":
+        assert forecast["aim_bonus"] == 2 and forecast["armour"] == 1
+        assert 0 < death < 1  # the attack can kill, and need not
+    else:
+        assert forecast["guard"] == 1 and forecast["fortitude"] == 1

@@ -90,6 +90,22 @@ def test_defaults_fill_a_combatant_without_weapon_armour_or_name():
         ("[rules.combat.attack]\nties_to = 'nobody'", "rules.combat.attack.ties_to"),
         ("[rules.combat.costs]\naim = 0", "at least 1 tick"),
         ("[rules.combat.conditions.prone]\nblocks = ['fly']", "'fly' is not an action"),
+        # numbers the engine cannot play: refused at load, not a traceback mid-fight
+        ("[rules.combat.attack]\nguard_dice = -1", "rules.combat.attack.guard_dice = -1"),
+        ("[rules.combat.aim]\nbonus_per_tick = -2", "rules.combat.aim.bonus_per_tick = -2"),
+        ("[rules.combat.aim]\nmax_ticks = -1", "rules.combat.aim.max_ticks = -1"),
+        (
+            "[rules.combat.attack]\ndamage_dice_per_success = -1",
+            "rules.combat.attack.damage_dice_per_success = -1",
+        ),
+        (
+            "[rules.combat.conditions.fatigued]\nmax_level = 0",
+            "rules.combat.conditions.fatigued.max_level = 0",
+        ),
+        (
+            "[rules.combat.injuries.sprained]\nspeed_divisor = 0",
+            "rules.combat.injuries.sprained.speed_divisor = 0",
+        ),
     ],
 )
 def test_a_broken_combatants_section_names_the_key_and_the_fix(extra, needle):
@@ -97,6 +113,11 @@ def test_a_broken_combatants_section_names_the_key_and_the_fix(extra, needle):
     with pytest.raises(ConfigError) as e:
         load_table_text(text, "t.toml")
     assert needle in str(e.value) and str(e.value).startswith("t.toml")
+
+
+def test_c11_a_table_may_start_renown_below_zero():
+    state = load_table_text(BASE + GOBLIN + "[rules.combat.renown]\nstart = -2\n")
+    assert combatant(state, "gob").renown == -2
 
 
 def test_c1_a_table_may_override_action_costs():

@@ -26,6 +26,25 @@ _CHOICES = {
 }
 
 
+#: keys that must be at least 1 wherever they stand (a level, a divisor); every other
+#: whole number in ``[combat]`` is at least 0, except the renown a combatant starts with
+_AT_LEAST = {"max_level": 1, "speed_divisor": 1}
+
+
+def _numbers(data: dict[str, Any], path: str, rule: str) -> list[tuple[str, int, str]]:
+    """Every whole number under ``data`` with its dotted key and the rule id of its table
+    (booleans are not numbers)."""
+    rule = str(data.get("rule", rule))
+    out: list[tuple[str, int, str]] = []
+    for key, value in data.items():
+        where = f"{path}.{key}"
+        if isinstance(value, dict):
+            out += _numbers(value, where, rule)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            out.append((where, value, rule))
+    return out
+
+
 class CombatRules:
     """Read-only view over ``rules["combat"]``.
 
@@ -158,6 +177,13 @@ def check(rules: dict[str, Any], source: str) -> None:
             )
     if int(data["wheel_ticks"]) < 1:
         raise ConfigError(f"{source}: rules.combat.wheel_ticks must be at least 1")
+    for path, value, rule in _numbers(data, "rules.combat", "C2"):
+        least = _AT_LEAST.get(path.rsplit(".", 1)[-1], 0)
+        if path != "rules.combat.renown.start" and value < least:
+            raise ConfigError(
+                f"{source}: {path} = {value} [{rule}]: use a whole number ≥ {least}"
+                " (dice, ticks, levels and multipliers are never negative)"
+            )
     r = CombatRules(rules)
     if r.defaults["injury"] not in r.injury_types:
         raise ConfigError(

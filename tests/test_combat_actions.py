@@ -250,6 +250,15 @@ def test_c7_move_covers_speed_and_dash_twice_speed(duel):
     assert next(e for e in events if e.type == "moved")["distance"] == 5
 
 
+def test_c7_speed_multiples_are_rules_data(duel):
+    """C7's "double speed" is a named rules number a table may change, not a literal."""
+    rules = dict(duel.rules)
+    rules["combat"] = {**rules["combat"], "movement": {"rule": "C7", "move": 1, "dash": 3}}
+    s = replace(duel, rules=rules)
+    s, events = apply(s, {"cmd": "act", "combatant": "a", "action": "dash"})
+    assert next(e for e in events if e.type == "moved")["distance"] == 15
+
+
 def test_c7_dash_while_prone_is_refused(duel):
     s, _ = apply(duel, {"cmd": "add_combat_condition", "combatant": "a", "condition": "prone"})
     with pytest.raises(CommandRejected) as e:

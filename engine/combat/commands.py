@@ -302,8 +302,7 @@ def act(state: TableState, args: Mapping[str, Any]) -> Result_:
             token = replace(token, guarding=True)
             events.append(Event("guarding", {"combatant": c.id, "rule": "C7"}))
         else:
-            speed = pools.speed(c, r)
-            distance = speed * (2 if action is ActionKind.DASH else 1)
+            distance = pools.speed(c, r) * r.speed_multiple(action.value)
             events.append(
                 Event(
                     "moved",

@@ -67,6 +67,10 @@ class CombatRules:
     def wheel_ticks(self) -> int:
         return int(self.data["wheel_ticks"])
 
+    def speed_multiple(self, action: str) -> int:
+        """How many times its speed a Move or Dash takes the combatant (C7)."""
+        return int(self.data["movement"][action])
+
     # C3
     @property
     def initiative_score(self) -> str:

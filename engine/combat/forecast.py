@@ -1,8 +1,9 @@
 """Exact odds of an attack between two combatants as the table stands (C5–C9).
 
-The panel calls :func:`attack_forecast` while the attacker is still declaring:
-it reads the pools, Guard, Aim and armour from the state and hands them to the
-exact calculation in :mod:`engine.combat.odds`.
+:func:`attack_forecast` reads the pools, Guard, Aim and armour from the state and
+hands them to the exact calculation in :mod:`engine.combat.odds`. It is a library
+call, fast enough for a panel to make while the attacker declares; nothing calls it
+yet (the ``combat`` view has no declared-but-unresolved attack to forecast).
 """
 
 from __future__ import annotations

@@ -198,9 +198,9 @@ def test_c6_seeded_attacks_are_replayable_and_record_every_die(duel):
     assert "attack" in e1[0]["rolled"] and len(e1[0]["attack_dice"]) == 3
     # replaying the recorded dice by hand gives the same fight
     dice = {"attack_dice": e1[0]["attack_dice"], "defense_dice": e1[0]["defense_dice"]}
-    dmg = next((e for e in e1 if e.type == "damage_resolved"), None)
-    if dmg is not None:
-        dice |= {"damage_dice": dmg["damage_dice"], "fortitude_dice": dmg["fortitude_dice"]}
+    dmg = next(e for e in e1 if e.type == "damage_resolved")  # seed 99 hits: all four rolls
+    assert dmg["rolled"] == ["damage", "fortitude"]
+    dice |= {"damage_dice": dmg["damage_dice"], "fortitude_dice": dmg["fortitude_dice"]}
     s3, _ = attack(duel, **dice)
     assert s3.combat == s1.combat
 

@@ -89,6 +89,9 @@ def test_defaults_fill_a_combatant_without_weapon_armour_or_name():
         ("combatants = 3", "must be a list"),
         ("[rules.combat.attack]\nties_to = 'nobody'", "rules.combat.attack.ties_to"),
         ("[rules.combat.costs]\naim = 0", "at least 1 tick"),
+        # a physical wheel cannot move a token more than one turn: time would run ahead of it
+        ("[rules.combat.costs]\ndash = 7", "rules.combat.costs.dash = 7"),
+        ("[rules.combat]\nwheel_ticks = 2", "rules.combat.costs.attack = 3"),
         ("[rules.combat.conditions.prone]\nblocks = ['fly']", "'fly' is not an action"),
         # numbers the engine cannot play: refused at load, not a traceback mid-fight
         ("[rules.combat.attack]\nguard_dice = -1", "rules.combat.attack.guard_dice = -1"),

@@ -174,13 +174,23 @@ def check(rules: dict[str, Any], source: str) -> None:
                 f"{source}: rules.combat.{sec}.{key} = {data[sec][key]!r}:"
                 f" use one of {', '.join(allowed)}"
             )
+    if int(data["wheel_ticks"]) < 1:
+        raise ConfigError(f"{source}: rules.combat.wheel_ticks must be at least 1")
+    ticks = int(data["wheel_ticks"])
     for action in ActionKind:
-        if int(data["costs"][action.value]) < 1:
+        cost = int(data["costs"][action.value])
+        if cost < 1:
             raise ConfigError(
                 f"{source}: rules.combat.costs.{action.value} must be at least 1 tick"
             )
-    if int(data["wheel_ticks"]) < 1:
-        raise ConfigError(f"{source}: rules.combat.wheel_ticks must be at least 1")
+        # The tick loop counts time from the start of the fight; that is the physical
+        # wheel only while no token goes more than once round it in one move (C2, C4).
+        if cost > ticks:
+            raise ConfigError(
+                f"{source}: rules.combat.costs.{action.value} = {cost} [C1]: a token moves at"
+                f" most once round the wheel (rules.combat.wheel_ticks = {ticks});"
+                f" use a cost from 1 to {ticks}"
+            )
     for path, value, rule in _numbers(data, "rules.combat", "C2"):
         least = _AT_LEAST.get(path.rsplit(".", 1)[-1], 0)
         if path != "rules.combat.renown.start" and value < least:

@@ -2,9 +2,9 @@
 
 Time is counted in ticks from the start of the fight, so the wheel never needs
 "laps": a token at time *t* sits on tick ``(t-1) % 6 + 1`` of round
-``(t-1) // 6 + 1``. No action costs a full turn of the wheel, so this is the
-same as moving tokens round a physical wheel — play simply moves to the
-smallest time holding a waiting token. Tokens sharing a tick act in starting
+``(t-1) // 6 + 1``. No action costs more than a full turn of the wheel (the
+rules check refuses such costs), so this is the same as moving tokens round a
+physical wheel — play simply moves to the smallest time holding a waiting token. Tokens sharing a tick act in starting
 initiative order (I-C3, roll-offs C3).
 
 A token whose combatant is dead or cannot act (I-C10a) does not wait: play

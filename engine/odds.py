@@ -331,7 +331,10 @@ def _group_view(state: TableState, perf: Performance, heroes: tuple[str, ...]) -
     now = nums.success
     advice: list[dict[str, Any]] = []
     by_hero = {c.hero: c for c in cs}
+    # only choices that raise the odds: "Redraw X: 0% → 0%" is noise on a 250-pixel panel
     for hero_id, x, p in nums.redraw:
+        if p <= now:
+            continue
         c = by_hero[hero_id]
         token = next(t for t in c.drawn if value_of(state, c, t) == x)
         name = state.tokens[token].name
@@ -347,6 +350,8 @@ def _group_view(state: TableState, perf: Performance, heroes: tuple[str, ...]) -
             }
         )
     for hero_id, p in nums.favor:
+        if p <= now:
+            continue
         who = state.heroes[hero_id].name
         advice.append(
             {

@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine display companion firmware_bridge
+	$(BIN)/mypy engine display companion firmware_bridge hardware
 
 unit: $(STAMP)
 	$(BIN)/pytest

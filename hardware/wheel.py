@@ -207,6 +207,7 @@ class Wheel:
         if f.phase != "open":
             self._last_dial = None
             self._restore_after_undo = None
+            self._last_declared = None  # a new Performance starts at the first hero
         if self._redraw is not None:
             self._follow_redraw(f)
         if self._favor is not None:

@@ -455,3 +455,15 @@ def test_p23_without_a_hero_ring_a_declared_hero_is_caught_at_the_last_ring(exam
         assert t.take() == []
     finally:
         t.close()
+
+
+def test_p23_a_new_performance_starts_the_hero_ring_at_the_first_hero(started):
+    t = started
+    for _ in range(5):
+        t.hand.push()
+    assert t.take()[0]["hero"] == "aria"
+    assert t.controls.selection()["hero"] == "bren"
+    t.script({"cmd": "cancel_performance"})
+    t.hand.push()  # Difficulty: begin again
+    assert t.take()[0]["cmd"] == "begin_performance"
+    assert t.controls.selection()["hero"] == "aria"

@@ -170,13 +170,15 @@ def cobs_encode(data: bytes) -> bytes:
         out.extend(data[start:end])
         if end >= n:
             break
-        if data[end] == 0:
-            start = end + 1
+        if end == limit:
+            # a full 254-byte block (code 0xFF) has no implied zero: a zero right
+            # after it starts the next block, it is not this block's end
+            start = end
+        else:
+            start = end + 1  # data[end] is the zero this block implies
             if start == n:
                 out.append(1)  # the body ended in a zero
                 break
-        else:
-            start = end  # a full 254-byte block has no implied zero
     return bytes(out)
 
 

@@ -53,6 +53,27 @@ def test_cobs_known_vectors():
     assert p.cobs_encode(b"\x11\x22\x00\x33") == b"\x03\x11\x22\x02\x33"
     assert p.cobs_encode(b"\x11\x00\x00\x00") == b"\x02\x11\x01\x01\x01"
     assert p.cobs_encode(bytes(range(1, 255))) == b"\xff" + bytes(range(1, 255))
+    # a zero right after a full 254-byte block opens a new block: the 0xFF block implies none
+    assert (
+        p.cobs_encode(bytes(range(1, 255)) + b"\x00")
+        == b"\xff" + bytes(range(1, 255)) + b"\x01\x01"
+    )
+
+
+# runs of non-zero bytes around the 254-byte block limit, joined by zeros: the edge cases
+# st.binary() alone almost never generates
+long_runs = st.lists(
+    st.binary(min_size=250, max_size=258).map(lambda b: b.replace(b"\x00", b"\x01")),
+    min_size=1,
+    max_size=3,
+).flatmap(lambda runs: st.sampled_from([b"\x00", b"\x00\x00"]).map(lambda z: z.join(runs) + z))
+
+
+@given(st.one_of(long_runs, long_runs.map(lambda b: b.rstrip(b"\x00"))))
+def test_cobs_round_trip_across_full_blocks(data):
+    enc = p.cobs_encode(data)
+    assert 0 not in enc
+    assert p.cobs_decode(enc) == data
 
 
 def test_frame_layout_matches_the_spec_example():

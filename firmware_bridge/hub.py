@@ -211,6 +211,10 @@ class HubReader(SerialReader):
                 msg_type, payload, future = self._outbox.get_nowait()
             except queue.Empty:
                 break
+            # a caller may cancel() a command still waiting here: it is then not sent; once
+            # sent it is RUNNING and can no longer be cancelled, so settling it cannot fail
+            if not future.set_running_or_notify_cancel():
+                continue
             seq = self._write(port, msg_type, payload)
             self._pending[seq] = (future, now + self.command_timeout)
         for seq, (future, deadline) in list(self._pending.items()):
@@ -225,9 +229,11 @@ class HubReader(SerialReader):
         self._pending.clear()
         while True:
             try:
-                self._outbox.get_nowait()[2].set_exception(CommandFailed(why))
+                future = self._outbox.get_nowait()[2]
             except queue.Empty:
                 break
+            if future.set_running_or_notify_cancel():  # False: the caller cancelled it
+                future.set_exception(CommandFailed(why))
 
     def _resync(self, port: serial.Serial, why: str) -> None:
         """Ask for the hub's inventory (at most every 0.2 s) to repair the host's view."""

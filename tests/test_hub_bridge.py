@@ -229,6 +229,21 @@ def test_feedback_ping_and_rescan_are_acknowledged(emu, reader):
         reader.feedback(0, led="purple")
 
 
+def test_a_cancelled_command_is_dropped_without_disturbing_the_link(emu, events):
+    """A caller may cancel() the Future it got; the reader thread must not trip over it."""
+    with HubReader(emu.link, sink=events.queue, command_timeout=0.2) as r:
+        assert r.wait_online(3)
+        emu.drop_next(1)  # the PONG is lost: the command stays pending until it times out
+        r.ping(b"late").cancel()
+        emu.go_silent()  # one cancelled at once: before or after it went out, either is fine
+        r.ping(b"never").cancel()
+        wait_until(lambda: r.stats.lost == 1, 3, "the silent hub declared lost")
+        emu.resume()
+        assert r.wait_online(3)
+        assert r.ping(b"again").result(2) == p.ACK_OK
+        assert r.stats.unexpected_errors == 0 and r.stats.connects == 2
+
+
 def test_a_hub_without_a_buzzer_says_so(events):
     with (
         HubEmulator(poll_ms=5, features=p.FEATURE_LED) as emu,

@@ -323,12 +323,16 @@ class PN532Reader(SerialReader):
         name = COMMAND_NAMES.get(command, hex(command))
         why = "no answer"
         for _ in range(self.attempts):
+            if self.stopping:  # stop() cut the exchange short: no retries, no timeouts counted
+                raise LinkLost(f"stopped during {name}")
             self._parser.reset()
             self._frames.clear()  # a late answer to an earlier try must not pass for this one
             self._crc_mark = self.stats.bad_crc
             port.write(command_frame(command, params))
             ack = self._read_frame(port, self.ack_timeout, nack=False)
             if ack is None:
+                if self.stopping:
+                    continue
                 self.stats.add("timeouts")
                 why = "no ACK"
                 continue
@@ -342,6 +346,8 @@ class PN532Reader(SerialReader):
                 continue
             resp = self._read_frame(port, self.response_timeout, nack=True)
             if resp is None:
+                if self.stopping:
+                    continue
                 self.stats.add("timeouts")
                 why = "no response after the ACK"
                 continue

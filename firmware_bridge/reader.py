@@ -282,8 +282,9 @@ class SerialReader(ABC):
             try:
                 self._session(port)
             except LinkLost as e:
-                self.stats.add("lost")
-                self._set_state("lost", str(e))
+                if not self._stop.is_set():  # a stop cuts an exchange short: not a lost device
+                    self.stats.add("lost")
+                    self._set_state("lost", str(e))
             except HandshakeFailed as e:
                 if not self._stop.is_set():
                     self.stats.add("handshake_failures")

@@ -119,6 +119,21 @@ def test_a_silent_pn532_is_declared_lost_and_found_again(emu, reader, events):
     assert brief([events.next()]) == [(0, B, "present")]
 
 
+def test_stopping_mid_poll_is_not_reported_as_a_lost_pn532(emu, events):
+    """stop() interrupts a command exchange; that must not read as a lost device (a warning,
+    a "lost" status on the panel and MQTT, counted timeouts) on every shutdown."""
+    statuses: list[str] = []
+    r = PN532Reader(
+        emu.link, sink=events.queue, poll_interval=0, on_status=lambda s: statuses.append(s.state)
+    )
+    r.start()
+    assert r.wait_online(3)
+    time.sleep(0.2)  # polling back to back: stop() lands inside an exchange
+    r.stop()
+    assert statuses == ["connecting", "online", "stopped"]
+    assert (r.stats.lost, r.stats.timeouts) == (0, 0)
+
+
 def test_in_list_passive_target_waits_forever_without_max_retries(emu):
     """DESIGN: InListPassiveTarget blocks until a card comes unless MaxRetries is set."""
     stats = ReaderStats()

@@ -109,6 +109,9 @@ class LineReader(SerialReader):
         self._buf.clear()
         self._overflow = False
         port.reset_input_buffer()
+        # a card reported before an unplug gets a fresh removal_timeout to be printed again:
+        # the reader could not print while it was away, so staying put is not a removal
+        self._last_seen = time.monotonic()
         self._online(f"line reader on {self.port} ({self.format.uid_format})")
         while not self.stopping:
             data = port.read(port.in_waiting or 1)

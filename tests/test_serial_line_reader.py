@@ -125,3 +125,22 @@ def test_unplug_and_replug_recovers(events):
         assert r.wait_online(2)
         emu.lay(A)
         assert events.next().uid == A
+
+
+def test_a_card_that_stays_on_a_repeating_reader_through_a_replug_is_not_reported_twice(events):
+    """A token lying on the reader is counted once: not removed and laid again by an unplug."""
+    with (
+        LineReaderEmulator(repeat_s=0.05) as emu,
+        LineReader(emu.link, sink=events.queue, removal_timeout=0.3) as r,
+    ):
+        assert r.wait_online(3)
+        emu.lay(A)
+        assert brief([events.next()]) == [(0, A, "present")]
+        emu.unplug()
+        wait_until(lambda: r.state == "offline", 2)
+        time.sleep(0.5)  # longer than removal_timeout
+        emu.replug()
+        wait_until(lambda: r.stats.connects == 2, 2, "the reconnect")
+        assert events.drain(0.6) == []
+        emu.lift()
+        assert brief([events.next()]) == [(0, A, "removed")]

@@ -102,6 +102,19 @@ class Rig:
         self.hub.receive(p.encode_frame(msg_type, seq, payload))
 
 
+def test_the_hub_boots_with_a_lone_delimiter_that_frees_the_hello_from_a_half_frame():
+    """Spec section 4: a reset mid-frame must not cost the hello that follows it."""
+    rig = Rig()
+    assert bytes(rig.out) == b"\x00"
+    host = p.Decoder()
+    half = p.encode_frame(p.PRESENT, 4, p.tag_payload(0, A))[:6]  # the hub reset while sending
+    assert host.feed(half) == []
+    rig.rounds(2)
+    frames = host.feed(bytes(rig.out))
+    assert [p.MESSAGE_NAMES[t] for t, _, _ in frames][:2] == ["hello", "inventory"]
+    assert host.counts[p.TRUNCATED] == 1
+
+
 def test_hello_waits_for_the_boot_scan_so_the_first_inventory_is_true():
     rig = Rig()
     rig.readers[1].uid = A

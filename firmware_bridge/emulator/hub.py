@@ -167,6 +167,9 @@ class HubEmulator(EmulatedDevice):
     def _write(self, frame: bytes) -> None:
         if self.silent:
             return
+        if frame == b"\x00":  # the firmware's boot delimiter is not a frame to drop or damage
+            self._out(frame)
+            return
         if self._drop:
             self._drop -= 1
             return
@@ -184,7 +187,6 @@ class HubEmulator(EmulatedDevice):
 
     def _power_on(self) -> None:
         self.boots += 1
-        self._out(b"\x00")  # flush whatever half frame the host may hold
         self.core = hubcore.Hub(
             self.readers,
             self._write,

@@ -150,6 +150,9 @@ class Hub:
         self._boot_ms = ticks_ms()
         self._last_heartbeat = self._boot_ms
         self.frames_sent = 0
+        # a lone delimiter first (protocol spec, section 4): it ends whatever half frame the
+        # host holds from before a reset, so the hello that follows is not lost with it
+        self.write(b"\x00")
 
     # -- output ----------------------------------------------------------------
 

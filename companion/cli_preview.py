@@ -53,7 +53,15 @@ def run(args: argparse.Namespace) -> int:
 
     view, costs = load_view(_read(args.state), args.state)
     banner = Banner(args.banner, args.severity) if args.banner else None
-    image = render(view, args.panel, args.colour, banner=banner, costs=costs)
+    try:
+        image = render(view, args.panel, args.colour, banner=banner, costs=costs)
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as e:
+        # a hand-edited view: a section of the wrong JSON type (a number where an object goes)
+        raise ConfigError(
+            f"{args.state}: this view does not have the shape table_view writes"
+            f" ({type(e).__name__}: {e}); write a fresh one with"
+            " `rhuna-table replay TABLE SESSION --json`"
+        ) from None
     if args.scale > 1:
         image = image.resize(
             (image.width * args.scale, image.height * args.scale), Image.Resampling.NEAREST

@@ -320,6 +320,25 @@ def test_preview_of_something_else_is_a_clear_error(
     assert "not JSON" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"heroes": 5}',
+        '{"heroes": {}, "performance": {"contributions": "x"}}',
+        '{"heroes": {}, "performance": {"contributions": [{"draws_left": "two"}]}}',
+    ],
+)
+def test_preview_of_a_view_with_the_wrong_shape_is_a_clear_error(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "bad-view.json"
+    src.write_text(text, "utf-8")
+    assert main(["preview", str(src), "-o", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert "bad-view.json: this view does not have the shape table_view writes" in err
+    assert "replay TABLE SESSION --json" in err
+
+
 def test_unknown_panel_and_colour_are_config_errors() -> None:
     with pytest.raises(ConfigError, match="unknown panel"):
         render({"heroes": {}}, "3.7")

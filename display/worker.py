@@ -156,6 +156,9 @@ class DisplayWorker(Generic[T]):
                 self._busy = True
             try:
                 self._update(item)
+            except Exception as e:  # whatever else goes wrong, the display thread lives on
+                self._shown = None
+                self._failed("update", e)
             finally:
                 with self._lock:
                     self._busy = False

@@ -179,6 +179,26 @@ def test_a_failing_render_is_logged_and_the_worker_goes_on(tmp_path: Path) -> No
     assert panel.frames == 1
 
 
+def test_a_render_that_returns_no_picture_does_not_kill_the_worker(tmp_path: Path) -> None:
+    """Only a crash in render() itself was caught; a bad return value must not end the thread."""
+    panel = PngPanel(tmp_path, "2.13")
+
+    def render_or_nothing(frame: Frame) -> Image.Image:
+        if frame.view.get("nothing"):
+            return None  # type: ignore[return-value]
+        return render(frame.view, "2.13")
+
+    worker: DisplayWorker[Frame] = DisplayWorker(panel, render_or_nothing)
+    worker.start()
+    worker.submit(Frame({"nothing": True}))
+    assert worker.wait_idle(5)
+    assert worker.running
+    worker.submit(Frame(dv.between_plain()))
+    assert worker.wait_idle(5)
+    worker.stop()
+    assert worker.stats.errors == 1 and panel.frames == 1
+
+
 def test_stop_shows_the_newest_pending_state_first() -> None:
     panel = GatedPanel()
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))

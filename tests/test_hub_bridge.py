@@ -118,11 +118,14 @@ def test_unplug_and_replug_mid_draw_recovers_within_2_s_and_loses_nothing(emu, r
 def test_a_token_that_stays_put_through_a_replug_is_not_reported_twice(emu, reader, events):
     emu.lay(1, B)
     events.next()
-    for _ in range(3):
+    for n in range(3):
         emu.unplug()
         time.sleep(0.1)
         emu.replug()
-        assert reader.wait_online(2)
+        # wait for this very reconnect: wait_online() alone returns at once if the bridge
+        # has not even noticed the unplug yet, and the loop would test nothing
+        wait_until(lambda n=n: reader.stats.connects == n + 2, 2, f"reconnect {n + 1}")
+    assert reader.stats.disconnects == 3
     assert events.drain(0.3) == []
     assert reader.tags == {1: bytes.fromhex(B)}
 

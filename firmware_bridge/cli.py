@@ -33,6 +33,10 @@ USAGE = {
 }
 
 
+#: the most line noise one ``garbage`` line sprays (the pty drops what the host does not read)
+MAX_GARBAGE = 65536
+
+
 class ScriptError(ValueError):
     """A script line the emulator cannot follow; the message says what would work."""
 
@@ -46,7 +50,10 @@ def run_command(device: EmulatedDevice, line: str) -> str:
     kind = next(k for k, cls in EMULATORS.items() if isinstance(device, cls))
     try:
         if cmd == "garbage":
-            device.spray_garbage(int(args[0]) if args else 256, seed=int(time.time()))
+            n = int(args[0]) if args else 256
+            if not 1 <= n <= MAX_GARBAGE:
+                raise ScriptError(f"garbage {n}: spray 1..{MAX_GARBAGE} bytes at a time")
+            device.spray_garbage(n, seed=int(time.time()))
         elif cmd in ("silent", "resume", "unplug", "replug"):
             {
                 "silent": device.go_silent,
@@ -76,7 +83,7 @@ def run_command(device: EmulatedDevice, line: str) -> str:
         raise ScriptError(
             f"{line.strip()!r}: missing argument; {kind} commands: {USAGE[kind]}"
         ) from None
-    except ValueError as e:
+    except (ValueError, OverflowError) as e:  # OverflowError: "sleep 1e300"
         raise ScriptError(f"{line.strip()!r}: {e}; {kind} commands: {USAGE[kind]}") from None
     return f"ok: {line.strip()}"
 

@@ -26,6 +26,10 @@ def test_script_lines_drive_the_hub_emulator_and_bad_ones_say_what_works():
             run_command(hub, "dance")
         with pytest.raises(ScriptError, match="not a hex UID"):
             run_command(hub, "lay 0 zz")
+        with pytest.raises(ScriptError, match=r"spray 1\.\.65536 bytes"):
+            run_command(hub, "garbage 99999999999")
+        with pytest.raises(ScriptError, match="sleep 1e300"):
+            run_command(hub, "sleep 1e300")
     with PN532Emulator() as pn, pytest.raises(ScriptError, match="missing argument"):
         run_command(pn, "lay")
 

@@ -275,7 +275,14 @@ class SerialReader(ABC):
                 port = self._open()
             except Exception as e:  # SerialException, OSError, ValueError (bad URL)
                 self.stats.add("open_failures")
-                self._set_state("offline", f"cannot open {self.port}: {e}; is it plugged in?")
+                # pyserial says ValueError for settings no device could fix (an unknown URL
+                # scheme, a bad baud rate): asking whether it is plugged in would mislead
+                fix = (
+                    "check the reader's port and baudrate in the config"
+                    if isinstance(e, ValueError)
+                    else "is it plugged in?"
+                )
+                self._set_state("offline", f"cannot open {self.port}: {e}; {fix}")
                 self._wait(self.backoff.next())
                 continue
             self._serial = port

@@ -277,6 +277,22 @@ def test_a_hub_not_yet_plugged_in_is_waited_for_with_back_off(tmp_path, events):
             assert events.next().uid == A
 
 
+@pytest.mark.parametrize(
+    ("port", "baudrate", "says"),
+    [
+        ("nosuch://hub", 115200, "protocol 'nosuch' not known"),
+        ("/dev/serial/by-id/usb-Rhuna_TokenHub_CFG-if00", -5, "Not a valid baudrate"),
+    ],
+)
+def test_a_port_setting_no_device_could_fix_says_to_check_the_config(port, baudrate, says, events):
+    statuses: list[ReaderStatus] = []
+    with HubReader(port, sink=events.queue, baudrate=baudrate, on_status=statuses.append) as r:
+        wait_until(lambda: r.stats.open_failures >= 1, 2, "an open attempt")
+    (offline,) = [s for s in statuses if s.state == "offline"]
+    assert says in offline.detail and "check the reader's port and baudrate" in offline.detail
+    assert "plugged in" not in offline.detail
+
+
 def test_a_hub_speaking_another_protocol_version_is_refused(tmp_path, events):
     port = VirtualPort(tmp_path / "by-id" / "usb-Other-if00")
     port.plug()

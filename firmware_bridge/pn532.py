@@ -417,7 +417,11 @@ class PN532Reader(SerialReader):
             return NOISE
         if not targets:
             return None
-        # deselect, so a card lying still answers the next poll too (not every other one)
-        self.call(port, IN_DESELECT, b"\x00")
+        # deselect, so a card lying still answers the next poll too (not every other one);
+        # a refusal costs at most one missed re-poll, which the removal debounce absorbs
+        try:
+            self.call(port, IN_DESELECT, b"\x00")
+        except PN532Error as e:
+            log.warning("%s: %s", self.name, e)
         log.debug("%s: target %s", self.name, format_uid(targets[0].uid))
         return targets[0].uid

@@ -77,6 +77,27 @@ def test_a_flaky_field_does_not_make_a_removal(events):
         assert events.drain(0.1) == []
 
 
+def test_a_refused_deselect_is_not_a_driver_bug(emu, events, monkeypatch):
+    """The PN532 answering InDeselect with an error frame is the chip's word, not a crash."""
+    real = PN532Emulator._command
+
+    def refuse_deselect(self, cmd, params):
+        if cmd == pn532.IN_DESELECT:
+            self.commands.append(cmd)
+            self._out(pn532.ACK + pn532.ERROR_FRAME)
+            return
+        real(self, cmd, params)
+
+    monkeypatch.setattr(PN532Emulator, "_command", refuse_deselect)
+    with PN532Reader(emu.link, sink=events.queue, poll_interval=0.01, remove_misses=3) as r:
+        assert r.wait_online(3)
+        emu.lay(A)
+        assert brief([events.next()]) == [(0, A, "present")]
+        wait_until(lambda: emu.commands.count(pn532.IN_DESELECT) >= 2, 3, "two refused deselects")
+        assert r.stats.unexpected_errors == 0 and r.stats.connects == 1
+        assert r.stats.device_errors["application_error"] >= 2
+
+
 def test_a_bad_checksum_is_nacked_and_the_answer_resent(emu, reader, events):
     emu.corrupt_next(3)
     emu.lay(A)

@@ -65,14 +65,18 @@ def add_strain(
             events += more
             continue
         token = _free_strain_token(state, hero_id)
-        if token is None:  # a table whose sheet has fewer Strain tokens than its capacity
-            events.append(Event("strain_gained", {"hero": hero_id, "token": None, "cause": cause}))
-            state = state.with_hero(replace(hero, strain=hero.strain + 1))
-            continue
         state = state.with_hero(
-            replace(hero, strain=hero.strain + 1, strain_tokens=(*hero.strain_tokens, token))
+            replace(
+                hero,
+                strain=hero.strain + 1,
+                strain_tokens=(*hero.strain_tokens, token) if token else hero.strain_tokens,
+            )
         )
-        state = state.put_in_bag(token)
+        if token is not None and token in state.retiring:
+            # it lies on the Draw Board, cleared earlier: it counts again and goes back at Reset
+            state = replace(state, retiring=state.retiring - {token})
+        elif token is not None:
+            state = state.put_in_bag(token)
         events.append(
             Event(
                 "strain_gained",
@@ -172,15 +176,20 @@ def _retire(state: TableState, token: str) -> TableState:
 
 
 def _free_strain_token(state: TableState, hero_id: str) -> str | None:
+    """A Strain token of the hero's that no Strain holds: one out of play, else one still on
+    the Draw Board from Strain cleared earlier (it would leave at Reset), else none (a table
+    whose sheet has fewer Strain tokens than its capacity)."""
     hero = state.heroes[hero_id]
     live = set(hero.strain_tokens)
-    for token in state.tokens.values():
-        if (
-            token.kind is TokenKind.STRAIN
-            and token.bag == hero.bag
-            and token.id not in live
-            and state.location(token.id) == "supply"
-            and token.id not in state.retiring
-        ):
-            return token.id
+    mine = [
+        t.id
+        for t in state.tokens.values()
+        if t.kind is TokenKind.STRAIN and t.bag == hero.bag and t.id not in live
+    ]
+    for token_id in mine:
+        if token_id not in state.retiring and state.location(token_id) == "supply":
+            return token_id
+    for token_id in mine:
+        if token_id in state.retiring:
+            return token_id
     return None

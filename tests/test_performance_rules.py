@@ -464,6 +464,31 @@ def test_p14_a_strain_token_on_the_draw_board_leaves_at_reset(example_state):
     assert "aria.strain.1" not in s.bags["aria"].contents and not s.retiring
 
 
+def test_p14_every_strain_has_its_token_even_when_one_lies_on_the_draw_board(example_state):
+    """Strain cleared while a Strain token is on the Draw Board, then Strain back up to
+    capacity before Reset: the token on the board is needed again and goes back at Reset."""
+    s, _ = run(
+        example_state,
+        {"cmd": "adjust_hero", "hero": "aria", "strain": 3},
+        BEGIN,
+        declare("aria", "control", "skill"),
+        draw("aria", "aria.strain.1"),
+        {"cmd": "adjust_hero", "hero": "aria", "strain": 1},  # past capacity: a Wound
+        {"cmd": "adjust_hero", "hero": "aria", "strain": 3},
+    )
+    h = s.heroes["aria"]
+    assert h.strain == 3 and sorted(h.strain_tokens) == [f"aria.strain.{n}" for n in (1, 2, 3)]
+    assert not s.retiring
+    s, _ = run(
+        s,
+        *(draw("aria", f"aria.weight.{w}") for w in range(3)),
+        {"cmd": "resolve"},
+        {"cmd": "reset"},
+    )
+    in_bag = [t for t in s.bags["aria"].contents if ".strain." in t]
+    assert len(in_bag) == s.heroes["aria"].strain == 3
+
+
 def test_p15_each_wound_lowers_the_draw_total_minimum_one(example_state):
     for wounds, expected in ((1, 3), (2, 2), (3, 1), (5, 1)):
         s, _ = run(example_state, {"cmd": "adjust_hero", "hero": "aria", "wounds": wounds})

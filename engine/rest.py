@@ -312,7 +312,10 @@ def _recover(state: TableState) -> Result_:
     for hero_id in rest.resting():
         state, more = health.recover_fatigue(state, hero_id, int(r["recover_per_minor"]), "rest")
         events += more
-    if rest.minor_draws == full_at - 1:
+    # every ``full_at`` Minor draws complete a Full Rest (a Rest that goes on past one, when
+    # the table does not end it there, starts counting towards the next)
+    done = rest.minor_draws % full_at
+    if full_at > 1 and done == full_at - 1:
         defaults = ", ".join(
             f"{hero_name(state, h)} {rest.choices.get(h) or default_choice(state, h)}"
             for h in rest.resting()
@@ -324,7 +327,7 @@ def _recover(state: TableState) -> Result_:
             f" ({defaults}; choose_full_rest to change)",
         )
         events.append(event)
-    if rest.minor_draws >= full_at:
+    if done == 0:
         state, more = _full_rest(state, rest)
         events += more
     return state, events

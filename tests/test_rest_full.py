@@ -170,3 +170,29 @@ def test_t8_a_choice_given_with_a_major_is_kept(worn):
         {"cmd": "draw_time", "seed": 0, "resolve": True, "full_rest": {"bren": "fatigue"}},
     )
     assert state.time.rest.choices == {"bren": "fatigue"}
+
+
+def test_t8_a_rest_that_goes_on_completes_a_full_rest_every_five_minor_draws(example_state):
+    """With rules.rest.end_at_full_rest = false the Rest goes on after the Full Rest: the
+    next Minor draws are ordinary Rest again, and the tenth completes a second Full Rest."""
+    from dataclasses import replace
+
+    rules = {**example_state.rules, "rest": {**example_state.rules["rest"]}}
+    rules["rest"]["end_at_full_rest"] = False
+    state = ready(replace(example_state, rules=rules))
+    state, _ = run(
+        state,
+        {"cmd": "adjust_hero", "hero": "aria", "strain": 2},
+        {"cmd": "begin_rest", "kind": "safe", "full_rest": {"aria": "strain"}},
+    )
+    completed, asked = [], []
+    for seed in range(13):  # 10 Minor draws and the cadence's 3 Majors
+        state, events = apply(state, {"cmd": "draw_time", "seed": seed, "resolve": True})
+        steps = [e["minor_draws"] for e in events if e.type == "rest_step"]
+        if "full_rest_completed" in types(events):
+            completed += steps
+        if any(e.type == "time_prompt" and e["kind"] == "full_rest" for e in events):
+            asked += steps
+    assert completed == [5, 10] and asked == [4, 9]
+    assert state.time.rest is not None and state.time.rest.minor_draws == 10
+    assert state.heroes["aria"].strain == 0

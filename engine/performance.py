@@ -49,15 +49,20 @@ def draw_total(state: TableState, hero_id: str, training: Training, exert: bool)
 
 
 def value_of(state: TableState, c: Contribution, token_id: str) -> int:
-    """What a token on the Draw Board adds to ``c``'s total."""
+    """What a token on the Draw Board adds to ``c``'s total.
+
+    The Reserve a Spend uses is Active for that whole Performance: it goes back to Potential
+    at resolution (P17), after the totals are fixed, and the resolved draw keeps its value.
+    """
     perf = state.performance
     assert perf is not None
+    spent = c.action is Action.SPEND and token_id == c.reserve
     ctx = ValueContext(
         shade=c.shade,
         capability=c.capability,
         weight_mode=perf.weight,
         training=c.training,
-        active_reserve=token_id in state.active_reserve,
+        active_reserve=spent or token_id in state.active_reserve,
     )
     return token_value(state.tokens[token_id], ctx, state.rules)
 

@@ -224,6 +224,28 @@ def test_p8_spend_returns_the_reserve_to_potential_after_resolution(example_stat
     assert any(e.type == "reserve_returned" for e in ev)
 
 
+def test_p8_p19_the_spent_reserve_keeps_its_value_on_the_resolved_draw_board(example_state):
+    """The Reserve goes back to Potential at resolution (P17), but the resolved draw is not
+    altered: the spent token drawn with its own Pathway still shows 2V, the total the result."""
+    from engine.view import table_view
+
+    s, _ = run(
+        example_state,
+        {"cmd": "set_reserve", "hero": "bren", "token": "bren.potential.steel.1", "active": True},
+        BEGIN,
+        declare("bren", "impulse", "steel", action="spend", reserve="bren.potential.steel.1"),
+        *(draw("bren", t) for t in ("bren.potential.steel.1", "bren.ember.steel")),
+        *(draw("bren", t) for t in ("bren.weight.0", "bren.weight.1")),
+    )
+    assert values(s, "bren") == [2, 3, 0, 0]
+    s, _ = run(s, {"cmd": "resolve"})
+    assert "bren.potential.steel.1" not in s.active_reserve
+    assert values(s, "bren") == [2, 3, 0, 0]
+    (result,) = s.performance.results
+    view = table_view(s)["performance"]["contributions"][0]
+    assert view["total"] == result.total == 5 and result.success
+
+
 # --- P9 Exertion ------------------------------------------------------------------
 
 

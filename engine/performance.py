@@ -41,11 +41,12 @@ Result_ = tuple[TableState, list[Event]]
 
 
 def draw_total(state: TableState, hero_id: str, training: Training, exert: bool) -> int:
-    """How many tokens the hero draws (P6, P9, P15)."""
+    """How many tokens the hero draws (P6, P9, P15), never more than the maximum (P11)."""
     d = state.rules["draws"]
     base = int(d["exert_total"]) if exert else int(d[training.value])
     hero = state.heroes[hero_id]
-    return max(int(d["minimum"]), base - int(d["wound_penalty"]) * hero.wounds)
+    total = max(int(d["minimum"]), base - int(d["wound_penalty"]) * hero.wounds)
+    return min(int(d["maximum"]), total)
 
 
 def value_of(state: TableState, c: Contribution, token_id: str) -> int:

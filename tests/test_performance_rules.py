@@ -376,6 +376,22 @@ def test_p11_never_more_than_four_draws(example_state):
     assert rejected(s, draw("aria", "aria.ember.lore")).violation.rule == "P6"
 
 
+@pytest.mark.parametrize(
+    ("override", "expected"), [({"adept": 5}, 4), ({"maximum": 3}, 3), ({"exert_total": 6}, 4)]
+)
+def test_p11_the_draw_total_never_passes_the_rules_maximum(example_state, override, expected):
+    """draws.maximum (P11: never more than 4 draws) caps whatever a table sets elsewhere."""
+    from dataclasses import replace
+
+    rules = {**example_state.rules, "draws": {**example_state.rules["draws"], **override}}
+    s = replace(example_state, rules=rules)
+    hero, cap, exert = (
+        ("cass", "charm", True) if "exert_total" in override else ("aria", "skill", False)
+    )
+    _, ev = run(s, BEGIN, declare(hero, "control", cap, exert=exert))
+    assert ev[-1]["draws"] == expected
+
+
 def test_p11_redraw_needs_adept(example_state):
     s, _ = run(
         example_state, BEGIN, declare("aria", "control", "lore"), draw("aria", "aria.weight.0")

@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.tokens import Training
 
 _DEFAULTS: dict[str, Any] | None = None
 
@@ -51,6 +52,67 @@ def merge_rules(
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+#: rules values that name a choice, for the Performance and Time parts: the key's path, the
+#: choices the engine plays and the rule id (the combat wheel checks its own, engine.combat.rules)
+_TRAINING = tuple(t.value for t in Training)
+_CHOICES: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {
+    ("training", "exert_only"): (_TRAINING, "P9"),
+    ("training", "intersect_minimum"): (_TRAINING, "P10"),
+    ("training", "redraw_minimum"): (_TRAINING, "P11"),
+    ("intersect", "mode"): (("sum", "separate"), "I-P10"),
+    ("health", "fatigue_overflow"): (("discard", "carry"), "I-P13"),
+    ("time", "tokens_return"): (("band_end", "resolved"), "T3"),
+    ("rest", "default_choice"): (("strain_if_no_fatigue", "fatigue", "strain"), "I-T8"),
+}
+#: whole numbers that must be at least 1 for the rules to make sense
+_AT_LEAST_ONE: dict[tuple[str, ...], str] = {
+    ("draws", "minimum"): "P15",
+    ("draws", "maximum"): "P11",
+    ("time", "minor_per_band"): "T3",
+    ("rest", "full_rest_draws"): "T8",
+}
+
+
+def check_rules(rules: dict[str, Any], source: str) -> None:
+    """Refuse Performance and Time rules values the engine cannot play, when the table loads.
+
+    The merge already refuses unknown keys and wrong types; this catches a misspelt choice
+    (``intersect.mode = "summ"`` would silently play as "separate") and values that would
+    fail in play, naming the key, the choices and the rule id.
+    """
+
+    def value(path: tuple[str, ...]) -> Any:
+        out: Any = rules
+        for key in path:
+            out = out[key]
+        return out
+
+    for path, (choices, rule) in _CHOICES.items():
+        if value(path) not in choices:
+            raise ConfigError(
+                f"{source}: rules.{'.'.join(path)} = {value(path)!r}: use one of"
+                f" {', '.join(choices)} ({rule})"
+            )
+    for path, rule in _AT_LEAST_ONE.items():
+        if value(path) < 1:
+            raise ConfigError(f"{source}: rules.{'.'.join(path)} must be at least 1 ({rule})")
+    weight = rules["weight"]
+    for mode in ("off", "mass", "light"):
+        for printed in weight["tokens"]:
+            if str(printed) not in weight[mode]:
+                raise ConfigError(
+                    f"{source}: rules.weight.tokens has a Weight {printed!r}, but"
+                    f" rules.weight.{mode} gives no value for it: printed weights are"
+                    f" {', '.join(weight[mode])} (P16)"
+                )
+    for face, timer in rules["temporary"]["timers"].items():
+        if timer["on"] not in ("minor", "major") or timer["count"] < 1:
+            raise ConfigError(
+                f"{source}: rules.temporary.timers.{face} = {timer!r}: on is"
+                ' "minor" or "major", count at least 1 (T12)'
+            )
 
 
 class Rules:

@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.immutable import replace
-from engine.rules import default_rules, merge_rules
+from engine.rules import check_rules, default_rules, merge_rules
 from engine.state import Bag, Hero, TableState
 from engine.tokens import Token, TokenKind, Training
 
@@ -76,6 +76,7 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ConfigError(f"{source}: table.rules_file {rules_file!r}: {e}") from None
     rules = merge_rules(rules, _mapping(data.get("rules", {}), source, "rules"), source)
+    check_rules(rules, source)
     capabilities = _capabilities(data.get("capabilities"), source)
     tokens: dict[str, Token] = {}
     bags: dict[str, Bag] = {}

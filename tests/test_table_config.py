@@ -75,3 +75,36 @@ def test_default_favor_bag_has_23(tmp_path):
     assert len(state.bags["favor"].contents) == 23
     shades = sorted(state.tokens[t].shade for t in state.bags["favor"].contents)
     assert shades.count("xul") == 1 and shades.count("xantyr") == 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        ('[rules.intersect]\nmode = "summ"', "rules.intersect.mode = 'summ': use one of sum"),
+        ('[rules.training]\nexert_only = "untrianed"', "rules.training.exert_only"),
+        ('[rules.health]\nfatigue_overflow = "dicard"', "(I-P13)"),
+        ('[rules.time]\ntokens_return = "never"', "rules.time.tokens_return"),
+        ('[rules.rest]\ndefault_choice = "wounds"', "(I-T8)"),
+        ("[rules.rest]\nfull_rest_draws = 0", "rules.rest.full_rest_draws must be at least 1"),
+        ("[rules.draws]\nmaximum = 0", "rules.draws.maximum must be at least 1 (P11)"),
+        ("[rules.weight]\ntokens = [0, 1, 3]", "rules.weight.off gives no value for it"),
+        ('[rules.temporary.timers]\npurity = { on = "majr", count = 3 }', "timers.purity"),
+        ('[rules.temporary.timers]\nlink = { on = "major", count = 0 }', "count at least 1"),
+    ],
+)
+def test_rules_values_the_engine_cannot_play_are_refused_at_load(rules, expected):
+    """A misspelt choice used to play silently (I-P10 "summ" as "separate") or fail mid-game
+    with a traceback (P9, P16, T12); now the table does not load, and the key is named."""
+    with pytest.raises(ConfigError) as info:
+        load_table_text(GOOD + "\n" + rules + "\n", "table.toml")
+    assert str(info.value).startswith("table.toml: ") and expected in str(info.value)
+
+
+def test_rules_choices_the_engine_knows_load():
+    for rules in (
+        '[rules.intersect]\nmode = "separate"',
+        '[rules.health]\nfatigue_overflow = "carry"',
+        '[rules.training]\nredraw_minimum = "master"',
+        "[rules.weight]\ntokens = [0, 2, 2]",
+    ):
+        load_table_text(GOOD + "\n" + rules + "\n", "table.toml")

@@ -260,14 +260,19 @@ def _hero(
                     ordinal=n,
                 )
             )
+    printed: dict[int, int] = {}
     for w in rules["weight"]["tokens"]:
+        # P16: always so many Weight tokens, even when two show the same printed weight
+        n = printed[w] = printed.get(w, 0) + 1
+        again = f".{n}" if n > 1 else ""
         tokens.append(
             Token(
-                f"{hero_id}.weight.{w}",
+                f"{hero_id}.weight.{w}{again}",
                 TokenKind.WEIGHT,
                 hero_id,
-                f"{name}'s Weight {w}",
+                f"{name}'s Weight {w}" + (f" ({n})" if n > 1 else ""),
                 weight=int(w),
+                ordinal=n,
             )
         )
     for n in range(1, hero.strain_capacity + 1):

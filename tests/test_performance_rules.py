@@ -556,6 +556,24 @@ def test_p16_every_hero_has_exactly_three_weight_tokens(example_state):
         assert len(weights) == 3
 
 
+def test_p16_weight_tokens_with_the_same_printed_weight_are_distinct_tokens():
+    """A table whose heroes carry Weight 0, 2, 2 still has three Weight tokens each."""
+    from engine import load_table_text
+    from tests.conftest import EXAMPLE_TABLE
+
+    text = EXAMPLE_TABLE.read_text() + "\n[rules.weight]\ntokens = [0, 2, 2]\n"
+    state = load_table_text(text)
+    weights = [t for t in state.bags["aria"].contents if ".weight." in t]
+    assert weights == ["aria.weight.0", "aria.weight.2", "aria.weight.2.2"]
+    s, _ = run(
+        state,
+        {"cmd": "begin_performance", "difficulty": 5, "weight": "mass"},
+        declare("aria", "control", "skill"),
+        *(draw("aria", t) for t in weights),
+    )
+    assert values(s, "aria") == [-1, 1, 1]
+
+
 # --- P17 Potential & Reserve -----------------------------------------------------------
 
 

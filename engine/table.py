@@ -287,7 +287,9 @@ def _hero(
         )
     active = h.get("active_reserve", [])
     ids = {t.id for t in tokens}
-    if not isinstance(active, list) or any(a not in ids or ".potential." not in a for a in active):
+    if not isinstance(active, list) or any(
+        not isinstance(a, str) or a not in ids or ".potential." not in a for a in active
+    ):
         raise ConfigError(f"{where}.active_reserve must list the hero's Potential token ids")
     hero = replace(
         hero, strain_tokens=tuple(f"{hero_id}.strain.{n}" for n in range(1, hero.strain + 1))
@@ -340,6 +342,8 @@ def _favor_bag(value: Any, source: str, rules: dict[str, Any]) -> list[Token]:
         if not isinstance(count, int) or count < 1:
             raise ConfigError(f"{where}[{i}].count must be a whole number ≥ 1")
         shade = e["shade"]
+        if not isinstance(e.get("deity", ""), str):
+            raise ConfigError(f'{where}[{i}].deity must be a name, like "The Warden"')
         deity = e.get("deity") or (shade.title() if shade in ("xul", "xantyr") else None)
         for _ in range(count):
             n = len(tokens) + 1

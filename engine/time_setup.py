@@ -142,7 +142,11 @@ def load_time(state: TableState, value: Any, source: str) -> TableState:
     if band_name not in tuple(Band):
         raise ConfigError(f"{source}: time.band = {band_name!r}: use morning, day or night")
     minor_done = data.get("minor_done", 0)
-    if not isinstance(minor_done, int) or not 0 <= minor_done <= minor_per_band:
+    if (
+        not isinstance(minor_done, int)
+        or isinstance(minor_done, bool)
+        or not 0 <= minor_done <= minor_per_band
+    ):
         raise ConfigError(
             f"{source}: time.minor_done = {minor_done!r}: Minor draws already made in this band,"
             f" 0 to {minor_per_band}"

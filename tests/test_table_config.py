@@ -41,6 +41,9 @@ def broken(old: str, new: str) -> str:
             broken('skill = "control", lore', 'skill = "purple", lore'),
             "control, versatility or impulse",
         ),
+        (broken("favor = 2", "favor = 2\nactive_reserve = [[1]]"), "active_reserve must list"),
+        (broken('deity = "The Warden"', 'deity = ["The Warden"]'), "deity must be a name"),
+        (broken('band = "morning"', 'band = "morning"\nminor_done = true'), "time.minor_done"),
     ],
 )
 def test_config_errors_name_the_key(text, expected):

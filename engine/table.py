@@ -188,10 +188,11 @@ def _hero(
         raise ConfigError(f'{where}.id must be a short name without dots, like "aria"')
     name = str(h.get("name", hero_id.title()))
     pathways = h.get("pathways")
-    if not isinstance(pathways, dict) or len(pathways) != 3:
+    starting = int(rules["potential"]["starting_pathways"])
+    if not isinstance(pathways, dict) or len(pathways) != starting:
         raise ConfigError(
-            f"{where}.pathways: give the hero's three starting Pathways with their Ember's Shade,"
-            ' e.g. { skill = "control", lore = "versatility", wild = "impulse" } (P17)'
+            f"{where}.pathways: give the hero's {starting} starting Pathways with their Ember's"
+            ' Shade, e.g. { skill = "control", lore = "versatility", wild = "impulse" } (P17)'
         )
     for p, shade in pathways.items():
         if caps.get(p) != "pathway":

@@ -27,7 +27,7 @@ def broken(old: str, new: str) -> str:
                 'wild = "impulse" }\ntraining = { skill',
                 'wild = "impulse", steel = "control" }\ntraining = { skill',
             ),
-            "three starting Pathways",
+            "3 starting Pathways",
         ),
         (
             broken('training = { skill = "adept"', 'training = { skil = "adept"'),
@@ -111,3 +111,15 @@ def test_rules_choices_the_engine_knows_load():
         "[rules.weight]\ntokens = [0, 2, 2]",
     ):
         load_table_text(GOOD + "\n" + rules + "\n", "table.toml")
+
+
+def test_p17_the_number_of_starting_pathways_is_rules_data():
+    text = GOOD.replace(
+        'wild = "impulse" }\ntraining = { skill',
+        'wild = "impulse", steel = "control" }\ntraining = { skill',
+        1,
+    )
+    with pytest.raises(ConfigError, match="3 starting Pathways"):
+        load_table_text(text, "table.toml")
+    with pytest.raises(ConfigError, match=r"heroes\[1\]\.pathways: give the hero's 4 starting"):
+        load_table_text(text + "\n[rules.potential]\nstarting_pathways = 4\n", "table.toml")

@@ -59,9 +59,17 @@ def test_missing_file(tmp_path):
 
 
 def test_rules_override_changes_the_engine():
+    """A [rules] override reaches play: a Trained hero now draws 2 (P6), Adept still 4."""
+    from engine import apply
+
     state = load_table_text(GOOD + "\n[rules.draws]\ntrained = 2\n")
-    assert state.rules["draws"]["trained"] == 2
     assert state.rules["draws"]["adept"] == 4
+    state, _ = apply(state, {"cmd": "begin_performance", "difficulty": 5})
+    declare = {"cmd": "declare", "hero": "aria", "shade": "control", "action": "target"}
+    _, events = apply(state, {**declare, "capability": "lore"})  # Trained
+    assert events[-1]["draws"] == 2
+    _, events = apply(state, {**declare, "capability": "skill"})  # Adept
+    assert events[-1]["draws"] == 4
 
 
 def test_rules_file_override(tmp_path):

@@ -7,7 +7,6 @@ they build the new state, so a refused command changes nothing.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +14,7 @@ from engine.errors import CommandRejected
 from engine.events import Event
 from engine.health import add_fatigue
 from engine.immutable import replace
+from engine.picking import SEED, TOKEN, known_hero, known_token, seeded, token_or_seed
 from engine.state import Contribution, Performance, Result, TableState
 from engine.tokens import (
     Action,
@@ -31,8 +31,6 @@ from engine.vocabulary import CommandSpec, Field, command
 FAVOR_BAG = "favor"
 
 _HERO = Field("string", "hero id from the table file", required=True)
-_TOKEN = Field("string", "token id (the registry maps a tag UID to it); omit to use seed")
-_SEED = Field("integer", "draw at random with this seed instead of naming a token (scripts, demo)")
 
 Result_ = tuple[TableState, list[Event]]
 
@@ -111,16 +109,6 @@ def _perf(state: TableState, *, open_: bool = True) -> Performance:
     return perf
 
 
-def _hero_id(state: TableState, args: Mapping[str, Any], key: str = "hero") -> str:
-    hero_id = str(args[key])
-    if hero_id not in state.heroes:
-        known = ", ".join(sorted(state.heroes))
-        raise CommandRejected(
-            f"unknown hero {hero_id!r}", field=key, code="unknown", fix=f"heroes: {known}"
-        )
-    return hero_id
-
-
 def _contribution(state: TableState, perf: Performance, hero_id: str) -> Contribution:
     c = perf.contribution(hero_id)
     if c is None:
@@ -136,25 +124,13 @@ def _contribution(state: TableState, perf: Performance, hero_id: str) -> Contrib
 def _pick(state: TableState, bag_id: str, args: Mapping[str, Any], rule: str, who: str) -> str:
     """The token a draw takes: the one named (checked against the bag) or a seeded random one."""
     bag = state.bags[bag_id]
-    token_id, seed = args.get("token"), args.get("seed")
-    if (token_id is None) == (seed is None):
-        raise CommandRejected(
-            "name the token drawn or give a seed, not both or neither",
-            field="token",
-            code="malformed",
-            fix='add "token": "<id>" (or "seed": <n> to draw at random)',
-        )
+    token_or_seed(args)
+    token_id = args.get("token")
     if token_id is None:
         if not bag.contents:
             raise CommandRejected(f"{bag.name} is empty", rule=rule, field="seed")
-        return bag.contents[random.Random(seed).randrange(len(bag.contents))]
-    if token_id not in state.tokens:
-        raise CommandRejected(
-            f"unknown token {token_id!r}",
-            field="token",
-            code="unknown",
-            fix="enrol the tag, or check the token id",
-        )
+        return seeded(bag.contents, int(args["seed"]))
+    known_token(state, token_id)
     if token_id not in bag.contents:
         raise CommandRejected(
             f"{state.tokens[token_id].name} is not in {bag.name} ({_where(state, token_id)})",
@@ -261,7 +237,7 @@ def begin_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
 )
 def declare(state: TableState, args: Mapping[str, Any]) -> Result_:
     perf = _perf(state)
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     if perf.contribution(hero_id) is not None:
         raise CommandRejected(
@@ -433,12 +409,12 @@ def _gain(state: TableState, c: Contribution) -> Result_:
         "A token drawn from the hero's own bag is laid on the Draw Board (or fills a Redraw).",
         "performance",
         ("P6", "P9", "P11", "P15"),
-        {"hero": _HERO, "token": _TOKEN, "seed": _SEED},
+        {"hero": _HERO, "token": TOKEN, "seed": SEED},
     )
 )
 def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
     perf = _perf(state)
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
     name = state.heroes[hero_id].name
     if not c.checks:
@@ -475,14 +451,14 @@ def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
         {
             "hero": _HERO,
             "replace": Field("string", "the drawn token to replace", True),
-            "token": _TOKEN,
-            "seed": _SEED,
+            "token": TOKEN,
+            "seed": SEED,
         },
     )
 )
 def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
     perf = _perf(state)
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
     hero = state.heroes[hero_id]
     minimum = state.rules["training"]["redraw_minimum"]
@@ -551,12 +527,12 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
         " the answering deity may be Awakened on the Star Grid.",
         "performance",
         ("P18", "I-P18"),
-        {"hero": _HERO, "token": _TOKEN, "seed": _SEED},
+        {"hero": _HERO, "token": TOKEN, "seed": SEED},
     )
 )
 def call_favor(state: TableState, args: Mapping[str, Any]) -> Result_:
     perf = _perf(state)
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
     hero = state.heroes[hero_id]
     if not c.checks:

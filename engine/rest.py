@@ -21,7 +21,7 @@ from engine import health
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
-from engine.performance import _hero_id
+from engine.picking import known_hero
 from engine.state import TableState
 from engine.time_common import (
     FULL_REST,
@@ -172,7 +172,7 @@ def begin_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
     )
 )
 def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     rest = _rest(state, "choose a Full Rest recovery")
     choices = _choices(state, rest, {hero_id: args["choice"]})
     state = with_board(state, replace(board(state), rest=replace(rest, choices=choices)))

@@ -14,7 +14,7 @@ from engine import health
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
-from engine.performance import _hero_id
+from engine.picking import known_hero
 from engine.state import TableState
 from engine.tokens import TokenKind, Training
 from engine.vocabulary import CommandSpec, Field, command
@@ -41,7 +41,7 @@ Result_ = tuple[TableState, list[Event]]
     )
 )
 def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     for key in ("favor", "redraws"):
         if getattr(hero, key) + args[key] < 0:
@@ -98,7 +98,7 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
     )
 )
 def set_training(state: TableState, args: Mapping[str, Any]) -> Result_:
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     capability = args["capability"]
     if capability not in state.capabilities:
@@ -181,7 +181,7 @@ def _exemplar_swap(
     )
 )
 def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     token = state.tokens.get(args["token"])
     if token is None or token.kind is not TokenKind.POTENTIAL or token.bag != hero.bag:

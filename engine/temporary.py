@@ -18,7 +18,7 @@ from typing import Any
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
-from engine.performance import _hero_id
+from engine.picking import known_hero
 from engine.state import TableState
 from engine.time_common import Result_, board, no_pending, with_board
 from engine.timeboard import TEMPORARY_BOX, Size, Timer
@@ -113,7 +113,7 @@ def _choose(state: TableState, args: Mapping[str, Any], hero_name: str) -> str:
     )
 )
 def grant_temporary(state: TableState, args: Mapping[str, Any]) -> Result_:
-    hero_id = _hero_id(state, args)
+    hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     no_pending(state, "T12", "grant a temporary token")
     token_id = _choose(state, args, hero.name)

@@ -1,14 +1,10 @@
 """Helpers the Time, Weather, Rest and temporary-token commands share.
 
-Reading the board out of the table, writing it back, adding a WorldKeeper prompt
-with the rules' limit, and choosing a token by name (an RFID tag) or by seed.
+Reading the board out of the table, writing it back, and adding a WorldKeeper prompt
+with the rules' limit. Choosing a token by name or by seed is :mod:`engine.picking`.
 """
 
 from __future__ import annotations
-
-import random
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
@@ -19,8 +15,6 @@ from engine.vocabulary import Field
 
 Result_ = tuple[TableState, list[Event]]
 
-TOKEN = Field("string", "token id (the registry maps a tag UID to it); omit to use seed")
-SEED = Field("integer", "draw at random with this seed instead of naming a token (scripts, demo)")
 FULL_REST = Field(
     "object",
     'Full Rest choices by resting hero: {"aria": "fatigue", "cass": "strain"} (T8, I-T8)',
@@ -75,31 +69,6 @@ def no_pending(state: TableState, rule: str, doing: str) -> None:
             f"cannot {doing} while {state.tokens[pending.token].name} waits to be resolved",
             rule=rule,
             fix="resolve_time or cancel_time_draw first",
-        )
-
-
-def one_of_token_or_seed(args: Mapping[str, Any]) -> None:
-    if (args.get("token") is None) == (args.get("seed") is None):
-        raise CommandRejected(
-            "name the token drawn or give a seed, not both or neither",
-            field="token",
-            code="malformed",
-            fix='add "token": "<id>" (or "seed": <n> to draw at random)',
-        )
-
-
-def seeded(candidates: Sequence[str], seed: int) -> str:
-    """A deterministic random pick: the same seed and bag give the same token on every replay."""
-    return candidates[random.Random(seed).randrange(len(candidates))]
-
-
-def known_token(state: TableState, token_id: str) -> None:
-    if token_id not in state.tokens:
-        raise CommandRejected(
-            f"unknown token {token_id!r}",
-            field="token",
-            code="unknown",
-            fix="enrol the tag, or check the token id",
         )
 
 

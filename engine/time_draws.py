@@ -21,18 +21,14 @@ from engine import health, rest, temporary
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
+from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import TableState
 from engine.time_common import (
     FULL_REST,
-    SEED,
-    TOKEN,
     Result_,
     add_prompt,
     board,
-    known_token,
     no_pending,
-    one_of_token_or_seed,
-    seeded,
     with_board,
 )
 from engine.timeboard import Band, Size, TimeDraw, advance, split_face, time_bag
@@ -73,7 +69,7 @@ def _progress(state: TableState) -> str:
 
 def _pick(state: TableState, args: Mapping[str, Any]) -> str:
     """The Time token drawn: named and checked (band bag T6, cadence T3), or seeded."""
-    one_of_token_or_seed(args)
+    token_or_seed(args)
     b = board(state)
     bag = state.bags[time_bag(b.band)]
     size = due(state)

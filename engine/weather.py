@@ -15,16 +15,12 @@ from typing import Any
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
+from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import TableState
 from engine.time_common import (
-    SEED,
-    TOKEN,
     Result_,
     add_prompt,
     board,
-    known_token,
-    one_of_token_or_seed,
-    seeded,
     with_board,
 )
 from engine.timeboard import WEATHER_BAGS, Weather, face_title, weather_bag
@@ -58,7 +54,7 @@ def _which_bag(state: TableState, args: Mapping[str, Any]) -> str:
 
 
 def _pick_weather(state: TableState, which: str, args: Mapping[str, Any]) -> str:
-    one_of_token_or_seed(args)
+    token_or_seed(args)
     bag = state.bags[weather_bag(which)]
     current = board(state).weather
     if args.get("seed") is not None:

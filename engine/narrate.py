@@ -63,8 +63,13 @@ _SIMPLE: dict[str, Narrator] = {
         f"{_name(s, d['hero'])} redraws {d['name']}: {_signed(d['value'])} → total {d['total']}"
     ),
     "redraw_started": lambda s, d: (
-        f"{_name(s, d['hero'])} spends a Redraw: {d['name']} is set aside"
-        f" ({d['redraws_left']} Redraws left)"
+        f"{_name(s, d['hero'])} spends a Redraw: {d['name']} "
+        + (
+            "is set aside until Reset"
+            if s.rules["redraw"]["set_aside"]
+            else "goes back into the bag"
+        )
+        + f" ({d['redraws_left']} Redraws left)"
     ),
     "favor_called": lambda s, d: (
         f"{_name(s, d['hero'])} calls Favor: {d['name']} answers, {_signed(d['value'])}"

@@ -777,3 +777,15 @@ def test_i_p11_a_table_that_returns_the_replaced_token_may_draw_it_again(example
     )
     assert one_step.performance == two_step.performance
     assert one_step.performance.contribution("aria").drawn == ("aria.weight.0",)
+
+
+def test_i_p11_the_narration_says_where_the_replaced_token_goes(example_state):
+    from dataclasses import replace
+
+    from engine.narrate import describe
+
+    for set_aside, words in ((True, "is set aside until Reset"), (False, "goes back into")):
+        rules = {**example_state.rules, "redraw": {"rule": "I-P11", "set_aside": set_aside}}
+        s = _aria_drew(replace(example_state, rules=rules), "aria.weight.0")
+        s, ev = run(s, {"cmd": "redraw", "hero": "aria", "replace": "aria.weight.0"})
+        assert words in describe(s, ev[0]), describe(s, ev[0])

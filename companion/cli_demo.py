@@ -30,6 +30,8 @@ DEFAULT_PLAYS = [
     ("fight", EXAMPLES / "fight.toml", EXAMPLES / "fight.jsonl"),
 ]
 ROLES = ReaderRoles({"draw-board": {4: "favor", 5: "time"}})
+#: reader channels on the emulated hub: the Draw Board slots 0–3, Favor 4, Time 5
+CHANNELS = 6
 
 
 def register(sub: Any) -> None:
@@ -75,7 +77,8 @@ def _show(outcome: Outcome) -> None:
     elif outcome.command is not None:
         rest = {k: v for k, v in outcome.command.items() if k != "cmd"}
         args = " ".join(f"{k}={json.dumps(v)}" for k, v in rest.items())
-        print(f"  [{outcome.source}] {outcome.command['cmd']} {args}".rstrip())
+        name = outcome.command.get("cmd", "(no cmd)")
+        print(f"  [{outcome.source}] {name} {args}".rstrip())
     if outcome.error is not None:
         print(f"      ⚠ {outcome.error}")
     for event in outcome.events:
@@ -86,9 +89,16 @@ def play(state: TableState, script: Path, out: Path, panel: str, colour: str) ->
     from companion.cli_replay import read_session
 
     steps = read_session(script)
+    for line, step in steps:
+        problem = _problem(step)
+        if problem is not None:
+            print(f"  {script}:{line}: {json.dumps(step)}: {problem}")
+            return 1
     print(f'\nRhuna table companion — {script.name} on {out} ({panel}" {colour} PNG panel)')
     print(*sheets(state), sep="\n")
-    with SimulatedTable(state, out, panel=panel, colour=colour, channels=6, settle=True) as table:
+    with SimulatedTable(
+        state, out, panel=panel, colour=colour, channels=CHANNELS, settle=True
+    ) as table:
         table.loop.roles = ROLES
         print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled\n")
         for line, step in steps:
@@ -103,6 +113,23 @@ def play(state: TableState, script: Path, out: Path, panel: str, colour: str) ->
     print("\n  At the end:")
     print(*sheets(final), sep="\n")
     return 0
+
+
+def _problem(step: Any) -> str | None:
+    """Why a script line cannot be played (checked before the hub starts), or None."""
+    if not isinstance(step, dict):
+        return "a script line must be a JSON object: a command, or lay, lay_uid, lift, clear, say"
+    if "lay" in step or "lay_uid" in step:
+        if "slot" not in step:
+            return 'lay and lay_uid need "slot": the reader channel the tag is laid on'
+        slot = step["slot"]
+    elif "lift" in step:
+        slot = step["lift"]
+    else:
+        return None
+    if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot < CHANNELS:
+        return f"use a reader channel 0 to {CHANNELS - 1} (0–3 the Draw Board, 4 Favor, 5 Time)"
+    return None
 
 
 def _step(table: SimulatedTable, step: dict[str, Any]) -> Outcome | None:

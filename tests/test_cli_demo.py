@@ -1,0 +1,40 @@
+"""`rhuna-table demo --table … --script …`: a bad script line is a clear error, not a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.cli import main
+from tests.conftest import EXAMPLE_TABLE
+
+
+def demo(tmp_path, *lines: str) -> int:
+    script = tmp_path / "script.jsonl"
+    script.write_text("".join(line + "\n" for line in lines))
+    return main(
+        ["demo", "--table", str(EXAMPLE_TABLE), "--script", str(script), "--out", str(tmp_path)]
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("[1, 2]", "must be a JSON object"),
+        ('{"lay": "aria.ember.skill"}', 'need "slot"'),
+        ('{"lay": "aria.ember.skill", "slot": "x"}', "reader channel 0 to 5"),
+        ('{"lay": "aria.ember.skill", "slot": 9}', "reader channel 0 to 5"),
+        ('{"lay_uid": "04C0FFEE000001", "slot": -1}', "reader channel 0 to 5"),
+        ('{"lift": true}', "reader channel 0 to 5"),
+    ],
+)
+def test_a_script_line_the_demo_cannot_play_names_its_line(tmp_path, capsys, line, says):
+    assert demo(tmp_path, '{"say": "first"}', line) == 1
+    out = capsys.readouterr().out
+    assert f"script.jsonl:2: {line}" in out and says in out
+
+
+def test_a_refused_command_without_a_name_is_shown_not_a_traceback(tmp_path, capsys):
+    """The engine refuses it as malformed (no "cmd"); the demo prints the refusal and goes on."""
+    assert demo(tmp_path, '{"hero": "aria"}', '{"cmd": "begin_performance", "difficulty": 4}') == 0
+    out = capsys.readouterr().out
+    assert "missing command name" in out and "Performance 1 begins: Difficulty 4" in out

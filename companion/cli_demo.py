@@ -37,7 +37,10 @@ CHANNELS = 6
 def register(sub: Any) -> None:
     p = sub.add_parser("demo", help="run the example table on emulated hardware (PNG panel)")
     p.add_argument("--table", help="table TOML (default: the shipped examples)")
-    p.add_argument("--script", help="demo script for --table (JSON lines, see examples/demo.jsonl)")
+    p.add_argument(
+        "--script",
+        help="demo script for --table, or for the example table (JSON lines, see examples/demo.jsonl)",
+    )
     p.add_argument("--out", default="demo-out", help="where the panel's PNG frames go")
     p.add_argument("--panel", default="4.2", help='panel: 2.13, 2.9, 4.2, 7.5 or "WxH"')
     p.add_argument("--colour", default="bwr", help="bw, bwr or bwy")
@@ -45,10 +48,11 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.table:
+    if args.table or args.script:
         if not args.script:
             raise ConfigError("demo: --table needs --script")
-        plays = [(Path(args.table).stem, Path(args.table), Path(args.script))]
+        table = Path(args.table) if args.table else EXAMPLES / "table.toml"
+        plays = [(table.stem, table, Path(args.script))]
     else:
         plays = DEFAULT_PLAYS
     for name, table, script in plays:

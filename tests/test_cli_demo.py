@@ -38,3 +38,12 @@ def test_a_refused_command_without_a_name_is_shown_not_a_traceback(tmp_path, cap
     assert demo(tmp_path, '{"hero": "aria"}', '{"cmd": "begin_performance", "difficulty": 4}') == 0
     out = capsys.readouterr().out
     assert "missing command name" in out and "Performance 1 begins: Difficulty 4" in out
+
+
+def test_a_script_without_table_plays_on_the_example_table(tmp_path, capsys):
+    script = tmp_path / "mine.jsonl"
+    script.write_text('{"cmd": "begin_performance", "difficulty": 4}\n')
+    assert main(["demo", "--script", str(script), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "mine.jsonl on" in out and "Performance 1 begins: Difficulty 4" in out
+    assert "fight" not in out  # only the script asked for, not the default plays

@@ -45,13 +45,3 @@ def test_the_day_covers_bands_majors_and_a_full_rest(example_state):
     assert [e.type for e in events].count("full_rest_completed") == 1
     unnarrated = {e.type for e in events} - set(NARRATORS)
     assert not unnarrated
-
-
-def test_the_day_session_fits_the_json_schema():
-    import jsonschema
-
-    from engine import json_schema
-
-    schema = json_schema()
-    for _, cmd in read_session(DAY):
-        jsonschema.validate(cmd, schema)

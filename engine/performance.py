@@ -55,7 +55,7 @@ def value_of(state: TableState, c: Contribution, token_id: str) -> int:
     """
     perf = state.performance
     assert perf is not None
-    spent = c.action is Action.SPEND and token_id == c.reserve
+    spent = token_id == c.reserve and c.action is Action.SPEND  # reserve is mostly None
     ctx = ValueContext(
         shade=c.shade,
         capability=c.capability,

@@ -108,7 +108,7 @@ def play(state: TableState, script: Path, out: Path, panel: str, colour: str) ->
         for line, step in steps:
             try:
                 outcome = _step(table, step)
-            except (KeyError, TimeoutError) as e:
+            except (KeyError, ValueError, TimeoutError) as e:
                 print(f"  {script}:{line}: {e}")
                 return 1
             if outcome is not None:
@@ -122,7 +122,14 @@ def play(state: TableState, script: Path, out: Path, panel: str, colour: str) ->
 def _problem(step: Any) -> str | None:
     """Why a script line cannot be played (checked before the hub starts), or None."""
     if not isinstance(step, dict):
-        return "a script line must be a JSON object: a command, or lay, lay_uid, lift, clear, say"
+        return (
+            "a script line must be a JSON object: a command, or dial, button, lay, lay_uid,"
+            " lift, clear, say"
+        )
+    if "dial" in step and not isinstance(step["dial"], dict):
+        return 'dial takes an object of ring → choice, e.g. {"hero": "aria", "shade": "control"}'
+    if "button" in step and not isinstance(step["button"], str):
+        return "button takes a button name: resolve, reset, undo, redraw, exert, call_favor, time"
     if "lay" in step or "lay_uid" in step:
         if "slot" not in step:
             return 'lay and lay_uid need "slot": the reader channel the tag is laid on'
@@ -150,4 +157,21 @@ def _step(table: SimulatedTable, step: dict[str, Any]) -> Outcome | None:
     if step.get("clear"):
         table.clear_board()
         return None
-    return table.command(step)
+    if "dial" in step:
+        return table.dial(step["dial"])
+    if "button" in step:
+        outcome = table.button(str(step["button"]))
+        if outcome is None:
+            sel = table.controls.selection()
+            hint = sel["message"] or sel["warning"] or _dial_text(sel)
+            print(f"  [wheel] {step['button']} button: {hint}")
+        return outcome
+    return table.command(step, source="worldkeeper")
+
+
+def _dial_text(sel: dict[str, Any]) -> str:
+    if sel["mode"] == "redraw" and sel["redraw"]:
+        return f"Redraw picks {sel['redraw']['name']} — press Redraw again (or push) to send"
+    if sel["ring"]:
+        return f"dialling the {sel['ring']} ring" + (" · Exert" if sel["exert"] else "")
+    return "ready"

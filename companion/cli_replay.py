@@ -21,7 +21,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--keep-going",
         action="store_true",
-        help="report a refused command and carry on (default: stop at the first)",
+        help="report each refused command and carry on (the exit status is still 1 if any was"
+        " refused; default: stop at the first)",
     )
     p.set_defaults(func=run)
 
@@ -68,4 +69,6 @@ def run(args: argparse.Namespace) -> int:
             ensure_ascii=False,
         )
         print()
-    return 1 if refused and not args.keep_going else 0
+    if refused and args.keep_going:
+        print(f"{args.session}: {refused} command(s) refused", file=sys.stderr)
+    return 1 if refused else 0

@@ -58,8 +58,9 @@ class TableLoop:
 
     # --- any thread --------------------------------------------------------
 
-    def submit(self, item: Mapping[str, Any] | TagEvent, source: str = "script") -> None:
-        """Queue a command (a JSON object) or a TagEvent. Never blocks."""
+    def submit(self, item: Any, source: str = "script") -> None:
+        """Queue a command (a JSON object: from MQTT it may be any JSON, refused if not an
+        object) or a TagEvent. Never blocks."""
         self._inbox.put((source, item))
 
     def tag_sink(self, event: TagEvent) -> None:
@@ -86,7 +87,7 @@ class TableLoop:
         while not stop.is_set():
             self.step(timeout=poll)
 
-    def process(self, item: Mapping[str, Any] | TagEvent, source: str) -> Outcome:
+    def process(self, item: Any, source: str) -> Outcome:
         self.processed += 1
         tag = item if isinstance(item, TagEvent) else None
         if tag is not None:
@@ -96,15 +97,15 @@ class TableLoop:
             if isinstance(meant, RuleViolation):
                 log.info("%s: %s", source, meant)
                 return Outcome(source, self.state, error=meant, tag=tag)
-            command: Mapping[str, Any] = meant
+            command: Any = meant
         else:
-            assert not isinstance(item, TagEvent)
             command = item
         try:
             self.state, events = apply(self.state, command)
         except CommandRejected as e:
-            log.info("%s: refused %s: %s", source, command.get("cmd"), e.violation)
-            return Outcome(source, self.state, command, error=e.violation, tag=tag)
+            log.info("%s: refused %r: %s", source, command, e.violation)
+            shown = command if isinstance(command, Mapping) else None
+            return Outcome(source, self.state, shown, error=e.violation, tag=tag)
         hero = command.get("hero")
         if command.get("cmd") in ("declare", "draw", "redraw") and isinstance(hero, str):
             self.active_hero = hero

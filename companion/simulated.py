@@ -1,15 +1,17 @@
-"""A whole table with no hardware: the emulated token hub on a real pty, the PNG panel.
+"""A whole table with no hardware: emulated token hub on a real pty, mock GPIO, the PNG panel.
 
 The same parts the service runs on a Pi, with the emulators standing in for the
 devices (gpiozero-style: the emulator is a backend, not a test hack). The demo
 and the end-to-end tests drive it: lay a token on an emulated reader, and it
-travels serial frames → TagEvent → tag registry → command → engine → panel.
+travels serial frames → TagEvent → tag registry → command → engine → panel; turn
+the wheel's encoder on gpiozero's MockFactory pins, and the Performance Wheel
+declares through the same loop.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ from engine.state import TableState
 from engine.view import table_view
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.hub import HubReader
+from hardware.config import GpioConfig
+from hardware.controls import TableControls
+from hardware.mock import MockHand
 from hardware.registry import TagRegistry
 
 
@@ -33,6 +38,7 @@ class PanelOutput:
         self.worker = worker
         self.ledger = CostLedger()
         self.banner: Banner | None = None
+        self.view: dict[str, Any] | None = None
 
     def __call__(self, outcome: Outcome) -> None:
         if outcome.error is not None:
@@ -40,8 +46,36 @@ class PanelOutput:
         elif outcome.command is not None:
             self.banner = None  # the next accepted command clears the banner
         self.ledger.feed(outcome.events)
-        view = table_view(outcome.state)
-        self.worker.submit(Frame(view, self.banner, dict(self.ledger.costs)))
+        self.view = table_view(outcome.state)
+        self.worker.submit(Frame(self.view, self.banner, dict(self.ledger.costs)))
+
+    def dial(self, selection: Mapping[str, Any]) -> None:
+        """The wheel moved: show what is dialled so far in a banner (an error banner stays)."""
+        if self.view is None or (self.banner is not None and self.banner.severity == "error"):
+            return
+        self.worker.submit(Frame(self.view, dial_banner(selection), dict(self.ledger.costs)))
+
+
+def dial_banner(sel: Mapping[str, Any]) -> Banner | None:
+    """``Wheel: Aria · control · skill — action?`` while dialling; the wheel's warning if any."""
+    if sel.get("warning") or sel.get("message"):
+        return Banner(f"Wheel: {sel.get('message') or sel.get('warning')}", "warning")
+    if sel.get("mode") == "redraw" and sel.get("redraw"):
+        return Banner(f"Redraw {sel['redraw']['name']}? press Redraw again", "info")
+    ring = sel.get("ring")
+    if sel.get("mode") != "dial" or not ring:
+        return None
+    rings = list(sel.get("rings") or [])
+    done = [
+        str(sel.get("hero_name") if r == "hero" else sel.get(r))
+        for r in rings[: rings.index(ring)]
+        if sel.get(r) is not None
+    ]
+    options = sel.get("options") or []
+    at = sel.get("position")
+    now = options[at] if at is not None and at < len(options) else "?"
+    text = " · ".join([*done, f"{ring}: {now}?"]) + (" · Exert" if sel.get("exert") else "")
+    return Banner(f"Wheel: {text}", "info")
 
 
 class SimulatedTable:
@@ -67,8 +101,22 @@ class SimulatedTable:
         self.reader = HubReader(self.hub.link, sink=self.loop.tag_sink, name="draw-board")
         self.panel = PngPanel(out_dir, panel, colour)
         self.worker: DisplayWorker[Frame] = DisplayWorker(self.panel, Renderer(panel, colour))
-        self.loop.subscribers.append(PanelOutput(self.worker))
+        self.output = PanelOutput(self.worker)
+        self.loop.subscribers.append(self.output)
         self.laid: dict[int, str] = {}
+        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+        self.gpio = GpioConfig()
+        self._pins = MockFactory()
+        self._wheel_sent: list[Mapping[str, Any]] = []
+        self.controls = TableControls(
+            self._from_wheel,
+            lambda: self.loop.state,
+            self.gpio,
+            pin_factory=self._pins,
+            on_change=self.output.dial,
+        )
+        self.hand = MockHand(self._pins, self.gpio)
 
     def __enter__(self) -> SimulatedTable:
         self.hub.start()
@@ -80,16 +128,60 @@ class SimulatedTable:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.controls.close()
+        self._pins.close()
         self.worker.stop(flush=True)
         self.reader.stop()
         self.hub.stop()
 
     # --- the players' hands -----------------------------------------------------
 
-    def command(self, cmd: dict[str, Any], source: str = "wheel") -> Outcome:
-        """A command from the wheel, a button or the WorldKeeper's phone."""
+    def command(self, cmd: dict[str, Any], source: str = "worldkeeper") -> Outcome:
+        """A command from the WorldKeeper's phone, MQTT or the CLI."""
         self.loop.submit(cmd, source)
         return self._next(lambda o: o.command is cmd or o.source == source)
+
+    def _from_wheel(self, command: Mapping[str, Any], source: str = "wheel") -> None:
+        self._wheel_sent.append(command)
+        self.loop.submit(command, source)
+
+    def _after_wheel(self, sent_before: int) -> Outcome | None:
+        if len(self._wheel_sent) == sent_before:
+            return None  # that input only moved the dial
+        return self._next(lambda o: o.source == "wheel")
+
+    def dial(self, choices: Mapping[str, Any]) -> Outcome:
+        """Turn the encoder to each ring's choice and push, ring after ring, until it declares
+        (or begins a Performance). Rings not named keep what the wheel offers (Training: the
+        sheet's)."""
+        for _ in range(16):
+            sel = self.controls.selection()
+            ring = sel["ring"]
+            if ring is None:
+                raise KeyError(f"the wheel has nothing to dial ({sel['message'] or 'idle'})")
+            if ring in choices:
+                label = str(choices[ring])
+                if label not in sel["options"]:
+                    raise KeyError(
+                        f"the {ring} ring has no {label!r} ({', '.join(sel['options'])})"
+                    )
+                self.hand.turn(sel["options"].index(label) - (sel["position"] or 0))
+            before = len(self._wheel_sent)
+            self.hand.push()
+            if self.settle:
+                self.worker.wait_idle(timeout=10)
+            outcome = self._after_wheel(before)
+            if outcome is not None:
+                return outcome
+            if self.controls.selection()["message"]:
+                raise KeyError(f"the wheel refuses: {self.controls.selection()['message']}")
+        raise KeyError("the wheel did not declare after 16 pushes")
+
+    def button(self, name: str) -> Outcome | None:
+        """Press a table button (resolve, reset, undo, redraw, exert, call_favor, time …)."""
+        before = len(self._wheel_sent)
+        self.hand.press(name)
+        return self._after_wheel(before)
 
     def lay(self, channel: int, *, token: str | None = None, uid: str | None = None) -> Outcome:
         """Lay a token (or a raw tag) on a Draw Board slot; wait until the loop has seen it."""

@@ -60,3 +60,26 @@ def test_replay_broken_files_give_a_clear_error(tmp_path):
     bad_table.write_text("[table]\nid = 'x'\n")
     p = cli("replay", str(bad_table), str(SESSION))
     assert p.returncode == 2 and "capabilities" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_keep_going_reports_every_refusal_and_still_fails(tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_text(
+        '{"cmd": "resolve"}\n{"cmd": "begin_performance", "difficulty": 5}\n{"cmd": "reset"}\n'
+    )
+    p = cli("replay", str(EXAMPLE_TABLE), str(session), "--keep-going")
+    assert p.returncode == 1
+    assert f"{session}:1: refused" in p.stdout and f"{session}:3: refused" in p.stdout
+    assert "Performance 1 begins" in p.stdout and "2 command(s) refused" in p.stderr
+
+
+def test_piping_into_head_is_no_traceback():
+    p = subprocess.run(
+        f"{sys.executable} -m companion.cli replay {EXAMPLE_TABLE} {SESSION} | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert p.stdout.count("\n") == 1 and "Traceback" not in p.stderr

@@ -175,3 +175,62 @@ def test_make_demo_runs_the_table_and_the_fight_on_emulated_hardware(tmp_path, c
     for name in ("table", "fight"):
         frames = sorted((tmp_path / name).glob("frame-*.png"))
         assert len(frames) > 10 and (tmp_path / name / "latest.png").exists()
+
+
+def test_the_wheel_on_mock_gpio_declares_through_the_loop_p4(example_state, tmp_path):
+    """gpiozero's MockFactory pins: the encoder dials Hero → Shade → Capability → Action →
+    Training (the sheet's) and the push sends the one vocabulary's declare (P1–P4)."""
+    with SimulatedTable(example_state, tmp_path, panel="2.13", colour="bw", settle=True) as t:
+        begun = t.dial({"difficulty": 7})
+        assert begun.command == {"cmd": "begin_performance", "difficulty": 7, "weight": "off"}
+        declared = t.dial(
+            {"hero": "bren", "shade": "impulse", "capability": "steel", "action": "defend"}
+        )
+        assert declared.source == "wheel" and declared.error is None
+        assert declared.command == {
+            "cmd": "declare",
+            "hero": "bren",
+            "shade": "impulse",
+            "capability": "steel",
+            "action": "defend",
+        }
+        assert declared.events[0]["training"] == "master"
+        laid = t.lay(0, token="bren.ember.steel")
+        assert laid.events[0]["value"] == 3  # a Master Ember with its own Pathway (P12)
+        undone = t.button("undo")
+        assert undone.command == {"cmd": "undo"}
+        assert t.loop.state.performance.contribution("bren").drawn == ()
+        with pytest.raises(KeyError, match="no 'juggling'"):
+            t.dial({"hero": "aria", "capability": "juggling"})
+
+
+def test_the_dial_banner_says_what_is_dialled_so_far():
+    from companion.simulated import dial_banner
+
+    sel = {
+        "mode": "dial",
+        "ring": "action",
+        "rings": ["hero", "shade", "capability", "action", "training"],
+        "hero": "aria",
+        "hero_name": "Aria",
+        "shade": "control",
+        "capability": "skill",
+        "action": "target",
+        "options": ["target", "defend", "gain", "spend"],
+        "position": 1,
+        "exert": True,
+        "warning": None,
+        "message": None,
+    }
+    assert dial_banner(sel).text == "Wheel: Aria · control · skill · action: defend? · Exert"
+    assert dial_banner({**sel, "warning": "the sheet says Adept"}).severity == "warning"
+    assert dial_banner({**sel, "mode": "idle", "ring": None}) is None
+
+
+def test_a_command_that_is_not_an_object_is_refused_not_a_crash(example_state, registry):
+    loop = TableLoop(example_state, registry)
+    for bad in (["draw"], "resolve", 7, None):
+        loop.submit(bad, source="mqtt")
+        outcome = loop.step(0)
+        assert outcome.error.code == "malformed" and outcome.command is None
+    assert loop.state is example_state

@@ -376,3 +376,28 @@ def test_every_state_of_the_example_session_renders_and_fits() -> None:
         for panel in PANELS:
             assert_texts_fit(draw(view, panel, "bwr", costs=ledger.costs))
     assert seen >= {"performance", "between"}
+
+
+def test_every_state_of_the_example_fight_renders_the_engines_own_shapes() -> None:
+    """Real combat views from examples/fight.jsonl (C1–C11): every panel shows the armour,
+    injuries and conditions as words, never as Python dicts, and the attack forecast."""
+    import engine
+    from companion.cli_replay import read_session
+    from tests.test_display_text import assert_texts_fit
+
+    state = engine.load_table(dv.ROOT / "examples" / "fight.toml")
+    forecasts = 0
+    for _, cmd in read_session(dv.ROOT / "examples" / "fight.jsonl"):
+        state, _ = engine.apply(state, cmd)
+        view = table_view(state)
+        if view["combat"] is None:
+            continue
+        for panel in PANELS:
+            canvas = draw(view, panel, "bwr")
+            assert_texts_fit(canvas)
+            texts = [t.full for t in canvas.texts]
+            assert not [t for t in texts if "{" in t or "'" in t], texts
+            if view["combat"]["forecast"] and panel in ("4.2", "7.5"):
+                assert any(" → " in t and "hurt" in t for t in texts)
+                forecasts += 1
+    assert forecasts > 0

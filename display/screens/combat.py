@@ -35,13 +35,17 @@ def draw(c: Canvas, box: Box, view: View) -> None:
     tick = int(combat.get("tick") or 1)
     head, rest = box.top(_lh(m.big, True), m.gap)
     _header(c, head, combat, people, acting)
+    odds = forecast_text(combat)
+    if c.spec.roomy and odds is not None:
+        foot, rest = rest.bottom(_lh(m.body, True), m.gap)
+        c.text(foot, odds, m.body, bold=True)
     if c.spec.roomy:
         wheel_d = min(rest.h, int(rest.w * 0.56))
         wheel, listing = rest.left(wheel_d, m.gap * 2)
         _wheel(c, wheel, people, acting, tick)
         _listing(c, listing, people, acting)
     else:
-        _strip(c, rest, people, acting, tick)
+        _strip(c, rest, people, acting, tick, odds)
 
 
 def _header(
@@ -61,7 +65,14 @@ def _name(p: Combatant) -> str:
     return str(p.get("name") or p.get("id") or "?")
 
 
-def _strip(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], tick: int) -> None:
+def _strip(
+    c: Canvas,
+    box: Box,
+    people: Sequence[Combatant],
+    acting: set[str],
+    tick: int,
+    odds: str | None = None,
+) -> None:
     """The wheel as a ruler of six ticks with a dot per combatant, then who acts now and next."""
     m = c.m
     lh = _lh(m.body)
@@ -93,9 +104,10 @@ def _strip(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], t
         row, rest = rest.top(lh, 1)
         c.text(row, "Next: " + SEP.join(following), m.body)
     first = next((p for p in people if str(p.get("id")) in acting), None)
-    if first is not None and rest.h >= _lh(m.small):
+    line = odds if odds is not None else _details(first, long=False) if first else None
+    if line is not None and rest.h >= _lh(m.small):
         row, rest = rest.top(_lh(m.small), 1)
-        c.text(row, _details(first, long=False), m.small)
+        c.text(row, line, m.small)
 
 
 def _dots(c: Canvas, box: Box, here: Sequence[Combatant], dot: int, ink: int) -> None:
@@ -216,21 +228,75 @@ def _wheel(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], t
             c.text(row, f"+{more}", m.small, align="center", fill=ink)
 
 
+def _injury(x: Any) -> str:
+    """``concussion 3`` from the view's ``{"type", "hits", …}`` (a plain name is kept)."""
+    if isinstance(x, Mapping):
+        hits = x.get("hits")
+        return f"{x.get('type', '?')}{f' {hits}' if hits and hits != 1 else ''}"
+    return str(x)
+
+
+def _condition(x: Any) -> str:
+    """``fatigued 2`` from ``{"name", "level", …}`` (a plain name is kept)."""
+    if isinstance(x, Mapping):
+        level = x.get("level")
+        return f"{x.get('name', '?')}{f' {level}' if level else ''}"
+    return str(x)
+
+
+def _armour(x: Any) -> str | None:
+    """``scale 1/3`` (reduction / durability left) from ``{"name", "reduction", "durability"}``."""
+    if isinstance(x, Mapping):
+        if not x.get("reduction") and not x.get("durability"):
+            return None
+        return f"{x.get('name') or 'armour'} {x.get('reduction', 0)}/{x.get('durability', 0)}"
+    return f"armour {x}" if x else None
+
+
+def _percent(p: Any) -> str:
+    q = float(p) * 100
+    if q <= 0 or q >= 100:
+        return f"{q:.0f}%"
+    return "<1%" if q < 1 else ">99%" if q > 99 else f"{q:.0f}%"
+
+
+def forecast_text(combat: Mapping[str, Any]) -> str | None:
+    """The exact odds of the acting combatant attacking the first foe offered (C6, C8, C9):
+    ``Bren → Raider: 62% hurt · 1.0 injuries · 14% kill``."""
+    offered = combat.get("forecast") or []
+    f = offered[0] if offered else None
+    if not isinstance(f, Mapping):
+        return None
+    names = {
+        str(p.get("id")): _name(p) for p in combat.get("combatants") or [] if isinstance(p, Mapping)
+    }
+    attacker = names.get(str(f.get("attacker")), str(f.get("attacker") or "?"))
+    target = f.get("target_name") or names.get(str(f.get("target")), str(f.get("target")))
+    text = (
+        f"{attacker} → {target}: {_percent(f.get('damage', 0))} hurt"
+        f"{SEP}{float(f.get('expected_injuries') or 0):.1f} injuries"
+    )
+    if f.get("death"):
+        text += f"{SEP}{_percent(f['death'])} kill"
+    return text
+
+
 def _details(p: Combatant, *, long: bool) -> str:
-    """``Orc: 2 injuries (Bleeding, Prone) · armour 2 · aim 2 · guarding`` (C5, C7–C10)."""
+    """``Orc: 2 injuries (bleeding, burned 2) · prone · mail 2/4 · aim 2 · guarding`` (C5–C10)."""
     parts = []
     injuries = int(p.get("injuries") or 0)
-    names = [str(x) for x in p.get("injury_list") or []]
+    names = [_injury(x) for x in p.get("injury_list") or []]
     if injuries or names:
         text = f"{injuries} injur{'y' if injuries == 1 else 'ies'}"
         if long and names:
             text += f" ({', '.join(names)})"
         parts.append(text)
-    conditions = [str(x) for x in p.get("conditions") or []]
+    conditions = [_condition(x) for x in p.get("conditions") or []]
     if conditions:
         parts.append(", ".join(conditions))
-    if p.get("armour"):
-        parts.append(f"armour {p['armour']}")
+    armour = _armour(p.get("armour"))
+    if armour:
+        parts.append(armour)
     if p.get("aim"):
         parts.append(f"aim {p['aim']}")
     if p.get("guarding"):

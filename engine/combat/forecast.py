@@ -1,9 +1,9 @@
 """Exact odds of an attack between two combatants as the table stands (C5–C9).
 
 :func:`attack_forecast` reads the pools, Guard, Aim and armour from the state and
-hands them to the exact calculation in :mod:`engine.combat.odds`. It is a library
-call, fast enough for a panel to make while the attacker declares; nothing calls it
-yet (the ``combat`` view has no declared-but-unresolved attack to forecast).
+hands them to the exact calculation in :mod:`engine.combat.odds`. The ``combat``
+view (:func:`engine.combat.view.forecasts`) calls it for the combatant acting now
+against each foe, so the panel shows the odds while the attacker declares.
 """
 
 from __future__ import annotations

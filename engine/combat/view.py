@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.combat import pools, wheel
+from engine.combat.forecast import attack_forecast
 from engine.combat.rules import CombatRules
 from engine.state import TableState
 from engine.view import view_section
@@ -64,11 +65,43 @@ def combat_view(state: TableState) -> dict[str, Any] | None:
                 "renown": c.renown,
             }
         )
+    acting = wheel.acting(combat, fight, r)
     return {
         "fight": fight.number,
         "round": wheel.round_of(fight.now, n),
         "tick": wheel.tick_of(fight.now, n),
-        "acting": wheel.acting(combat, fight, r),
+        "acting": acting,
         "wheel": ticks,
         "combatants": combatants,
+        "forecast": forecasts(state, acting[0]) if acting else [],
     }
+
+
+def forecasts(state: TableState, attacker: str) -> list[dict[str, Any]]:
+    """Exact odds of an Attack by the combatant whose turn it is, on each foe it could pick
+    (C6, C8, C9): shown while the attacker declares. Its Aim target first, then the likeliest
+    to be hurt. Foes: living combatants on another side (any other, when sides are not set)."""
+    combat = state.combat
+    assert combat is not None
+    me = combat.roster[attacker]
+    out = []
+    for c in combat.roster.values():
+        if c.id == attacker or c.dead or (me.side is not None and c.side == me.side):
+            continue
+        f = attack_forecast(state, attacker, c.id)
+        out.append(
+            {
+                "attacker": attacker,
+                "target": c.id,
+                "target_name": c.name,
+                "damage": round(1 - f["no_damage"], 4),
+                "expected_injuries": round(f["expected_injuries"], 3),
+                "death": round(f["death"], 4),
+                "aim_bonus": f["aim_bonus"],
+                "guard": f["guard"],
+            }
+        )
+    token = combat.fight.token(attacker) if combat.fight else None
+    aimed = token.aim_target if token else None
+    out.sort(key=lambda x: (x["target"] != aimed, -x["damage"], x["target"]))
+    return out

@@ -374,7 +374,10 @@ def test_every_state_of_the_example_session_renders_and_fits() -> None:
         view = table_view(state)
         seen.add(screen_of(view))
         for panel in PANELS:
-            assert_texts_fit(draw(view, panel, "bwr", costs=ledger.costs))
+            canvas = draw(view, panel, "bwr", costs=ledger.costs)
+            assert_texts_fit(canvas)
+            raw = [t.full for t in canvas.texts if "{" in t.full or "['" in t.full]
+            assert not raw, raw  # the engine's objects are shown as words, never as Python
     assert seen >= {"performance", "between"}
 
 

@@ -205,6 +205,16 @@ def test_c6_seeded_attacks_are_replayable_and_record_every_die(duel):
     assert s3.combat == s1.combat
 
 
+def test_c6_an_attack_pool_past_the_rules_limit_is_refused_not_rolled(duel):
+    """bonus_dice: 1e9 with a seed would roll a billion dice and stall the table loop."""
+    with pytest.raises(CommandRejected) as info:
+        attack(duel, seed=1, bonus_dice=10**9)
+    assert (info.value.violation.rule, info.value.violation.field) == ("C6", "bonus_dice")
+    limit = duel.rules["combat"]["attack"]["max_pool"]
+    ok, _ = attack(duel, seed=1, bonus_dice=limit - 3)  # exactly at the limit: 3 MIGHT + bonus
+    assert ok.combat != duel.combat
+
+
 def test_c6_the_target_must_be_another_living_combatant_in_the_fight(duel):
     with pytest.raises(CommandRejected):
         attack(duel, target="a", seed=1)

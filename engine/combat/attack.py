@@ -65,6 +65,13 @@ def resolve(
         injury_kind = afflictions.injury_type_of(r, args["injury"], "injury")
     rng = None if args.get("seed") is None else random.Random(args["seed"])
     a_pool = pools.attack_pool(attacker, r, args.get("bonus_dice") or 0)
+    if a_pool > r.max_pool:
+        raise CommandRejected(
+            f"an ATTACK roll of {a_pool} dice is more than the table allows ({r.max_pool})",
+            rule="C6",
+            field="bonus_dice",
+            fix="check the bonus dice (rules combat.attack.max_pool sets the limit)",
+        )
     d_pool = pools.defense_pool(target, r, kind)
     attack, a_rolled = _dice(args, "attack_dice", a_pool, rng, "C6", "the ATTACK roll")
     defense, d_rolled = _dice(args, "defense_dice", d_pool, rng, "C6", f"the {kind.upper()} roll")

@@ -28,7 +28,7 @@ _CHOICES = {
 
 #: keys that must be at least 1 wherever they stand (a level, a divisor); every other
 #: whole number in ``[combat]`` is at least 0, except the renown a combatant starts with
-_AT_LEAST = {"max_level": 1, "speed_divisor": 1}
+_AT_LEAST = {"max_level": 1, "speed_divisor": 1, "max_pool": 1}
 
 
 def _numbers(data: dict[str, Any], path: str, rule: str) -> list[tuple[str, int, str]]:
@@ -112,6 +112,10 @@ class CombatRules:
     @property
     def damage_dice_per_success(self) -> int:
         return int(self.data["attack"]["damage_dice_per_success"])
+
+    @property
+    def max_pool(self) -> int:
+        return int(self.data["attack"]["max_pool"])
 
     @property
     def attack_attribute(self) -> str:

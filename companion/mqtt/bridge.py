@@ -1,0 +1,494 @@
+"""The MQTT bridge: an output and an input of the table loop, started and stopped on its own.
+
+Like a Zigbee2MQTT extension it only listens to the loop (``on_outcome`` is a
+loop subscriber) and only talks back through it (``loop.submit``). Three
+threads meet here, and each keeps to its lane:
+
+* the **table loop's** thread calls :meth:`MqttBridge.on_outcome`, which only
+  enqueues (the loop never waits on the network);
+* paho's **network** thread runs the callbacks: a command is checked for shape
+  and submitted to the loop, anything else is enqueued; it never touches the
+  table's state and never waits;
+* the bridge's **publisher** thread does the rest in order: events with their
+  sequence numbers, errors, replies, then the retained state of the newest
+  outcome (computed once per burst, and only topics whose JSON changed).
+
+While the broker is away the publisher keeps events, errors and replies in a
+bounded buffer (``max_queued``; past it the oldest are dropped and counted) and
+publishes no state. Once the broker has acknowledged the ``online`` status
+after a reconnect — which paho guarantees comes after it re-sent what was in
+flight — the buffer goes out in order and the retained state is republished
+whole, so a stale copy re-sent by paho can never end up retained.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.reasoncodes import ReasonCode
+
+from companion.loop import Outcome, TableLoop
+from companion.mqtt import discovery
+from companion.mqtt.client import OFFLINE, ONLINE, make_client
+from companion.mqtt.commands import BadRequest, parse_request
+from companion.mqtt.config import MqttConfig
+from companion.mqtt.messages import (
+    encode,
+    error_message,
+    event_message,
+    reply_error,
+    reply_ok,
+    state_messages,
+)
+from companion.mqtt.topics import Topics, level
+from engine.errors import RuleViolation
+from engine.state import TableState
+from engine.view import table_view
+
+log = logging.getLogger("rhuna.mqtt")
+
+#: commands submitted and not yet answered; past it a command is refused as "busy"
+MAX_PENDING = 1000
+#: a burst of outcomes handled before the retained state is brought up to date
+_BURST = 256
+
+
+@dataclass
+class BridgeStats:
+    """Counters for logs, tests and the benchmark."""
+
+    connects: int = 0
+    published: int = 0
+    #: events/errors/replies dropped because the offline buffer (or paho's queue) was full
+    dropped: int = 0
+    commands: int = 0
+    last_error: str | None = None
+
+
+# --- what the publisher thread is asked to do -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    outcome: Outcome
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """The broker acknowledged ``online`` on connection number ``generation``."""
+
+    generation: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A retained message on a topic the bridge may have to clear (a hero who left)."""
+
+    topic: str
+    empty: bool
+
+
+class _Refresh:
+    """Home Assistant restarted: send discovery and state again."""
+
+
+class _Stop:
+    pass
+
+
+_Item = _Outcome | _Reply | _Ready | _Seen | _Refresh | _Stop
+
+
+def now() -> str:
+    """ISO 8601 UTC with milliseconds: the ``at`` of events and errors."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("rhuna-table")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+class MqttBridge:
+    """Publishes the table on MQTT and takes commands from it (see docs/mqtt.md).
+
+    >>> bridge = MqttBridge(load_mqtt_config({"host": "localhost"}))  # doctest: +SKIP
+    >>> bridge.start(loop)  # doctest: +SKIP   (adds bridge.on_outcome to loop.subscribers)
+    >>> bridge.stop()  # doctest: +SKIP   (publishes "offline", then disconnects)
+
+    ``seq`` is the last event sequence number already used (the store's, when
+    the service resumes a journal): the next event is ``seq + 1``.
+    """
+
+    def __init__(self, config: MqttConfig, *, seq: int = 0) -> None:
+        self.config = config
+        self.seq = seq
+        self.stats = BridgeStats()
+        self.topics: Topics | None = None
+        self._loop: TableLoop | None = None
+        self._client: mqtt.Client | None = None
+        self._inbox: queue.Queue[_Item] = queue.Queue()
+        self._worker: threading.Thread | None = None
+        # shared between paho's thread and the publisher; never held while calling paho
+        self._cond = threading.Condition()
+        self._connected = False
+        self._ready = False
+        self._generation = 0
+        self._outstanding = 0  # QoS 1 messages handed to paho and not yet acknowledged
+        self._online_mid: int | None = None
+        self._pending: dict[str, Any] = {}  # loop source → transaction to echo
+        self._pending_lock = threading.Lock()
+        self._requests = itertools.count(1)
+        # the publisher thread's own
+        self._buffer: collections.deque[tuple[str, str]] = collections.deque()
+        self._published: dict[str, str] = {}  # retained topic → payload last published
+        self._seen: set[str] = set()  # retained topics found on the broker, maybe stale
+        self._wanted: set[str] = set()  # the retained topics the newest state has
+        self._latest: TableState | None = None
+        self._dirty = False
+        self._version = package_version()
+
+    # --- the extension's life -------------------------------------------------------
+
+    def start(self, loop: TableLoop) -> None:
+        """Subscribe to the loop, start publishing, connect in the background."""
+        if self._client is not None:
+            raise RuntimeError("the MQTT bridge is already started")
+        cfg = self.config
+        table_id = cfg.table_id or loop.state.table_id
+        self.topics = Topics(cfg.base_topic, table_id)
+        self._loop = loop
+        self._latest = loop.state
+        self._dirty = True
+        client_id = cfg.client_id or f"rhuna-{level(table_id)}"
+        client = make_client(cfg, self.topics, client_id)
+        client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        self._client = client
+        if self.on_outcome not in loop.subscribers:
+            loop.subscribers.append(self.on_outcome)
+        self._worker = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
+        self._worker.start()
+        client.connect_async(cfg.host, cfg.broker_port, cfg.keepalive)
+        client.loop_start()
+        log.info("MQTT: connecting to %s:%d as %s", cfg.host, cfg.broker_port, client_id)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Publish what is queued and ``offline`` (the will is not sent on a clean
+        disconnect), then disconnect. Commands still unanswered get no reply."""
+        client, loop = self._client, self._loop
+        if client is None:
+            return
+        if loop is not None and self.on_outcome in loop.subscribers:
+            loop.subscribers.remove(self.on_outcome)
+        self._inbox.put(_Stop())
+        if self._worker is not None:
+            self._worker.join(timeout)
+        client.disconnect()
+        client.loop_stop()
+        self._client = None
+
+    @property
+    def connected(self) -> bool:
+        with self._cond:
+            return self._ready
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until connected and the retained state is being published (tests, the demo)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._ready, timeout)
+
+    # --- the table loop's thread ---------------------------------------------------
+
+    def on_outcome(self, outcome: Outcome) -> None:
+        """Loop subscriber: only enqueue."""
+        self._inbox.put(_Outcome(outcome, now()))
+
+    # --- paho's thread: never waits, never touches the table -------------------------
+
+    def _on_connect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        properties: Any,
+    ) -> None:
+        if reason.is_failure:
+            self.stats.last_error = f"the broker refused the connection: {reason}"
+            log.warning("MQTT: %s", self.stats.last_error)
+            return
+        assert self.topics is not None
+        t = self.topics
+        subscriptions = [(t.command, 1), (t.command_filter, 1), (t.heroes, 1)]
+        ha = self.config.homeassistant
+        if ha.enabled:
+            subscriptions += [(discovery.config_filter(ha, t), 1), (ha.status_topic, 1)]
+        client.subscribe(subscriptions)
+        with self._cond:
+            self._connected = True
+            self._generation += 1
+            self._outstanding += 1
+        self.stats.connects += 1
+        self.stats.last_error = None
+        # its acknowledgement arrives after paho re-sent whatever was in flight: see _Ready
+        self._online_mid = client.publish(t.status, ONLINE, qos=1, retain=True).mid
+        log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        first = self.stats.last_error is None
+        self.stats.last_error = (
+            f"cannot reach the broker at {self.config.host}:{self.config.broker_port}"
+        )
+        (log.warning if first else log.debug)("MQTT: %s; retrying", self.stats.last_error)
+
+    def _on_disconnect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        properties: Any,
+    ) -> None:
+        with self._cond:
+            was = self._connected
+            self._connected = self._ready = False
+            self._cond.notify_all()
+        if was and reason.is_failure:
+            log.warning("MQTT: connection lost (%s); reconnecting", reason)
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode, properties: Any
+    ) -> None:
+        with self._cond:
+            self._outstanding -= 1
+            generation = self._generation
+            self._cond.notify_all()
+        if mid == self._online_mid:
+            self._online_mid = None
+            self._inbox.put(_Ready(generation))
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            self._take(message.topic, bytes(message.payload))
+        except Exception:  # paho's thread must survive any payload
+            log.exception("MQTT: could not handle a message on %s", message.topic)
+
+    def _take(self, topic: str, payload: bytes) -> None:
+        assert self.topics is not None and self._loop is not None
+        name = self.topics.command_name(topic)
+        if name is None:
+            if topic == self.config.homeassistant.status_topic:
+                if payload.strip() == b"online":
+                    self._inbox.put(_Refresh())
+            else:
+                self._inbox.put(_Seen(topic, not payload))
+            return
+        request = parse_request(name, payload)
+        if isinstance(request, BadRequest):
+            log.info("MQTT: bad command on %s: %s", topic, request.violation)
+            self._inbox.put(_Reply(reply_error(request.transaction, request.violation)))
+            return
+        source = f"mqtt:{next(self._requests)}"
+        with self._pending_lock:
+            busy = len(self._pending) >= MAX_PENDING
+            if not busy:
+                self._pending[source] = request.transaction
+        if busy:
+            refusal = RuleViolation(
+                f"{MAX_PENDING} commands are already waiting for the table",
+                fix="wait for their replies, then send again",
+                code="busy",
+            )
+            self._inbox.put(_Reply(reply_error(request.transaction, refusal)))
+            return
+        self.stats.commands += 1
+        self._loop.submit(request.command, source=source)
+
+    # --- the publisher thread ---------------------------------------------------------
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            batch = [self._inbox.get()]
+            while len(batch) < _BURST:
+                try:
+                    batch.append(self._inbox.get_nowait())
+                except queue.Empty:
+                    break
+            for item in batch:
+                if isinstance(item, _Stop):
+                    stopping = True
+                    continue
+                try:
+                    self._handle(item)
+                except Exception:
+                    log.exception("MQTT: could not publish %r", type(item).__name__)
+            try:
+                if self._dirty:
+                    self._publish_state()
+            except Exception:
+                log.exception("MQTT: could not publish the table state")
+        self._finish()
+
+    def _handle(self, item: _Item) -> None:
+        assert self.topics is not None
+        if isinstance(item, _Outcome):
+            self._publish_outcome(item.outcome, item.at)
+        elif isinstance(item, _Reply):
+            self._send(self.topics.reply, encode(item.payload))
+        elif isinstance(item, _Ready):
+            self._become_ready(item.generation)
+        elif isinstance(item, _Seen):
+            if item.empty:
+                self._seen.discard(item.topic)
+            elif item.topic not in self._wanted:  # not the echo of our own publishing
+                self._seen.add(item.topic)
+                self._dirty = True
+        elif isinstance(item, _Refresh):
+            self._published.clear()
+            self._dirty = True
+
+    def _publish_outcome(self, outcome: Outcome, at: str) -> None:
+        assert self.topics is not None
+        t = self.topics
+        events = []
+        for event in outcome.events:
+            self.seq += 1
+            message = event_message(self.seq, outcome.state, event, outcome.source, at)
+            events.append(message)
+            self._send(t.events, encode(message))
+        if outcome.error is not None:
+            uid = outcome.tag.uid if outcome.tag is not None else None
+            error = error_message(outcome.error, outcome.source, at, outcome.command, uid)
+            self._send(t.error, encode(error))
+        with self._pending_lock:
+            asked = outcome.source in self._pending
+            transaction = self._pending.pop(outcome.source, None)
+        if asked:
+            if outcome.error is not None:
+                reply = reply_error(transaction, outcome.error)
+            else:
+                reply = reply_ok(transaction, outcome.command, events)
+            self._send(t.reply, encode(reply))
+        self._latest = outcome.state
+        self._dirty = True
+
+    def _become_ready(self, generation: int) -> None:
+        with self._cond:
+            if generation != self._generation or not self._connected:
+                return  # that connection is already gone
+            self._ready = True
+            self._cond.notify_all()
+        waiting, self._buffer = self._buffer, collections.deque()
+        if waiting:
+            log.info("MQTT: sending %d messages kept while offline", len(waiting))
+        for topic, payload in waiting:
+            self._send(topic, payload)
+        self._published.clear()  # the broker may have lost its retained copies
+        self._dirty = True
+
+    def _publish_state(self) -> None:
+        """Bring every retained topic up to date with the newest state (changed ones only)."""
+        assert self.topics is not None and self._latest is not None
+        if not self.connected:
+            return  # all of it goes out when the connection is back
+        view = table_view(self._latest)
+        wanted: dict[str, str] = {}
+        ha = self.config.homeassistant
+        if ha.enabled:
+            for topic, config in discovery.discovery_messages(
+                view, self.topics, ha, self._version
+            ).items():
+                wanted[topic] = encode(config)
+        wanted.update(state_messages(view, self.topics))
+        self._wanted = set(wanted)
+        for topic in sorted(self._seen - wanted.keys()):
+            self._retain(topic, "")  # a hero (and their HA sensors) no longer at the table
+            self._seen.discard(topic)
+        for topic, payload in wanted.items():
+            if self._published.get(topic) != payload:
+                self._retain(topic, payload)
+        self._dirty = False
+
+    def _finish(self) -> None:
+        """Stopping: ``offline`` (retained) and wait a little for the broker's acks."""
+        assert self.topics is not None and self._client is not None
+        if not self.connected:
+            if self._buffer:
+                log.warning("MQTT: stopping offline; %d messages not sent", len(self._buffer))
+            return
+        with self._cond:
+            self._outstanding += 1
+        self._client.publish(self.topics.status, OFFLINE, qos=1, retain=True)
+        with self._cond:
+            self._cond.wait_for(lambda: self._outstanding <= 0 or not self._connected, 3.0)
+
+    # --- sending ------------------------------------------------------------------------
+
+    def _send(self, topic: str, payload: str) -> None:
+        """An event, error or reply: published now, or kept (bounded) until reconnected."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: not self._ready or self._outstanding < self.config.max_queued, 5.0
+            )
+            if not self._ready:
+                if len(self._buffer) >= self.config.max_queued:
+                    self._buffer.popleft()
+                    self._dropped()
+                self._buffer.append((topic, payload))
+                return
+        self._publish(topic, payload, retain=False)
+
+    def _retain(self, topic: str, payload: str) -> None:
+        with self._cond:
+            self._cond.wait_for(
+                lambda: not self._ready or self._outstanding < self.config.max_queued, 5.0
+            )
+            if not self._ready:
+                return  # republished whole on reconnect
+        if self._publish(topic, payload, retain=True):
+            self._published[topic] = payload
+
+    def _publish(self, topic: str, payload: str, *, retain: bool) -> bool:
+        assert self._client is not None
+        with self._cond:
+            self._outstanding += 1
+        info = self._client.publish(topic, payload, qos=1, retain=retain)
+        if info.rc in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            self.stats.published += 1  # NO_CONN: paho keeps it and sends it on reconnect
+            return True
+        with self._cond:
+            self._outstanding -= 1
+        self._dropped()
+        log.debug("MQTT: paho refused a message on %s: %s", topic, mqtt.error_string(info.rc))
+        return False
+
+    def _dropped(self) -> None:
+        self.stats.dropped += 1
+        if self.stats.dropped == 1 or self.stats.dropped % 100 == 0:
+            log.warning(
+                "MQTT: %d messages dropped so far (more than mqtt.max_queued = %d waiting)",
+                self.stats.dropped,
+                self.config.max_queued,
+            )

@@ -1,0 +1,101 @@
+"""What the bridge says on MQTT, as plain data: state topics, events, errors, reply envelopes.
+
+Pure functions of the table view and the loop's outcomes, so they are tested
+without a broker. Payloads are compact UTF-8 JSON.
+
+>>> reply_ok("7", {"cmd": "undo"}, [])
+{'status': 'ok', 'data': {'command': {'cmd': 'undo'}, 'events': []}, 'transaction': '7'}
+>>> reply_error(None, RuleViolation("not JSON", code="malformed"))
+{'status': 'error', 'data': {}, 'error': {'code': 'malformed', 'message': 'not JSON'}}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from companion.mqtt.topics import SECTIONS, Topics
+from engine.errors import RuleViolation
+from engine.events import Event
+from engine.narrate import describe
+from engine.state import TableState
+
+#: keys the bridge adds to every event message; an event field of the same name is kept
+#: as ``event_<name>`` (``combatant_injured`` has its own ``source``, ``time_prompt`` a ``text``)
+ENVELOPE_KEYS = ("seq", "type", "text", "source", "at")
+
+
+def encode(obj: Any) -> str:
+    """Compact JSON, non-ASCII kept as is (names like Xantyr's are shown verbatim)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def state_messages(view: Mapping[str, Any], topics: Topics) -> dict[str, str]:
+    """Every retained state topic and its payload, from one ``table_view``."""
+    out = {topics.state: encode(view)}
+    for name in SECTIONS:
+        out[topics.section(name)] = encode(view.get(name))
+    for hero_id, hero in view["heroes"].items():
+        out[topics.hero(hero_id)] = encode(hero)
+    return out
+
+
+def event_message(
+    seq: int, state: TableState, event: Event, source: str, at: str
+) -> dict[str, Any]:
+    """``{seq, type, …the event's fields…, text, source, at}`` for the events stream."""
+    out: dict[str, Any] = {"seq": seq, "type": event.type}
+    for key, value in event.data.items():
+        out[f"event_{key}" if key in ENVELOPE_KEYS else key] = value
+    out["text"] = narrate(state, event)
+    out["source"] = source
+    out["at"] = at
+    return out
+
+
+def narrate(state: TableState, event: Event) -> str:
+    """The event in words; a narrator that fails must not cost the message."""
+    try:
+        return describe(state, event)
+    except Exception:
+        return event.type.replace("_", " ")
+
+
+def error_message(
+    violation: RuleViolation,
+    source: str,
+    at: str,
+    command: Mapping[str, Any] | None = None,
+    tag: str | None = None,
+) -> dict[str, Any]:
+    """A refusal or an unknown tag for ``…/error``: the RuleViolation JSON plus where from."""
+    out: dict[str, Any] = violation.to_json()
+    out["source"] = source
+    out["at"] = at
+    if command is not None:
+        out["command"] = dict(command)
+    if tag is not None:
+        out["tag"] = tag
+    return out
+
+
+def reply_ok(
+    transaction: Any, command: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """Zigbee2MQTT's envelope for a command the table took, with the events it caused."""
+    out: dict[str, Any] = {
+        "status": "ok",
+        "data": {"command": dict(command) if command is not None else None, "events": list(events)},
+    }
+    if transaction is not None:
+        out["transaction"] = transaction
+    return out
+
+
+def reply_error(transaction: Any, violation: RuleViolation) -> dict[str, Any]:
+    """Zigbee2MQTT's envelope for a refusal: ``error`` is the RuleViolation JSON."""
+    out: dict[str, Any] = {"status": "error", "data": {}, "error": violation.to_json()}
+    if transaction is not None:
+        out["transaction"] = transaction
+    return out

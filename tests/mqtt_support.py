@@ -1,0 +1,274 @@
+"""A real Mosquitto for the MQTT tests, a paho client that watches like an overlay, a running loop.
+
+Each broker runs on a free port on 127.0.0.1 with its own config file, so the
+tests never touch (or depend on) a system broker on 1883. Waits are
+event-driven: every helper wakes as soon as what it waits for arrives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+import engine
+from companion.loop import TableLoop
+from companion.mqtt import MqttBridge, load_mqtt_config
+from hardware.registry import TagRegistry
+from tests.conftest import EXAMPLE_TABLE
+from tests.serial_support import missing_real_part
+
+WAIT = 10.0  # generous: the machine is shared; every wait returns as soon as it can
+
+
+def mosquitto_binary() -> str:
+    found = shutil.which("mosquitto") or (
+        "/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None
+    )
+    if found is None:
+        missing_real_part("Mosquitto (Debian package mosquitto)")
+    assert found is not None
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Broker:
+    """A Mosquitto 2.x of the test's own: ``start``/``stop`` keep the port and the data dir."""
+
+    def __init__(self, workdir: Path, *, port: int | None = None, extra: str = "") -> None:
+        self.binary = mosquitto_binary()
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.conf = self.dir / "mosquitto.conf"
+
+    def config_text(self) -> str:
+        lines = [
+            f"listener {self.port} 127.0.0.1",
+            "allow_anonymous true" if "password_file" not in self.extra else "",
+            "persistence true",  # sessions and retained messages survive a restart
+            f"persistence_location {self.dir}/",
+            f"log_dest file {self.dir}/mosquitto.log",
+            "log_type error",
+            "log_type warning",
+            "log_type notice",
+            self.extra,
+        ]
+        if os.getuid() == 0:
+            lines.append("user root")  # else it drops to 'mosquitto', who cannot read tmp_path
+        return "\n".join(lines) + "\n"
+
+    def start(self) -> Broker:
+        self.conf.write_text(self.config_text())
+        self.proc = subprocess.Popen(
+            [self.binary, "-c", str(self.conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                log = self.dir / "mosquitto.log"
+                pytest.fail(f"mosquitto exited: {err}\n{log.read_text() if log.exists() else ''}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.02)
+        pytest.fail(f"mosquitto did not listen on port {self.port}")
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM): Mosquitto saves its persistence file."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc is not None and self.proc.stderr:
+            self.proc.stderr.close()
+        self.proc = None
+
+
+@contextmanager
+def running_broker(workdir: Path, **kw: Any) -> Iterator[Broker]:
+    broker = Broker(workdir, **kw).start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@dataclass(frozen=True)
+class Message:
+    topic: str
+    payload: bytes
+    retain: bool
+
+    def json(self) -> Any:
+        return json.loads(self.payload)
+
+
+class Watcher:
+    """A paho client that records everything on its subscriptions (an overlay, or HA)."""
+
+    def __init__(
+        self,
+        port: int,
+        topics: list[str],
+        *,
+        client_id: str = "",
+        persistent: bool = False,
+        **login: Any,
+    ) -> None:
+        self.messages: list[Message] = []
+        self.cond = threading.Condition()
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=not persistent,
+        )
+        if login.get("username"):
+            self.client.username_pw_set(login["username"], login.get("password"))
+        if login.get("tls_ca"):
+            self.client.tls_set(ca_certs=login["tls_ca"])
+        self.client.reconnect_delay_set(1, 1)
+        self.topics = topics
+
+        def on_connect(client: mqtt.Client, u: Any, f: Any, rc: Any, p: Any) -> None:
+            client.subscribe([(t, 1) for t in self.topics])
+
+        def on_subscribe(client: mqtt.Client, u: Any, mid: Any, rcs: Any, p: Any) -> None:
+            self.subscribed.set()
+
+        def on_message(client: mqtt.Client, u: Any, msg: mqtt.MQTTMessage) -> None:
+            with self.cond:
+                self.messages.append(Message(msg.topic, bytes(msg.payload), bool(msg.retain)))
+                self.cond.notify_all()
+
+        self.client.on_connect = on_connect
+        self.client.on_subscribe = on_subscribe
+        self.client.on_message = on_message
+        self.client.connect("127.0.0.1", port, keepalive=10)
+        self.client.loop_start()
+        assert self.subscribed.wait(WAIT), "the watcher could not subscribe"
+
+    def wait(
+        self, predicate: Callable[[list[Message]], Any], what: str, timeout: float = WAIT
+    ) -> Any:
+        """Wait until ``predicate(messages)`` is truthy; return its value."""
+        with self.cond:
+            result = self.cond.wait_for(lambda: predicate(self.messages), timeout)
+            assert result, f"timed out waiting for {what}; got {[m.topic for m in self.messages]}"
+            return result
+
+    def on(self, topic: str) -> list[Message]:
+        with self.cond:
+            return [m for m in self.messages if m.topic == topic]
+
+    def first(self, topic: str, timeout: float = WAIT) -> Message:
+        found = self.wait(lambda ms: [m for m in ms if m.topic == topic], topic, timeout)
+        return found[0]  # type: ignore[no-any-return]
+
+    def last(self, topic: str, timeout: float = WAIT) -> Message:
+        found = self.wait(lambda ms: [m for m in ms if m.topic == topic], topic, timeout)
+        return found[-1]  # type: ignore[no-any-return]
+
+    def json_on(self, topic: str) -> list[Any]:
+        return [m.json() for m in self.on(topic)]
+
+    def send(self, topic: str, payload: Any) -> None:
+        """Publish as this client (QoS 1); JSON-encodes anything but bytes and str."""
+        body = payload if isinstance(payload, (bytes, str)) else json.dumps(payload)
+        self.client.publish(topic, body, qos=1).wait_for_publish(WAIT)
+
+    def reply(self, topic: str, transaction: Any) -> Any:
+        """The reply (JSON) that echoes ``transaction``."""
+
+        def found(ms: list[Message]) -> Any:
+            for m in ms:
+                if m.topic == topic and m.json().get("transaction") == transaction:
+                    return m.json()
+            return None
+
+        return self.wait(found, f"the reply to {transaction!r}")
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def example_loop() -> TableLoop:
+    state = engine.load_table(EXAMPLE_TABLE)
+    return TableLoop(state, TagRegistry.synthetic(state.tokens))
+
+
+class RunningLoop:
+    """The table loop stepped on a test thread, as the service runs it."""
+
+    def __init__(self, loop: TableLoop) -> None:
+        self.loop = loop
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=loop.run, args=(self.stop_flag, 0.02), daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop_flag.set()
+        self.thread.join(WAIT)
+
+
+def bridge_config(port: int, **more: Any) -> Any:
+    """The bridge's config for a test broker: fast reconnects, the table's own id."""
+    data = {"host": "127.0.0.1", "port": port, "reconnect_min_delay": 1, "reconnect_max_delay": 2}
+    data.update(more)
+    return load_mqtt_config(data, "test-config.toml")
+
+
+@contextmanager
+def table_on_mqtt(
+    port: int, seq: int = 0, **config: Any
+) -> Iterator[tuple[MqttBridge, RunningLoop]]:
+    """The example table's loop running with a started bridge, torn down in order."""
+    running = RunningLoop(example_loop())
+    bridge = MqttBridge(bridge_config(port, **config), seq=seq)
+    bridge.start(running.loop)
+    try:
+        yield bridge, running
+    finally:
+        bridge.stop()
+        running.close()
+
+
+def send(port: int, topic: str, payload: Any, *, retain: bool = False) -> None:
+    """Publish one message as a separate client would (QoS 1, waits for the broker's ack)."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    body = payload if isinstance(payload, (bytes, str)) else json.dumps(payload)
+    client.publish(topic, body, qos=1, retain=retain).wait_for_publish(WAIT)
+    client.disconnect()
+    client.loop_stop()

@@ -1,0 +1,248 @@
+"""The bridge against a real Mosquitto: retained state, events, commands with replies, HA discovery.
+
+A real TableLoop (the example table) runs on a test thread; a separate paho
+client plays the overlay / Home Assistant. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import CommandRejected, apply
+from engine.view import table_view
+from firmware_bridge.events import Presence, TagEvent
+from tests.mqtt_support import WAIT, Watcher, running_broker, send, table_on_mqtt
+
+R = "rhuna/example"
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {
+    "cmd": "declare",
+    "hero": "aria",
+    "shade": "control",
+    "capability": "skill",
+    "action": "target",
+}
+DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
+
+
+@pytest.fixture
+def broker(tmp_path):
+    with running_broker(tmp_path / "broker") as b:
+        yield b
+
+
+@pytest.fixture
+def watcher(broker):
+    w = Watcher(broker.port, [f"{R}/#"])
+    yield w
+    w.close()
+
+
+def as_json(value):
+    return json.loads(json.dumps(value))
+
+
+def expected_events(state, commands):
+    """What the engine itself says these commands cause (refused ones cause nothing)."""
+    out = []
+    for command in commands:
+        try:
+            state, more = apply(state, command)
+        except CommandRejected:
+            continue
+        out += more
+    return out
+
+
+def events(w: Watcher) -> list[dict]:
+    return w.json_on(f"{R}/events")
+
+
+def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher):
+    """An overlay opened mid-Performance gets state, Performance, odds and heroes at once."""
+    with table_on_mqtt(broker.port) as (_bridge, running):
+        for command in (BEGIN, ARIA, DRAW):
+            running.loop.submit(command, source="script")
+        watcher.wait(lambda ms: len(events(watcher)) == 3, "three events")
+        expected = as_json(table_view(running.loop.state))
+        watcher.wait(
+            lambda ms: watcher.last(f"{R}/state").json() == expected, "the state after the draw"
+        )
+        late = Watcher(broker.port, [f"{R}/#"])
+        try:
+            late.wait(lambda ms: len({m.topic for m in ms}) >= 9, "every retained topic")
+            got = {m.topic: m for m in late.messages}
+            assert all(m.retain for m in got.values())
+            assert got[f"{R}/state"].json() == expected
+            assert got[f"{R}/performance"].json() == expected["performance"]
+            assert got[f"{R}/odds"].json() == expected["odds"]
+            assert got[f"{R}/time"].json() == expected["time"]
+            assert got[f"{R}/combat"].json() is None
+            assert got[f"{R}/heroes/aria"].json() == expected["heroes"]["aria"]
+            assert got[f"{R}/status"].payload == b"online"
+            assert f"{R}/events" not in got  # the stream is not retained
+        finally:
+            late.close()
+
+
+def test_a_command_gets_an_ok_reply_with_its_events_and_the_echoed_transaction(broker, watcher):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        watcher.send(f"{R}/command", {**BEGIN, "transaction": "t-1"})
+        reply = watcher.reply(f"{R}/reply", "t-1")
+        assert reply["status"] == "ok" and "error" not in reply
+        assert reply["data"]["command"] == BEGIN
+        [started] = reply["data"]["events"]
+        assert started["type"] == "performance_started" and started["difficulty"] == 5
+        assert started["text"] == "Performance 1 begins: Difficulty 5, WEIGHT OFF"
+        assert started["source"].startswith("mqtt:")
+        # the same event, same seq, on the stream
+        watcher.wait(lambda ms: events(watcher), "the event")
+        assert events(watcher) == [started]
+
+        # Zigbee2MQTT style: the command's name in the topic, its fields as the payload, "id"
+        fields = {k: v for k, v in ARIA.items() if k != "cmd"}
+        watcher.send(f"{R}/command/declare", {**fields, "id": 42})
+        reply = watcher.reply(f"{R}/reply", 42)
+        assert reply["status"] == "ok" and reply["data"]["events"][0]["type"] == "declared"
+        watcher.send(f"{R}/command/undo", "")
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/reply")) == 3, "the undo's reply")
+        undone = watcher.on(f"{R}/reply")[-1].json()
+        assert undone["status"] == "ok" and "transaction" not in undone
+        assert undone["data"]["events"][0]["type"] == "undone"
+        assert running.loop.state.performance.contributions == ()
+
+
+def test_an_illegal_command_gets_an_error_reply_naming_rule_field_and_fix_p23(broker, watcher):
+    """Bren draws without declaring (P23): refused, nothing changes, the reason goes back."""
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        watcher.send(f"{R}/command", {**BEGIN, "transaction": 1})
+        watcher.reply(f"{R}/reply", 1)
+        before = running.loop.state
+        draw = {"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}
+        watcher.send(f"{R}/command", {**draw, "transaction": 2})
+        reply = watcher.reply(f"{R}/reply", 2)
+        assert reply["status"] == "error" and reply["data"] == {}
+        assert reply["error"]["rule"] == "P23" and reply["error"]["field"] == "hero"
+        assert reply["error"]["code"] == "illegal" and reply["error"]["fix"]
+        error = watcher.first(f"{R}/error").json()
+        assert error["rule"] == "P23" and error["command"] == draw
+        assert error["source"].startswith("mqtt:") and error["at"]
+        assert running.loop.state is before
+        # an unknown command: the vocabulary names the field
+        watcher.send(f"{R}/command/juggle", {"transaction": 3})
+        reply = watcher.reply(f"{R}/reply", 3)
+        assert reply["error"]["code"] == "malformed" and reply["error"]["field"] == "cmd"
+
+
+def test_malformed_payloads_get_error_replies_and_the_bridge_goes_on(broker, watcher):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        for payload in (b"{nope", b"\xff\xfe", b'["undo"]', b""):
+            watcher.send(f"{R}/command", payload)
+        watcher.send(f"{R}/command/draw", b"17")
+        watcher.send(f"{R}/command/undo", {"cmd": "resolve", "transaction": "mixed"})
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/reply")) == 6, "six error replies")
+        replies = watcher.json_on(f"{R}/reply")
+        assert all(r["status"] == "error" and r["error"]["code"] == "malformed" for r in replies)
+        assert [r.get("transaction") for r in replies][-1] == "mixed"
+        assert "not JSON" in replies[0]["error"]["message"]
+        assert "not UTF-8" in replies[1]["error"]["message"]
+        assert running.loop.processed == 0  # none of them reached the table
+        watcher.send(f"{R}/command", {**BEGIN, "transaction": "after"})
+        assert watcher.reply(f"{R}/reply", "after")["status"] == "ok"
+
+
+def test_event_seq_rises_by_one_and_continues_from_the_stores(broker, watcher):
+    """seq=41 given (the journal's last): the events are 42, 43, … with no gap or repeat."""
+    with table_on_mqtt(broker.port, seq=41) as (bridge, running):
+        commands = [
+            BEGIN,
+            ARIA,
+            DRAW,
+            {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
+            {"cmd": "draw", "hero": "bren", "token": "bren.weight.0"},  # refused: no event
+            {"cmd": "draw", "hero": "aria", "token": "aria.ember.lore"},
+            {"cmd": "draw", "hero": "aria", "token": "aria.potential.skill.1"},
+            {"cmd": "resolve"},
+        ]
+        expected = expected_events(running.loop.state, commands)
+        for command in commands:
+            running.loop.submit(command, source="script")
+        watcher.wait(lambda ms: len(events(watcher)) >= len(expected), "every event")
+        watcher.wait(lambda ms: watcher.on(f"{R}/error"), "the refusal")
+        assert [e["type"] for e in events(watcher)] == [e.type for e in expected]
+        seqs = [e["seq"] for e in events(watcher)]
+        assert seqs == list(range(42, 42 + len(expected)))
+        assert bridge.seq == seqs[-1]
+        assert all(e["source"] == "script" and e["text"] for e in events(watcher))
+
+
+def test_only_topics_whose_json_changed_are_published_again(broker, watcher):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        watcher.first(f"{R}/heroes/cass")
+        running.loop.submit(BEGIN, source="script")
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/performance")) == 2, "the Performance")
+        running.loop.submit({"cmd": "resolve_time"}, source="script")  # refused: nothing changes
+        watcher.first(f"{R}/error")
+        running.loop.submit(ARIA, source="script")
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/performance")) == 3, "the declaration")
+        counts = {
+            t: len(watcher.on(f"{R}/{t}")) for t in ("state", "time", "combat", "heroes/aria")
+        }
+        assert counts == {"state": 3, "time": 1, "combat": 1, "heroes/aria": 1}
+
+
+def test_an_unknown_tag_is_an_error_message_naming_the_tag(broker, watcher):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        tag = TagEvent("draw-board", 0, "04C0FFEE000001", Presence.PRESENT, 0.0)
+        running.loop.tag_sink(tag)
+        error = watcher.first(f"{R}/error").json()
+        assert error["code"] == "unknown" and "04C0FFEE000001" in error["message"]
+        assert error["tag"] == "04C0FFEE000001" and error["source"] == "reader:draw-board"
+
+
+def test_status_is_online_retained_then_offline_after_a_clean_stop(broker, watcher):
+    """The will is not sent on a clean disconnect, so the bridge says offline itself."""
+    with table_on_mqtt(broker.port) as (bridge, _running):
+        assert bridge.wait_ready(WAIT)
+        assert watcher.last(f"{R}/status").payload == b"online"
+    watcher.wait(lambda ms: watcher.last(f"{R}/status").payload == b"offline", "offline")
+    late = Watcher(broker.port, [f"{R}/status"])
+    try:
+        status = late.first(f"{R}/status")
+        assert status.retain and status.payload == b"offline"
+    finally:
+        late.close()
+
+
+def test_home_assistant_discovery_and_removal_of_a_hero_who_left(broker):
+    """Sensors for every hero and the table, availability = status; Zed left the table file,
+    so Zed's retained hero topic and HA configs are cleared (empty retained payload)."""
+    prefix = "homeassistant/sensor/rhuna_example"
+    stale = [f"{prefix}/zed_fatigue/config", f"{prefix}/zed_favor/config", f"{R}/heroes/zed"]
+    for topic in stale:
+        send(broker.port, topic, {"left": "over"}, retain=True)
+    ha = Watcher(broker.port, ["homeassistant/#", f"{R}/heroes/#"])
+    try:
+        with table_on_mqtt(broker.port, homeassistant=True) as (bridge, _running):
+            assert bridge.wait_ready(WAIT)
+            for topic in stale:
+                ha.wait(lambda ms, t=topic: any(m.topic == t and not m.payload for m in ms), topic)
+            config = ha.first(f"{prefix}/aria_fatigue/config").json()
+            assert config["state_topic"] == f"{R}/heroes/aria"
+            assert config["availability_topic"] == f"{R}/status"
+            assert config["unique_id"] == "rhuna_example_aria_fatigue"
+            assert config["device"]["name"] == "Rhuna table example"
+            ha.first(f"{prefix}/success_odds/config")
+            ha.first(f"{prefix}/combat_tick/config")
+            # HA restarts and says so: discovery comes again
+            ha.send("homeassistant/status", "online")
+            ha.wait(lambda ms: len(ha.on(f"{prefix}/aria_fatigue/config")) == 2, "rediscovery")
+    finally:
+        ha.close()

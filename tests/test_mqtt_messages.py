@@ -1,0 +1,262 @@
+"""What the bridge says, without a broker: topics, command parsing, envelopes, HA discovery.
+
+The Home Assistant templates are rendered with real Jinja (HA's template engine)
+against the very payloads the bridge publishes, so a sensor that would show the
+wrong number, or fail in HA, fails here.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from companion.mqtt import discovery
+from companion.mqtt.commands import BadRequest, Request, parse_request
+from companion.mqtt.config import HomeAssistantConfig
+from companion.mqtt.messages import event_message, reply_error, reply_ok, state_messages
+from companion.mqtt.topics import Topics
+from engine.events import Event
+from engine.view import table_view
+from tests.combat_support import fight, sheet
+from tests.conftest import run
+
+T = Topics("rhuna", "example")
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {
+    "cmd": "declare",
+    "hero": "aria",
+    "shade": "control",
+    "capability": "skill",
+    "action": "target",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "companion.mqtt.config",
+        "companion.mqtt.topics",
+        "companion.mqtt.commands",
+        "companion.mqtt.messages",
+    ],
+)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# --- commands in ---------------------------------------------------------------------
+
+
+def test_the_command_topic_takes_the_whole_command_and_the_transaction():
+    got = parse_request("", b'{"cmd": "draw", "hero": "aria", "token": "t", "transaction": 9}')
+    assert got == Request({"cmd": "draw", "hero": "aria", "token": "t"}, 9)
+
+
+def test_a_named_topic_takes_the_fields_and_an_empty_payload_means_no_fields():
+    assert parse_request("undo", b"") == Request({"cmd": "undo"})
+    assert parse_request("resolve", b" {} ") == Request({"cmd": "resolve"})
+    assert parse_request("draw", b'{"hero": "aria", "id": "r1"}') == Request(
+        {"cmd": "draw", "hero": "aria"}, "r1"
+    )
+
+
+def test_transaction_wins_over_id_and_both_are_removed():
+    got = parse_request("", b'{"cmd": "undo", "id": 1, "transaction": 2}')
+    assert got == Request({"cmd": "undo"}, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "says"),
+    [
+        ("", b"", "empty"),
+        ("", b"{nope", "not JSON (Expecting property name"),
+        ("", b"\xff\xfe", "not UTF-8"),
+        ("", b'["undo"]', "expected a JSON object, got list"),
+        ("", b'"undo"', "expected a JSON object, got str"),
+        ("draw", b"7", "expected a JSON object, got int"),
+        ("", b'{"cmd": "begin_performance", "difficulty": NaN}', "not JSON"),
+    ],
+)
+def test_a_payload_that_is_no_command_is_answered_as_malformed(name, payload, says):
+    got = parse_request(name, payload)
+    assert isinstance(got, BadRequest)
+    assert got.violation.code == "malformed" and says in got.violation.message
+    assert got.violation.fix  # says what to send instead
+
+
+def test_the_topic_and_the_payload_disagreeing_names_the_field():
+    got = parse_request("undo", b'{"cmd": "draw", "transaction": "t1"}')
+    assert isinstance(got, BadRequest) and got.transaction == "t1"
+    assert got.violation.field == "cmd" and "'undo'" in got.violation.message
+
+
+@given(st.binary(max_size=64))
+def test_no_payload_makes_the_parser_raise(payload):
+    for name in ("", "draw"):
+        assert isinstance(parse_request(name, payload), Request | BadRequest)
+
+
+def test_reply_topics_are_never_read_as_commands():
+    assert T.command_name(T.reply) is None
+    assert T.command_name(f"{T.command}/draw/extra") is None
+    assert T.command_name("rhuna/other/command") is None
+
+
+# --- events, errors and replies out ---------------------------------------------------------
+
+
+def test_an_event_message_carries_seq_text_source_and_time(example_state):
+    state, events = run(example_state, BEGIN, ARIA)
+    msg = event_message(7, state, events[1], "mqtt:3", "2024-01-01T00:00:00.000+00:00")
+    assert msg["seq"] == 7 and msg["type"] == "declared" and msg["hero"] == "aria"
+    assert msg["text"] == "Aria declares Control · skill · Target · Adept — draws 4"
+    assert (msg["source"], msg["at"]) == ("mqtt:3", "2024-01-01T00:00:00.000+00:00")
+
+
+def test_an_event_field_named_like_the_envelope_is_kept_as_event_field(example_state):
+    """combatant_injured has its own 'source' (what injured, C8), time_prompt its 'text'."""
+    injured = Event("combatant_injured", {"combatant": "orc", "source": "Aria's sword"})
+    msg = event_message(1, example_state, injured, "reader:draw-board", "t")
+    assert msg["source"] == "reader:draw-board" and msg["event_source"] == "Aria's sword"
+    prompt = Event("time_prompt", {"prompt": 1, "text": "A storm gathers"})
+    assert event_message(2, example_state, prompt, "wheel", "t")["event_text"] == "A storm gathers"
+
+
+def test_a_narrator_that_fails_does_not_cost_the_event(example_state):
+    broken = Event("token_drawn", {"hero": "aria"})  # its narrator needs more fields
+    assert event_message(1, example_state, broken, "s", "t")["text"] == "token drawn"
+
+
+def test_the_reply_envelope_is_zigbee2mqtt_s(example_state):
+    from engine.errors import RuleViolation
+
+    ok = reply_ok("a", {"cmd": "undo"}, [{"seq": 1}])
+    assert ok == {
+        "status": "ok",
+        "data": {"command": {"cmd": "undo"}, "events": [{"seq": 1}]},
+        "transaction": "a",
+    }
+    bad = reply_error(3, RuleViolation("no", rule="P23", field="hero", fix="declare first"))
+    assert bad == {
+        "status": "error",
+        "data": {},
+        "error": {
+            "code": "illegal",
+            "message": "no",
+            "rule": "P23",
+            "field": "hero",
+            "fix": "declare first",
+        },
+        "transaction": 3,
+    }
+
+
+def test_state_topics_split_the_view_by_section_and_hero(example_state):
+    state, _ = run(example_state, BEGIN, ARIA)
+    view = table_view(state)
+    msgs = state_messages(view, T)
+    assert json.loads(msgs["rhuna/example/state"]) == json.loads(json.dumps(view))
+    assert json.loads(msgs["rhuna/example/performance"])["difficulty"] == 5
+    assert json.loads(msgs["rhuna/example/combat"]) is None
+    assert json.loads(msgs["rhuna/example/heroes/cass"])["fatigue"] == 3
+    assert set(msgs) == {
+        "rhuna/example/state",
+        "rhuna/example/performance",
+        "rhuna/example/time",
+        "rhuna/example/combat",
+        "rhuna/example/odds",
+        "rhuna/example/heroes/aria",
+        "rhuna/example/heroes/bren",
+        "rhuna/example/heroes/cass",
+    }
+
+
+# --- Home Assistant discovery ------------------------------------------------------------
+
+
+HA = HomeAssistantConfig(enabled=True)
+JINJA = ImmutableSandboxedEnvironment()
+
+
+def ha_state(view, config):
+    """What HA would show: the template rendered on the retained payload of its topic."""
+    payload = state_messages(view, T)[config["state_topic"]]
+    return JINJA.from_string(config["value_template"]).render(value_json=json.loads(payload))
+
+
+def configs(view):
+    return {
+        topic.split("/")[-2]: config
+        for topic, config in discovery.discovery_messages(view, T, HA, "1.0").items()
+    }
+
+
+def test_discovery_gives_every_sensor_a_device_and_the_status_topic(example_state):
+    found = discovery.discovery_messages(table_view(example_state), T, HA, "1.0")
+    assert "homeassistant/sensor/rhuna_example/aria_fatigue/config" in found
+    unique = {c["unique_id"] for c in found.values()}
+    assert len(unique) == len(found) == 3 * 4 + 8
+    for config in found.values():
+        assert config["availability_topic"] == "rhuna/example/status"
+        assert config["device"]["identifiers"] == ["rhuna_example"]
+        assert config["state_topic"].startswith("rhuna/example/")
+
+
+def test_ha_hero_sensors_read_fatigue_strain_wounds_favor(example_state):
+    view = table_view(example_state)
+    c = configs(view)
+    assert ha_state(view, c["cass_fatigue"]) == "3"
+    assert ha_state(view, c["aria_favor"]) == "2"
+    assert ha_state(view, c["bren_wounds"]) == "0"
+    assert ha_state(view, c["aria_strain"]) == "0"
+    assert c["aria_fatigue"]["name"] == "Aria Fatigue"
+
+
+def test_ha_table_sensors_are_unknown_when_nothing_is_going_on(example_state):
+    view = table_view(example_state)
+    c = configs(view)
+    for key in ("performance_total", "performance_difficulty", "success_odds", "weather"):
+        assert ha_state(view, c[key]) == "None", key  # HA's MQTT sensor: unknown
+    assert ha_state(view, c["combat_round"]) == "None"
+    assert ha_state(view, c["time_band"]) == "morning" and ha_state(view, c["day"]) == "1"
+
+
+def test_ha_performance_sensors_follow_the_draw_p19(example_state):
+    """Total vs Difficulty (P19) and the exact odds, as the panel shows them."""
+    state, _ = run(
+        example_state,
+        BEGIN,
+        ARIA,
+        {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
+    )
+    view = table_view(state)
+    c = configs(view)
+    assert ha_state(view, c["performance_total"]) == str(
+        view["performance"]["contributions"][0]["total"]
+    )
+    assert ha_state(view, c["performance_total"]) == "2"  # Adept Ember with its Pathway + Weight 0
+    assert ha_state(view, c["performance_difficulty"]) == "5"
+    percent = view["odds"]["groups"][0]["success"]["percent"]
+    assert (
+        ha_state(view, c["success_odds"]) == str(percent)
+        and c["success_odds"]["unit_of_measurement"] == "%"
+    )
+
+
+def test_ha_weather_and_combat_sensors_t1_c1(example_state):
+    state, _ = run(example_state, {"cmd": "draw_weather", "token": "weather.underworld.damp.1"})
+    state = fight(state, sheet("orc"), sheet("rat"), initiative={"orc": [3], "rat": [5]})
+    view = table_view(state)
+    c = configs(view)
+    assert ha_state(view, c["weather"]) == view["time"]["weather"]["name"]
+    assert ha_state(view, c["combat_round"]) == str(view["combat"]["round"])
+    assert ha_state(view, c["combat_tick"]) == str(view["combat"]["tick"])
+    assert view["combat"]["round"] is not None

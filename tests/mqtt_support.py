@@ -45,6 +45,14 @@ def mosquitto_binary() -> str:
     return found
 
 
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> None:
+    """Poll a condition nothing signals (another thread's counter), every 10 ms."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -213,10 +213,11 @@ class MqttBridge:
         with self._cond:
             return self._ready
 
-    def wait_ready(self, timeout: float) -> bool:
-        """Wait until connected and the retained state is being published (tests, the demo)."""
+    def wait_ready(self, timeout: float, ready: bool = True) -> bool:
+        """Wait until connected and publishing the retained state (``ready=False``: until the
+        connection is gone). For tests and the demo; True unless it timed out."""
         with self._cond:
-            return self._cond.wait_for(lambda: self._ready, timeout)
+            return self._cond.wait_for(lambda: self._ready == ready, timeout)
 
     # --- the table loop's thread ---------------------------------------------------
 
@@ -257,9 +258,14 @@ class MqttBridge:
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         first = self.stats.last_error is None
-        self.stats.last_error = (
-            f"cannot reach the broker at {self.config.host}:{self.config.broker_port}"
-        )
+        where = f"{self.config.host}:{self.config.broker_port}"
+        if self.config.tls is not None:
+            self.stats.last_error = (
+                f"cannot connect to the broker at {where} over TLS (down, or a certificate"
+                " check failed: see mqtt.tls)"
+            )
+        else:
+            self.stats.last_error = f"cannot reach the broker at {where}"
         (log.warning if first else log.debug)("MQTT: %s; retrying", self.stats.last_error)
 
     def _on_disconnect(
@@ -276,6 +282,14 @@ class MqttBridge:
             self._cond.notify_all()
         if was and reason.is_failure:
             log.warning("MQTT: connection lost (%s); reconnecting", reason)
+        elif not was and self.stats.last_error is None:
+            # e.g. TLS 1.3: the broker checks the client certificate after the handshake
+            self.stats.last_error = (
+                f"the broker at {self.config.host}:{self.config.broker_port} closed the"
+                f" connection before accepting it ({reason})"
+                + ("; check mqtt.tls" if self.config.tls is not None else "")
+            )
+            log.warning("MQTT: %s", self.stats.last_error)
 
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode, properties: Any

@@ -1,0 +1,167 @@
+"""MQTT bridge benchmarks through a real local Mosquitto (started here on a free port).
+
+    .venv/bin/python benchmarks/mqtt.py
+
+1. Round trip: an overlay client publishes a command (QoS 1) with a
+   transaction and waits for its reply on ``…/reply``: MQTT in → paho's thread
+   → the table loop (engine.apply) → the bridge's publisher (events, reply,
+   retained state with the odds) → MQTT out. The commands cycle through a
+   Performance: begin, declare, two draws, cancel. p50 and p99 per run.
+2. Events/s: the same cycle submitted straight to the loop (as the readers
+   and the wheel do), timed until the overlay has received the last event.
+
+Medians of several runs are printed; the machine is shared, so expect noise.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+# Run as a script, this file's folder comes first on sys.path, and benchmarks/serial.py
+# would shadow pyserial's ``serial`` package: put the project root there instead.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+
+from companion.mqtt.client import no_delay  # noqa: E402
+from tests.mqtt_support import Broker, table_on_mqtt  # noqa: E402
+
+RUNS = 5
+ROUND_TRIPS = 200
+CYCLES = 200  # × 5 events
+R = "rhuna/example"
+CYCLE = [
+    {"cmd": "begin_performance", "difficulty": 5},
+    {
+        "cmd": "declare",
+        "hero": "aria",
+        "shade": "control",
+        "capability": "skill",
+        "action": "target",
+    },
+    {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
+    {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
+    {"cmd": "cancel_performance"},
+]
+
+
+class Overlay:
+    """A paho client that sends commands and notes when replies and events arrive."""
+
+    def __init__(self, port: int) -> None:
+        self.replies: dict[int, float] = {}
+        self.events = 0
+        self.last_seq = 0
+        self.cond = threading.Condition()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_socket_open = no_delay  # time the bridge, not this client's Nagle
+        self.client.on_message = self.on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe([(f"{R}/reply", 1), (f"{R}/events", 1)])
+        self.client.loop_start()
+        time.sleep(0.2)  # let the subscription settle before timing anything
+
+    def on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        now = time.perf_counter()
+        body = json.loads(msg.payload)
+        with self.cond:
+            if msg.topic.endswith("/reply"):
+                self.replies[body["transaction"]] = now
+            else:
+                self.events += 1
+                self.last_seq = body["seq"]
+            self.cond.notify_all()
+
+    def round_trip(self, n: int, command: dict[str, object]) -> float:
+        t0 = time.perf_counter()
+        self.client.publish(f"{R}/command", json.dumps({**command, "transaction": n}), qos=1)
+        with self.cond:
+            assert self.cond.wait_for(lambda: n in self.replies, 10), f"no reply to {n}"
+            return self.replies[n] - t0
+
+    def wait_seq(self, seq: int) -> None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: self.last_seq >= seq, 60), "events missing"
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def percentile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def round_trips(port: int, n: int = ROUND_TRIPS) -> tuple[float, float]:
+    with table_on_mqtt(port) as (bridge, _):
+        assert bridge.wait_ready(10)
+        overlay = Overlay(port)
+        try:
+            times = [overlay.round_trip(i, CYCLE[i % len(CYCLE)]) for i in range(n)]
+        finally:
+            overlay.close()
+    return percentile(times, 0.5), percentile(times, 0.99)
+
+
+def event_rate(port: int) -> float:
+    with table_on_mqtt(port) as (bridge, running):
+        assert bridge.wait_ready(10)
+        overlay = Overlay(port)
+        try:
+            t0 = time.perf_counter()
+            for _ in range(CYCLES):
+                for command in CYCLE:
+                    running.loop.submit(command, source="script")
+            overlay.wait_seq(CYCLES * len(CYCLE))
+            elapsed = time.perf_counter() - t0
+            assert overlay.events == CYCLES * len(CYCLE) and bridge.stats.dropped == 0
+        finally:
+            overlay.close()
+    return CYCLES * len(CYCLE) / elapsed
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        # Mosquitto's default leaves Nagle on towards subscribers: each hop waits for the
+        # subscriber's delayed ACK (~40 ms). docs/mqtt.md recommends set_tcp_nodelay.
+        broker = Broker(Path(tmp) / "fast", extra="set_tcp_nodelay true").start()
+        try:
+            p50s, p99s, rates = [], [], []
+            for _ in range(RUNS):
+                p50, p99 = round_trips(broker.port)
+                p50s.append(p50)
+                p99s.append(p99)
+                rates.append(event_rate(broker.port))
+        finally:
+            broker.stop()
+        stock = Broker(Path(tmp) / "stock").start()
+        try:
+            stock_p50 = statistics.median(round_trips(stock.port, 40)[0] for _ in range(3))
+        finally:
+            stock.stop()
+    ms = 1000
+    print(
+        f"MQTT command → reply round trip, broker with set_tcp_nodelay true ({ROUND_TRIPS} × {RUNS} runs, medians):"
+    )
+    print(
+        f"  p50 {statistics.median(p50s) * ms:.2f} ms   p99 {statistics.median(p99s) * ms:.2f} ms"
+    )
+    print(f"  (stock Mosquitto config, Nagle on: p50 {stock_p50 * ms:.1f} ms)")
+    print(f"MQTT events through the broker ({CYCLES * len(CYCLE)} events × {RUNS} runs):")
+    print(
+        f"  median {statistics.median(rates):,.0f} events/s   (runs: {', '.join(f'{r:,.0f}' for r in rates)})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -13,17 +13,8 @@ import pytest
 from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
-from tests.mqtt_support import WAIT, Watcher, running_broker, send, table_on_mqtt
+from tests.mqtt_support import ARIA, BEGIN, WAIT, R, Watcher, running_broker, send, table_on_mqtt
 
-R = "rhuna/example"
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
 
 

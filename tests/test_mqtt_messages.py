@@ -25,16 +25,9 @@ from engine.events import Event
 from engine.view import table_view
 from tests.combat_support import fight, sheet
 from tests.conftest import run
+from tests.mqtt_support import ARIA, BEGIN
 
 T = Topics("rhuna", "example")
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 
 
 @pytest.mark.parametrize(

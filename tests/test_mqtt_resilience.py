@@ -16,8 +16,11 @@ import textwrap
 from engine.view import table_view
 from tests.conftest import ROOT
 from tests.mqtt_support import (
+    ARIA,
+    BEGIN,
     WAIT,
     Broker,
+    R,
     Watcher,
     free_port,
     running_broker,
@@ -25,15 +28,6 @@ from tests.mqtt_support import (
     wait_until,
 )
 
-R = "rhuna/example"
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 LATER = [
     {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
     {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
@@ -143,3 +137,23 @@ def test_a_broker_down_at_boot_is_no_error(tmp_path):
             state = json.loads(retained(port, f"{R}/performance"))
             assert state["difficulty"] == 5
             assert retained(port, f"{R}/status") == b"online"
+
+
+def test_past_max_queued_the_oldest_waiting_events_are_dropped_and_counted(tmp_path):
+    """max_queued = 10 and 15 events while the broker is away: the newest 10 arrive."""
+    broker = Broker(tmp_path / "broker").start()
+    overlay = Watcher(broker.port, [f"{R}/events"], client_id="overlay", persistent=True)
+    broker.stop()  # the overlay's session (its subscription) is kept in the broker's file
+    cycle = [BEGIN, {"cmd": "cancel_performance"}]
+    try:
+        with table_on_mqtt(broker.port, max_queued=10, reconnect_max_delay=1) as (bridge, running):
+            for i in range(15):
+                running.loop.submit(cycle[i % 2], source="script")
+            wait_until(lambda: bridge.seq == 15, "fifteen events")
+            assert bridge.stats.dropped == 5
+            broker.start()
+            overlay.wait(lambda ms: seqs(overlay)[-1:] == [15], "the kept events")
+            assert list(dict.fromkeys(seqs(overlay))) == list(range(6, 16))
+    finally:
+        overlay.close()
+        broker.stop()

@@ -18,6 +18,7 @@ from companion.mqtt.topics import Topics
 from engine.errors import ConfigError
 from tests.mqtt_support import (
     WAIT,
+    R,
     Watcher,
     bridge_config,
     running_broker,
@@ -25,8 +26,6 @@ from tests.mqtt_support import (
     wait_until,
 )
 from tests.serial_support import missing_real_part
-
-R = "rhuna/example"
 
 
 def wait_for_error(bridge) -> str:

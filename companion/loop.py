@@ -6,6 +6,12 @@ Readers, the wheel, MQTT and scripts run in their own threads and only
 subscriber — the display worker, the MQTT publisher, the log — what happened.
 A refused command or an unknown tag becomes an :class:`Outcome` with an error
 for the panel and MQTT; nothing ever crashes the loop.
+
+Subscribers are acknowledgements, so an accepted command is first handed to
+the ``journal`` (:meth:`companion.store.Store.append`): only once it is
+committed is the new state kept and anyone told. A journal that cannot write
+(disk full, read-only) leaves the state as it was, and the Outcome carries a
+``store`` error instead.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.tags import ReaderRoles, command_for_tag
@@ -37,9 +43,15 @@ class Outcome:
     events: tuple[Event, ...] = ()
     error: RuleViolation | None = None
     tag: TagEvent | None = None
+    #: the journal's sequence number of an accepted command (None without a journal)
+    seq: int | None = None
 
 
 Subscriber = Callable[[Outcome], None]
+#: commits an accepted Outcome and returns its sequence number; raises if it cannot
+Journal = Callable[[Outcome], int]
+#: the commands that make their hero the one drawing now (a Favor token laid is theirs)
+HERO_COMMANDS = ("declare", "draw", "redraw")
 
 
 @dataclass
@@ -50,6 +62,7 @@ class TableLoop:
     registry: TagRegistry
     roles: ReaderRoles = field(default_factory=ReaderRoles)
     subscribers: list[Subscriber] = field(default_factory=list)
+    journal: Journal | None = None
 
     def __post_init__(self) -> None:
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -66,6 +79,11 @@ class TableLoop:
     def tag_sink(self, event: TagEvent) -> None:
         """A reader's sink: tag events only enqueue."""
         self.submit(event, source=f"reader:{event.reader}")
+
+    @property
+    def pending(self) -> int:
+        """Inputs waiting in the queue (about: other threads may add more meanwhile)."""
+        return self._inbox.qsize()
 
     # --- the loop's thread ---------------------------------------------------
 
@@ -100,13 +118,31 @@ class TableLoop:
             command: Any = meant
         else:
             command = item
+        shown = command if isinstance(command, Mapping) else None
         try:
-            self.state, events = apply(self.state, command)
+            state, events = apply(self.state, command)
         except CommandRejected as e:
             log.info("%s: refused %r: %s", source, command, e.violation)
-            shown = command if isinstance(command, Mapping) else None
             return Outcome(source, self.state, shown, error=e.violation, tag=tag)
+        outcome = Outcome(source, state, command, tuple(events), tag=tag)
+        if self.journal is not None:
+            try:
+                outcome = replace(outcome, seq=self.journal(outcome))
+            except Exception as e:  # not committed: not acknowledged, so not kept
+                log.error("%s: %r not saved, so not applied: %s", source, command, e)
+                return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
+        self.state = state
         hero = command.get("hero")
-        if command.get("cmd") in ("declare", "draw", "redraw") and isinstance(hero, str):
+        if command.get("cmd") in HERO_COMMANDS and isinstance(hero, str):
             self.active_hero = hero
-        return Outcome(source, self.state, command, tuple(events), tag=tag)
+        return outcome
+
+
+def not_saved(error: Exception) -> RuleViolation:
+    """The ``store`` error of a command the journal could not commit."""
+    return RuleViolation(
+        f"not saved, so not done: {error}",
+        code="store",
+        fix="the state directory's disk may be full or read-only: free space or fix it, then"
+        " do it again",
+    )

@@ -16,13 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from companion.loop import Outcome, TableLoop
-from display.costs import CostLedger
+from companion.panel_output import PanelOutput, dial_banner
 from display.drivers.png import PngPanel
 from display.render import Frame, Renderer
-from display.screens.banner import Banner
 from display.worker import DisplayWorker
 from engine.state import TableState
-from engine.view import table_view
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.hub import HubReader
 from hardware.config import GpioConfig
@@ -30,52 +28,11 @@ from hardware.controls import TableControls
 from hardware.mock import MockHand
 from hardware.registry import TagRegistry
 
-
-class PanelOutput:
-    """Subscriber: every outcome → the newest Frame on the display worker (never blocks)."""
-
-    def __init__(self, worker: DisplayWorker[Frame]) -> None:
-        self.worker = worker
-        self.ledger = CostLedger()
-        self.banner: Banner | None = None
-        self.view: dict[str, Any] | None = None
-
-    def __call__(self, outcome: Outcome) -> None:
-        if outcome.error is not None:
-            self.banner = Banner(str(outcome.error.message), "error")
-        elif outcome.command is not None:
-            self.banner = None  # the next accepted command clears the banner
-        self.ledger.feed(outcome.events)
-        self.view = table_view(outcome.state)
-        self.worker.submit(Frame(self.view, self.banner, dict(self.ledger.costs)))
-
-    def dial(self, selection: Mapping[str, Any]) -> None:
-        """The wheel moved: show what is dialled so far in a banner (an error banner stays)."""
-        if self.view is None or (self.banner is not None and self.banner.severity == "error"):
-            return
-        self.worker.submit(Frame(self.view, dial_banner(selection), dict(self.ledger.costs)))
-
-
-def dial_banner(sel: Mapping[str, Any]) -> Banner | None:
-    """``Wheel: Aria · control · skill — action?`` while dialling; the wheel's warning if any."""
-    if sel.get("warning") or sel.get("message"):
-        return Banner(f"Wheel: {sel.get('message') or sel.get('warning')}", "warning")
-    if sel.get("mode") == "redraw" and sel.get("redraw"):
-        return Banner(f"Redraw {sel['redraw']['name']}? press Redraw again", "info")
-    ring = sel.get("ring")
-    if sel.get("mode") != "dial" or not ring:
-        return None
-    rings = list(sel.get("rings") or [])
-    done = [
-        str(sel.get("hero_name") if r == "hero" else sel.get(r))
-        for r in rings[: rings.index(ring)]
-        if sel.get(r) is not None
-    ]
-    options = sel.get("options") or []
-    at = sel.get("position")
-    now = options[at] if at is not None and at < len(options) else "?"
-    text = " · ".join([*done, f"{ring}: {now}?"]) + (" · Exert" if sel.get("exert") else "")
-    return Banner(f"Wheel: {text}", "info")
+__all__ = [
+    "PanelOutput",
+    "SimulatedTable",
+    "dial_banner",
+]  # the panel subscriber moved to panel_output
 
 
 class SimulatedTable:

@@ -1,0 +1,125 @@
+"""The panel as a subscriber of the table loop: every outcome → the newest Frame for the worker.
+
+Three things can put a banner on the panel, from three threads:
+
+- an outcome with an error (the loop's thread): an unknown tag, a refused
+  command, a command the journal could not save — until the next accepted
+  command clears it;
+- a reader whose link went down (its own thread): "Reader draw-board lost …"
+  stays until it is back, then "back online" until the next accepted command;
+- the Performance Wheel being dialled (gpiozero's threads): what is dialled so
+  far, unless an error is showing.
+
+A lock keeps the three consistent; nothing here waits on the panel (the
+display worker keeps only the newest frame).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from companion.loop import Outcome
+from display.costs import CostLedger
+from display.render import Frame
+from display.screens.banner import Banner
+from display.worker import DisplayWorker
+from engine.state import TableState
+from engine.view import table_view
+from firmware_bridge.events import ReaderStatus
+
+#: reader link states that mean "tokens laid now are not seen"
+DOWN = ("lost", "offline")
+
+
+class PanelOutput:
+    """Subscriber: every outcome → the newest Frame on the display worker (never blocks)."""
+
+    def __init__(self, worker: DisplayWorker[Frame]) -> None:
+        self.worker = worker
+        self.ledger = CostLedger()
+        #: the banner of the last outcome (an error, or a reader back online); None: none
+        self.banner: Banner | None = None
+        self.view: dict[str, Any] | None = None
+        #: reader name → why it is down
+        self.readers_down: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, outcome: Outcome) -> None:
+        with self._lock:
+            if outcome.error is not None:
+                self.banner = Banner(str(outcome.error.message), "error")
+            elif outcome.command is not None:
+                self.banner = None  # the next accepted command clears the banner
+            self.ledger.feed(outcome.events)
+            self.view = table_view(outcome.state)
+            self._submit(self._banner())
+
+    def show(self, state: TableState) -> None:
+        """Show a state with no outcome behind it (the table as restored at start)."""
+        with self._lock:
+            self.view = table_view(state)
+            self._submit(self._banner())
+
+    def dial(self, selection: Mapping[str, Any]) -> None:
+        """The wheel moved: show what is dialled so far in a banner (an error banner stays)."""
+        with self._lock:
+            if self.view is None or (self.banner is not None and self.banner.severity == "error"):
+                return
+            self._submit(dial_banner(selection) or self._banner())
+
+    def reader_status(self, status: ReaderStatus) -> None:
+        """A reader's link changed (its own thread): banner while it is down, and when back."""
+        with self._lock:
+            name = status.reader
+            if status.state in DOWN:
+                self.readers_down[name] = status.detail
+            elif status.state == "online":
+                was_down = self.readers_down.pop(name, None) is not None
+                if was_down and (self.banner is None or self.banner.severity != "error"):
+                    self.banner = Banner(f"Reader {name} back online", "info")
+            else:
+                return  # connecting / stopped: nothing for the table to act on
+            if self.view is not None:
+                self._submit(self._banner())
+
+    def _banner(self) -> Banner | None:
+        if self.banner is not None and self.banner.severity == "error":
+            return self.banner
+        if self.readers_down:
+            return reader_banner(self.readers_down)
+        return self.banner
+
+    def _submit(self, banner: Banner | None) -> None:
+        if self.view is not None:
+            self.worker.submit(Frame(self.view, banner, dict(self.ledger.costs)))
+
+
+def reader_banner(down: Mapping[str, str]) -> Banner:
+    """``Reader draw-board lost: <why>`` (the first), and how many others are down."""
+    name, why = next(iter(down.items()))
+    more = f" (+{len(down) - 1} more)" if len(down) > 1 else ""
+    return Banner(f"Reader {name} down{more}: {why}", "error")
+
+
+def dial_banner(sel: Mapping[str, Any]) -> Banner | None:
+    """``Wheel: Aria · control · skill — action?`` while dialling; the wheel's warning if any."""
+    if sel.get("warning") or sel.get("message"):
+        return Banner(f"Wheel: {sel.get('message') or sel.get('warning')}", "warning")
+    if sel.get("mode") == "redraw" and sel.get("redraw"):
+        return Banner(f"Redraw {sel['redraw']['name']}? press Redraw again", "info")
+    ring = sel.get("ring")
+    if sel.get("mode") != "dial" or not ring:
+        return None
+    rings = list(sel.get("rings") or [])
+    done = [
+        str(sel.get("hero_name") if r == "hero" else sel.get(r))
+        for r in rings[: rings.index(ring)]
+        if sel.get(r) is not None
+    ]
+    options = sel.get("options") or []
+    at = sel.get("position")
+    now = options[at] if at is not None and at < len(options) else "?"
+    text = " · ".join([*done, f"{ring}: {now}?"]) + (" · Exert" if sel.get("exert") else "")
+    return Banner(f"Wheel: {text}", "info")

@@ -1,0 +1,622 @@
+"""The journal: every accepted command, committed to SQLite before anyone is told.
+
+A command counts as *acknowledged* once its journal row is committed: the table
+loop calls :meth:`Store.append` after the engine accepted a command and before
+any subscriber (the panel, MQTT replies) hears of it. The database lives in the
+service's state directory, in WAL mode with ``synchronous=FULL``, one
+transaction per command, so a kill -9 or a power cut at any instant loses
+nothing that was acknowledged and never leaves half a command behind.
+
+Restarting is replaying: load the table file (its initial state), take the
+newest snapshot, apply the journal rows after it. The engine is pure, so the
+result is the same state, bit for bit, as before the stop — the Undo history
+included.
+
+Snapshots store the *full* state, history included, without storing it 64
+times over: each history-free state (the current one and every Undo step) is
+kept once in ``states``, content-addressed by the SHA-256 of its JSON, and a
+snapshot row lists the keys. Undo steps are shared between consecutive
+snapshots, so a snapshot writes only the states that are new since the last
+one. A snapshot that cannot be read costs time, not data: the store falls back
+to an older one, or to replaying the journal from the start.
+
+Layout of ``<state dir>``::
+
+    journal.sqlite (+ -wal, -shm)   meta, journal, states, snapshots
+    rhuna-table.lock                held while a service runs on this directory
+    archive/journal-<UTC time>.sqlite   sessions set aside by ``--new-session``
+
+>>> import tempfile
+>>> from engine import load_table
+>>> initial = load_table("examples/table.toml")
+>>> with Store.open(tempfile.mkdtemp()) as store:
+...     restored = store.restore(initial, "examples/table.toml")
+...     restored.seq, restored.new
+(0, True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.loop import HERO_COMMANDS, Outcome
+from engine import CommandRejected, apply
+from engine.errors import ConfigError
+from engine.state import TableState
+
+log = logging.getLogger("rhuna.store")
+
+JOURNAL = "journal.sqlite"
+LOCK = "rhuna-table.lock"
+ARCHIVE = "archive"
+#: bumped when the tables change shape; an older service refuses a newer journal
+SCHEMA_VERSION = 1
+#: snapshots kept (the newest, and one to fall back on)
+KEEP_SNAPSHOTS = 2
+
+Clock = Callable[[], float]
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE journal (
+    seq INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    source TEXT NOT NULL,
+    command TEXT NOT NULL,
+    events TEXT NOT NULL
+);
+CREATE TABLE states (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE snapshots (
+    seq INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    state TEXT NOT NULL,
+    history TEXT NOT NULL
+);
+"""
+
+
+class StoreError(ConfigError):
+    """The journal cannot be used as it is; the message names the file and the fix.
+
+    A ConfigError, because like a broken config it stops the service with a
+    clear message (exit status 2), never a traceback.
+    """
+
+
+class JournalWriteFailed(Exception):
+    """One command could not be committed (disk full, read-only, I/O error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """The state a store came back with, and how it got there."""
+
+    state: TableState
+    #: sequence number of the last committed command (0: none yet)
+    seq: int
+    #: the snapshot restored from (0: replayed from the table file's initial state)
+    snapshot_seq: int
+    #: journal rows applied after the snapshot
+    replayed: int
+    #: the hero of the last declare/draw/redraw (who a Favor token laid now is for)
+    active_hero: str | None
+    #: a journal created just now
+    new: bool
+
+
+def state_json(state: TableState) -> bytes:
+    """The state as compact JSON, dict order kept (hero order is what the panel shows)."""
+    return json.dumps(
+        state.to_json(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+
+
+def fingerprint(state: TableState) -> str:
+    """What a table file amounts to: the SHA-256 of its initial state (rules merged in)."""
+    return hashlib.sha256(state_json(state.without_history())).hexdigest()
+
+
+def command_json(command: Any) -> str:
+    data = command.to_json() if hasattr(command, "to_json") else dict(command)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+#: SQLite's primary result codes for a file that is not (or no longer) a sound database
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+
+
+def _is_damage(e: sqlite3.Error) -> bool:
+    """Corruption, as opposed to a disk that is full, read-only or busy."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is None:
+        return type(e) is sqlite3.DatabaseError  # quick_check's findings, raised here
+    return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+
+
+def _damaged(path: Path, error: BaseException) -> StoreError:
+    return StoreError(
+        f"{path}: the journal is damaged or not a journal ({error}) — the table cannot be"
+        " restored from it. Fix: start a new session with `rhuna-table run --config <file>"
+        f" --new-session`, which moves the file to {path.parent / ARCHIVE}/ (keep it for a bug"
+        " report)"
+    )
+
+
+class Store:
+    """One state directory's journal. Use from one thread at a time (the table loop's)."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        db: sqlite3.Connection,
+        lock: int | None,
+        *,
+        clock: Clock,
+        snapshot_every: int,
+    ) -> None:
+        self.state_dir = state_dir
+        self.path = state_dir / JOURNAL
+        self.clock = clock
+        self.snapshot_every = snapshot_every
+        self._db = db
+        self._lock = lock
+        self._seq = 0
+        self._snapshot_seq = 0
+        #: id(state) → (state, key) for states already in ``states`` (Undo steps are shared)
+        self._stored: dict[int, tuple[TableState, str]] = {}
+        #: the state after the last committed command, for the next snapshot
+        self._latest: TableState | None = None
+
+    # --- opening -------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        state_dir: str | Path,
+        *,
+        clock: Clock = time.time,
+        snapshot_every: int = 1000,
+        lock: bool = True,
+    ) -> Store:
+        """Open (or create) the journal in ``state_dir``; refuse a damaged one or a second
+        service on the same directory."""
+        state_dir = Path(state_dir)
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(
+                f"state.dir {state_dir}: cannot create it ({e.strerror}) — create it for the"
+                " service's user, or set [state] dir to a writable directory"
+            ) from None
+        fd = _lock(state_dir) if lock else None
+        path = state_dir / JOURNAL
+        try:
+            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as e:
+            _unlock(fd)
+            raise StoreError(
+                f"{path}: cannot open the journal ({e}) — check that the service's user can"
+                f" write to {state_dir}"
+            ) from None
+        try:
+            cls._prepare(db, path)
+        except BaseException:
+            db.close()
+            _unlock(fd)
+            raise
+        return cls(state_dir, db, fd, clock=clock, snapshot_every=snapshot_every)
+
+    @staticmethod
+    def _prepare(db: sqlite3.Connection, path: Path) -> None:
+        try:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA busy_timeout=5000")
+            problems = [r[0] for r in db.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(problems[:3]))
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables and version == 0:
+                db.executescript(
+                    f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
+                )
+            elif (
+                version != SCHEMA_VERSION
+                or not {"meta", "journal", "states", "snapshots"} <= tables
+            ):
+                raise StoreError(
+                    f"{path}: journal format {version} is not the format this version writes"
+                    f" ({SCHEMA_VERSION}) — run the version that wrote it, or start a new session"
+                    " with --new-session (the old journal is archived)"
+                )
+        except sqlite3.Error as e:
+            if _is_damage(e):
+                raise _damaged(path, e) from None
+            raise StoreError(
+                f"{path}: cannot use the journal ({e}) — check the disk and that the service's"
+                " user can write to it"
+            ) from None
+        if str(mode).lower() != "wal":
+            raise StoreError(
+                f"{path}: SQLite would not switch the journal to WAL mode (got {mode!r}) — put the"
+                " state directory on a local file system"
+            )
+
+    def close(self) -> None:
+        """Close the database (every commit is already durable) and release the lock."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        _unlock(self._lock)
+        self._lock = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- restoring -------------------------------------------------------------------
+
+    def restore(self, initial: TableState, table_file: str | Path) -> Restored:
+        """The state before the stop: ``initial`` (the table file's) + snapshot + journal.
+
+        A new journal is bound to this table file's fingerprint; a journal started
+        from a different table is refused, naming the file and the fix.
+        """
+        try:
+            return self._restore(initial, str(table_file))
+        except sqlite3.Error as e:
+            if _is_damage(e):
+                raise _damaged(self.path, e) from None
+            raise StoreError(f"{self.path}: cannot read the journal ({e})") from None
+
+    def _restore(self, initial: TableState, table_file: str) -> Restored:
+        initial = initial.without_history()
+        mark = fingerprint(initial)
+        meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        if not meta:
+            with self._transaction():
+                self._db.executemany(
+                    "INSERT INTO meta VALUES (?, ?)",
+                    [
+                        ("fingerprint", mark),
+                        ("table_file", table_file),
+                        ("table_id", initial.table_id),
+                        ("created", _utc(self.clock())),
+                    ],
+                )
+            self._latest = initial
+            return Restored(initial, 0, 0, 0, None, new=True)
+        if meta.get("fingerprint") != mark:
+            raise StoreError(
+                f"{table_file}: this table file is not the one the journal in {self.path} was"
+                f" started with ({meta.get('table_file', '?')}, table"
+                f" {meta.get('table_id', '?')!r}, {meta.get('created', '?')}): replaying its"
+                " commands on a changed table would not give the same state. Fix: put the table"
+                " file back as it was, or start a new session with `rhuna-table run --config"
+                f" <file> --new-session` (the old journal is moved to {self.state_dir / ARCHIVE}/)"
+            )
+        self._seq = self._db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
+        state, snap = self._from_snapshots(initial)
+        replayed = 0
+        rows = self._db.execute(
+            "SELECT seq, command, events FROM journal WHERE seq > ? ORDER BY seq", (snap,)
+        )
+        differ = 0
+        for seq, command_text, events_text in rows:
+            try:
+                state, events = apply(state, json.loads(command_text))
+            except Exception as e:  # CommandRejected, or a journal row the engine cannot read
+                raise StoreError(
+                    f"{self.path}: journal entry #{seq} ({command_text}) no longer applies"
+                    f" ({_reason(e)})"
+                    " — the engine or its rules changed since it was written. Fix: run the"
+                    " version that wrote it, or start a new session with --new-session"
+                ) from None
+            if [e.to_json() for e in events] != json.loads(events_text):
+                differ += 1
+            replayed += 1
+        if differ:
+            log.warning(
+                "%d replayed command(s) told different events than when they were journaled"
+                " (a newer engine?); the state follows the commands",
+                differ,
+            )
+        self._snapshot_seq = snap
+        self._latest = state
+        return Restored(state, self._seq, snap, replayed, self._active_hero(), new=False)
+
+    def _from_snapshots(self, initial: TableState) -> tuple[TableState, int]:
+        """The newest snapshot that reads back intact, else the initial state (seq 0)."""
+        rows = self._db.execute(
+            "SELECT seq, state, history FROM snapshots WHERE seq <= ? ORDER BY seq DESC",
+            (self._seq,),
+        ).fetchall()
+        for seq, key, history in rows:
+            try:
+                return self._load_snapshot(key, json.loads(history)), int(seq)
+            except (ValueError, TypeError, KeyError, zlib.error) as e:
+                log.warning("snapshot #%d cannot be read (%s); trying an older one", seq, e)
+        return initial, 0
+
+    def _load_snapshot(self, key: str, history: list[str]) -> TableState:
+        loaded: dict[str, TableState] = {}
+
+        def load(k: str) -> TableState:
+            if k not in loaded:
+                row = self._db.execute("SELECT data FROM states WHERE key = ?", (k,)).fetchone()
+                if row is None:
+                    raise KeyError(f"state {k[:12]} is missing")
+                raw = zlib.decompress(row[0])
+                if hashlib.sha256(raw).hexdigest() != k:
+                    raise ValueError(f"state {k[:12]} does not match its checksum")
+                loaded[k] = TableState.from_json(json.loads(raw))
+            return loaded[k]
+
+        steps = tuple(load(k) for k in history)
+        current = dataclasses.replace(load(key), history=steps)
+        self._stored = {id(s): (s, k) for s, k in zip(steps, history, strict=True)}
+        return current
+
+    def _active_hero(self) -> str | None:
+        marks = ",".join("?" * len(HERO_COMMANDS))
+        row = self._db.execute(
+            "SELECT json_extract(command, '$.hero') FROM journal"
+            f" WHERE json_extract(command, '$.cmd') IN ({marks})"
+            " AND json_type(command, '$.hero') = 'text' ORDER BY seq DESC LIMIT 1",
+            HERO_COMMANDS,
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    # --- the journal (the table loop's thread) --------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        """Sequence number of the last committed command."""
+        return self._seq
+
+    def append(self, accepted: Outcome) -> int:
+        """Commit one accepted command (its own transaction); return its sequence number.
+
+        Raises :class:`JournalWriteFailed` if it cannot be made durable: the caller must
+        then not keep the state change (the loop reverts and reports a ``store`` error).
+        """
+        if accepted.command is None:
+            raise JournalWriteFailed("an accepted outcome without a command")
+        seq = self._seq + 1
+        try:
+            row = (
+                seq,
+                self.clock(),
+                accepted.source,
+                command_json(accepted.command),
+                json.dumps([e.to_json() for e in accepted.events], ensure_ascii=False),
+            )
+        except (TypeError, ValueError) as e:
+            raise JournalWriteFailed(f"the command is not JSON ({e})") from None
+        try:
+            with self._transaction():
+                self._db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?)", row)
+        except sqlite3.Error as e:
+            raise JournalWriteFailed(f"{self.path}: {e}") from None
+        self._seq = seq
+        self._latest = accepted.state
+        return seq
+
+    def commands(self, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(seq, command)`` of every journal row after ``after``, in order."""
+        for seq, text in self._db.execute(
+            "SELECT seq, command FROM journal WHERE seq > ? ORDER BY seq", (after,)
+        ):
+            yield int(seq), json.loads(text)
+
+    # --- snapshots --------------------------------------------------------------------
+
+    @property
+    def snapshot_due(self) -> bool:
+        return self.snapshot_every > 0 and self._seq - self._snapshot_seq >= self.snapshot_every
+
+    def snapshot(self, state: TableState | None = None) -> bool:
+        """Store ``state`` (default: the state after the last command) as of the last seq.
+
+        Call it from the loop's thread when it is idle. A failed snapshot is logged and
+        costs only restart time: the journal already holds every command.
+        """
+        state = state if state is not None else self._latest
+        if state is None or self._seq == self._snapshot_seq:
+            return False
+        try:
+            self._write_snapshot(state)
+        except (sqlite3.Error, TypeError, ValueError) as e:
+            log.warning("snapshot at #%d failed (%s); the journal is intact", self._seq, e)
+            # try again snapshot_every commands later, not after every command
+            self._snapshot_seq = self._seq
+            return False
+        return True
+
+    def _write_snapshot(self, state: TableState) -> None:
+        new_rows: list[tuple[str, bytes]] = []
+        stored: dict[int, tuple[TableState, str]] = {}
+
+        def key_of(s: TableState) -> str:
+            known = self._stored.get(id(s)) or stored.get(id(s))
+            if known is not None and known[0] is s:
+                stored[id(s)] = known
+                return known[1]
+            raw = state_json(s)
+            key = hashlib.sha256(raw).hexdigest()
+            new_rows.append((key, zlib.compress(raw, 6)))
+            stored[id(s)] = (s, key)
+            return key
+
+        history = [key_of(s) for s in state.history]
+        current = key_of(state.without_history())
+        with self._transaction():
+            self._db.executemany("INSERT OR IGNORE INTO states VALUES (?, ?)", new_rows)
+            self._db.execute(
+                "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
+                (self._seq, self.clock(), current, json.dumps(history)),
+            )
+            self._prune()
+        self._stored = stored
+        self._snapshot_seq = self._seq
+
+    def _prune(self) -> None:
+        """Keep the newest snapshots and the states they name."""
+        self._db.execute(
+            "DELETE FROM snapshots WHERE seq NOT IN"
+            " (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)",
+            (KEEP_SNAPSHOTS,),
+        )
+        keep: set[str] = set()
+        for current, history in self._db.execute("SELECT state, history FROM snapshots"):
+            keep.add(current)
+            keep.update(json.loads(history))
+        gone = [
+            (k,) for (k,) in self._db.execute("SELECT key FROM states").fetchall() if k not in keep
+        ]
+        self._db.executemany("DELETE FROM states WHERE key = ?", gone)
+
+    # --- helpers -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for ``check-config``, logs and MQTT diagnostics."""
+        return {
+            "seq": self._seq,
+            "snapshot_seq": self._snapshot_seq,
+            "states": self._db.execute("SELECT count(*) FROM states").fetchone()[0],
+        }
+
+
+def archive(state_dir: str | Path, clock: Clock = time.time) -> Path | None:
+    """Move the journal (with its WAL) to ``archive/journal-<UTC time>.sqlite``.
+
+    Used by ``--new-session``; works on a damaged journal too. Returns the
+    archived path, or None when there was no journal.
+    """
+    state_dir = Path(state_dir)
+    path = state_dir / JOURNAL
+    if not path.exists():
+        return None
+    fd = _lock(state_dir)
+    try:
+        with contextlib.suppress(sqlite3.Error):  # fold the WAL in when the file allows it
+            db = sqlite3.connect(path, isolation_level=None)
+            try:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                db.close()
+        folder = state_dir / ARCHIVE
+        folder.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(clock()))
+        target = folder / f"journal-{stamp}.sqlite"
+        n = 1
+        while target.exists():
+            n += 1
+            target = folder / f"journal-{stamp}-{n}.sqlite"
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(f"{path}{suffix}")
+            if src.exists():
+                os.replace(src, f"{target}{suffix}")
+        _fsync_dir(state_dir)
+        _fsync_dir(folder)
+        return target
+    except OSError as e:
+        raise StoreError(
+            f"{path}: cannot archive the journal ({e.strerror}) — check the permissions of"
+            f" {state_dir}"
+        ) from None
+    finally:
+        _unlock(fd)
+
+
+def inspect(state_dir: str | Path) -> dict[str, Any] | None:
+    """What a journal holds, read-only (for ``check-config``); None when there is none."""
+    path = Path(state_dir) / JOURNAL
+    if not path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            seq = db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
+            snap = db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        if _is_damage(e):
+            raise _damaged(path, e) from None
+        return {"error": str(e)}
+    return {"meta": meta, "seq": seq, "snapshot_seq": snap}
+
+
+def _lock(state_dir: Path) -> int:
+    path = state_dir / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise StoreError(
+            f"{path}: cannot create the lock file ({e.strerror}) — the service's user must be"
+            f" able to write to {state_dir}"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise StoreError(
+            f"{state_dir}: another rhuna-table (pid {holder}) is running on this state"
+            " directory — stop it first (systemctl stop rhuna-table), or give this one its"
+            " own [state] dir"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)  # closing drops the flock
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _reason(e: Exception) -> str:
+    return str(e.violation) if isinstance(e, CommandRejected) else f"{type(e).__name__}: {e}"
+
+
+def _utc(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))

@@ -1,0 +1,121 @@
+"""Shared by the store, service and config tests: sessions of commands, service configs.
+
+``session`` makes a long, varied and *valid* stream of commands by a random walk
+that asks the engine itself which candidates it accepts (Performances, draws by
+seed, Redraw-free resolves and resets, Undo, Time draws, sheet adjustments),
+with a few refused ones mixed in — the kind of evening a journal must survive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+from engine import CommandRejected, apply
+from engine.state import TableState
+from tests.conftest import EXAMPLE_TABLE
+
+EXAMPLES = EXAMPLE_TABLE.parent
+
+
+def _candidates(state: TableState, rng: random.Random) -> list[dict[str, Any]]:
+    heroes = list(state.heroes)
+    hero = rng.choice(heroes)
+    seed = rng.randrange(1_000_000)
+    perf = state.performance
+    out: list[dict[str, Any]] = [{"cmd": "undo"}] if rng.random() < 0.1 else []
+    if perf is None:
+        out += [
+            {"cmd": "begin_performance", "difficulty": rng.randint(3, 8)},
+            {"cmd": "draw_weather", "bag": rng.choice(["overworld", "underworld"]), "seed": seed},
+            {"cmd": "draw_time", "seed": seed, "resolve": True},
+            {"cmd": "adjust_hero", "hero": hero, "fatigue": rng.choice([-1, 1])},
+        ]
+    elif perf.resolved:
+        out += [{"cmd": "reset"}] * 3
+    else:
+        declared = [c.hero for c in perf.contributions]
+        if hero not in declared:
+            out += [
+                {
+                    "cmd": "declare",
+                    "hero": hero,
+                    "shade": rng.choice(["control", "impulse"]),
+                    "capability": rng.choice(list(state.capabilities)),
+                    "action": rng.choice(["target", "defend"]),
+                }
+            ] * 2
+        if declared:
+            out += [{"cmd": "draw", "hero": rng.choice(declared), "seed": seed}] * 4
+            out += [{"cmd": "resolve"}]
+        out += [{"cmd": "cancel_performance"}] if rng.random() < 0.05 else []
+    return out
+
+
+def session(
+    state: TableState, n: int, seed: int = 0, refused: float = 0.05
+) -> list[dict[str, Any]]:
+    """``n`` commands the engine accepts in order from ``state``, plus about ``refused``×n
+    it refuses (a draw for a hero who has not declared), interleaved."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    accepted = 0
+    while accepted < n:
+        if rng.random() < refused:
+            out.append({"cmd": "draw", "hero": "nobody", "seed": 1})
+            continue
+        options = _candidates(state, rng)
+        rng.shuffle(options)
+        for cmd in options:
+            try:
+                state, _ = apply(state, cmd)
+            except CommandRejected:
+                continue
+            out.append(cmd)
+            accepted += 1
+            break
+    return out
+
+
+def replay(state: TableState, commands: list[dict[str, Any]]) -> TableState:
+    """Apply the commands the engine accepts, skipping refused ones (as the loop does)."""
+    for cmd in commands:
+        with contextlib.suppress(CommandRejected):
+            state, _ = apply(state, cmd)
+    return state
+
+
+def as_json(state: TableState) -> str:
+    """The state as text, dict order kept: equal text = equal bit for bit."""
+    return json.dumps(state.to_json(), ensure_ascii=False)
+
+
+def write_config(
+    folder: Path, extra: str = "", *, readers: str | None = None, state: str = ""
+) -> Path:
+    """A service config in ``folder`` on a copy of the example table: state and panel inside
+    ``folder``, an emulated hub with Favor on channel 4 and Time on 5, mock-free (no GPIO)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(EXAMPLE_TABLE, folder / "table.toml")
+    if readers is None:
+        readers = (
+            '[[readers]]\nbackend = "emulated-hub"\nname = "draw-board"\nchannels = 6\n'
+            'roles = { 4 = "favor", 5 = "time" }\n'
+        )
+    text = (
+        '[table]\nfile = "table.toml"\n'
+        f'[state]\ndir = "state"\n{state}'
+        f"{readers}"
+        "[registry]\nsynthetic = true\n"
+        '[display]\ndriver = "png"\npanel = "2.13"\ncolour = "bwr"\n'
+        f"{extra}"
+    )
+    if "[gpio]" not in extra:
+        text += "[gpio]\nenabled = false\n"
+    path = folder / "rhuna.toml"
+    path.write_text(text)
+    return path

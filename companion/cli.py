@@ -17,6 +17,7 @@ SUBCOMMANDS = [
     "companion.cli_demo",
     "companion.cli_odds",
     "companion.cli_preview",
+    "companion.cli_run",
 ]
 
 

@@ -1,0 +1,194 @@
+"""``rhuna-table run`` (the daemon) and ``rhuna-table check-config`` (what it would run).
+
+``run --config rhuna.toml`` restores the table from its journal and serves it
+until SIGTERM/SIGINT. ``--new-session`` archives the journal first (a new table
+file, or a fresh evening). ``--commands -`` also reads JSON commands from
+standard input and answers ``ack <seq>`` once each is committed.
+
+``check-config rhuna.toml`` checks everything a start would check without
+opening any device, and prints the plan — or every error, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    from companion.config import Config
+    from hardware.config import GpioConfig
+
+DEFAULT_CONFIG = "/etc/rhuna-table/rhuna.toml"
+
+#: journald reads a ``<N>`` prefix as the line's syslog priority
+_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3}
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="run the table service (the daemon)")
+    p.add_argument(
+        "--config", default=DEFAULT_CONFIG, help=f"the service config (default {DEFAULT_CONFIG})"
+    )
+    p.add_argument(
+        "--new-session",
+        action="store_true",
+        help="archive the journal and start from the table file (after changing the table)",
+    )
+    p.add_argument(
+        "--commands",
+        metavar="FILE",
+        help='also read JSON commands, one per line, from FILE ("-": standard input); each'
+        " committed one is answered `ack <seq>` on standard output",
+    )
+    p.set_defaults(func=run)
+
+    c = sub.add_parser("check-config", help="check a service config and say what it would run")
+    c.add_argument(
+        "config", nargs="?", default=DEFAULT_CONFIG, help=f"config file (default {DEFAULT_CONFIG})"
+    )
+    c.set_defaults(func=check_config)
+
+
+class JournaldFormatter(logging.Formatter):
+    """``<3>rhuna.store: …``: journald keeps the level, and adds the time itself."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = _PRIORITY.get(record.levelno, 3 if record.levelno > logging.ERROR else 6)
+        return f"<{priority}>{record.name}: {super().format(record)}"
+
+
+def setup_logging(level: str, stream: TextIO | None = None) -> None:
+    """Log to standard error; under systemd (``$JOURNAL_STREAM``) in journald's form."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    if os.environ.get("JOURNAL_STREAM"):
+        handler.setFormatter(JournaldFormatter("%(message)s"))
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S")
+        )
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.config import load_config
+    from companion.service import Extension, Service, configured_extensions
+
+    config = load_config(args.config)
+    setup_logging(config.log_level)
+    extensions: list[Extension] = configured_extensions(config)
+    if args.commands:
+        from companion.command_source import JsonLinesCommands
+
+        if args.commands == "-":
+            stream: TextIO = sys.stdin
+        else:
+            try:
+                stream = Path(args.commands).open(encoding="utf-8")  # noqa: SIM115  (the service's life)
+            except OSError as e:
+                raise ConfigError(
+                    f"--commands {args.commands}: cannot read it ({e.strerror})"
+                ) from None
+        extensions.append(JsonLinesCommands(stream, sys.stdout))
+    service = Service(config, new_session=args.new_session, extensions=extensions)
+    return service.run()
+
+
+def check_config(args: argparse.Namespace) -> int:
+    from companion.config import ConfigErrors, load_config
+
+    try:
+        config = load_config(args.config)
+        lines = plan(config)
+    except ConfigErrors as e:
+        for error in e.errors:
+            print(error, file=sys.stderr)
+        print(f"{args.config}: {len(e.errors)} problem(s); nothing would run", file=sys.stderr)
+        return 2
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
+    print(f"{args.config}: OK — `rhuna-table run` would use:")
+    for line in lines:
+        print(f"  {line}")
+    return 0
+
+
+def plan(config: Config) -> list[str]:
+    """What a start would do, line by line; raises ConfigError on what a start would refuse."""
+    from companion.service import EXTENSIONS, load_registry
+    from companion.store import JOURNAL, fingerprint, inspect
+    from engine import load_table
+
+    state = load_table(config.table_file)
+    out = [
+        f"table     {config.table_file}: table {state.table_id!r}, {len(state.heroes)} heroes,"
+        f" {len(state.tokens)} tokens"
+    ]
+    journal = config.state_dir / JOURNAL
+    seen = inspect(config.state_dir)
+    if seen is None:
+        out.append(f"journal   {journal}: none yet (created at the first start)")
+    elif "error" in seen:
+        out.append(f"journal   {journal}: present, not readable here ({seen['error']})")
+    else:
+        meta = seen["meta"]
+        if meta.get("fingerprint") != fingerprint(state):
+            raise ConfigError(
+                f"{config.table_file}: this table file is not the one the journal in {journal}"
+                f" was started with ({meta.get('table_file', '?')}) — put it back as it was, or"
+                " start a new session: rhuna-table run --config … --new-session"
+            )
+        out.append(
+            f"journal   {journal}: #{seen['seq']} commands, snapshot #{seen['snapshot_seq']},"
+            f" started {meta.get('created', '?')}; snapshots every {config.snapshot_every}"
+        )
+    if not config.readers:
+        out.append("readers   none (commands come from the wheel, MQTT or --commands)")
+    for i, reader in enumerate(config.readers):
+        out.append(("readers   " if i == 0 else "          ") + reader.describe())
+    if config.synthetic:
+        out.append(f"registry  synthetic: a made-up tag for each of the {len(state.tokens)} tokens")
+    else:
+        registry = load_registry(config, state)
+        what = f"{len(registry)} enrolled tags" if len(registry) else "none (no readers need it)"
+        out.append(f"registry  {config.registry_file}: {what}")
+    d = config.display
+    if d.driver == "none":
+        out.append("display   none")
+    else:
+        where = f" → {d.options['out_dir']}/latest.png" if d.driver == "png" else ""
+        extra = "".join(f", {k} {v}" for k, v in d.options.items() if k != "out_dir")
+        out.append(
+            f'display   {d.driver} {d.panel}" {d.colour}{where}; a full refresh every'
+            f" {d.full_every}{extra}"
+        )
+    out.append(f"wheel     {_wheel(config.gpio)}")
+    if not config.mqtt:
+        out.append("mqtt      not configured")
+    elif "mqtt" in EXTENSIONS:
+        out.append(f"mqtt      [mqtt] ({len(config.mqtt)} keys) → {EXTENSIONS['mqtt']}")
+    else:
+        out.append("mqtt      [mqtt] is set, but this build has no MQTT bridge: ignored")
+    out.append(f"log       {config.log_level}")
+    return out
+
+
+def _wheel(gpio: GpioConfig | None) -> str:
+    if gpio is None:
+        return "off ([gpio] enabled = false)"
+    push = f", push {gpio.encoder_push}" if gpio.encoder_push is not None else ""
+    buttons = ", ".join(f"{name} {b.pin}" for name, b in gpio.buttons.items())
+    return (
+        f"pins via {gpio.pin_factory or 'gpiozero default'}: encoder {gpio.encoder_a}/"
+        f"{gpio.encoder_b}{push}; buttons {buttons}"
+    )

@@ -1,0 +1,370 @@
+"""The daemon: the table restored from its journal, the readers, the wheel, the panel, extensions.
+
+``Service(config)`` builds everything from a checked :class:`~companion.config.Config`:
+
+- the :class:`~companion.loop.TableLoop`, its state restored from the journal
+  (:mod:`companion.store`), which commits every accepted command before any
+  subscriber hears of it;
+- one reader thread per ``[[readers]]`` entry (``emulated-hub`` also starts a
+  :class:`~firmware_bridge.emulator.HubEmulator` in the process, for a table
+  with no hardware at all); a reader that goes down puts a banner on the panel;
+- the display worker and :class:`~companion.panel_output.PanelOutput`;
+- the Performance Wheel and buttons (:class:`hardware.controls.TableControls`);
+- ``extensions``: objects with ``start(loop)`` / ``stop()`` that subscribe to the
+  loop and submit commands — Zigbee2MQTT style. The MQTT bridge is one
+  (registered in :data:`EXTENSIONS`); ``--commands -`` is another.
+
+:meth:`Service.run` runs the loop on the calling (main) thread until SIGTERM or
+SIGINT, tells systemd READY=1 / WATCHDOG=1 / STATUS=, takes snapshots when the
+table is idle, and stops cleanly: inputs first, then the queue is drained, then
+extensions, the store and the panel (which shows the last state).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable
+from types import FrameType
+from typing import Any, Protocol
+
+from companion.config import Config, ReaderConfig
+from companion.loop import Outcome, TableLoop
+from companion.panel_output import PanelOutput
+from companion.sdnotify import Notifier
+from companion.store import Restored, Store, archive
+from display.drivers import open_panel
+from display.render import Frame, Renderer
+from display.worker import DisplayWorker
+from engine import load_table
+from engine.errors import ConfigError
+from engine.state import TableState
+from firmware_bridge.emulator import HubEmulator
+from firmware_bridge.events import ReaderStatus
+from firmware_bridge.hub import HubReader
+from firmware_bridge.line_reader import LineReader
+from firmware_bridge.pn532 import PN532Reader
+from firmware_bridge.reader import SerialReader
+from hardware.registry import TagRegistry
+
+log = logging.getLogger("rhuna.service")
+
+
+class Extension(Protocol):
+    """An output or input beside the core (the MQTT bridge, ``--commands``, an overlay feed).
+
+    ``start(loop)`` subscribes to ``loop.subscribers`` and/or ``loop.submit``s from
+    its own threads; ``stop()`` releases what it holds. An extension may also have
+    ``reader_status(status: ReaderStatus)``, called from reader threads when a
+    reader's link changes.
+    """
+
+    def start(self, loop: TableLoop) -> None: ...
+    def stop(self) -> None: ...
+
+
+#: config section → ``"module:factory"``; ``factory(config) -> Extension | None`` (None: the
+#: section asks for nothing). The MQTT bridge adds ``"mqtt": "companion.mqtt:…"`` here.
+EXTENSIONS: dict[str, str] = {}
+
+
+def configured_extensions(config: Config) -> list[Extension]:
+    """The extensions the config's sections ask for, in :data:`EXTENSIONS` order."""
+    out: list[Extension] = []
+    for section, target in EXTENSIONS.items():
+        module, _, name = target.partition(":")
+        factory: Callable[[Config], Extension | None] = getattr(
+            importlib.import_module(module), name
+        )
+        extension = factory(config)
+        if extension is not None:
+            out.append(extension)
+            log.info("extension for [%s]: %r", section, extension)
+    if config.mqtt and "mqtt" not in EXTENSIONS:
+        log.warning("%s: [mqtt] is set, but this build has no MQTT bridge; ignored", config.source)
+    return out
+
+
+def load_registry(config: Config, initial: TableState) -> TagRegistry:
+    """The tag registry the config names: enrolled (a file), synthetic, or empty (no readers)."""
+    if config.synthetic:
+        return TagRegistry.synthetic(initial.tokens)
+    path = config.registry_file
+    assert path is not None  # the config checker gives a file whenever synthetic is false
+    if not path.exists() and not config.readers:
+        return TagRegistry()  # no readers: nothing to look up
+    try:
+        return TagRegistry.load(path)
+    except ConfigError as e:
+        raise ConfigError(
+            f"{config.source}: registry.file: {e} — enrol the tokens into it"
+            ' ({"tags": {"<uid>": "<token id>"}}), or set [registry] synthetic = true to use'
+            " made-up tags (emulated readers)"
+        ) from None
+
+
+class Service:
+    """The whole table, built from a config; :meth:`run` it on the main thread."""
+
+    #: seconds the loop waits for input before doing idle work (watchdog, snapshots)
+    poll = 0.2
+    #: at most this often a STATUS= line while commands come in
+    status_every = 5.0
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        new_session: bool = False,
+        extensions: Iterable[Extension] | None = None,
+        notifier: Notifier | None = None,
+        clock: Callable[[], float] = time.time,
+        pin_factory: Any = None,
+    ) -> None:
+        """Restore the table and build every part (the wheel's pins are wired: they only
+        enqueue); no thread runs until :meth:`start`.
+
+        ``extensions`` replaces the configured ones (tests); ``pin_factory`` overrides
+        ``[gpio] pin_factory`` (tests pass a gpiozero MockFactory they can drive).
+        """
+        self.config = config
+        self.notifier = notifier or Notifier()
+        initial = load_table(config.table_file)
+        if new_session:
+            archived = archive(config.state_dir, clock)
+            if archived is not None:
+                log.warning("new session: the previous journal is now %s", archived)
+        self.store = Store.open(config.state_dir, clock=clock, snapshot_every=config.snapshot_every)
+        self.readers: list[SerialReader] = []
+        self.emulators: dict[str, HubEmulator] = {}
+        self.worker: DisplayWorker[Frame] | None = None
+        self.output: PanelOutput | None = None
+        self.controls: Any = None
+        self.pin_factory = pin_factory
+        self.reader_states: dict[str, str] = {}
+        self._started = False
+        self._stopped = False
+        self._stop = threading.Event()
+        try:
+            self.restored: Restored = self.store.restore(initial, config.table_file)
+            self.registry = load_registry(config, initial)
+            self.loop = TableLoop(
+                self.restored.state, self.registry, config.roles, journal=self.store.append
+            )
+            self.loop.active_hero = self.restored.active_hero
+            self.loop.subscribers.append(self.outcome_log)
+            self._display()
+            self.extensions = (
+                list(extensions) if extensions is not None else configured_extensions(config)
+            )
+            for rc in config.readers:
+                self.readers.append(self._reader(rc))
+            self._controls()  # wires the pins now: a pin gpiozero refuses fails the start here
+        except BaseException:
+            self._release()
+            raise
+
+    # --- building ----------------------------------------------------------------------
+
+    def _display(self) -> None:
+        d = self.config.display
+        if d.driver == "none":
+            return
+        panel = open_panel(d.driver, panel=d.panel, colour=d.colour, **d.options)
+        self.worker = DisplayWorker(
+            panel, Renderer(panel.spec, panel.colour), full_every=d.full_every
+        )
+        self.output = PanelOutput(self.worker)
+        self.loop.subscribers.append(self.output)
+
+    def _reader(self, rc: ReaderConfig) -> SerialReader:
+        common: dict[str, Any] = {
+            "sink": self.loop.tag_sink,
+            "name": rc.name,
+            "on_status": self._reader_status,
+        }
+        o = rc.options
+        if rc.backend == "emulated-hub":
+            hub = HubEmulator(channels=int(o["channels"]), hub_id=f"EMU-{rc.name}", poll_ms=5.0)
+            self.emulators[rc.name] = hub
+            return HubReader(hub.link, **common)
+        port = str(rc.port)
+        if rc.backend == "hub":
+            return HubReader(port, baudrate=rc.baudrate, **common)
+        if rc.backend == "pn532":
+            return PN532Reader(port, baudrate=rc.baudrate, channel=int(o["channel"]), **common)
+        return LineReader(
+            port,
+            baudrate=rc.baudrate,
+            channel=int(o["channel"]),
+            uid_format=str(o["uid_format"]),
+            pattern=o["pattern"],
+            uid_bytes=o["uid_bytes"],
+            removal_timeout=o["removal_timeout"],
+            **common,
+        )
+
+    def _controls(self) -> None:
+        gpio = self.config.gpio
+        if gpio is None:
+            return
+        from hardware.controls import TableControls, make_pin_factory
+
+        if self.pin_factory is None:
+            self.pin_factory = make_pin_factory(gpio.pin_factory)
+        loop = self.loop
+        self.controls = TableControls(
+            loop.submit,
+            lambda: loop.state,  # an immutable value: safe to read from gpiozero's threads
+            gpio,
+            pin_factory=self.pin_factory,
+            on_change=self.output.dial if self.output is not None else None,
+        )
+
+    # --- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the panel, the extensions, the readers and the wheel (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        if self.worker is not None and self.output is not None:
+            self.worker.start()
+            self.output.show(self.loop.state)
+        for ext in list(self.extensions):
+            try:
+                ext.start(self.loop)
+            except Exception:  # a broken output must not stop the table
+                log.exception("extension %r did not start; the table runs without it", ext)
+                self.extensions.remove(ext)
+        for hub in self.emulators.values():
+            hub.start()
+        for reader in self.readers:
+            reader.start()
+
+    def run(self, stop: threading.Event | None = None) -> int:
+        """Start, then run the loop until ``stop`` is set (or SIGTERM / SIGINT on the main
+        thread); stop cleanly. Returns the exit status (0)."""
+        if stop is not None:
+            self._stop = stop
+        previous = self._catch_signals()
+        try:
+            self.start()
+            self.notifier.ready(self.status_line())
+            log.info("ready: %s", self.status_line())
+            self._serve()
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        return 0
+
+    def _serve(self) -> None:
+        interval = self.notifier.watchdog_interval
+        next_ping = time.monotonic()
+        next_status = time.monotonic() + self.status_every
+        status_seq = self.store.seq
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if interval is not None and now >= next_ping:
+                self.notifier.watchdog()  # from the loop's own thread: a wedged loop stops it
+                next_ping = now + interval
+            timeout = self.poll if interval is None else max(0.0, min(self.poll, next_ping - now))
+            outcome = self.loop.step(timeout)
+            if self.loop.pending:
+                continue
+            if self.store.snapshot_due:
+                self.store.snapshot(self.loop.state)
+            if outcome is None and self.store.seq != status_seq and now >= next_status:
+                self.notifier.status(self.status_line())
+                status_seq, next_status = self.store.seq, now + self.status_every
+
+    def stop(self) -> None:
+        """Stop inputs, drain the queue, stop extensions, snapshot, close the store, flush the
+        panel. Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.notifier.stopping(f"stopping at #{self.store.seq}")
+        if self.controls is not None:
+            self.controls.close()
+            self.controls = None
+        for reader in self.readers:
+            reader.stop()
+        for hub in self.emulators.values():
+            hub.stop()
+        drained = 0
+        while drained < 10_000 and self.loop.step(timeout=0) is not None:
+            drained += 1
+        for ext in reversed(self.extensions):
+            try:
+                ext.stop()
+            except Exception:
+                log.exception("extension %r did not stop cleanly", ext)
+        self.store.snapshot(self.loop.state)
+        self._release()
+        log.info("stopped at #%d", self.store.seq)
+
+    def _release(self) -> None:
+        if self.controls is not None:
+            self.controls.close()
+            self.controls = None
+        self.store.close()
+        if self.worker is not None:
+            self.worker.stop(flush=True)
+        if self.pin_factory is not None and self.config.gpio is not None:
+            with contextlib.suppress(Exception):
+                self.pin_factory.close()
+        self.notifier.close()
+
+    def _catch_signals(self) -> dict[int, Any]:
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+
+        def handle(signum: int, frame: FrameType | None) -> None:
+            log.info("%s: stopping", signal.Signals(signum).name)
+            self._stop.set()
+
+        return {sig: signal.signal(sig, handle) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    # --- status ---------------------------------------------------------------------------
+
+    def _reader_status(self, status: ReaderStatus) -> None:
+        """A reader's link changed (the reader's thread): panel banner, extensions, systemd."""
+        self.reader_states[status.reader] = status.state
+        if self.output is not None:
+            self.output.reader_status(status)
+        for ext in self.extensions:
+            hook = getattr(ext, "reader_status", None)
+            if hook is not None:
+                try:
+                    hook(status)
+                except Exception:
+                    log.exception("extension %r: reader_status failed", ext)
+        if status.state != "connecting":
+            self.notifier.status(self.status_line())
+
+    def status_line(self) -> str:
+        """One line for ``systemctl status``: the table, the journal, the readers."""
+        r = self.restored
+        state = self.loop.state
+        readers = ", ".join(f"{n} {s}" for n, s in self.reader_states.items()) or (
+            "no readers" if not self.readers else "readers starting"
+        )
+        return (
+            f"table {state.table_id!r}: #{self.store.seq} commands"
+            f" (restored at #{r.seq}: snapshot #{r.snapshot_seq} + {r.replayed} replayed);"
+            f" {readers}"
+        )
+
+    def outcome_log(self, outcome: Outcome) -> None:
+        """A subscriber: accepted commands to the debug log (the loop logs refusals), and a
+        journal that cannot write to ``systemctl status``."""
+        if outcome.error is not None and outcome.error.code == "store":
+            self.notifier.status(f"the journal cannot be written: {outcome.error.message}")
+        elif outcome.command is not None and outcome.error is None:
+            log.debug("#%s %s: %s", outcome.seq, outcome.source, dict(outcome.command))

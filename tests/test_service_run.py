@@ -1,0 +1,247 @@
+"""The service end to end, in process: emulated token hub on a real pty → loop → journal → panel.
+
+``Service.run`` runs in a thread here (signals are the main thread's, and the
+subprocess tests cover them); everything else is what ``rhuna-table run``
+builds from a config: the HubEmulator and HubReader, the SQLite journal, the
+PNG panel through the display worker, gpiozero on MockFactory pins.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+import time
+
+import pytest
+from PIL import Image
+
+from companion.config import load_config
+from companion.loop import Outcome, TableLoop
+from companion.service import Service
+from display.render import Frame, Renderer
+from display.screens.banner import Banner
+from engine.view import table_view
+from firmware_bridge.events import ReaderStatus
+from hardware.mock import MockHand
+from tests.service_support import as_json, write_config
+
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {
+    "cmd": "declare",
+    "hero": "aria",
+    "shade": "control",
+    "capability": "skill",
+    "action": "target",
+}
+
+
+class Running:
+    """A Service running in a thread; ``outcomes`` sees what every subscriber sees."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self.outcomes: queue.Queue[Outcome] = queue.Queue()
+        service.loop.subscribers.append(self.outcomes.put)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=service.run, args=(self.stop,), daemon=True)
+        self.thread.start()
+
+    def next(self, wanted, timeout: float = 5.0) -> Outcome:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                outcome = self.outcomes.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if wanted(outcome):
+                return outcome
+        raise TimeoutError("no such outcome")
+
+    def command(self, cmd: dict) -> Outcome:
+        self.service.loop.submit(cmd, "worldkeeper")
+        return self.next(lambda o: o.command is cmd)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(30)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def running(tmp_path):
+    service = Service(load_config(write_config(tmp_path)))
+    r = Running(service)
+    yield r
+    r.close()
+
+
+def shown(service: Service) -> Image.Image:
+    assert service.worker.wait_idle(10)
+    return Image.open(service.config.display.options["out_dir"] / "latest.png")
+
+
+def expected(service: Service, state, banner: Banner | None = None) -> Image.Image:
+    d = service.config.display
+    frame = Frame(table_view(state), banner, dict(service.output.ledger.costs))
+    return Renderer(d.panel, d.colour)(frame)
+
+
+def same_pixels(a: Image.Image, b: Image.Image) -> bool:
+    return a.size == b.size and a.mode == b.mode and a.tobytes() == b.tobytes()
+
+
+def panel_settles_on(service: Service, state, banner) -> bool:
+    """The panel ends up showing ``state`` with ``banner`` (a callable: the banner expected
+    now — a reader's link may still be changing, lost → offline)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if same_pixels(shown(service), expected(service, state, banner())):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def journal(service: Service) -> list[tuple[int, str, str]]:
+    db = sqlite3.connect(service.store.path)  # another connection: only committed rows
+    try:
+        return db.execute("SELECT seq, source, command FROM journal ORDER BY seq").fetchall()
+    finally:
+        db.close()
+
+
+def test_a_token_laid_is_committed_then_shown_p6(running):
+    """Lay Aria's Ember on Draw Board slot 0: a draw (P6), journaled, then on the panel."""
+    service = running.service
+    assert service.readers[0].wait_online(5)
+    running.command(BEGIN)
+    running.command(ARIA)
+    uid = service.registry.uid("aria.ember.skill")
+    service.emulators["draw-board"].lay(0, uid)
+    outcome = running.next(lambda o: o.tag is not None and o.tag.present)
+    assert outcome.command == {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
+    assert outcome.seq == 3 and outcome.error is None
+    assert journal(service)[-1][:2] == (3, "reader:draw-board")
+    assert same_pixels(shown(service), expected(service, outcome.state))
+
+
+def test_an_unknown_tag_is_a_banner_not_a_journal_row(running):
+    service = running.service
+    assert service.readers[0].wait_online(5)
+    service.emulators["draw-board"].lay(1, "04DEADBEEF0001")
+    outcome = running.next(lambda o: o.tag is not None)
+    assert outcome.error.code == "unknown" and outcome.seq is None and journal(service) == []
+    banner = Banner(outcome.error.message, "error")
+    assert same_pixels(shown(service), expected(service, outcome.state, banner))
+
+
+def test_a_reader_unplugged_is_a_banner_until_it_is_back(running):
+    service = running.service
+    hub, reader = service.emulators["draw-board"], service.readers[0]
+    assert reader.wait_online(5)
+    running.command(BEGIN)
+    hub.unplug()
+    deadline = time.monotonic() + 5
+    while "draw-board" not in service.output.readers_down:
+        assert time.monotonic() < deadline, service.reader_states
+        time.sleep(0.02)
+    down = service.output._banner()
+    assert down.severity == "error" and down.text.startswith("Reader draw-board down: ")
+    state = service.loop.state
+    assert panel_settles_on(service, state, service.output._banner)
+    assert (
+        "draw-board offline" in service.status_line() or "draw-board lost" in service.status_line()
+    )
+    hub.replug()
+    assert reader.wait_online(5)
+    back = Banner("Reader draw-board back online", "info")
+    deadline = time.monotonic() + 5
+    while service.output._banner() != back:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert panel_settles_on(service, state, lambda: back)
+    running.command(ARIA)  # the next accepted command clears the notice
+    assert same_pixels(shown(service), expected(service, service.loop.state))
+
+
+def test_the_wheel_on_mock_pins_declares_through_the_journal_p4(tmp_path):
+    """[gpio] pin_factory = "mock": the encoder's push begins a Performance (P4, P19)."""
+    config = load_config(write_config(tmp_path, '[gpio]\npin_factory = "mock"\n'))
+    running = Running(Service(config))
+    try:
+        service = running.service
+        deadline = time.monotonic() + 5
+        while service.controls is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        hand = MockHand(service.pin_factory, config.gpio)
+        hand.turn(+2)  # Difficulty 3 → 5
+        hand.push()
+        outcome = running.next(lambda o: o.source == "wheel")
+        assert outcome.command["cmd"] == "begin_performance" and outcome.command["difficulty"] == 5
+        assert journal(service) == [
+            (1, "wheel", '{"cmd":"begin_performance","difficulty":5,"weight":"off"}')
+        ]
+    finally:
+        running.close()
+
+
+def test_a_restart_shows_the_restored_table_at_once(tmp_path):
+    config = load_config(write_config(tmp_path))
+    first = Running(Service(config))
+    first.command(BEGIN)
+    first.command(ARIA)
+    before = first.service.loop.state
+    first.close()
+    second = Service(config)
+    try:
+        assert as_json(second.loop.state) == as_json(before)
+        assert second.restored.seq == 2 and second.loop.active_hero == "aria"
+        second.start()
+        assert same_pixels(shown(second), expected(second, before))
+    finally:
+        second.stop()
+
+
+class Recorder:
+    """An extension the way the MQTT bridge is one: start(loop), stop(), reader_status()."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.outcomes: list[Outcome] = []
+        self.statuses: list[ReaderStatus] = []
+
+    def start(self, loop: TableLoop) -> None:
+        self.calls.append("start")
+        loop.subscribers.append(self.outcomes.append)
+        loop.submit(BEGIN, "mqtt")  # an extension may submit commands too
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+    def reader_status(self, status: ReaderStatus) -> None:
+        self.statuses.append(status)
+
+
+class Broken:
+    def start(self, loop: TableLoop) -> None:
+        raise RuntimeError("no broker library")
+
+    def stop(self) -> None:
+        raise AssertionError("an extension that did not start is not stopped")
+
+
+def test_extensions_start_with_the_loop_and_stop_after_it_drained(tmp_path):
+    """What is queued when the stop comes is still processed and committed, and the
+    extensions (MQTT replies) still hear of it before they stop."""
+    recorder = Recorder()
+    service = Service(load_config(write_config(tmp_path)), extensions=[Broken(), recorder])
+    service.start()  # no loop running: everything below stays queued
+    assert service.readers[0].wait_online(5)
+    for _ in range(20):
+        service.loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1}, "mqtt")
+    service.stop()
+    assert recorder.calls == ["start", "stop"] and service.extensions == [recorder]
+    assert [o.seq for o in recorder.outcomes] == list(range(1, 22))
+    assert [s.state for s in recorder.statuses][:2] == ["connecting", "online"]
+    assert service.store.seq == 21 and len(journal(service)) == 21

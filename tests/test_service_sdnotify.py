@@ -1,0 +1,140 @@
+"""systemd's notify protocol, against real AF_UNIX datagram sockets (a path and the abstract
+namespace), from the Service in process and from a real ``rhuna-table run``."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+from companion.config import load_config
+from companion.sdnotify import Notifier
+from companion.service import Service
+from tests.conftest import ROOT
+from tests.service_support import write_config
+
+
+class Systemd:
+    """The receiving end of $NOTIFY_SOCKET, as systemd binds it."""
+
+    def __init__(self, address: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(("\0" + address[1:]) if address.startswith("@") else address)
+        self.sock.settimeout(10)
+        self.address = address
+        self.messages: list[dict[str, str]] = []
+
+    def receive(self) -> dict[str, str]:
+        data = self.sock.recv(4096).decode()
+        message = dict(line.split("=", 1) for line in data.split("\n"))
+        self.messages.append(message)
+        return message
+
+    def until(self, key: str) -> dict[str, str]:
+        while True:
+            message = self.receive()
+            if key in message:
+                return message
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture(params=["path", "abstract"])
+def systemd(request, tmp_path):
+    address = (
+        str(tmp_path / "notify") if request.param == "path" else f"@rhuna-test-{uuid.uuid4().hex}"
+    )
+    receiver = Systemd(address)
+    yield receiver
+    receiver.close()
+
+
+def test_ready_status_and_stopping_reach_the_socket(systemd):
+    notifier = Notifier({"NOTIFY_SOCKET": systemd.address})
+    assert notifier.enabled and notifier.watchdog_interval is None
+    assert notifier.ready("table 'x' at #0")
+    assert systemd.receive() == {
+        "READY": "1",
+        "STATUS": "table 'x' at #0",
+        "MAINPID": str(os.getpid()),
+    }
+    assert notifier.status("two\nlines")  # a STATUS= line stays one line
+    assert systemd.receive() == {"STATUS": "two lines"}
+    assert notifier.stopping("bye")
+    assert systemd.receive() == {"STOPPING": "1", "STATUS": "bye"}
+    notifier.close()
+
+
+def test_no_socket_no_systemd_nothing_sent():
+    notifier = Notifier({})
+    assert not notifier.enabled and not notifier.ready("x") and not notifier.watchdog()
+
+
+def test_a_socket_that_went_away_is_a_warning_not_a_crash(tmp_path, caplog):
+    notifier = Notifier({"NOTIFY_SOCKET": str(tmp_path / "gone")})
+    assert not notifier.status("x") and not notifier.status("y")
+    assert caplog.text.count("cannot notify systemd") == 1
+
+
+def test_the_watchdog_interval_is_half_and_only_for_this_process():
+    env = {"NOTIFY_SOCKET": "/run/x", "WATCHDOG_USEC": "30000000"}
+    assert Notifier(env).watchdog_interval == 15.0
+    assert Notifier({**env, "WATCHDOG_PID": str(os.getpid())}).watchdog_interval == 15.0
+    assert Notifier({**env, "WATCHDOG_PID": "1"}).watchdog_interval is None
+    assert Notifier({**env, "WATCHDOG_USEC": "0"}).watchdog_interval is None
+
+
+def test_the_loop_pings_the_watchdog_while_it_runs(systemd, tmp_path):
+    """READY=1 once the loop runs, WATCHDOG=1 every WATCHDOG_USEC/2 from the loop's thread,
+    STOPPING=1 at the end."""
+    notifier = Notifier({"NOTIFY_SOCKET": systemd.address, "WATCHDOG_USEC": "100000"})
+    service = Service(load_config(write_config(tmp_path)), notifier=notifier)
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    ready = systemd.until("READY")
+    assert ready["STATUS"].startswith("table 'example': #0 commands")
+    pings = []
+    while len(pings) < 5:
+        if "WATCHDOG" in systemd.receive():
+            pings.append(time.monotonic())
+    gaps = [b - a for a, b in itertools.pairwise(pings)]
+    assert max(gaps) < 1.0  # every 0.05 s; a shared machine may stall a thread now and then
+    stop.set()
+    assert "STOPPING" in systemd.until("STOPPING")
+    thread.join(10)
+
+
+def test_a_real_rhuna_table_run_says_ready_and_stops_on_sigterm(systemd, tmp_path):
+    config = write_config(tmp_path)
+    env = {**os.environ, "NOTIFY_SOCKET": systemd.address, "WATCHDOG_USEC": "2000000"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "run", "--config", str(config)],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ready = systemd.until("READY")
+        assert ready["MAINPID"] == str(proc.pid)
+        assert "WATCHDOG" in systemd.until("WATCHDOG")
+        proc.send_signal(signal.SIGTERM)
+        assert systemd.until("STOPPING")["STATUS"] == "stopping at #0"
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    log = proc.stderr.read()
+    assert "SIGTERM: stopping" in log and "Traceback" not in log

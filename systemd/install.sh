@@ -1,0 +1,138 @@
+#!/bin/sh
+# Install (or update) the Rhuna table companion as a systemd service on a Raspberry Pi.
+#
+#   sudo systemd/install.sh                 # install or update, enable the service
+#   sudo systemd/install.sh --extras inky   # with the Pimoroni Inky driver (or waveshare)
+#   systemd/install.sh --dry-run            # print what it would do, change nothing
+#
+# What it does, each step only when needed (running it again is safe):
+#   1. the system user `rhuna` (home /var/lib/rhuna-table, no login) in the groups
+#      dialout gpio spi i2c (groups missing on a plain Debian are created);
+#   2. a virtualenv in /opt/rhuna-table/venv (with the system's site packages, so
+#      Debian's python3-lgpio is used) holding this checkout, byte-compiled;
+#   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
+#      (an existing config is never overwritten);
+#   4. the unit /etc/systemd/system/rhuna-table.service, enabled; once the config passes
+#      `rhuna-table check-config`, restarted if it was running (an update), else
+#      started unless --no-start.
+set -eu
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=/opt/rhuna-table
+CONFIG_DIR=${CONFIG_DIR:-/etc/rhuna-table}
+UNIT_DIR=/etc/systemd/system
+SERVICE_USER=${SERVICE_USER:-rhuna}
+GROUPS_WANTED="dialout gpio spi i2c"
+PYTHON=${PYTHON:-python3}
+EXTRAS=""
+DRY_RUN=0
+START=1
+
+usage() {
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --dry-run) DRY_RUN=1 ;;
+        --no-start) START=0 ;;
+        --extras) EXTRAS=${2:?--extras needs a value, e.g. inky}; shift ;;
+        --prefix) PREFIX=${2:?--prefix needs a directory}; shift ;;
+        -h|--help) usage 0 ;;
+        *) echo "install.sh: unknown option $1" >&2; usage 2 ;;
+    esac
+    shift
+done
+VENV=$PREFIX/venv
+
+# run CMD…: do it, or with --dry-run say it
+run() {
+    if [ "$DRY_RUN" = 1 ]; then
+        echo "would run: $*"
+    else
+        echo "+ $*"
+        "$@"
+    fi
+}
+
+if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
+    echo "install.sh: run as root (sudo $0), or with --dry-run to see what it would do" >&2
+    exit 1
+fi
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "install.sh: Python 3.11 or newer is needed as $PYTHON (Raspberry Pi OS bookworm has it)" >&2
+    exit 1
+fi
+
+# 1. the user and its groups
+for group in $GROUPS_WANTED; do
+    getent group "$group" >/dev/null || run groupadd --system "$group"
+done
+if ! getent passwd "$SERVICE_USER" >/dev/null; then
+    run useradd --system --user-group --home-dir /var/lib/rhuna-table --no-create-home \
+        --shell /usr/sbin/nologin --comment "Rhuna table companion" "$SERVICE_USER"
+fi
+missing=""
+for group in $GROUPS_WANTED; do
+    id -nG "$SERVICE_USER" 2>/dev/null | tr ' ' '\n' | grep -qx "$group" || missing="$missing,$group"
+done
+[ -z "$missing" ] || run usermod --append --groups "${missing#,}" "$SERVICE_USER"
+
+# 2. the virtualenv with this checkout in it
+if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
+    run apt-get install -y python3-venv
+fi
+if command -v apt-get >/dev/null && ! dpkg -s python3-lgpio >/dev/null 2>&1 \
+    && apt-cache show python3-lgpio >/dev/null 2>&1; then
+    run apt-get install -y python3-lgpio
+fi
+[ -x "$VENV/bin/python" ] || run "$PYTHON" -m venv --system-site-packages "$VENV"
+spec=$SRC
+[ -z "$EXTRAS" ] || spec="$SRC[$EXTRAS]"
+run "$VENV/bin/pip" install --quiet --upgrade pip
+run "$VENV/bin/pip" install --quiet --upgrade --constraint "$SRC/constraints.txt" "$spec"
+run "$VENV/bin/python" -m compileall -q "$VENV/lib"
+run install -d -m 0755 "$PREFIX/docs"
+run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
+
+# 3. the config (never overwritten)
+run install -d -m 0755 "$CONFIG_DIR"
+for file in rhuna.toml table.toml; do
+    [ -e "$CONFIG_DIR/$file" ] || run install -m 0644 "$SRC/examples/$file" "$CONFIG_DIR/$file"
+done
+
+# 4. the unit (its paths and user follow --prefix, $CONFIG_DIR and $SERVICE_USER)
+unit=$UNIT_DIR/rhuna-table.service
+edits="s|/opt/rhuna-table|$PREFIX|g; s|/etc/rhuna-table|$CONFIG_DIR|g; s|^User=rhuna|User=$SERVICE_USER|; s|^Group=rhuna|Group=$SERVICE_USER|"
+if [ "$DRY_RUN" = 1 ]; then
+    echo "would write: $unit (systemd/rhuna-table.service with: $edits)"
+elif ! sed "$edits" "$SRC/systemd/rhuna-table.service" | cmp -s - "$unit"; then
+    echo "+ write $unit"
+    sed "$edits" "$SRC/systemd/rhuna-table.service" >"$unit.tmp"
+    chmod 0644 "$unit.tmp"
+    mv "$unit.tmp" "$unit"
+fi
+run systemctl daemon-reload
+run systemctl enable rhuna-table.service
+checked=1
+if [ "$DRY_RUN" = 0 ] && ! "$VENV/bin/rhuna-table" check-config "$CONFIG_DIR/rhuna.toml"; then
+    checked=0
+    echo "install.sh: fix $CONFIG_DIR/rhuna.toml (above), then: systemctl start rhuna-table" >&2
+fi
+if [ "$checked" = 1 ]; then
+    if systemctl is-active --quiet rhuna-table.service 2>/dev/null; then
+        run systemctl restart rhuna-table.service
+    elif [ "$START" = 1 ]; then
+        run systemctl start rhuna-table.service
+    fi
+fi
+
+cat <<EOF
+
+Done$( [ "$DRY_RUN" = 1 ] && echo " (dry run: nothing was changed)" ).
+  config:   $CONFIG_DIR/rhuna.toml (check it: $VENV/bin/rhuna-table check-config $CONFIG_DIR/rhuna.toml)
+  state:    /var/lib/rhuna-table (the journal)
+  status:   systemctl status rhuna-table
+  log:      journalctl -u rhuna-table -f
+EOF

@@ -15,6 +15,7 @@ disk (default: a temporary folder, which here is the same disk as /var/lib).
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -82,34 +83,37 @@ def main() -> int:
     parser.add_argument("--dir", help="where the journals go (default: a temporary folder)")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="rhuna-bench-", dir=args.dir))
-    initial = load_table(TABLE)
+    try:
+        initial = load_table(TABLE)
 
-    rates = []
-    for run in range(args.runs):
-        commands = session(initial, args.commits, seed=run, refused=0)
-        rates.append(commits_per_second(base / f"commits-{run}", commands))
-    rate = statistics.median(rates)
-    print(
-        f"commits (WAL, synchronous=FULL, one transaction each): median {rate:,.0f}/s"
-        f" = {1000 / rate:.2f} ms per acknowledged command"
-        f"  (runs: {', '.join(f'{r:,.0f}' for r in rates)})"
-    )
-
-    commands = session(initial, args.journal, seed=42, refused=0)
-    for label, every in (
-        ("replaying all of it (no snapshot)", 0),
-        ("from the newest snapshot (every 1000)", 1000),
-    ):
-        folder = base / f"journal-{every}"
-        n = build_journal(folder, commands, every)
-        times, replayed = [], 0
-        for _ in range(args.runs):
-            took, replayed = restart_seconds(folder)
-            times.append(took)
+        rates = []
+        for run in range(args.runs):
+            commands = session(initial, args.commits, seed=run, refused=0)
+            rates.append(commits_per_second(base / f"commits-{run}", commands))
+        rate = statistics.median(rates)
         print(
-            f"restart of a {n:,}-command journal, {label}: median {statistics.median(times):.3f} s"
-            f" ({replayed:,} replayed; runs: {', '.join(f'{t:.3f}' for t in times)})"
+            f"commits (WAL, synchronous=FULL, one transaction each): median {rate:,.0f}/s"
+            f" = {1000 / rate:.2f} ms per acknowledged command"
+            f"  (runs: {', '.join(f'{r:,.0f}' for r in rates)})"
         )
+
+        commands = session(initial, args.journal, seed=42, refused=0)
+        for label, every in (
+            ("replaying all of it (no snapshot)", 0),
+            ("from the newest snapshot (every 1000)", 1000),
+        ):
+            folder = base / f"journal-{every}"
+            n = build_journal(folder, commands, every)
+            times, replayed = [], 0
+            for _ in range(args.runs):
+                took, replayed = restart_seconds(folder)
+                times.append(took)
+            print(
+                f"restart of a {n:,}-command journal, {label}: median {statistics.median(times):.3f} s"
+                f" ({replayed:,} replayed; runs: {', '.join(f'{t:.3f}' for t in times)})"
+            )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
     return 0
 
 

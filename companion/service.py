@@ -314,6 +314,8 @@ class Service:
             self.controls.close()
             self.controls = None
         self.store.close()
+        for hub in self.emulators.values():
+            hub.stop()  # again after stop(): it also removes the emulator's pty folder
         if self.worker is not None:
             self.worker.stop(flush=True)
         if self.pin_factory is not None and self.config.gpio is not None:

@@ -116,7 +116,12 @@ def test_the_loop_pings_the_watchdog_while_it_runs(systemd, tmp_path):
 
 def test_a_real_rhuna_table_run_says_ready_and_stops_on_sigterm(systemd, tmp_path):
     config = write_config(tmp_path)
-    env = {**os.environ, "NOTIFY_SOCKET": systemd.address, "WATCHDOG_USEC": "2000000"}
+    env = {
+        **os.environ,
+        "NOTIFY_SOCKET": systemd.address,
+        "WATCHDOG_USEC": "2000000",
+        "TMPDIR": str(tmp_path),
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion.cli", "run", "--config", str(config)],
         cwd=ROOT,

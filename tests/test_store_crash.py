@@ -55,7 +55,8 @@ class Running:
             text=True,
             bufsize=1,
             cwd=ROOT,
-            env={**os.environ, **(env or {})},
+            # a killed process cannot remove its emulated hub's pty folder: keep it in tmp_path
+            env={**os.environ, "TMPDIR": str(config.parent), **(env or {})},
         )
         self.answers: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

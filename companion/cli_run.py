@@ -63,9 +63,22 @@ class JournaldFormatter(logging.Formatter):
         return f"<{priority}>{record.name}: {super().format(record)}"
 
 
-def setup_logging(level: str, stream: TextIO | None = None) -> None:
-    """Log to standard error; under systemd (``$JOURNAL_STREAM``) in journald's form."""
-    handler = logging.StreamHandler(stream or sys.stderr)
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record comes (as logging's last resort
+    does), so a swapped or closed stream (tests) never breaks a reader thread's log line."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+
+def setup_logging(level: str) -> None:
+    """Log to standard error; under systemd (``$JOURNAL_STREAM``) in journald's form. Other
+    handlers on the root logger are left alone; a second call replaces only ours."""
+    handler = StderrHandler()
     if os.environ.get("JOURNAL_STREAM"):
         handler.setFormatter(JournaldFormatter("%(message)s"))
     else:
@@ -73,7 +86,7 @@ def setup_logging(level: str, stream: TextIO | None = None) -> None:
             logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S")
         )
     root = logging.getLogger()
-    for old in list(root.handlers):
+    for old in [h for h in root.handlers if isinstance(h, StderrHandler)]:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
@@ -81,11 +94,11 @@ def setup_logging(level: str, stream: TextIO | None = None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from companion.config import load_config
-    from companion.service import Extension, Service, configured_extensions
+    from companion.service import Extension, Service
 
     config = load_config(args.config)
     setup_logging(config.log_level)
-    extensions: list[Extension] = configured_extensions(config)
+    extra: list[Extension] = []
     if args.commands:
         from companion.command_source import JsonLinesCommands
 
@@ -98,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
                 raise ConfigError(
                     f"--commands {args.commands}: cannot read it ({e.strerror})"
                 ) from None
-        extensions.append(JsonLinesCommands(stream, sys.stdout))
-    service = Service(config, new_session=args.new_session, extensions=extensions)
+        extra.append(JsonLinesCommands(stream, sys.stdout))
+    service = Service(config, new_session=args.new_session, extra=extra)
     return service.run()
 
 
@@ -125,7 +138,7 @@ def check_config(args: argparse.Namespace) -> int:
 
 def plan(config: Config) -> list[str]:
     """What a start would do, line by line; raises ConfigError on what a start would refuse."""
-    from companion.service import EXTENSIONS, load_registry
+    from companion.service import load_registry
     from companion.store import JOURNAL, fingerprint, inspect
     from engine import load_table
 
@@ -173,14 +186,23 @@ def plan(config: Config) -> list[str]:
             f" {d.full_every}{extra}"
         )
     out.append(f"wheel     {_wheel(config.gpio)}")
-    if not config.mqtt:
-        out.append("mqtt      not configured")
-    elif "mqtt" in EXTENSIONS:
-        out.append(f"mqtt      [mqtt] ({len(config.mqtt)} keys) → {EXTENSIONS['mqtt']}")
-    else:
-        out.append("mqtt      [mqtt] is set, but this build has no MQTT bridge: ignored")
+    out.append(f"mqtt      {_mqtt(config, state.table_id)}")
     out.append(f"log       {config.log_level}")
     return out
+
+
+def _mqtt(config: Config, table_id: str) -> str:
+    from companion.mqtt import load_mqtt_config
+
+    mqtt = load_mqtt_config(config.mqtt, str(config.source))
+    if not mqtt.enabled:
+        return "off ([mqtt] enabled = false)"
+    tls = " with TLS" if mqtt.tls is not None else ""
+    return (
+        f"{mqtt.host}:{mqtt.broker_port}{tls}, topics {mqtt.base_topic}/"
+        f"{mqtt.table_id or table_id}/… (connects in the background; a broker that is down"
+        " is retried)"
+    )
 
 
 def _wheel(gpio: GpioConfig | None) -> str:

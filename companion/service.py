@@ -67,26 +67,38 @@ class Extension(Protocol):
     def stop(self) -> None: ...
 
 
-#: config section → ``"module:factory"``; ``factory(config) -> Extension | None`` (None: the
-#: section asks for nothing). The MQTT bridge adds ``"mqtt": "companion.mqtt:…"`` here.
-EXTENSIONS: dict[str, str] = {}
+#: config section → ``"module:factory"``; ``factory(service) -> Extension | None`` (None: the
+#: section asks for nothing). A factory runs once the table is restored, so it can read
+#: ``service.config``, ``service.store`` (e.g. the last event sequence number) and ``service.loop``.
+EXTENSIONS: dict[str, str] = {
+    "mqtt": "companion.service:mqtt_bridge",
+}
 
 
-def configured_extensions(config: Config) -> list[Extension]:
+def configured_extensions(service: Service) -> list[Extension]:
     """The extensions the config's sections ask for, in :data:`EXTENSIONS` order."""
     out: list[Extension] = []
     for section, target in EXTENSIONS.items():
         module, _, name = target.partition(":")
-        factory: Callable[[Config], Extension | None] = getattr(
+        factory: Callable[[Service], Extension | None] = getattr(
             importlib.import_module(module), name
         )
-        extension = factory(config)
+        extension = factory(service)
         if extension is not None:
             out.append(extension)
-            log.info("extension for [%s]: %r", section, extension)
-    if config.mqtt and "mqtt" not in EXTENSIONS:
-        log.warning("%s: [mqtt] is set, but this build has no MQTT bridge; ignored", config.source)
+            log.info("[%s]: %s", section, type(extension).__name__)
     return out
+
+
+def mqtt_bridge(service: Service) -> Extension | None:
+    """The MQTT bridge (companion/mqtt, docs/mqtt.md) for ``[mqtt]``; on unless
+    ``enabled = false``. Its event numbers go on from the journal's."""
+    from companion.mqtt import MqttBridge, load_mqtt_config
+
+    config = load_mqtt_config(service.config.mqtt, str(service.config.source))
+    if not config.enabled:
+        return None
+    return MqttBridge(config, seq=service.store.last_event_seq)
 
 
 def load_registry(config: Config, initial: TableState) -> TagRegistry:
@@ -121,6 +133,7 @@ class Service:
         *,
         new_session: bool = False,
         extensions: Iterable[Extension] | None = None,
+        extra: Iterable[Extension] = (),
         notifier: Notifier | None = None,
         clock: Callable[[], float] = time.time,
         pin_factory: Any = None,
@@ -128,7 +141,8 @@ class Service:
         """Restore the table and build every part (the wheel's pins are wired: they only
         enqueue); no thread runs until :meth:`start`.
 
-        ``extensions`` replaces the configured ones (tests); ``pin_factory`` overrides
+        ``extensions`` replaces the configured ones (tests); ``extra`` are added to them
+        (``--commands``); ``pin_factory`` overrides
         ``[gpio] pin_factory`` (tests pass a gpiozero MockFactory they can drive).
         """
         self.config = config
@@ -159,8 +173,9 @@ class Service:
             self.loop.subscribers.append(self.outcome_log)
             self._display()
             self.extensions = (
-                list(extensions) if extensions is not None else configured_extensions(config)
+                list(extensions) if extensions is not None else configured_extensions(self)
             )
+            self.extensions += extra
             for rc in config.readers:
                 self.readers.append(self._reader(rc))
             self._controls()  # wires the pins now: a pin gpiozero refuses fails the start here

@@ -174,6 +174,7 @@ class Store:
         self._db = db
         self._lock = lock
         self._seq = 0
+        self._events = 0
         self._snapshot_seq = 0
         #: id(state) → (state, key) for states already in ``states`` (Undo steps are shared)
         self._stored: dict[int, tuple[TableState, str]] = {}
@@ -310,7 +311,9 @@ class Store:
                 " file back as it was, or start a new session with `rhuna-table run --config"
                 f" <file> --new-session` (the old journal is moved to {self.state_dir / ARCHIVE}/)"
             )
-        self._seq = self._db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
+        self._seq, self._events = self._db.execute(
+            "SELECT coalesce(max(seq), 0), coalesce(sum(json_array_length(events)), 0) FROM journal"
+        ).fetchone()
         state, snap = self._from_snapshots(initial)
         replayed = 0
         rows = self._db.execute(
@@ -389,6 +392,12 @@ class Store:
         """Sequence number of the last committed command."""
         return self._seq
 
+    @property
+    def last_event_seq(self) -> int:
+        """How many events the committed commands told: the MQTT event stream numbers each
+        one, and resumes after this many (docs/mqtt.md)."""
+        return self._events
+
     def append(self, accepted: Outcome) -> int:
         """Commit one accepted command (its own transaction); return its sequence number.
 
@@ -414,6 +423,7 @@ class Store:
         except sqlite3.Error as e:
             raise JournalWriteFailed(f"{self.path}: {e}") from None
         self._seq = seq
+        self._events += len(accepted.events)
         self._latest = accepted.state
         return seq
 

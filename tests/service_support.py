@@ -98,7 +98,8 @@ def write_config(
     folder: Path, extra: str = "", *, readers: str | None = None, state: str = ""
 ) -> Path:
     """A service config in ``folder`` on a copy of the example table: state and panel inside
-    ``folder``, an emulated hub with Favor on channel 4 and Time on 5, mock-free (no GPIO)."""
+    ``folder``, an emulated hub with Favor on channel 4 and Time on 5, no GPIO and no MQTT
+    unless ``extra`` has those sections."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLE_TABLE, folder / "table.toml")
     if readers is None:
@@ -116,6 +117,8 @@ def write_config(
     )
     if "[gpio]" not in extra:
         text += "[gpio]\nenabled = false\n"
+    if "[mqtt]" not in extra:  # on by default (localhost:1883): tests bring their own broker
+        text += "[mqtt]\nenabled = false\n"
     path = folder / "rhuna.toml"
     path.write_text(text)
     return path

@@ -175,7 +175,7 @@ def test_every_section_is_checked_so_every_problem_is_listed_at_once():
 
 
 def test_check_config_prints_what_it_would_run(tmp_path, capsys):
-    config = write_config(tmp_path, '[mqtt]\nhost = "localhost"\n')
+    config = write_config(tmp_path, '[mqtt]\nhost = "broker.lan"\nbase_topic = "table"\n')
     assert main(["check-config", str(config)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{config}: OK")
@@ -188,9 +188,16 @@ def test_check_config_prints_what_it_would_run(tmp_path, capsys):
         "registry  synthetic",
         f'display   png 2.13" bwr → {tmp_path / "state" / "panel"}/latest.png',
         "wheel     off",
-        "mqtt      [mqtt] is set, but this build has no MQTT bridge: ignored",
+        "mqtt      broker.lan:1883, topics table/example/…",
     ):
         assert line in out
+
+
+def test_a_bad_mqtt_section_fails_the_check(tmp_path, capsys):
+    """[mqtt] is the MQTT bridge's to check (companion/mqtt/config.py); check-config asks it."""
+    config = write_config(tmp_path, "[mqtt]\nport = 99999\n")
+    assert main(["check-config", str(config)]) == 2
+    assert "mqtt.port" in capsys.readouterr().err
 
 
 def test_check_config_lists_every_error_and_exits_2(tmp_path, capsys):
@@ -211,6 +218,7 @@ def test_the_shipped_example_configs_check(tmp_path, capsys):
     assert main(["check-config", str(tmp_path / "rhuna.toml")]) == 0
     out = capsys.readouterr().out
     assert "registry.json: 1 enrolled tags" in out and "pins via lgpio" in out
+    assert "mqtt      localhost:1883, topics rhuna/example/…" in out  # on unless enabled = false
     emulated = (
         (EXAMPLES / "rhuna-emulated.toml")
         .read_text()

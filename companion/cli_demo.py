@@ -44,7 +44,31 @@ def register(sub: Any) -> None:
     p.add_argument("--out", default="demo-out", help="where the panel's PNG frames go")
     p.add_argument("--panel", default="4.2", help='panel: 2.13, 2.9, 4.2, 7.5 or "WxH"')
     p.add_argument("--colour", default="bwr", help="bw, bwr or bwy")
+    p.add_argument(
+        "--mqtt",
+        default="localhost:1883",
+        metavar="HOST[:PORT]",
+        help="publish the table on this MQTT broker when one answers there (default"
+        " localhost:1883; watch with: mosquitto_sub -t 'rhuna/#' -v)",
+    )
+    p.add_argument("--no-mqtt", action="store_true", help="do not publish on MQTT")
     p.set_defaults(func=run)
+
+
+def broker_answering(where: str, timeout: float = 0.5) -> tuple[str, int] | None:
+    """(host, port) when something accepts a TCP connection there, else None."""
+    import socket
+
+    host, _, port = where.rpartition(":") if ":" in where else (where, "", "1883")
+    try:
+        address = (host or "localhost", int(port))
+    except ValueError:
+        raise ConfigError(f"demo: --mqtt {where!r}: give HOST or HOST:PORT") from None
+    try:
+        with socket.create_connection(address, timeout=timeout):
+            return address
+    except OSError:
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
         plays = DEFAULT_PLAYS
     for name, table, script in plays:
         out = Path(args.out) / name
-        code = play(load_table(table), script, out, args.panel, args.colour)
+        mqtt = None if args.no_mqtt else broker_answering(args.mqtt)
+        if not args.no_mqtt and mqtt is None:
+            print(f"\n  (no MQTT broker answers on {args.mqtt}: not publishing)")
+        code = play(load_table(table), script, out, args.panel, args.colour, mqtt)
         print(f"\n  panel frames: {out}/frame-*.png, newest {out}/latest.png")
         if code:
             return code
@@ -89,7 +116,14 @@ def _show(outcome: Outcome) -> None:
         print(f"      {describe(outcome.state, event)}")
 
 
-def play(state: TableState, script: Path, out: Path, panel: str, colour: str) -> int:
+def play(
+    state: TableState,
+    script: Path,
+    out: Path,
+    panel: str,
+    colour: str,
+    mqtt: tuple[str, int] | None = None,
+) -> int:
     from companion.cli_replay import read_session
 
     steps = read_session(script)
@@ -104,7 +138,9 @@ def play(state: TableState, script: Path, out: Path, panel: str, colour: str) ->
         state, out, panel=panel, colour=colour, channels=CHANNELS, settle=True
     ) as table:
         table.loop.roles = ROLES
-        print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled\n")
+        print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled")
+        bridge = _start_mqtt(table, mqtt) if mqtt else None
+        print()
         for line, step in steps:
             try:
                 outcome = _step(table, step)
@@ -114,9 +150,24 @@ def play(state: TableState, script: Path, out: Path, panel: str, colour: str) ->
             if outcome is not None:
                 _show(outcome)
         final = table.loop.state
+        if bridge is not None:
+            bridge.stop()
     print("\n  At the end:")
     print(*sheets(final), sep="\n")
     return 0
+
+
+def _start_mqtt(table: SimulatedTable, where: tuple[str, int]) -> Any:
+    """The MQTT bridge on the demo's loop (docs/mqtt.md): retained state, events, commands."""
+    from companion.mqtt import MqttBridge, load_mqtt_config
+
+    host, port = where
+    config = load_mqtt_config({"host": host, "port": port}, "demo")
+    bridge = MqttBridge(config)
+    bridge.start(table.loop)
+    base = f"{config.base_topic}/{config.table_id or table.loop.state.table_id}"
+    print(f"  MQTT: publishing on {host}:{port} under {base}/ (state, events, status)")
+    return bridge
 
 
 def _problem(step: Any) -> str | None:

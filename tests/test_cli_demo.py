@@ -12,7 +12,16 @@ def demo(tmp_path, *lines: str) -> int:
     script = tmp_path / "script.jsonl"
     script.write_text("".join(line + "\n" for line in lines))
     return main(
-        ["demo", "--table", str(EXAMPLE_TABLE), "--script", str(script), "--out", str(tmp_path)]
+        [
+            "demo",
+            "--table",
+            str(EXAMPLE_TABLE),
+            "--script",
+            str(script),
+            "--out",
+            str(tmp_path),
+            "--no-mqtt",
+        ]
     )
 
 

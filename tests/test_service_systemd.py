@@ -114,7 +114,8 @@ def _installed_copy(tmp_path: Path) -> Path:
 
 
 needs_systemd = pytest.mark.skipif(
-    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed (optional)"
+    shutil.which("systemd-analyze") is None and os.environ.get("CI") != "true",
+    reason="systemd-analyze is not installed on this machine (in CI a missing one fails)",
 )
 
 

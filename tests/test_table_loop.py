@@ -168,8 +168,21 @@ def test_tokens_laid_on_the_emulated_hub_reach_the_engine_and_the_panel(example_
 
 
 def test_make_demo_runs_the_table_and_the_fight_on_emulated_hardware(tmp_path, capsys):
-    assert cli_main(["demo", "--out", str(tmp_path)]) == 0
+    """The demo on the embedded defaults, publishing on a real Mosquitto of the test's own:
+    a late subscriber (an overlay opened afterwards) sees the final table retained."""
+    from tests.mqtt_support import Watcher, running_broker
+
+    with running_broker(tmp_path / "broker") as broker:
+        code = cli_main(["demo", "--out", str(tmp_path), "--mqtt", f"127.0.0.1:{broker.port}"])
+        assert code == 0
+        late = Watcher(broker.port, ["rhuna/+/state", "rhuna/+/status"])
+        state = late.first("rhuna/example/state").json()
+        assert state["heroes"]["cass"]["strain"] == 1  # the Morning's Fatigue overflowed (P13)
+        assert late.first("rhuna/fight/state").json()["combat"] is None
+        assert late.last("rhuna/example/status").payload == b"offline"  # stopped cleanly
+        late.close()
     out = capsys.readouterr().out
+    assert "MQTT: publishing on 127.0.0.1" in out
     assert "[hub ch0] tag" in out and "unknown tag 04C0FFEE000001" in out
     assert "Aria: 6 vs 6 — SUCCESS" in out and "Fight 1 ends" in out
     for name in ("table", "fight"):

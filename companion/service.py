@@ -48,7 +48,7 @@ from firmware_bridge.events import ReaderStatus
 from firmware_bridge.hub import HubReader
 from firmware_bridge.line_reader import LineReader
 from firmware_bridge.pn532 import PN532Reader
-from firmware_bridge.reader import SerialReader
+from firmware_bridge.reader import SerialReader, Sink, StatusSink
 from hardware.registry import TagRegistry
 
 log = logging.getLogger("rhuna.service")
@@ -117,6 +117,35 @@ def load_registry(config: Config, initial: TableState) -> TagRegistry:
             ' ({"tags": {"<uid>": "<token id>"}}), or set [registry] synthetic = true to use'
             " made-up tags (emulated readers)"
         ) from None
+
+
+def build_reader(
+    rc: ReaderConfig, sink: Sink, on_status: StatusSink | None = None
+) -> tuple[SerialReader, HubEmulator | None]:
+    """The reader a ``[[readers]]`` entry describes (not started), and for ``emulated-hub``
+    the in-process :class:`HubEmulator` it talks to (start it before the reader, stop it
+    after). The service and ``rhuna-table enroll`` both build their readers here."""
+    common: dict[str, Any] = {"sink": sink, "name": rc.name, "on_status": on_status}
+    o = rc.options
+    if rc.backend == "emulated-hub":
+        hub = HubEmulator(channels=int(o["channels"]), hub_id=f"EMU-{rc.name}", poll_ms=5.0)
+        return HubReader(hub.link, **common), hub
+    port = str(rc.port)
+    if rc.backend == "hub":
+        return HubReader(port, baudrate=rc.baudrate, **common), None
+    if rc.backend == "pn532":
+        return PN532Reader(port, baudrate=rc.baudrate, channel=int(o["channel"]), **common), None
+    reader = LineReader(
+        port,
+        baudrate=rc.baudrate,
+        channel=int(o["channel"]),
+        uid_format=str(o["uid_format"]),
+        pattern=o["pattern"],
+        uid_bytes=o["uid_bytes"],
+        removal_timeout=o["removal_timeout"],
+        **common,
+    )
+    return reader, None
 
 
 class Service:
@@ -197,31 +226,10 @@ class Service:
         self.loop.subscribers.append(self.output)
 
     def _reader(self, rc: ReaderConfig) -> SerialReader:
-        common: dict[str, Any] = {
-            "sink": self.loop.tag_sink,
-            "name": rc.name,
-            "on_status": self._reader_status,
-        }
-        o = rc.options
-        if rc.backend == "emulated-hub":
-            hub = HubEmulator(channels=int(o["channels"]), hub_id=f"EMU-{rc.name}", poll_ms=5.0)
+        reader, hub = build_reader(rc, self.loop.tag_sink, self._reader_status)
+        if hub is not None:
             self.emulators[rc.name] = hub
-            return HubReader(hub.link, **common)
-        port = str(rc.port)
-        if rc.backend == "hub":
-            return HubReader(port, baudrate=rc.baudrate, **common)
-        if rc.backend == "pn532":
-            return PN532Reader(port, baudrate=rc.baudrate, channel=int(o["channel"]), **common)
-        return LineReader(
-            port,
-            baudrate=rc.baudrate,
-            channel=int(o["channel"]),
-            uid_format=str(o["uid_format"]),
-            pattern=o["pattern"],
-            uid_bytes=o["uid_bytes"],
-            removal_timeout=o["removal_timeout"],
-            **common,
-        )
+        return reader
 
     def _controls(self) -> None:
         gpio = self.config.gpio

@@ -195,13 +195,7 @@ class Store:
         """Open (or create) the journal in ``state_dir``; refuse a damaged one or a second
         service on the same directory."""
         state_dir = Path(state_dir)
-        try:
-            state_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(
-                f"state.dir {state_dir}: cannot create it ({e.strerror}) — create it for the"
-                " service's user, or set [state] dir to a writable directory"
-            ) from None
+        _make_dir(state_dir)
         fd = _lock(state_dir) if lock else None
         path = state_dir / JOURNAL
         try:
@@ -585,7 +579,39 @@ def inspect(state_dir: str | Path) -> dict[str, Any] | None:
     return {"meta": meta, "seq": seq, "snapshot_seq": snap}
 
 
-def _lock(state_dir: Path) -> int:
+#: what to do when another process holds the state directory (a second service)
+_BUSY_FIX = "stop it first (systemctl stop rhuna-table), or give this one its own [state] dir"
+
+
+@contextlib.contextmanager
+def locked(state_dir: str | Path, busy_fix: str = _BUSY_FIX) -> Iterator[None]:
+    """Hold the state directory's lock, as a running service does, for the block.
+
+    ``rhuna-table enroll`` holds it while it enrols, so it never runs beside the service
+    (which holds the reader's port and read the registry when it started) and the
+    service cannot start halfway through an enrolment. ``busy_fix`` is the advice
+    when the lock is taken.
+    """
+    state_dir = Path(state_dir)
+    _make_dir(state_dir)
+    fd = _lock(state_dir, busy_fix)
+    try:
+        yield
+    finally:
+        _unlock(fd)
+
+
+def _make_dir(state_dir: Path) -> None:
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(
+            f"state.dir {state_dir}: cannot create it ({e.strerror}) — create it for the"
+            " service's user, or set [state] dir to a writable directory"
+        ) from None
+
+
+def _lock(state_dir: Path, busy_fix: str = _BUSY_FIX) -> int:
     path = state_dir / LOCK
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -601,8 +627,7 @@ def _lock(state_dir: Path) -> int:
         os.close(fd)
         raise StoreError(
             f"{state_dir}: another rhuna-table (pid {holder}) is running on this state"
-            " directory — stop it first (systemctl stop rhuna-table), or give this one its"
-            " own [state] dir"
+            f" directory — {busy_fix}"
         ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

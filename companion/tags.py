@@ -20,8 +20,9 @@ from engine.tokens import TokenKind
 from firmware_bridge.events import TagEvent
 from hardware.registry import TagRegistry
 
-#: what a reader channel is for
-ROLES = ("board", "favor", "time", "weather")
+#: what a reader channel is for; ``enroll``: the reader ``rhuna-table enroll`` uses, which the
+#: running table ignores
+ROLES = ("board", "favor", "time", "weather", "enroll")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,9 @@ def command_for_tag(
     """The command a tag event means, a violation to show, or None (nothing to do)."""
     if event.presence != "present":
         return None  # lifting a token off the Draw Board changes nothing by itself
+    role = roles.role(event.reader, event.channel)
+    if role == "enroll":
+        return None  # the enrolment reader is for ``rhuna-table enroll``, not for play
     token_id = registry.token(event.uid)
     where = f"{event.reader} channel {event.channel}"
     if token_id is None:
@@ -67,7 +71,6 @@ def command_for_tag(
             code="unknown",
             fix="re-enrol the tag for this table",
         )
-    role = roles.role(event.reader, event.channel)
     kind = token.kind
     if kind is TokenKind.FAVOR and role in ("board", "favor"):
         hero = _favor_hero(state, active_hero)

@@ -2,7 +2,7 @@
 
 Every token has its own tag, so one reader can serve every bag: the UID alone
 says whose token it is and what it is. The registry is a small JSON file the
-service keeps beside its state (``rhuna-table enroll`` fills it, a later part);
+service keeps beside its state (``rhuna-table enroll`` fills it: docs/enroll.md);
 tables with no hardware — the demo, the tests — use :meth:`TagRegistry.synthetic`,
 which gives every token a stable made-up 7-byte UID.
 
@@ -13,9 +13,11 @@ which gives every token a stable made-up 7-byte UID.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from engine.errors import ConfigError
@@ -53,6 +55,17 @@ class TagRegistry:
     def uid(self, token: str) -> str | None:
         return self._by_token.get(token)
 
+    def remove(self, token: str) -> str | None:
+        """Forget ``token``'s tag (re-enrolling it); returns the UID it had, or None."""
+        key = self._by_token.pop(token, None)
+        if key is not None:
+            del self._by_uid[key]
+        return key
+
+    def items(self) -> Iterator[tuple[str, str]]:
+        """(UID, token id) pairs, in the order they were added."""
+        return iter(list(self._by_uid.items()))
+
     def __len__(self) -> int:
         return len(self._by_uid)
 
@@ -79,8 +92,20 @@ class TagRegistry:
             raise ConfigError(f"{path}: {e}") from None
 
     def save(self, path: str | Path) -> None:
-        """Write atomically (a power cut leaves the old file or the new one)."""
+        """Write atomically and durably: a power cut leaves the old file or the new one,
+        and once this returns the new one survives it (the data and the rename are
+        fsync'd — ``rhuna-table enroll`` says "saved" after each token)."""
         path = Path(path)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps({"tags": dict(sorted(self._by_uid.items()))}, indent=1) + "\n")
+        text = json.dumps({"tags": dict(sorted(self._by_uid.items()))}, indent=1) + "\n"
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
         tmp.replace(path)
+        with contextlib.suppress(OSError):  # some file systems cannot fsync a directory
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

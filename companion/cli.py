@@ -18,6 +18,7 @@ SUBCOMMANDS = [
     "companion.cli_odds",
     "companion.cli_preview",
     "companion.cli_run",
+    "companion.cli_enroll",
 ]
 
 

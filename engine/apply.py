@@ -59,7 +59,3 @@ def replay(state: TableState, commands: list[Mapping[str, Any]]) -> tuple[TableS
         state, more = apply(state, c)
         events += more
     return state, events
-
-
-def spec_of(name: str) -> CommandSpec:
-    return REGISTRY[name][0]

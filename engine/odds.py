@@ -38,8 +38,9 @@ from engine.odds_math import (
     short_bag,
     size,
 )
-from engine.performance import FAVOR_BAG, groups, value_of
+from engine.performance import groups, value_of
 from engine.state import Contribution, Performance, TableState
+from engine.table import FAVOR_BAG
 from engine.tokens import Training
 from engine.view import view_section
 

@@ -27,7 +27,6 @@ All public functions are pure and memoised on their (immutable) arguments.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -89,9 +88,6 @@ class Dist:
 
     def probabilities(self) -> list[tuple[int, Fraction]]:
         return [(t, Fraction(w, self.den)) for t, w in self.ways]
-
-    def mean(self) -> Fraction:
-        return Fraction(sum(t * w for t, w in self.ways), self.den)
 
 
 @lru_cache(maxsize=4096)
@@ -447,9 +443,3 @@ def _game(
     assert best is not None
     memo[key] = best
     return best
-
-
-def iter_values(bag: Counts) -> Iterator[int]:
-    """Every token value in ``bag``, with repeats (for tests and samplers)."""
-    for v, n in bag:
-        yield from [v] * n

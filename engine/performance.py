@@ -16,6 +16,7 @@ from engine.health import add_fatigue
 from engine.immutable import replace
 from engine.picking import SEED, TOKEN, known_hero, known_token, seeded, token_or_seed
 from engine.state import Contribution, Performance, Result, TableState
+from engine.table import FAVOR_BAG
 from engine.tokens import (
     Action,
     Moment,
@@ -27,8 +28,6 @@ from engine.tokens import (
     token_value,
 )
 from engine.vocabulary import CommandSpec, Field, command
-
-FAVOR_BAG = "favor"
 
 _HERO = Field("string", "hero id from the table file", required=True)
 

@@ -128,21 +128,6 @@ def _dots(c: Canvas, box: Box, here: Sequence[Combatant], dot: int, ink: int) ->
         x += dot + gap
 
 
-def _names_in(c: Canvas, box: Box, here: Sequence[Combatant], acting: set[str], size: int) -> None:
-    """Names stacked in ``box``; what does not fit becomes ``+N``."""
-    lh = _lh(size, True)
-    room = max(0, box.h // lh)
-    if room == 0:
-        return
-    shown = list(here) if len(here) <= room else list(here[: room - 1])
-    for i, p in enumerate(shown):
-        row = Box(box.x0, box.y0 + i * lh, box.x1, box.y0 + (i + 1) * lh)
-        _combatant_name(c, row, p, str(p.get("id")) in acting, size, "center")
-    if len(shown) < len(here):
-        row = Box(box.x0, box.y0 + len(shown) * lh, box.x1, box.y0 + (len(shown) + 1) * lh)
-        c.text(row, f"+{len(here) - len(shown)}", size, align="center")
-
-
 def _combatant_name(
     c: Canvas, row: Box, p: Combatant, is_acting: bool, size: int, align: str, fill: int = BLACK
 ) -> None:

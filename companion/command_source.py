@@ -43,9 +43,11 @@ class JsonLinesCommands:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._loop: TableLoop | None = None
 
     def start(self, loop: TableLoop) -> None:
-        loop.subscribers.append(self._answer)
+        self._loop = loop
+        loop.subscribe(self, self._answer)
         self._thread = threading.Thread(
             target=self._read, args=(loop,), name=f"commands:{self.source}", daemon=True
         )
@@ -54,6 +56,8 @@ class JsonLinesCommands:
     def stop(self) -> None:
         # a blocking readline cannot be interrupted; the thread is a daemon and only enqueues
         self._stopping.set()
+        if self._loop is not None:
+            self._loop.unsubscribe(self)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait until the stream has ended (tests, and ``--commands FILE``)."""

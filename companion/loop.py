@@ -61,13 +61,50 @@ class TableLoop:
     state: TableState
     registry: TagRegistry
     roles: ReaderRoles = field(default_factory=ReaderRoles)
-    subscribers: list[Subscriber] = field(default_factory=list)
     journal: Journal | None = None
 
     def __post_init__(self) -> None:
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.active_hero: str | None = None
         self.processed = 0
+        # (owner, fn) in the order they subscribed; replaced whole, never changed in place, so
+        # the loop's thread reads a consistent tuple while others subscribe or unsubscribe
+        self._subscriptions: tuple[tuple[object, Subscriber], ...] = ()
+        self._subscribing = threading.Lock()
+
+    # --- subscribers (any thread) ----------------------------------------------
+
+    def subscribe(self, owner: object, fn: Subscriber) -> None:
+        """Tell ``fn`` every Outcome from now on, on the loop's thread, after the journal
+        committed it. ``owner`` (an extension, or a name such as ``"panel"``) is what
+        :meth:`unsubscribe` takes them all back by. Subscribers are told in the order they
+        subscribed; the same ``fn`` twice for one owner is told once."""
+        with self._subscribing:
+            if any(o == owner and f == fn for o, f in self._subscriptions):
+                return
+            self._subscriptions = (*self._subscriptions, (owner, fn))
+
+    def unsubscribe(self, owner: object) -> int:
+        """Remove every subscriber ``owner`` added; return how many. An outcome being told
+        right now may still reach them; none after this returns and that outcome is done."""
+        with self._subscribing:
+            kept = tuple((o, f) for o, f in self._subscriptions if o != owner)
+            removed = len(self._subscriptions) - len(kept)
+            self._subscriptions = kept
+            return removed
+
+    @property
+    def subscribers(self) -> tuple[Subscriber, ...]:
+        """Every subscriber, in the order they are told (read only: use :meth:`subscribe`)."""
+        return tuple(fn for _, fn in self._subscriptions)
+
+    def owners(self) -> tuple[object, ...]:
+        """Who has subscribers now, in order of their first subscription (each once)."""
+        out: list[object] = []
+        for o, _ in self._subscriptions:
+            if all(o != seen for seen in out):
+                out.append(o)
+        return tuple(out)
 
     # --- any thread --------------------------------------------------------
 
@@ -94,12 +131,17 @@ class TableLoop:
         except queue.Empty:
             return None
         outcome = self.process(item, source)
-        for fn in self.subscribers:
+        self.tell(outcome)
+        return outcome
+
+    def tell(self, outcome: Outcome) -> None:
+        """Hand ``outcome`` to every subscriber (the loop's thread); one that raises is logged
+        and the others are still told."""
+        for owner, fn in self._subscriptions:
             try:
                 fn(outcome)
             except Exception:  # a broken output must not stop the table
-                log.exception("subscriber %r failed", fn)
-        return outcome
+                log.exception("subscriber %r of %r failed", fn, owner)
 
     def run(self, stop: threading.Event, poll: float = 0.2) -> None:
         while not stop.is_set():

@@ -57,7 +57,7 @@ log = logging.getLogger("rhuna.service")
 class Extension(Protocol):
     """An output or input beside the core (the MQTT bridge, ``--commands``, an overlay feed).
 
-    ``start(loop)`` subscribes to ``loop.subscribers`` and/or ``loop.submit``s from
+    ``start(loop)`` subscribes with ``loop.subscribe(self, fn)`` and/or ``loop.submit``s from
     its own threads; ``stop()`` releases what it holds. An extension may also have
     ``reader_status(status: ReaderStatus)``, called from reader threads when a
     reader's link changes.
@@ -199,7 +199,7 @@ class Service:
                 self.restored.state, self.registry, config.roles, journal=self.store.append
             )
             self.loop.active_hero = self.restored.active_hero
-            self.loop.subscribers.append(self.outcome_log)
+            self.loop.subscribe("log", self.outcome_log)
             self._display()
             self.extensions = (
                 list(extensions) if extensions is not None else configured_extensions(self)
@@ -223,7 +223,7 @@ class Service:
             panel, Renderer(panel.spec, panel.colour), full_every=d.full_every
         )
         self.output = PanelOutput(self.worker)
-        self.loop.subscribers.append(self.output)
+        self.loop.subscribe("panel", self.output)
 
     def _reader(self, rc: ReaderConfig) -> SerialReader:
         reader, hub = build_reader(rc, self.loop.tag_sink, self._reader_status)

@@ -59,7 +59,7 @@ class SimulatedTable:
         self.panel = PngPanel(out_dir, panel, colour)
         self.worker: DisplayWorker[Frame] = DisplayWorker(self.panel, Renderer(panel, colour))
         self.output = PanelOutput(self.worker)
-        self.loop.subscribers.append(self.output)
+        self.loop.subscribe("panel", self.output)
         self.laid: dict[int, str] = {}
         from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 

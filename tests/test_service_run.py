@@ -42,7 +42,7 @@ class Running:
     def __init__(self, service: Service) -> None:
         self.service = service
         self.outcomes: queue.Queue[Outcome] = queue.Queue()
-        service.loop.subscribers.append(self.outcomes.put)
+        service.loop.subscribe(self, self.outcomes.put)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=service.run, args=(self.stop,), daemon=True)
         self.thread.start()
@@ -213,7 +213,7 @@ class Recorder:
 
     def start(self, loop: TableLoop) -> None:
         self.calls.append("start")
-        loop.subscribers.append(self.outcomes.append)
+        loop.subscribe(self, self.outcomes.append)
         loop.submit(BEGIN, "mqtt")  # an extension may submit commands too
 
     def stop(self) -> None:

@@ -53,7 +53,7 @@ def test_subscribers_hear_only_after_the_row_is_committed(journaled, tmp_path):
         finally:
             other.close()
 
-    loop.subscribers.append(acknowledge)
+    loop.subscribe("test", acknowledge)
     for cmd in (BEGIN, ARIA):
         loop.submit(cmd)
         assert loop.step(0).seq == store.seq
@@ -84,7 +84,7 @@ def free_the_disk(store: Store) -> None:
 def test_a_command_the_journal_cannot_write_is_not_kept(journaled, example_state, fail, heal, says):
     store, loop = journaled
     told = []
-    loop.subscribers.append(told.append)
+    loop.subscribe("test", told.append)
     loop.submit(BEGIN)
     loop.step(0)
     before = loop.state

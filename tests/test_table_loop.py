@@ -110,7 +110,8 @@ def test_unknown_tag_and_refused_draw_change_nothing(example_state, registry):
 def test_a_broken_subscriber_does_not_stop_the_table(example_state, registry):
     loop = TableLoop(example_state, registry)
     seen = []
-    loop.subscribers += [lambda o: 1 / 0, seen.append]
+    loop.subscribe("broken", lambda o: 1 / 0)
+    loop.subscribe("test", seen.append)
     loop.submit(BEGIN)
     assert loop.step(0).state.performance is not None and len(seen) == 1
 

@@ -130,7 +130,7 @@ class MqttBridge:
     """Publishes the table on MQTT and takes commands from it (see docs/mqtt.md).
 
     >>> bridge = MqttBridge(load_mqtt_config({"host": "localhost"}))  # doctest: +SKIP
-    >>> bridge.start(loop)  # doctest: +SKIP   (adds bridge.on_outcome to loop.subscribers)
+    >>> bridge.start(loop)  # doctest: +SKIP   (loop.subscribe(bridge, bridge.on_outcome))
     >>> bridge.stop()  # doctest: +SKIP   (publishes "offline", then disconnects)
 
     ``seq`` is the last event sequence number already used (the store's, when
@@ -185,8 +185,7 @@ class MqttBridge:
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         self._client = client
-        if self.on_outcome not in loop.subscribers:
-            loop.subscribers.append(self.on_outcome)
+        loop.subscribe(self, self.on_outcome)
         self._worker = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self._worker.start()
         client.connect_async(cfg.host, cfg.broker_port, cfg.keepalive)
@@ -199,8 +198,8 @@ class MqttBridge:
         client, loop = self._client, self._loop
         if client is None:
             return
-        if loop is not None and self.on_outcome in loop.subscribers:
-            loop.subscribers.remove(self.on_outcome)
+        if loop is not None:
+            loop.unsubscribe(self)
         self._inbox.put(_Stop())
         if self._worker is not None:
             self._worker.join(timeout)

@@ -1,0 +1,107 @@
+"""TableLoop.subscribe(owner, fn) / unsubscribe(owner): extensions come and go by owner.
+
+A composition root (the service, the demo) adds the panel, the log and each
+extension under its own owner; stopping an extension takes back everything it
+added, and nothing it added hears another outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from companion.loop import Outcome, TableLoop
+from hardware.registry import TagRegistry
+
+FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: a sheet change, always accepted
+
+
+def loop_of(example_state) -> TableLoop:
+    return TableLoop(example_state, TagRegistry.synthetic(example_state.tokens))
+
+
+def test_subscribers_hear_in_order_and_unsubscribe_takes_back_all_of_an_owner(example_state):
+    loop = loop_of(example_state)
+    heard: list[str] = []
+    ext = object()
+    loop.subscribe("panel", lambda o: heard.append("panel"))
+    loop.subscribe(ext, lambda o: heard.append("ext-a"))
+    loop.subscribe("log", lambda o: heard.append("log"))
+    loop.subscribe(ext, lambda o: heard.append("ext-b"))
+    assert loop.owners() == ("panel", ext, "log")
+    loop.submit(FAVOR)
+    loop.step(1)
+    assert heard == ["panel", "ext-a", "log", "ext-b"]
+
+    assert loop.unsubscribe(ext) == 2
+    assert loop.unsubscribe(ext) == 0  # twice is harmless
+    assert loop.owners() == ("panel", "log")
+    heard.clear()
+    loop.submit(FAVOR)
+    loop.step(1)
+    assert heard == ["panel", "log"]
+
+
+def test_the_same_function_twice_for_one_owner_is_told_once(example_state):
+    loop = loop_of(example_state)
+    heard: list[Outcome] = []
+    loop.subscribe("x", heard.append)
+    loop.subscribe("x", heard.append)
+    loop.subscribe("y", heard.append)  # another owner's subscription is its own
+    loop.submit(FAVOR)
+    loop.step(1)
+    assert len(heard) == 2 and len(loop.subscribers) == 2
+
+
+def test_a_failing_subscriber_is_logged_with_its_owner_and_the_rest_are_told(example_state, caplog):
+    loop = loop_of(example_state)
+    heard: list[Outcome] = []
+    loop.subscribe("broken-overlay", lambda o: 1 / 0)
+    loop.subscribe("panel", heard.append)
+    loop.submit(FAVOR)
+    with caplog.at_level(logging.ERROR, "rhuna.loop"):
+        loop.step(1)
+    assert len(heard) == 1 and heard[0].error is None
+    assert "'broken-overlay' failed" in caplog.text
+
+
+def test_unsubscribing_from_another_thread_while_the_loop_tells_is_safe(example_state):
+    """The loop reads one consistent tuple per outcome: an owner that goes away mid-stream
+    hears a prefix of the outcomes, then nothing; the others hear every one."""
+    loop = loop_of(example_state)
+    kept: list[Outcome] = []
+    gone: list[Outcome] = []
+    loop.subscribe("kept", kept.append)
+    loop.subscribe("gone", gone.append)
+    for _ in range(300):
+        loop.submit(FAVOR)
+    stop = threading.Event()
+    thread = threading.Thread(target=loop.run, args=(stop, 0.01))
+    thread.start()
+    try:
+        while len(kept) < 50:
+            stop.wait(0.001)
+        loop.unsubscribe("gone")
+        after = len(gone)
+        while loop.pending:
+            stop.wait(0.005)
+    finally:
+        stop.set()
+        thread.join(5)
+    assert len(kept) == 300
+    assert after <= len(gone) <= after + 1 < 300  # at most the outcome being told then
+    assert gone == kept[: len(gone)]
+
+
+def test_the_mqtt_bridge_subscribes_as_its_own_owner_and_leaves_nothing_behind(example_state):
+    """MqttBridge.start subscribes under the bridge itself; stop() unsubscribes it (no broker
+    is needed for that: paho connects in the background and the stop disconnects)."""
+    from companion.mqtt import MqttBridge, load_mqtt_config
+
+    loop = loop_of(example_state)
+    loop.subscribe("panel", lambda o: None)
+    bridge = MqttBridge(load_mqtt_config({"host": "127.0.0.1", "port": 9}, "test.toml"))
+    bridge.start(loop)
+    assert loop.owners() == ("panel", bridge)
+    bridge.stop(timeout=1)
+    assert loop.owners() == ("panel",)

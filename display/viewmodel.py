@@ -169,7 +169,7 @@ _ACTION_WORD = {"redraw": "Redraw", "call_favor": "Favor", "favor": "Favor", "ex
 
 
 def short_advice(group: Mapping[str, Any]) -> list[str]:
-    """``Redraw → 58%``: the advice cut to what a strip panel has room for (DESIGN.md sketch)."""
+    """``Redraw → 58%``: the advice cut to what a strip panel has room for (the strip sketch in docs/display.md)."""
     out = []
     for a in group.get("advice") or []:
         if not isinstance(a, Mapping):

@@ -117,7 +117,7 @@ class FakeInkyJD79661(FakeInky):
 
 
 def test_inky_shows_every_frame_fully_with_its_own_colour_codes() -> None:
-    """DESIGN.md: Inky has no partial refresh; the pHAT's codes equal ours."""
+    """docs/display.md: Inky has no partial refresh; the pHAT's codes equal ours."""
     device = FakeInky()
     panel = InkyPanel(device)
     assert panel.spec.name == "2.13" and panel.colour == "bwr"
@@ -198,7 +198,7 @@ def _where(frame: Image.Image, index: int) -> bytes:
 
 
 def test_waveshare_2in13_v4_partial_after_a_base_image_then_full_again() -> None:
-    """DESIGN.md: the 2.13" V4 refreshes partially with displayPartial after displayPartBaseImage."""
+    """docs/display.md: the 2.13" V4 refreshes partially with displayPartial after displayPartBaseImage."""
     epd = FakeEPD(122, 250, ("init", "displayPartBaseImage", "displayPartial", "display", "sleep"))
     panel = WavesharePanel("epd2in13_V4", epd)
     assert panel.supports_partial and panel.spec.name == "2.13"
@@ -282,7 +282,7 @@ def test_waveshare_without_the_package_names_the_extra(monkeypatch: pytest.Monke
 def test_waveshare_off_a_pi_is_a_clear_error_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The vendor module raises at import time off a Raspberry Pi (DESIGN.md)."""
+    """The vendor module raises at import time off a Raspberry Pi (docs/display.md)."""
 
     def epaper(model: str) -> Any:
         raise OSError("cannot open shared object file: DEV_Config_64.so")

@@ -58,7 +58,7 @@ def test_p6_draw_sum_matches_every_ordered_draw(bag: list[int], data: st.DataObj
 @settings(max_examples=40, deadline=None)
 @given(st.lists(VALUES, min_size=1, max_size=9), st.data())
 def test_p6_hands_weigh_to_the_binomial(bag: list[int], data: st.DataObject) -> None:
-    """Π C(nᵢ, cᵢ) over all hands adds up to C(N, k) (DESIGN.md "Odds")."""
+    """Π C(nᵢ, cᵢ) over all hands adds up to C(N, k) (docs/odds.md, "How the numbers are made")."""
     k = data.draw(st.integers(0, len(bag)))
     counts = counts_of(bag)
     found = hands(counts, k)

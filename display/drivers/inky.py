@@ -1,6 +1,6 @@
 """Pimoroni Inky pHAT / wHAT, auto-detected from the board's EEPROM (the ``inky`` extra).
 
-Inky boards have no partial refresh: every update is a full one (DESIGN.md),
+Inky boards have no partial refresh: every update is a full one (docs/display.md, Drivers),
 so the worker paces itself to the full refresh time. Each Inky family numbers
 its inks differently (the pHAT says white 0, the Impression says black 0), so
 frames are translated through the device's own ``WHITE``/``BLACK``/``RED``

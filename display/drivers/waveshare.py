@@ -1,7 +1,7 @@
 """Waveshare e-Paper HATs through the ``waveshare-epaper`` package (the ``waveshare`` extra).
 
 The model comes from config (``epd2in13_V4`` …) because these boards cannot be
-detected. Partial refresh differs per model (DESIGN.md): the 2.13" V3/V4 use
+detected. Partial refresh differs per model (docs/display.md): the 2.13" V3/V4 use
 ``displayPartial`` after a ``displayPartBaseImage``, the 2.9" V2
 ``display_Partial`` after ``display_Base``, the 7.5" V2 ``init_part`` and a
 window; three-colour models have none and take ~15 s. Importing a Waveshare

@@ -1,6 +1,6 @@
 """The Performance screen: who declared what, the tokens drawn, the total against the Difficulty.
 
-Strip panels (2.13", 2.9") follow the sketch in DESIGN.md — one line of who and
+Strip panels (2.13", 2.9") follow the sketch in docs/display.md — one line of who and
 what, the tokens with the running total huge beside them, one line of what is
 left (draws, odds, the best Redraw). Once resolved, that last line becomes the
 outcome and its cost (P19, P20). Roomy panels (4.2", 7.5") add the advice in
@@ -189,7 +189,7 @@ def _segments(
 
 
 def _status_line(c: Canvas, box: Box, view: View, cur: Mapping[str, Any]) -> None:
-    """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in DESIGN.md)."""
+    """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in docs/display.md)."""
     parts: list[tuple[str, bool]] = [(draws_text(cur), False)]
     odds = odds_for(view, str(cur.get("hero")))
     if odds is not None:

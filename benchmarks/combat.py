@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the package, not benchmarks/engine.py beside this script
 
 import engine  # noqa: E402
-from companion.cli_replay import read_session  # noqa: E402
+from companion.cli.replay import read_session  # noqa: E402
 from engine.combat.forecast import attack_forecast  # noqa: E402
 from engine.combat.odds import attack_odds, success_counts  # noqa: E402
 

@@ -33,9 +33,9 @@ import icepool  # noqa: E402
 from icepool.evaluator.basic import sum_evaluator  # noqa: E402
 
 import engine  # noqa: E402
-from engine.odds import clear_caches, odds_view, plan_odds  # noqa: E402
-from engine.odds_math import counts_of  # noqa: E402
-from engine.performance import value_of  # noqa: E402
+from engine.performance.combinatorics import counts_of  # noqa: E402
+from engine.performance.commands import value_of  # noqa: E402
+from engine.performance.odds import clear_caches, odds_view, plan_odds  # noqa: E402
 from engine.state import TableState  # noqa: E402
 
 BIG = ROOT / "tests" / "data" / "odds_big_bag.toml"

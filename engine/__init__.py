@@ -5,22 +5,30 @@
 >>> state, events = apply(state, {"cmd": "begin_performance", "difficulty": 5})  # doctest: +SKIP
 
 Importing this package registers every command of the vocabulary.
+
+The engine is a core and one package per rule family (the three rule documents):
+
+- the core: :mod:`~engine.state`, :mod:`~engine.vocabulary`, :mod:`~engine.apply`,
+  :mod:`~engine.codec`, :mod:`~engine.errors`, :mod:`~engine.events`, :mod:`~engine.rules`
+  (the rules data), :mod:`~engine.table` (table files), :mod:`~engine.tokens`,
+  :mod:`~engine.immutable`, :mod:`~engine.picking` (which hero, which token, which seed:
+  shared by every family that draws from a bag), and the registries of
+  :mod:`~engine.narrate` and :mod:`~engine.view`;
+- :mod:`engine.performance`: P1–P23, the Performance, the hero sheet and health, odds;
+- :mod:`engine.time`: T1–T12, the Time Board, Weather, Rest, temporary tokens;
+- :mod:`engine.combat`: C1–C11, the six-tick combat wheel.
+
+The core imports no family. A family imports the core, and another family only
+where the rules tie them, in one direction: ``time → performance`` (Fatigue from
+Time, Weather and Rest goes through the P13 cascade in
+:mod:`engine.performance.health`). Combat imports no other family.
 """
 
-from engine import (  # noqa: F401  (registers commands)  # noqa: F401  (Time, Weather, Rest, temporary tokens: T1–T12)
-    odds,  # the view's odds section
-    performance,
-    rest,
-    sheet,
-    temporary,
-    time_draws,
-    time_narrate,
-    time_setup,
-    time_view,
-    weather,
-)
+# The rule families register their commands, narrators and view sections, in this order.
+import engine.combat
+import engine.performance
+import engine.time  # noqa: F401
 from engine.apply import apply, replay
-from engine.combat import hooks  # noqa: F401  (registers combat: commands, table, view, narrators)
 from engine.errors import CommandRejected, ConfigError, RuleViolation
 from engine.events import Event
 from engine.state import TableState

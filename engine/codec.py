@@ -49,9 +49,25 @@ def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return dataclasses.fields(cls)
 
 
+#: the rule families' state types, by name, for the core's annotations that name them
+#: (``TableState.time: TimeBoard | None``) without importing the family
+_FAMILY_TYPES: dict[str, type] = {}
+
+
+def state_type(cls: type[T]) -> type[T]:
+    """Register a rule family's state type (a class decorator), so the core can decode it.
+
+    The core's :class:`~engine.state.TableState` names ``TimeBoard`` and ``Combat``
+    only for the type checker: the core imports no family. Each family's state
+    module registers its type here when ``import engine`` loads the family.
+    """
+    _FAMILY_TYPES[cls.__name__] = cls
+    return cls
+
+
 @functools.cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    return typing.get_type_hints(cls, localns=_FAMILY_TYPES)
 
 
 def _decode(tp: Any, data: Any) -> Any:

@@ -1,4 +1,8 @@
-"""Events in plain words, for the replay log, the demo and the WorldKeeper's console."""
+"""Events in plain words, for the replay log, the demo and the WorldKeeper's console.
+
+The core keeps the registry and says what every family shares (Undo); each rule
+family registers the narrators of its own events.
+"""
 
 from __future__ import annotations
 
@@ -31,101 +35,13 @@ def describe(state: TableState, event: Event) -> str:
     return f"{event.type.replace('_', ' ')}: {data}" if data else event.type.replace("_", " ")
 
 
-def _name(state: TableState, hero: str) -> str:
+def hero_name(state: TableState, hero: str) -> str:
     h = state.heroes.get(hero)
     return h.name if h else hero
 
 
-def _signed(v: int) -> str:
+def signed(v: int) -> str:
     return f"{v:+d}"
 
 
-_SIMPLE: dict[str, Narrator] = {
-    "performance_started": lambda s, d: (
-        f"Performance {d['number']} begins: Difficulty {d['difficulty']}, WEIGHT {d['weight'].upper()}"
-    ),
-    "declared": lambda s, d: (
-        f"{_name(s, d['hero'])} declares {d['shade'].title()} · {d['capability']} · "
-        f"{d['action'].title()} · {d['training'].title()}"
-        + (" · Exert" if d["exert"] else "")
-        + (f" · {d['moment'].title()}" if d["moment"] else "")
-        + (f" · Intersect with {_name(s, d['intersect'])}" if d["intersect"] else "")
-        + (f" — draws {d['draws']}" if d["action"] != "gain" else "")
-    ),
-    "gain_resolved": lambda s, d: (
-        f"{_name(s, d['hero'])} Gains with {d['capability']}: no draw, costs {d['fatigue_cost']} Fatigue"
-    ),
-    "token_drawn": lambda s, d: (
-        f"{_name(s, d['hero'])} draws {d['name']}: {_signed(d['value'])} → total {d['total']}"
-        f" ({d['draws_left']} left)"
-    ),
-    "token_replaced": lambda s, d: (
-        f"{_name(s, d['hero'])} redraws {d['name']}: {_signed(d['value'])} → total {d['total']}"
-    ),
-    "redraw_started": lambda s, d: (
-        f"{_name(s, d['hero'])} spends a Redraw: {d['name']} "
-        + (
-            "is set aside until Reset"
-            if s.rules["redraw"]["set_aside"]
-            else "goes back into the bag"
-        )
-        + f" ({d['redraws_left']} Redraws left)"
-    ),
-    "favor_called": lambda s, d: (
-        f"{_name(s, d['hero'])} calls Favor: {d['name']} answers, {_signed(d['value'])}"
-        f" → total {d['total']}"
-    ),
-    "deity_awakened": lambda s, d: f"{d['deity']} is Awakened on the Star Grid",
-    "performance_resolved": lambda s, d: (
-        f"{' + '.join(_name(s, h) for h in d['heroes'])}: {d['total']} vs {d['difficulty']} — "
-        + ("SUCCESS" if d["success"] else "FAILURE")
-    ),
-    "wear_prompt": lambda s, d: "  resolve applicable Wear (P20)",
-    "impact_prompt": lambda s, d: "  resolve applicable Impact (P20)",
-    "escalation_prompt": lambda s, d: (
-        f"  Escalation: {_name(s, d['hero'])}'s {d['moment'].title()} "
-        + ("succeeded" if d["success"] else "failed")
-        + (f", shift {_signed(d['shift'])}" if d["shift"] else ": shift FOR or AGAINST?")
-    ),
-    "fatigue_gained": lambda s, d: (
-        f"{_name(s, d['hero'])} gains {d['amount']} Fatigue ({d['cause']}) → {d['fatigue']}"
-    ),
-    "fatigue_overflow": lambda s, d: (
-        f"{_name(s, d['hero'])}'s Fatigue overflows: all Fatigue cleared, 1 Strain instead"
-    ),
-    "strain_gained": lambda s, d: (
-        f"{_name(s, d['hero'])} gains Strain → {d.get('strain', '?')}:"
-        f" put {d['token'] or 'a Strain token'} into the Hero Bag"
-    ),
-    "strain_overflow": lambda s, d: (
-        f"{_name(s, d['hero'])}'s Strain overflows: take out {', '.join(d['removed_tokens'])}"
-    ),
-    "wound_gained": lambda s, d: f"{_name(s, d['hero'])} takes a Wound → {d['wounds']}",
-    "fatigue_recovered": lambda s, d: (
-        f"{_name(s, d['hero'])} recovers {d['amount']} Fatigue → {d['fatigue']}"
-    ),
-    "strain_recovered": lambda s, d: (
-        f"{_name(s, d['hero'])} recovers 1 Strain → {d['strain']}: take out {d['token']}"
-    ),
-    "reserve_activated": lambda s, d: f"{d['token']} becomes Active Reserve",
-    "reserve_returned": lambda s, d: f"{d['token']} is Potential again",
-    "performance_reset": lambda s, d: (
-        f"Reset: {len(d['returned'])} tokens back to their bags"
-        + (f", {', '.join(d['removed'])} leave the game" if d["removed"] else "")
-    ),
-    "performance_cancelled": lambda s, d: f"Performance {d['number']} cancelled; tokens returned",
-    "training_changed": lambda s, d: (
-        f"{_name(s, d['hero'])} is now {d['to'].title()} in {d['capability']}"
-        f" (was {d['from'].title()})"
-    ),
-    "bag_changed": lambda s, d: f"{_name(s, d['hero'])}'s bag changes: {d['say']}",
-    "escalation_shifted": lambda s, d: (
-        f"Escalation shifts {'FOR' if d['shift'] > 0 else 'AGAINST'} → {d['escalation']:+d}"
-    ),
-    "hero_adjusted": lambda s, d: (
-        f"{_name(s, d['hero'])} now has {d['favor']} Favor, {d['redraws']} Redraws"
-    ),
-    "wound_recovered": lambda s, d: f"{_name(s, d['hero'])} heals → {d['wounds']} Wounds",
-    "undone": lambda s, d: f"Undone ({d['remaining']} more can be undone)",
-}
-NARRATORS.update(_SIMPLE)
+NARRATORS["undone"] = lambda s, d: f"Undone ({d['remaining']} more can be undone)"

@@ -8,14 +8,19 @@ shared, so keeping the previous states for Undo costs little.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import codec
-from engine.combat.state import Combat
 from engine.immutable import replace
 from engine.rules import Rules
-from engine.timeboard import TimeBoard
 from engine.tokens import Action, Moment, Shade, Token, Training, WeightMode
+
+if TYPE_CHECKING:
+    # The core imports no family at run time: the families' state types are named
+    # here for the type checker, and each family registers its type with the codec
+    # (codec.state_type) so that decoding a TableState finds it.
+    from engine.combat.state import Combat
+    from engine.time.board import TimeBoard
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +138,7 @@ class TableState:
     escalation: int = 0
     performances: int = 0
     performance: Performance | None = None
-    #: the Time Board: day, band, weather, Rest, temporary tokens (T1–T12; engine/timeboard.py)
+    #: the Time Board: day, band, weather, Rest, temporary tokens (T1–T12; engine/time/board.py)
     time: TimeBoard | None = None
     #: combat: the roster and the fight on the six-tick wheel (C1–C11; engine/combat/)
     combat: Combat | None = None

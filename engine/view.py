@@ -2,9 +2,10 @@
 
 The display, MQTT and the overlay read this, never the raw state: it adds what
 people want to see (token values, running totals, draws left, outcomes) and
-leaves out what they do not (the Undo history, the rules data). Extra sections
-(odds, the Time Board, combat) are added by the modules that own them through
-:func:`view_section`.
+leaves out what they do not (the Undo history, the rules data). The core gives
+the table, its heroes and its bags; each rule family adds its own sections (the
+Performance, odds, the Time Board, combat) through :func:`view_section`, so the
+core imports no family.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.performance import contribution_total, groups, value_of
-from engine.state import Contribution, TableState
+from engine.state import TableState
 
 ViewSection = Callable[[TableState], Any]
 SECTIONS: dict[str, ViewSection] = {}
@@ -38,7 +38,6 @@ def table_view(state: TableState) -> dict[str, Any]:
             b.id: {"name": b.name, "owner": b.owner, "count": len(b.contents)}
             for b in state.bags.values()
         },
-        "performance": performance_view(state),
         "awakened": list(state.awakened),
         "escalation": state.escalation,
         "can_undo": len(state.history),
@@ -64,61 +63,4 @@ def hero_view(state: TableState, hero_id: str) -> dict[str, Any]:
         "pathways": list(h.pathways),
         "active_reserve": sorted(t for t in state.active_reserve if state.tokens[t].bag == h.bag),
         "bag_count": len(state.bags[h.bag].contents),
-    }
-
-
-def _token(state: TableState, c: Contribution, token_id: str) -> dict[str, Any]:
-    t = state.tokens[token_id]
-    return {
-        "id": token_id,
-        "name": t.name,
-        "kind": t.kind.value,
-        "shade": t.shade,
-        "weight": t.weight,
-        "value": value_of(state, c, token_id),
-    }
-
-
-def performance_view(state: TableState) -> dict[str, Any] | None:
-    perf = state.performance
-    if perf is None:
-        return None
-    contributions = []
-    for c in perf.contributions:
-        contributions.append(
-            {
-                "hero": c.hero,
-                "name": state.heroes[c.hero].name,
-                "shade": c.shade.value,
-                "capability": c.capability,
-                "action": c.action.value,
-                "training": c.training.value,
-                "exert": c.exert,
-                "moment": c.moment.value if c.moment else None,
-                "intersect": c.intersect,
-                "allowed": c.allowed,
-                "draws_left": c.draws_left if c.checks else 0,
-                "pending_redraw": c.pending_redraw,
-                "drawn": [_token(state, c, t) for t in c.drawn],
-                "favor": [_token(state, c, t) for t in c.favor],
-                "set_aside": list(c.set_aside),
-                "total": contribution_total(state, c),
-            }
-        )
-    return {
-        "number": perf.number,
-        "difficulty": perf.difficulty,
-        "weight": perf.weight.value,
-        "resolved": perf.resolved,
-        "groups": [list(g) for g in groups(perf, state.rules["intersect"]["mode"])],
-        "contributions": contributions,
-        "results": [
-            {
-                "heroes": list(r.heroes),
-                "total": r.total,
-                "difficulty": r.difficulty,
-                "success": r.success,
-            }
-            for r in perf.results
-        ],
     }

@@ -2,7 +2,7 @@
 
 Every physical token carries its own RFID tag, and the tag registry
 (:mod:`hardware.registry`) says which tag is which token. ``rhuna-table enroll``
-(``companion/cli_enroll.py``) fills it: it names one token at a time ("now scan:
+(``companion/cli/enroll.py``) fills it: it names one token at a time ("now scan:
 Aria's skill Ember (control)"), and the person at the table lays that token on a
 reader. This module is the walk itself, with no reader, file or clock, so every
 decision is tested without I/O:

@@ -94,7 +94,7 @@ def _phase(perf: Any, resolved: bool) -> str:
 
 
 def _from_state(state: TableState) -> TableFacts:
-    from engine.performance import value_of  # the engine's own token values
+    from engine.performance.commands import value_of  # the engine's own token values
 
     heroes = []
     for h in state.heroes.values():

@@ -1,6 +1,6 @@
 """Independent oracles for the odds tests: brute force over every ordered draw.
 
-Nothing here uses engine.odds or engine.odds_math. :func:`game_value` walks the
+Nothing here uses engine.performance.odds or engine.performance.combinatorics. :func:`game_value` walks the
 whole game tree token by token (tokens by identity, not grouped by value): at
 every point the heroes may draw the next token, Redraw any token on a board
 (mid-draw too), Call Favor, or stop once everything is drawn; chance nodes

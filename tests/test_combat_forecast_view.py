@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import engine
-from companion.cli_replay import read_session
+from companion.cli.replay import read_session
 from engine.combat.forecast import attack_forecast
 from engine.view import table_view
 from tests.conftest import ROOT

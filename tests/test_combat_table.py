@@ -9,7 +9,7 @@ import pytest
 
 import engine
 from companion.cli import main as cli_main
-from companion.cli_replay import read_session
+from companion.cli.replay import read_session
 from engine import CommandRejected, ConfigError, apply, load_table_text
 from engine.combat.forecast import attack_forecast
 from engine.combat.odds import attack_odds

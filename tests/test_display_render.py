@@ -359,7 +359,7 @@ def test_any_other_panel_size_uses_the_nearest_metrics() -> None:
 def test_every_state_of_the_example_session_renders_and_fits() -> None:
     """Real views, sections and costs from examples/session.jsonl (P1–P23, T1–T12) on every panel."""
     import engine
-    from companion.cli_replay import read_session
+    from companion.cli.replay import read_session
     from tests.test_display_text import assert_texts_fit
 
     state = dv.example_state()
@@ -385,7 +385,7 @@ def test_every_state_of_the_example_fight_renders_the_engines_own_shapes() -> No
     """Real combat views from examples/fight.jsonl (C1–C11): every panel shows the armour,
     injuries and conditions as words, never as Python dicts, and the attack forecast."""
     import engine
-    from companion.cli_replay import read_session
+    from companion.cli.replay import read_session
     from tests.test_display_text import assert_texts_fit
 
     state = engine.load_table(dv.ROOT / "examples" / "fight.toml")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.cli_enroll import choose_reader
+from companion.cli.enroll import choose_reader
 from companion.config import config_from_text
 from companion.store import Store, StoreError
 from companion.tags import ReaderRoles, command_for_tag

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from engine.odds import odds_view
+from engine.performance.odds import odds_view
 from tests.conftest import EXAMPLE_TABLE, run
 from tests.test_odds_montecarlo import BIG
 

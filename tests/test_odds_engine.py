@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import engine
-from engine.odds import group_numbers, odds_view
-from engine.performance import value_of
+from engine.performance.commands import value_of
+from engine.performance.odds import group_numbers, odds_view
 from engine.state import TableState
 from engine.view import table_view
 from tests.conftest import run

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.odds import plan_odds
-from engine.odds_math import Dist, counts_of, draw_sum
+from engine.performance.combinatorics import Dist, counts_of, draw_sum
+from engine.performance.odds import plan_odds
 from tests.test_odds_montecarlo import _values, big_state
 
 if os.environ.get("CI") == "true":

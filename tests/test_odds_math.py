@@ -2,7 +2,7 @@
 
 The oracle (tests/odds_oracle.py) walks tokens by identity through the whole game
 tree — draws, Redraws at any moment (mid-draw too), Favor at any moment — so it
-checks the shortcuts engine.odds_math takes (grouping equal values, Redraw only
+checks the shortcuts engine.performance.combinatorics takes (grouping equal values, Redraw only
 after the last draw, replacing the lowest token) rather than repeating them.
 """
 
@@ -16,8 +16,7 @@ from math import comb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.odds import HeroDraw, plan_curve, plan_dist, total_dist
-from engine.odds_math import (
+from engine.performance.combinatorics import (
     Dist,
     Redrawer,
     counts_of,
@@ -29,6 +28,7 @@ from engine.odds_math import (
     redraw_reach,
     size,
 )
+from engine.performance.odds import HeroDraw, plan_curve, plan_dist, total_dist
 from tests.odds_oracle import Player, game_value
 
 VALUES = st.sampled_from([-4, -1, 0, 1, 2, 3, 4])

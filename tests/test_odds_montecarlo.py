@@ -16,8 +16,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import engine
-from engine.odds import odds_view, plan_odds
-from engine.performance import value_of
+from engine.performance.commands import value_of
+from engine.performance.odds import odds_view, plan_odds
 from engine.state import TableState
 from tests.conftest import run
 

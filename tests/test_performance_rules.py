@@ -27,7 +27,7 @@ def draw(hero: str, token: str) -> dict:
 
 
 def total(state: TableState, hero: str) -> int:
-    from engine.performance import contribution_total
+    from engine.performance.commands import contribution_total
 
     assert state.performance is not None
     c = state.performance.contribution(hero)
@@ -36,7 +36,7 @@ def total(state: TableState, hero: str) -> int:
 
 
 def values(state: TableState, hero: str) -> list[int]:
-    from engine.performance import value_of
+    from engine.performance.commands import value_of
 
     assert state.performance is not None
     c = state.performance.contribution(hero)

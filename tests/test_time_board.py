@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import apply
-from engine.timeboard import Band, Size
+from engine.time.board import Band, Size
 from engine.view import table_view
 from tests.conftest import run
 from tests.time_support import ready, rejected, resolve, resolve_many, token_of, types

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion.cli import main
-from companion.cli_replay import read_session
+from companion.cli.replay import read_session
 from engine import apply
 from engine.narrate import NARRATORS
 from tests.conftest import ROOT

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import engine
 from engine import CommandRejected, apply
 from engine.state import TableState
-from engine.timeboard import Size, split_face, time_bag
+from engine.time.board import Size, split_face, time_bag
 from tests.conftest import EXAMPLE_TABLE
 from tests.time_support import ready
 

@@ -11,7 +11,7 @@ from engine import ConfigError, apply, json_schema, load_table_text
 from engine.rules import default_rules
 from engine.state import TableState
 from engine.table import build_table
-from engine.timeboard import Band, split_face
+from engine.time.board import Band, split_face
 from engine.view import table_view
 from tests.conftest import EXAMPLE_TABLE, run
 from tests.time_support import ready, resolve

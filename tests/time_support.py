@@ -9,7 +9,7 @@ import pytest
 from engine import CommandRejected, apply
 from engine.events import Event
 from engine.state import TableState
-from engine.timeboard import Size, split_face, time_bag
+from engine.time.board import Size, split_face, time_bag
 from tests.conftest import run
 
 

@@ -1,7 +1,7 @@
 """The six-tick combat wheel (seed 003, rules C1–C11).
 
-Kept light on purpose: :mod:`engine.state` imports :mod:`engine.combat.state`,
-so this package must not import anything that imports :mod:`engine.state`.
-The commands, table section, view and narrators register from
-:mod:`engine.combat.hooks`, which :mod:`engine` imports.
+Importing this package registers the commands, the table section, the view and
+the narrators (from :mod:`engine.combat.hooks`). It imports only the core.
 """
+
+from engine.combat import hooks  # noqa: F401  (registers)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from engine.codec import state_type
 from engine.immutable import replace
 
 
@@ -152,6 +153,7 @@ class Fight:
         )
 
 
+@state_type
 @dataclass(frozen=True, slots=True)
 class Combat:
     """Everything combat keeps on the table: the roster, the running fight, fights so far."""

@@ -6,8 +6,8 @@ from typing import Any
 
 from engine.narrate import narrator
 from engine.state import TableState
-from engine.time_common import hero_name
-from engine.timeboard import face_title
+from engine.time.board import face_title
+from engine.time.common import hero_name
 
 
 def _names(state: TableState, heroes: list[str]) -> str:

@@ -12,13 +12,13 @@ import sys
 
 #: subcommand modules, in the order ``--help`` lists them
 SUBCOMMANDS = [
-    "companion.cli_replay",
-    "companion.cli_schema",
-    "companion.cli_demo",
-    "companion.cli_odds",
-    "companion.cli_preview",
-    "companion.cli_run",
-    "companion.cli_enroll",
+    "companion.cli.replay",
+    "companion.cli.schema",
+    "companion.cli.demo",
+    "companion.cli.odds",
+    "companion.cli.preview",
+    "companion.cli.run",
+    "companion.cli.enroll",
 ]
 
 

@@ -22,7 +22,7 @@ from engine.errors import ConfigError
 from engine.immutable import replace
 from engine.state import Bag, TableState
 from engine.table import section
-from engine.timeboard import (
+from engine.time.board import (
     FACES,
     TEMPORARY_BOX,
     WEATHER_BAGS,

@@ -22,7 +22,7 @@ from engine.errors import ConfigError
 from engine.narrate import describe
 from engine.state import TableState
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 #: (name, table, script) played by default
 DEFAULT_PLAYS = [
@@ -124,7 +124,7 @@ def play(
     colour: str,
     mqtt: tuple[str, int] | None = None,
 ) -> int:
-    from companion.cli_replay import read_session
+    from companion.cli.replay import read_session
 
     steps = read_session(script)
     for line, step in steps:

@@ -52,7 +52,7 @@ BUSY_FIX = (
 
 
 def register(sub: Any) -> None:
-    from companion.cli_run import DEFAULT_CONFIG
+    from companion.cli.run import DEFAULT_CONFIG
 
     p = sub.add_parser(
         "enroll",

@@ -10,7 +10,7 @@ from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
 from engine.state import TableState
-from engine.timeboard import Prompt, Size, TimeBoard
+from engine.time.board import Prompt, Size, TimeBoard
 from engine.vocabulary import Field
 
 Result_ = tuple[TableState, list[Event]]

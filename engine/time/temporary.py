@@ -20,8 +20,8 @@ from engine.events import Event
 from engine.immutable import replace
 from engine.picking import known_hero
 from engine.state import TableState
-from engine.time_common import Result_, board, no_pending, with_board
-from engine.timeboard import TEMPORARY_BOX, Size, Timer
+from engine.time.board import TEMPORARY_BOX, Size, Timer
+from engine.time.common import Result_, board, no_pending, with_board
 from engine.tokens import TokenKind
 from engine.vocabulary import CommandSpec, Field, command
 

@@ -2,8 +2,8 @@
 
 This module holds only data and the pure arithmetic of the cadence, so that
 :mod:`engine.state` can import it without a cycle. The commands that change the
-board live in :mod:`engine.time_draws`, :mod:`engine.weather`, :mod:`engine.rest`
-and :mod:`engine.temporary`.
+board live in :mod:`engine.time.draws`, :mod:`engine.time.weather`, :mod:`engine.time.rest`
+and :mod:`engine.time.temporary`.
 
 >>> board = TimeBoard()
 >>> board.due(3).value, board.band.value
@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from engine.codec import state_type
 from engine.immutable import replace
 
 
@@ -149,6 +150,7 @@ class Prompt:
     blocking: bool = False
 
 
+@state_type
 @dataclass(frozen=True, slots=True)
 class TimeBoard:
     """Everything the Time Board shows and remembers between Performances."""

@@ -12,8 +12,8 @@ from typing import Any
 
 from engine.errors import CommandRejected
 from engine.events import Event
-from engine.health import add_fatigue
 from engine.immutable import replace
+from engine.performance.health import add_fatigue
 from engine.picking import SEED, TOKEN, known_hero, known_token, seeded, token_or_seed
 from engine.state import Contribution, Performance, Result, TableState
 from engine.table import FAVOR_BAG

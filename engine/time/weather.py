@@ -17,13 +17,13 @@ from engine.events import Event
 from engine.immutable import replace
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import TableState
-from engine.time_common import (
+from engine.time.board import WEATHER_BAGS, Weather, face_title, weather_bag
+from engine.time.common import (
     Result_,
     add_prompt,
     board,
     with_board,
 )
-from engine.timeboard import WEATHER_BAGS, Weather, face_title, weather_bag
 from engine.tokens import TokenKind
 from engine.vocabulary import CommandSpec, Field, command
 

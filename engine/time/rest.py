@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import health
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
+from engine.performance import health
 from engine.picking import known_hero
 from engine.state import TableState
-from engine.time_common import (
+from engine.time.board import Rest, RestKind, Role, Size, face_title
+from engine.time.common import (
     FULL_REST,
     Result_,
     add_prompt,
@@ -32,7 +33,6 @@ from engine.time_common import (
     no_pending,
     with_board,
 )
-from engine.timeboard import Rest, RestKind, Role, Size, face_title
 from engine.vocabulary import CommandSpec, Field, command
 
 CHOICES = ("fatigue", "strain")

@@ -17,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import health, rest, temporary
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
+from engine.performance import health
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import TableState
-from engine.time_common import (
+from engine.time import rest, temporary
+from engine.time.board import Band, Size, TimeDraw, advance, split_face, time_bag
+from engine.time.common import (
     FULL_REST,
     Result_,
     add_prompt,
@@ -31,7 +33,6 @@ from engine.time_common import (
     no_pending,
     with_board,
 )
-from engine.timeboard import Band, Size, TimeDraw, advance, split_face, time_bag
 from engine.tokens import TokenKind
 from engine.vocabulary import CommandSpec, Field, command
 

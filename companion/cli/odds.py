@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from engine import CommandRejected, apply, load_table
-from engine.odds import PlanOdds, fraction_json, plan_odds
-from engine.odds_math import Dist
+from engine.performance.combinatorics import Dist
+from engine.performance.odds import PlanOdds, fraction_json, plan_odds
 from engine.tokens import Action, Shade, WeightMode
 
 

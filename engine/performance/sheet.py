@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import health
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
+from engine.performance import health
 from engine.picking import known_hero
 from engine.state import TableState
 from engine.tokens import TokenKind, Training

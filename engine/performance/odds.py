@@ -4,10 +4,10 @@ Odds are derived from the state, never stored in it, so :func:`engine.apply`
 stays as fast as before: the view (``table_view(state)["odds"]``) and the
 ``rhuna-table odds`` command ask this module, and it memoises on the bag
 contents reduced to values. What a token is worth comes from the engine
-(:func:`engine.performance.value_of`, hence :func:`engine.tokens.token_value`,
+(:func:`engine.performance.commands.value_of`, hence :func:`engine.tokens.token_value`,
 once per *kind* of token); how many tokens are drawn comes from the
-Contribution (:func:`engine.performance.draw_total`: Training, Exertion,
-Wounds). The combinatorics live in :mod:`engine.odds_math`.
+Contribution (:func:`engine.performance.commands.draw_total`: Training, Exertion,
+Wounds). The combinatorics live in :mod:`engine.performance.combinatorics`.
 
 Rules: P6 (draw totals), P9 (Exertion and its Fatigue), P11 / I-P11 (Redraw,
 set aside), P12–P17 and I-P1 / I-P16 (token values, Weight modes), P18 / I-P18
@@ -23,9 +23,8 @@ from functools import lru_cache
 from typing import Any
 
 from engine.errors import CommandRejected
-from engine.health import add_fatigue
 from engine.immutable import replace
-from engine.odds_math import (
+from engine.performance.combinatorics import (
     Counts,
     Dist,
     Redrawer,
@@ -38,7 +37,8 @@ from engine.odds_math import (
     short_bag,
     size,
 )
-from engine.performance import groups, value_of
+from engine.performance.commands import groups, value_of
+from engine.performance.health import add_fatigue
 from engine.state import Contribution, Performance, TableState
 from engine.table import FAVOR_BAG
 from engine.tokens import Training
@@ -254,14 +254,14 @@ def _values(bag: Counts) -> list[int]:
 
 def clear_caches() -> None:
     """Forget every memoised result (benchmarks measure cold queries this way)."""
-    from engine import odds_math
+    from engine.performance import combinatorics
 
     group_numbers.cache_clear()
     for fn in (
-        odds_math.draw_sum,
-        odds_math.hands,
-        odds_math.redraw_reach,
-        odds_math.redraw_final,
+        combinatorics.draw_sum,
+        combinatorics.hands,
+        combinatorics.redraw_reach,
+        combinatorics.redraw_final,
     ):
         fn.cache_clear()
 
@@ -274,7 +274,7 @@ class Cost:
     """Fatigue, Strain and Wounds the Performance will cost (P9, then P13–P14).
 
     Exertion's cost does not depend on the draw, so the expectation is exact and
-    simply the cost; the cascade is run by :func:`engine.health.add_fatigue` on
+    simply the cost; the cascade is run by :func:`engine.performance.health.add_fatigue` on
     the (immutable) state, exactly as ``resolve`` will.
     """
 

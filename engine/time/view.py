@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.state import TableState
-from engine.temporary import expires_text
-from engine.timeboard import Prompt, TimeDraw
+from engine.time.board import Prompt, TimeDraw
+from engine.time.temporary import expires_text
 from engine.view import view_section
 
 

@@ -1,0 +1,70 @@
+"""The Performance as the view shows it: each hero's declaration, tokens with their values, totals.
+
+Registered as the view's ``performance`` section (``None`` between Performances).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.performance.commands import contribution_total, groups, value_of
+from engine.state import Contribution, TableState
+from engine.view import view_section
+
+
+def _token(state: TableState, c: Contribution, token_id: str) -> dict[str, Any]:
+    t = state.tokens[token_id]
+    return {
+        "id": token_id,
+        "name": t.name,
+        "kind": t.kind.value,
+        "shade": t.shade,
+        "weight": t.weight,
+        "value": value_of(state, c, token_id),
+    }
+
+
+@view_section("performance")
+def performance_view(state: TableState) -> dict[str, Any] | None:
+    perf = state.performance
+    if perf is None:
+        return None
+    contributions = []
+    for c in perf.contributions:
+        contributions.append(
+            {
+                "hero": c.hero,
+                "name": state.heroes[c.hero].name,
+                "shade": c.shade.value,
+                "capability": c.capability,
+                "action": c.action.value,
+                "training": c.training.value,
+                "exert": c.exert,
+                "moment": c.moment.value if c.moment else None,
+                "intersect": c.intersect,
+                "allowed": c.allowed,
+                "draws_left": c.draws_left if c.checks else 0,
+                "pending_redraw": c.pending_redraw,
+                "drawn": [_token(state, c, t) for t in c.drawn],
+                "favor": [_token(state, c, t) for t in c.favor],
+                "set_aside": list(c.set_aside),
+                "total": contribution_total(state, c),
+            }
+        )
+    return {
+        "number": perf.number,
+        "difficulty": perf.difficulty,
+        "weight": perf.weight.value,
+        "resolved": perf.resolved,
+        "groups": [list(g) for g in groups(perf, state.rules["intersect"]["mode"])],
+        "contributions": contributions,
+        "results": [
+            {
+                "heroes": list(r.heroes),
+                "total": r.total,
+                "difficulty": r.difficulty,
+                "success": r.success,
+            }
+            for r in perf.results
+        ],
+    }

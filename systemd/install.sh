@@ -12,7 +12,12 @@
 #      Debian's python3-lgpio is used) holding this checkout, byte-compiled;
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
 #      (an existing config is never overwritten);
-#   4. the unit /etc/systemd/system/rhuna-table.service, enabled; once the config passes
+#   4. the broker: Debian's mosquitto, the table's accounts (`rhuna-table accounts add`:
+#      service, gm, viewers, wall; existing passwords are kept) in /etc/rhuna-table/mqtt,
+#      a config freshly installed in step 3 given the service's login, and
+#      systemd/mosquitto-rhuna.conf as /etc/mosquitto/conf.d/rhuna.conf (every client logs
+#      in; the ACL keeps each account to its own table); mosquitto restarted;
+#   5. the unit /etc/systemd/system/rhuna-table.service, enabled; once the config passes
 #      `rhuna-table check-config`, restarted if it was running (an update), else
 #      started unless --no-start.
 set -eu
@@ -98,11 +103,47 @@ run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
 
 # 3. the config (never overwritten)
 run install -d -m 0755 "$CONFIG_DIR"
+fresh_config=0
+[ -e "$CONFIG_DIR/rhuna.toml" ] || fresh_config=1
 for file in rhuna.toml table.toml; do
     [ -e "$CONFIG_DIR/$file" ] || run install -m 0644 "$SRC/examples/$file" "$CONFIG_DIR/$file"
 done
 
-# 4. the unit (its paths and user follow --prefix, $CONFIG_DIR and $SERVICE_USER)
+# 4. the broker and the accounts (docs/web.md, "Accounts"); passwords are never printed
+MQTT_DIR=$CONFIG_DIR/mqtt
+MOSQUITTO_CONF=${MOSQUITTO_CONF:-/etc/mosquitto/conf.d/rhuna.conf}
+if ! command -v mosquitto >/dev/null && [ ! -x /usr/sbin/mosquitto ]; then
+    run apt-get install -y mosquitto
+fi
+run install -d -m 0755 "$MQTT_DIR"
+set_login=""
+[ "$fresh_config" = 0 ] || set_login="--set-login"
+# shellcheck disable=SC2086  # $set_login is one flag or nothing
+run "$VENV/bin/rhuna-table" accounts --dir "$MQTT_DIR" add --config "$CONFIG_DIR/rhuna.toml" $set_login
+if getent group mosquitto >/dev/null; then
+    run chgrp mosquitto "$MQTT_DIR/passwd" "$MQTT_DIR/acl"
+fi
+if [ "$DRY_RUN" = 1 ]; then
+    echo "would run: chgrp $SERVICE_USER $MQTT_DIR/service-*.password"
+else
+    for secret in "$MQTT_DIR"/service-*.password; do
+        [ ! -e "$secret" ] || run chgrp "$SERVICE_USER" "$secret"
+    done
+fi
+conf_edits="s|/etc/rhuna-table|$CONFIG_DIR|g; s|/opt/rhuna-table|$PREFIX|g"
+if [ "$DRY_RUN" = 1 ]; then
+    echo "would write: $MOSQUITTO_CONF (systemd/mosquitto-rhuna.conf with: $conf_edits)"
+elif ! sed "$conf_edits" "$SRC/systemd/mosquitto-rhuna.conf" | cmp -s - "$MOSQUITTO_CONF"; then
+    echo "+ write $MOSQUITTO_CONF"
+    install -d -m 0755 "$(dirname "$MOSQUITTO_CONF")"
+    sed "$conf_edits" "$SRC/systemd/mosquitto-rhuna.conf" >"$MOSQUITTO_CONF.tmp"
+    chmod 0644 "$MOSQUITTO_CONF.tmp"
+    mv "$MOSQUITTO_CONF.tmp" "$MOSQUITTO_CONF"
+fi
+# a restart, not a reload: new listeners need one (a reload re-reads only passwd and acl)
+run systemctl restart mosquitto.service
+
+# 5. the unit (its paths and user follow --prefix, $CONFIG_DIR and $SERVICE_USER)
 unit=$UNIT_DIR/rhuna-table.service
 edits="s|/opt/rhuna-table|$PREFIX|g; s|/etc/rhuna-table|$CONFIG_DIR|g; s|^User=rhuna|User=$SERVICE_USER|; s|^Group=rhuna|Group=$SERVICE_USER|"
 if [ "$DRY_RUN" = 1 ]; then
@@ -135,4 +176,5 @@ Done$( [ "$DRY_RUN" = 1 ] && echo " (dry run: nothing was changed)" ).
   state:    /var/lib/rhuna-table (the journal)
   status:   systemctl status rhuna-table
   log:      journalctl -u rhuna-table -f
+  accounts: $VENV/bin/rhuna-table accounts --dir $MQTT_DIR list   (page URLs: … urls TABLE --host HOSTNAME)
 EOF

@@ -19,6 +19,7 @@ SUBCOMMANDS = [
     "companion.cli.preview",
     "companion.cli.run",
     "companion.cli.enroll",
+    "companion.cli.accounts",
 ]
 
 

@@ -1,0 +1,456 @@
+"""Who may do what on the broker: a Mosquitto password file and ACL for every table.
+
+Roles are enforced by Mosquitto, not by the pages. For each table the accounts
+folder holds:
+
+- ``<table>.service``: the service itself; it reads and writes its own topics
+  (``rhuna/<table>/#``) and its Home Assistant discovery configs;
+- ``<table>.gm``: the WorldKeeper's remote; it reads the table and may publish
+  only to ``rhuna/<table>/command`` and ``rhuna/<table>/command/<name>``;
+- viewers (``<table>.overlay``, ``<table>.display`` by default): read the table,
+  publish nothing;
+
+and one broker-wide read-only ``wall`` account for the convention wall, which
+shows every table. No account may write another table's topics, so tables on
+one broker cannot touch each other.
+
+The source of truth is ``accounts.json`` (mode 0600: it holds the passwords in
+clear, since the service and the page URLs need them). Every change rewrites,
+each atomically:
+
+- ``passwd``: Mosquitto's ``password_file``, PBKDF2-SHA512 hashes only;
+- ``acl``: Mosquitto's ``acl_file``;
+- ``service-<table>.password``: the service's password alone, for the
+  ``[mqtt] password_file`` key.
+
+After a change Mosquitto must re-read them: ``systemctl reload mosquitto``
+(SIGHUP). Passwords are generated (``secrets``), rotated on request, and never
+written to a log: only ``urls`` prints credentials, on stdout, when asked.
+
+>>> acc = add_table(Accounts(), "kitchen", viewers=("overlay",), secret=lambda: "pw")
+>>> sorted(user for user, _ in acc.logins())
+['kitchen.gm', 'kitchen.overlay', 'kitchen.service', 'wall']
+>>> print(acl_text(acc).split("user kitchen.gm")[1].split("user")[0].strip())
+topic read rhuna/kitchen/#
+topic write rhuna/kitchen/command
+topic write rhuna/kitchen/command/+
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from companion.mqtt.discovery import ha_id
+from engine.errors import ConfigError
+
+#: the default viewer accounts of a new table: the stream overlay and the table's own screen
+DEFAULT_VIEWERS = ("overlay", "display")
+WALL = "wall"
+ROLES = ("service", "gm")
+#: table ids and viewer names the accounts accept: they become user names and topic levels
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+ACCOUNTS_FILE = "accounts.json"
+PASSWD_FILE = "passwd"
+ACL_FILE = "acl"
+
+# Mosquitto 2.0's password file format, as mosquitto_passwd writes it and the broker reads it
+# (mosquitto's common/password_mosq.c: pw__encode_sha512_pbkdf2 writes
+# "$%d$%d$%s$%s" = hash type 7 (pw_sha512_pbkdf2), iterations, base64(salt), base64(hash);
+# pw__hash_sha512_pbkdf2 is PKCS5_PBKDF2_HMAC(password, salt, iterations, sha512, 64 bytes);
+# pw__decode_sha512_pbkdf2 accepts a 12- or 64-byte salt). 2.0's mosquitto_passwd uses a
+# 12-byte salt and PW_DEFAULT_ITERATIONS = 101; the passwords here are 192 random bits, so
+# the hash's cost is not what protects them.
+PBKDF2_ITERATIONS = 101
+SALT_BYTES = 12
+
+
+def password_hash(
+    password: str, *, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS
+) -> str:
+    """The ``$7$…`` string Mosquitto 2 stores for ``password`` (a fresh salt unless given).
+
+    >>> password_hash("s3cret", salt=bytes(12))[:24]
+    '$7$101$AAAAAAAAAAAAAAAA$'
+    """
+    salt = os.urandom(SALT_BYTES) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
+    b64 = base64.b64encode
+    return f"$7${iterations}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def new_password() -> str:
+    """192 random bits in URL-safe characters (no ':' for the password file, nothing to escape)."""
+    return secrets.token_urlsafe(24)
+
+
+@dataclass(frozen=True)
+class TableAccounts:
+    """One table's passwords: its service, its gm, and its viewers by name."""
+
+    service: str = field(repr=False)
+    gm: str = field(repr=False)
+    viewers: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class Accounts:
+    """Every table on one broker, and the wall's password (``accounts.json``)."""
+
+    base_topic: str = "rhuna"
+    ha_prefix: str = "homeassistant"
+    tables: dict[str, TableAccounts] = field(default_factory=dict)
+    wall: str | None = field(default=None, repr=False)
+
+    def logins(self) -> Iterator[tuple[str, str]]:
+        """(user name, password) of every account, tables in name order, the wall last."""
+        for table in sorted(self.tables):
+            acc = self.tables[table]
+            yield user(table, "service"), acc.service
+            yield user(table, "gm"), acc.gm
+            for name in sorted(acc.viewers):
+                yield user(table, name), acc.viewers[name]
+        if self.wall is not None:
+            yield WALL, self.wall
+
+    def table(self, table: str) -> TableAccounts:
+        if table not in self.tables:
+            known = ", ".join(sorted(self.tables)) or "none yet"
+            raise ConfigError(
+                f"no accounts for table {table!r} (tables: {known}); "
+                f"fix: rhuna-table accounts add {table}"
+            )
+        return self.tables[table]
+
+
+def user(table: str, role: str) -> str:
+    """The broker user name of a table's account: ``kitchen.gm``, ``kitchen.overlay``…"""
+    return f"{table}.{role}"
+
+
+def check_name(value: str, what: str) -> str:
+    if not _NAME.match(value):
+        raise ConfigError(
+            f"{what} {value!r} cannot be an account: use letters, digits, '-' and '_' "
+            "(at most 64), since it becomes a user name and a topic level"
+        )
+    return value
+
+
+def add_table(
+    acc: Accounts,
+    table: str,
+    *,
+    viewers: tuple[str, ...] = DEFAULT_VIEWERS,
+    secret: Callable[[], str] = new_password,
+) -> Accounts:
+    """The accounts with ``table`` added; an existing table keeps its passwords, gains new viewers."""
+    check_name(table, "table id")
+    for name in viewers:
+        check_name(name, "viewer name")
+        if name in ROLES:
+            raise ConfigError(f"viewer name {name!r} is taken by the {name} account; pick another")
+    old = acc.tables.get(table)
+    if old is None:
+        new = TableAccounts(service=secret(), gm=secret(), viewers={v: secret() for v in viewers})
+    else:
+        merged = dict(old.viewers)
+        for v in viewers:
+            merged.setdefault(v, secret())
+        new = replace(old, viewers=merged)
+    tables = {**acc.tables, table: new}
+    return replace(acc, tables=tables, wall=acc.wall if acc.wall is not None else secret())
+
+
+def remove_table(acc: Accounts, table: str) -> Accounts:
+    acc.table(table)
+    return replace(acc, tables={k: v for k, v in acc.tables.items() if k != table})
+
+
+def rotate(
+    acc: Accounts,
+    table: str | None,
+    names: tuple[str, ...] = (),
+    *,
+    secret: Callable[[], str] = new_password,
+) -> tuple[Accounts, list[str]]:
+    """New passwords for ``names`` of ``table`` (all of its accounts when empty), or the wall.
+
+    Returns the accounts and the user names rotated.
+    """
+    if table is None:  # the wall alone
+        if acc.wall is None:
+            raise ConfigError("there is no wall account yet; fix: rhuna-table accounts add TABLE")
+        return replace(acc, wall=secret()), [WALL]
+    old = acc.table(table)
+    wanted = names or ("service", "gm", *sorted(old.viewers))
+    unknown = [n for n in wanted if n not in ROLES and n not in old.viewers]
+    if unknown:
+        known = ", ".join((*ROLES, *sorted(old.viewers)))
+        raise ConfigError(f"table {table!r} has no account {unknown[0]!r} (accounts: {known})")
+    new = replace(
+        old,
+        service=secret() if "service" in wanted else old.service,
+        gm=secret() if "gm" in wanted else old.gm,
+        viewers={v: (secret() if v in wanted else p) for v, p in old.viewers.items()},
+    )
+    return replace(acc, tables={**acc.tables, table: new}), [user(table, n) for n in wanted]
+
+
+def acl_text(acc: Accounts) -> str:
+    """Mosquitto's ``acl_file``: each account may touch its own table only; viewers only read."""
+    root = acc.base_topic
+    out = [
+        "# Written by `rhuna-table accounts` from accounts.json: edits here are overwritten.",
+        "# Each table's service reads and writes its own topics; its gm may only publish",
+        "# commands to it; its viewers and the wall may only read. No anonymous access.",
+    ]
+    for table in sorted(acc.tables):
+        t = f"{root}/{table}"
+        node = f"rhuna_{ha_id(table)}"
+        out += [
+            "",
+            f"# table {table}",
+            f"user {user(table, 'service')}",
+            f"topic readwrite {t}/#",
+            f"topic readwrite {acc.ha_prefix}/+/{node}/#",
+            f"topic read {acc.ha_prefix}/status",
+            "",
+            f"user {user(table, 'gm')}",
+            f"topic read {t}/#",
+            f"topic write {t}/command",
+            f"topic write {t}/command/+",
+        ]
+        for name in sorted(acc.tables[table].viewers):
+            out += ["", f"user {user(table, name)}", f"topic read {t}/#"]
+    if acc.wall is not None:
+        out += [
+            "",
+            "# the convention wall: every table, read only",
+            f"user {WALL}",
+            f"topic read {root}/#",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def passwd_text(
+    acc: Accounts, *, salt: Callable[[], bytes] = lambda: os.urandom(SALT_BYTES)
+) -> str:
+    """Mosquitto's ``password_file``: ``user:$7$…`` lines, hashes only."""
+    return "".join(f"{name}:{password_hash(pw, salt=salt())}\n" for name, pw in acc.logins())
+
+
+# --- the folder ---------------------------------------------------------------------------------
+
+
+def load(folder: Path) -> Accounts:
+    """``folder/accounts.json``, or no accounts at all when it does not exist yet."""
+    path = folder / ACCOUNTS_FILE
+    if not path.exists():
+        return Accounts()
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        tables = {
+            name: TableAccounts(
+                service=t["service"], gm=t["gm"], viewers=dict(t.get("viewers", {}))
+            )
+            for name, t in data.get("tables", {}).items()
+        }
+        return Accounts(
+            base_topic=str(data.get("base_topic", "rhuna")),
+            ha_prefix=str(data.get("ha_prefix", "homeassistant")),
+            tables=tables,
+            wall=data.get("wall"),
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        # never echo the file's content: it holds passwords
+        raise ConfigError(
+            f"{path}: not an accounts file ({type(e).__name__}); "
+            "fix: restore it from a backup, or move it away and add the tables again"
+        ) from None
+
+
+def _as_json(acc: Accounts) -> str:
+    data: dict[str, Any] = {
+        "version": 1,
+        "base_topic": acc.base_topic,
+        "ha_prefix": acc.ha_prefix,
+        "tables": {
+            name: {"service": t.service, "gm": t.gm, "viewers": dict(sorted(t.viewers.items()))}
+            for name, t in sorted(acc.tables.items())
+        },
+        "wall": acc.wall,
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _write(path: Path, text: str, mode: int) -> None:
+    """Write atomically (temp file, fsync, rename), created with ``mode`` from the start."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.fchmod(fd, mode)  # an old temp file keeps its mode otherwise
+        os.write(fd, text.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def service_password_file(folder: Path, table: str) -> Path:
+    return folder / f"service-{table}.password"
+
+
+def save(folder: Path, acc: Accounts) -> list[Path]:
+    """Write accounts.json, passwd, acl and each service's password file; remove stale ones."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [folder / ACCOUNTS_FILE, folder / PASSWD_FILE, folder / ACL_FILE]
+    _write(written[0], _as_json(acc), 0o600)
+    _write(written[1], passwd_text(acc), 0o640)
+    _write(written[2], acl_text(acc), 0o644)
+    for table, t in acc.tables.items():
+        path = service_password_file(folder, table)
+        _write(path, t.service + "\n", 0o640)
+        written.append(path)
+    for stale in folder.glob("service-*.password"):
+        if stale not in written:
+            stale.unlink()
+    return written
+
+
+# --- the URLs -----------------------------------------------------------------------------------
+
+PAGES = ("overlay", "table", "tables", "gm")
+
+
+def page_url(base: str, page: str, params: dict[str, str]) -> str:
+    """``<base>/<page>.html?…`` with the parameters URL-encoded."""
+    return f"{base.rstrip('/')}/{page}.html?{urlencode(params, quote_via=quote)}"
+
+
+def urls(
+    acc: Accounts, table: str, *, http_base: str, ws_url: str, gm: bool = False
+) -> list[tuple[str, str]]:
+    """(what, URL) for each page of ``table``; viewer credentials in the viewer pages' URLs.
+
+    The gm URL (it can command the table) only when ``gm`` is asked for.
+    """
+    t = acc.table(table)
+    out: list[tuple[str, str]] = []
+
+    def params(name: str, password: str, **extra: str) -> dict[str, str]:
+        return {"broker": ws_url, "table": table, "username": name, "password": password, **extra}
+
+    viewers = sorted(t.viewers)
+    if "overlay" in t.viewers:
+        out.append(
+            (
+                "overlay (OBS)",
+                page_url(
+                    http_base, "overlay", params(user(table, "overlay"), t.viewers["overlay"])
+                ),
+            )
+        )
+    display = "display" if "display" in t.viewers else (viewers[0] if viewers else None)
+    if display is not None:
+        out.append(
+            (
+                "table display",
+                page_url(http_base, "table", params(user(table, display), t.viewers[display])),
+            )
+        )
+    for name in viewers:
+        if name not in ("overlay", "display"):
+            out.append(
+                (
+                    f"viewer {name}",
+                    page_url(http_base, "overlay", params(user(table, name), t.viewers[name])),
+                )
+            )
+    if acc.wall is not None:
+        out.append(
+            (
+                "convention wall",
+                page_url(
+                    http_base, "tables", {"broker": ws_url, "username": WALL, "password": acc.wall}
+                ),
+            )
+        )
+    if gm:
+        out.append(
+            (
+                "WorldKeeper remote (secret!)",
+                page_url(http_base, "gm", params(user(table, "gm"), t.gm)),
+            )
+        )
+    return out
+
+
+# --- the service's own login in rhuna.toml -----------------------------------------------------
+
+_MQTT_HEADER = re.compile(r"^\[mqtt\][ \t]*(#.*)?$", re.MULTILINE)
+
+
+def config_login(text: str) -> tuple[str | None, bool]:
+    """(``[mqtt] username``, whether a password or password_file is set) of a rhuna.toml text."""
+    import tomllib
+
+    mqtt = tomllib.loads(text).get("mqtt", {})
+    return mqtt.get("username"), ("password" in mqtt or "password_file" in mqtt)
+
+
+def with_login(text: str, username: str, password_file: Path) -> str:
+    """``text`` (a rhuna.toml) with ``username`` and ``password_file`` set in ``[mqtt]``.
+
+    Only a config with no login of its own is changed: the two lines go right under the
+    ``[mqtt]`` header (a section is added when there is none), everything else is kept.
+
+    >>> print(with_login('[mqtt]\\nhost = "localhost"\\n', "t.service", Path("/etc/p")))
+    [mqtt]
+    username = "t.service"
+    password_file = "/etc/p"
+    host = "localhost"
+    <BLANKLINE>
+    """
+    import json as _json
+
+    lines = (
+        f"username = {_json.dumps(username)}\npassword_file = {_json.dumps(str(password_file))}\n"
+    )
+    m = _MQTT_HEADER.search(text)
+    if m is None:
+        new = text.rstrip("\n") + "\n\n[mqtt]\n" + lines
+    else:
+        cut = m.end() + 1
+        new = text[:cut] + lines + text[cut:]
+    config_login(new)  # still TOML, or this raises before anything is written
+    return new
+
+
+def set_login(config: Path, username: str, password_file: Path) -> str:
+    """Give ``config`` the service's login unless it has one; say what was done (for people)."""
+    text = config.read_text("utf-8")
+    current, has_secret = config_login(text)
+    if current is not None or has_secret:
+        if current == username:
+            return f"{config}: [mqtt] already logs in as {username}"
+        return (
+            f"{config}: [mqtt] logs in as {current!r}, not {username!r}: left as it is; "
+            f"fix: set username = {username!r} and password_file = {str(password_file)!r} there"
+        )
+    _write(config, with_login(text, username, password_file), stat_mode(config))
+    return f"{config}: [mqtt] now logs in as {username} (password_file {password_file})"
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777

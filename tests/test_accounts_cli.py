@@ -1,0 +1,171 @@
+"""`rhuna-table accounts`: files, modes, rotation, URLs, and passwords that never reach the output."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from companion import accounts as A
+from companion.cli import main
+from tests.conftest import EXAMPLE_TABLE
+
+
+def run(capsys, folder: Path, *argv: str) -> tuple[int, str]:
+    code = main(["accounts", "--dir", str(folder), *argv])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def secrets_in(folder: Path) -> list[str]:
+    acc = A.load(folder)
+    return [pw for _, pw in acc.logins()]
+
+
+def test_add_writes_the_four_files_with_private_modes_and_prints_no_password(tmp_path, capsys):
+    folder = tmp_path / "mqtt"
+    code, out = run(capsys, folder, "add", "kitchen")
+    assert code == 0
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    assert modes == {
+        "accounts.json": 0o600,
+        "passwd": 0o640,
+        "acl": 0o644,
+        "service-kitchen.password": 0o640,
+    }
+    assert "kitchen.service" in out and "systemctl reload mosquitto" in out
+    for pw in secrets_in(folder):
+        assert pw not in out
+        assert pw not in (folder / "passwd").read_text()  # hashes only
+        assert pw not in (folder / "acl").read_text()
+    users = [line.split(":")[0] for line in (folder / "passwd").read_text().splitlines()]
+    assert users == ["kitchen.service", "kitchen.gm", "kitchen.display", "kitchen.overlay", "wall"]
+    acc = A.load(folder)
+    assert (folder / "service-kitchen.password").read_text() == acc.tables["kitchen"].service + "\n"
+
+
+def test_add_again_keeps_the_passwords_and_adds_a_viewer(tmp_path, capsys):
+    folder = tmp_path / "mqtt"
+    run(capsys, folder, "add", "kitchen")
+    before = A.load(folder)
+    code, out = run(capsys, folder, "add", "kitchen", "--viewer", "wall-tv")
+    after = A.load(folder)
+    assert code == 0 and "kept" in out
+    assert after.tables["kitchen"].gm == before.tables["kitchen"].gm
+    assert after.tables["kitchen"].viewers["overlay"] == before.tables["kitchen"].viewers["overlay"]
+    assert set(after.tables["kitchen"].viewers) == {"overlay", "display", "wall-tv"}
+
+
+def test_add_from_the_services_config_takes_its_table_id(tmp_path, capsys):
+    config = tmp_path / "rhuna.toml"
+    config.write_text(f'[table]\nfile = "{EXAMPLE_TABLE}"\n[gpio]\nenabled = false\n')
+    code, out = run(capsys, tmp_path / "mqtt", "add", "--config", str(config))
+    assert code == 0, out
+    assert set(A.load(tmp_path / "mqtt").tables) == {"example"}
+
+
+def test_rotate_changes_only_the_named_account_and_says_which(tmp_path, capsys):
+    folder = tmp_path / "mqtt"
+    run(capsys, folder, "add", "kitchen")
+    before = A.load(folder).tables["kitchen"]
+    old_hashes = (folder / "passwd").read_text()
+    code, out = run(capsys, folder, "rotate", "kitchen", "overlay")
+    after = A.load(folder).tables["kitchen"]
+    assert code == 0 and "kitchen.overlay" in out
+    assert after.viewers["overlay"] != before.viewers["overlay"]
+    assert (after.gm, after.service, after.viewers["display"]) == (
+        before.gm,
+        before.service,
+        before.viewers["display"],
+    )
+    assert (folder / "passwd").read_text() != old_hashes
+    for pw in secrets_in(folder):
+        assert pw not in out
+
+
+def test_rotate_everything_of_a_table_and_the_wall(tmp_path, capsys):
+    folder = tmp_path / "mqtt"
+    run(capsys, folder, "add", "kitchen")
+    before = A.load(folder)
+    code, out = run(capsys, folder, "rotate", "kitchen")
+    assert code == 0 and "restart the table's service" in out
+    after = A.load(folder)
+    assert all(
+        a != b
+        for (_, a), (_, b) in zip(before.logins(), after.logins(), strict=True)
+        if _ != "wall"
+    )
+    assert after.wall == before.wall
+    run(capsys, folder, "rotate", "--wall")
+    assert A.load(folder).wall != before.wall
+
+
+def test_urls_carry_the_viewer_logins_and_the_gm_only_when_asked(tmp_path, capsys):
+    folder = tmp_path / "mqtt"
+    run(capsys, folder, "add", "kitchen")
+    acc = A.load(folder)
+    code, out = run(capsys, folder, "urls", "kitchen", "--host", "rhuna.local")
+    assert code == 0
+    found = re.findall(r"http://\S+", out)
+    params = {
+        urlparse(u).path: {k: v[0] for k, v in parse_qs(urlparse(u).query).items()} for u in found
+    }
+    assert params["/overlay.html"] == {
+        "broker": "ws://rhuna.local:9001",
+        "table": "kitchen",
+        "username": "kitchen.overlay",
+        "password": acc.tables["kitchen"].viewers["overlay"],
+    }
+    assert params["/table.html"]["username"] == "kitchen.display"
+    assert params["/tables.html"]["username"] == "wall"
+    assert "/gm.html" not in params and acc.tables["kitchen"].gm not in out
+    code, out = run(capsys, folder, "urls", "kitchen", "--host", "rhuna.local", "--gm")
+    assert acc.tables["kitchen"].gm in out and "secret" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["add", "my table"], "'my table' cannot be an account"),
+        (["add", "a.b"], "'a.b' cannot be an account"),
+        (["add", "kitchen", "--viewer", "gm"], "viewer name 'gm' is taken"),
+        (["rotate", "nowhere"], "no accounts for table 'nowhere'"),
+        (["remove", "nowhere"], "fix: rhuna-table accounts add nowhere"),
+        (["urls", "nowhere"], "no accounts for table 'nowhere'"),
+        (["add"], "name the table"),
+    ],
+)
+def test_bad_input_is_one_clear_error_and_writes_nothing(tmp_path, capsys, argv, message):
+    folder = tmp_path / "mqtt"
+    code, out = run(capsys, folder, *argv)
+    assert code == 2
+    assert message in out and "Traceback" not in out
+    assert not folder.exists()
+
+
+def test_a_damaged_accounts_file_is_named_without_showing_its_secrets(tmp_path, capsys):
+    folder = tmp_path / "mqtt"
+    run(capsys, folder, "add", "kitchen")
+    text = (folder / "accounts.json").read_text()
+    (folder / "accounts.json").write_text(text[: len(text) // 2])
+    code, out = run(capsys, folder, "list")
+    assert code == 2 and "accounts.json: not an accounts file" in out
+    assert json.loads(text)["tables"]["kitchen"]["gm"] not in out
+
+
+def test_the_acl_never_lets_one_table_write_another(tmp_path):
+    acc = A.add_table(A.add_table(A.Accounts(), "a"), "b")
+    sections = A.acl_text(acc).split("\nuser ")[1:]
+    for section in sections:
+        name, *lines = section.strip().splitlines()
+        rules = [r for r in lines if r.startswith("topic ")]
+        writes = [r.split()[-1] for r in rules if r.split()[1] in ("write", "readwrite")]
+        if name == "wall" or name.split(".")[1] not in ("service", "gm"):
+            assert writes == [], name  # viewers and the wall publish nothing
+        else:
+            table = name.split(".")[0]
+            assert all(f"/{table}/" in w or f"rhuna_{table}" in w for w in writes), (name, writes)

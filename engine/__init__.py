@@ -28,7 +28,7 @@ Time, Weather and Rest goes through the P13 cascade in
 import engine.combat
 import engine.performance
 import engine.time  # noqa: F401
-from engine.apply import apply, replay
+from engine.apply import apply, check, replay
 from engine.errors import CommandRejected, ConfigError, RuleViolation
 from engine.events import Event
 from engine.state import TableState
@@ -44,6 +44,7 @@ __all__ = [
     "RuleViolation",
     "TableState",
     "apply",
+    "check",
     "json_schema",
     "load_table",
     "load_table_text",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.errors import CommandRejected
+from engine.errors import CommandRejected, RuleViolation
 from engine.events import Event
 from engine.immutable import replace
 from engine.state import TableState
@@ -59,3 +59,23 @@ def replay(state: TableState, commands: list[Mapping[str, Any]]) -> tuple[TableS
         state, more = apply(state, c)
         events += more
     return state, events
+
+
+def check(state: TableState, cmd: Command | Mapping[str, Any]) -> RuleViolation | None:
+    """Would :func:`apply` refuse ``cmd`` now? Its refusal, or None; nothing is applied.
+
+    The adapters ask this instead of re-checking a rule themselves (the wheel warns
+    before a push, a page greys out a button): the answer is the engine's own.
+
+    >>> from engine import load_table
+    >>> state = load_table("examples/table.toml")
+    >>> check(state, {"cmd": "draw", "hero": "aria", "seed": 1}).rule
+    'P19'
+    >>> check(state, {"cmd": "begin_performance", "difficulty": 5}) is None
+    True
+    """
+    try:
+        apply(state, cmd)
+    except CommandRejected as e:
+        return e.violation
+    return None

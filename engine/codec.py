@@ -8,6 +8,7 @@ without each writing its own ``to_json``.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import functools
@@ -93,7 +94,7 @@ def _decode(tp: Any, data: Any) -> Any:
     if origin in (frozenset, set):
         (arg,) = typing.get_args(tp)
         return frozenset(_decode(arg, v) for v in data)
-    if origin is dict:
+    if origin is dict or origin is collections.abc.Mapping:
         _, vt = typing.get_args(tp)
         return {k: _decode(vt, v) for k, v in data.items()}
     if isinstance(tp, type):

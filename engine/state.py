@@ -7,6 +7,7 @@ shared, so keeping the previous states for Undo costs little.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,32 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
+class HeroCost:
+    """One hero's health changes in this Performance, in the cascade they happened in (P13–P15).
+
+    Recorded by :mod:`engine.performance.health` as each step happens; worded by
+    :func:`engine.performance.costs.describe`.
+    """
+
+    #: Fatigue added, including any that then overflowed
+    fatigue: int = 0
+    #: times Fatigue overflowed into 1 Strain (P13)
+    fatigue_overflows: int = 0
+    #: of those, times the Strain track was full and became 1 Wound (P14)
+    chained_wounds: int = 0
+    #: Strain added directly (Time, Rest, the sheet), including any that overflowed
+    strain: int = 0
+    #: times a direct Strain overflowed into 1 Wound
+    strain_overflows: int = 0
+    #: Wounds added directly
+    wounds: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not (self.fatigue or self.strain or self.wounds)
+
+
+@dataclass(frozen=True, slots=True)
 class Performance:
     """The Performance on the Draw Board (P6–P23)."""
 
@@ -106,6 +133,10 @@ class Performance:
     contributions: tuple[Contribution, ...] = ()
     resolved: bool = False
     results: tuple[Result, ...] = ()
+    #: the hero drawing now: the last to declare, draw or Redraw (a Favor token laid is theirs)
+    drawing: str | None = None
+    #: what this Performance has cost each hero so far (P9, P13–P15), hero id → cost
+    costs: Mapping[str, HeroCost] = field(default_factory=dict)
 
     def contribution(self, hero: str) -> Contribution | None:
         for c in self.contributions:

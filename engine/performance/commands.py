@@ -290,7 +290,7 @@ def declare(state: TableState, args: Mapping[str, Any]) -> Result_:
         intersect=partner,
         reserve=reserve,
     )
-    state = replace(state, performance=perf.with_contribution(c))
+    state = replace(state, performance=replace(perf.with_contribution(c), drawing=hero_id))
     events = [
         Event(
             "declared",
@@ -434,7 +434,7 @@ def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
     state = state.take_from_bag(token_id)
     pending = c.pending_redraw
     c = replace(c, drawn=(*c.drawn, token_id), pending_redraw=None)
-    state = replace(state, performance=perf.with_contribution(c))
+    state = replace(state, performance=replace(perf.with_contribution(c), drawing=hero_id))
     if pending is not None:
         return state, [_drawn_event(state, c, token_id, "token_replaced", replaced=pending)]
     return state, [_drawn_event(state, c, token_id, "token_drawn")]
@@ -500,7 +500,7 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
         c, drawn=drawn, set_aside=set_aside, pending_redraw=old, redraws_used=c.redraws_used + 1
     )
     state = state.with_hero(replace(hero, redraws=hero.redraws - 1))
-    state = replace(state, performance=perf.with_contribution(c))
+    state = replace(state, performance=replace(perf.with_contribution(c), drawing=hero_id))
     events = [
         Event(
             "redraw_started",

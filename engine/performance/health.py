@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.events import Event
 from engine.immutable import replace
+from engine.performance.costs import record
 from engine.state import TableState
 from engine.tokens import TokenKind
 
@@ -27,16 +28,18 @@ def add_fatigue(
         new = hero.fatigue + step
         if new > hero.fatigue_capacity:
             state = state.with_hero(replace(hero, fatigue=0))
+            state = record(state, hero_id, fatigue=step, fatigue_overflows=1)
             events.append(
                 Event(
                     "fatigue_overflow",
                     {"hero": hero_id, "added": step, "was": hero.fatigue, "rule": "P13"},
                 )
             )
-            state, more = add_strain(state, hero_id, 1, "fatigue overflow")
+            state, more = _add_strain(state, hero_id, 1, "fatigue overflow", chained=True)
             events += more
         else:
             state = state.with_hero(replace(hero, fatigue=new))
+            state = record(state, hero_id, fatigue=step)
             events.append(
                 Event(
                     "fatigue_gained",
@@ -50,10 +53,23 @@ def add_strain(
     state: TableState, hero_id: str, amount: int, cause: str
 ) -> tuple[TableState, list[Event]]:
     """Add Strain, one Strain token each; past capacity all Strain clears into 1 Wound (P14)."""
+    return _add_strain(state, hero_id, amount, cause, chained=False)
+
+
+def _add_strain(
+    state: TableState, hero_id: str, amount: int, cause: str, *, chained: bool
+) -> tuple[TableState, list[Event]]:
+    """``chained``: the Strain of a Fatigue overflow, recorded as part of that Fatigue."""
     events: list[Event] = []
     for _ in range(amount):
         hero = state.heroes[hero_id]
+        if not chained:
+            state = record(state, hero_id, strain=1)
         if hero.strain + 1 > hero.strain_capacity:
+            if chained:
+                state = record(state, hero_id, chained_wounds=1)
+            else:
+                state = record(state, hero_id, strain_overflows=1)
             state, removed = _clear_strain(state, hero_id)
             events.append(
                 Event(
@@ -61,7 +77,7 @@ def add_strain(
                     {"hero": hero_id, "removed_tokens": removed, "rule": "P14"},
                 )
             )
-            state, more = add_wound(state, hero_id, 1, "strain overflow")
+            state, more = _add_wound(state, hero_id, 1, "strain overflow")
             events += more
             continue
         token = _free_strain_token(state, hero_id)
@@ -96,6 +112,12 @@ def add_wound(
     state: TableState, hero_id: str, amount: int, cause: str
 ) -> tuple[TableState, list[Event]]:
     """Wounds sit outside the bag; each lowers the draw total by 1 (P15)."""
+    return _add_wound(record(state, hero_id, wounds=amount), hero_id, amount, cause)
+
+
+def _add_wound(
+    state: TableState, hero_id: str, amount: int, cause: str
+) -> tuple[TableState, list[Event]]:
     hero = state.heroes[hero_id]
     state = state.with_hero(replace(hero, wounds=hero.wounds + amount))
     return state, [

@@ -1,13 +1,17 @@
 """The Performance as the view shows it: each hero's declaration, tokens with their values, totals.
 
-Registered as the view's ``performance`` section (``None`` between Performances).
+Registered as the view's ``performance`` section (``None`` between Performances), and the
+``costs`` section beside it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from engine.codec import to_data
 from engine.performance.commands import contribution_total, groups, value_of
+from engine.performance.costs import describe
+from engine.performance.questions import redraws
 from engine.state import Contribution, TableState
 from engine.view import view_section
 
@@ -67,4 +71,29 @@ def performance_view(state: TableState) -> dict[str, Any] | None:
             }
             for r in perf.results
         ],
+        "drawing": perf.drawing,
+        "redraw": _redraw_view(state),
+    }
+
+
+def _redraw_view(state: TableState) -> dict[str, Any]:
+    """What a Redraw may replace now (P11), and why the other heroes on the board may not."""
+    answer = redraws(state)
+    return {
+        "candidates": [{"hero": h, "token": t} for h, t in answer.candidates],
+        "refusals": {h: v.to_json() for h, v in answer.refusals.items()},
+    }
+
+
+@view_section("costs")
+def costs_view(state: TableState) -> dict[str, Any] | None:
+    """What the open Performance has cost each hero so far (P9, P13–P15); None between
+    Performances. ``text`` words it for a panel: ``["+2 Fatigue → 1 Strain"]``."""
+    perf = state.performance
+    if perf is None:
+        return None
+    return {
+        hero: {**to_data(cost), "text": describe(cost)}
+        for hero, cost in perf.costs.items()
+        if not cost.empty
     }

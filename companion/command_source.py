@@ -7,9 +7,7 @@ test harness or a shell pipe knows exactly which commands are safe. A refused
 command writes ``refused <error JSON>``; every command line gets exactly one
 answer, in order. A line that is not JSON is answered ``refused`` at once.
 
-An extension like the MQTT bridge: ``start(loop)`` / ``stop()``. With ``on_end``,
-the end of the stream calls it once every command read has been answered (so
-``run --commands FILE`` can stop once the journal holds them all).
+An extension like the MQTT bridge: ``start(loop)`` / ``stop()``.
 
 >>> import io
 >>> from engine import load_table
@@ -28,7 +26,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
 from typing import TextIO
 
 from companion.loop import Outcome, TableLoop
@@ -39,19 +36,8 @@ log = logging.getLogger("rhuna.commands")
 class JsonLinesCommands:
     """Reads commands from ``stream`` (its own thread) and answers on ``out``."""
 
-    def __init__(
-        self,
-        stream: TextIO,
-        out: TextIO,
-        *,
-        source: str = "stdin",
-        on_end: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, stream: TextIO, out: TextIO, *, source: str = "stdin") -> None:
         self.stream = stream
-        self.on_end = on_end
-        #: commands submitted / answered: the end waits for the answers before ``on_end``
-        self._counts = [0, 0]
-        self._answered = threading.Condition()
         self.out = out
         self.source = source
         self._lock = threading.Lock()
@@ -99,22 +85,12 @@ class JsonLinesCommands:
                     )
                 )
                 continue
-            with self._answered:
-                self._counts[0] += 1
             loop.submit(command, self.source)
         log.info("%s: end of the command stream", self.source)
-        if self.on_end is not None:
-            with self._answered:
-                while self._counts[1] < self._counts[0] and not self._stopping.is_set():
-                    self._answered.wait(0.5)
-            self.on_end()
 
     def _answer(self, outcome: Outcome) -> None:
         if outcome.source != self.source:
             return
-        with self._answered:
-            self._counts[1] += 1
-            self._answered.notify_all()
         if outcome.error is not None:
             self._write("refused " + json.dumps(outcome.error.to_json(), ensure_ascii=False))
         else:

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
-from engine.textfile import read_text
 from engine.tokens import WeightMode
 from engine.vocabulary import parse_command
 
@@ -112,7 +111,7 @@ class GpioConfig:
         """Read ``[gpio]`` from a TOML file; a file without the section gives the defaults."""
         path = Path(path)
         try:
-            text = read_text(path)
+            text = path.read_text("utf-8")
         except OSError as e:
             raise ConfigError(f"{path}: cannot read the config file ({e.strerror})") from None
         return cls.from_toml_text(text, str(path), section)

@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from engine.errors import ConfigError
-from engine.textfile import read_text
 
 
 def normalise_uid(uid: str) -> str:
@@ -79,7 +78,7 @@ class TagRegistry:
     def load(cls, path: str | Path) -> TagRegistry:
         path = Path(path)
         try:
-            data = json.loads(read_text(path))
+            data = json.loads(path.read_text("utf-8"))
         except OSError as e:
             raise ConfigError(f"{path}: cannot read the tag registry ({e.strerror})") from None
         except json.JSONDecodeError as e:

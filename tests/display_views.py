@@ -188,13 +188,12 @@ def performance_success_group() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def performance_long_names() -> dict[str, Any]:
-    """A hero and a capability with names far wider than any panel, the 7.5" too (text-fits)."""
+    """A hero and a capability with names far wider than a strip panel (text-fits)."""
     view = performance_mid()
     c = view["performance"]["contributions"][0]
-    longer = f"{LONG_HERO}, Keeper of the Ninth Bell"
-    c["name"] = longer
+    c["name"] = LONG_HERO
     c["capability"] = LONG_CAPABILITY
-    view["heroes"]["aria"]["name"] = longer
+    view["heroes"]["aria"]["name"] = LONG_HERO
     view["odds"]["groups"][0]["advice"][0]["text"] = f"Redraw {LONG_HERO}'s Weight 0: 31% → 58%"
     return view
 

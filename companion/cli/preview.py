@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
-from engine.textfile import read_text
 
 
 def register(sub: Any) -> None:
@@ -36,7 +35,7 @@ def register(sub: Any) -> None:
 
 def _read(path: str) -> Any:
     try:
-        text = sys.stdin.read() if path == "-" else read_text(path)
+        text = sys.stdin.read() if path == "-" else Path(path).read_text("utf-8")
     except OSError as e:
         raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
     try:

@@ -35,7 +35,13 @@ def table_view(state: TableState) -> dict[str, Any]:
         "table": state.table_id,
         "heroes": {h.id: hero_view(state, h.id) for h in state.heroes.values()},
         "bags": {
-            b.id: {"name": b.name, "owner": b.owner, "count": len(b.contents)}
+            b.id: {
+                "name": b.name,
+                "owner": b.owner,
+                "count": len(b.contents),
+                # what is in the bag now: a remote can draw by picking one (a missed tag)
+                "tokens": [{"id": t, "name": state.tokens[t].name} for t in b.contents],
+            }
             for b in state.bags.values()
         },
         "awakened": list(state.awakened),

@@ -3,6 +3,6 @@
 Imported once by :mod:`engine.combat`; each import registers through the engine's own hooks.
 """
 
-from engine.combat import afflictions, commands, narrate, roster, view
+from engine.combat import afflictions, commands, joining, narrate, roster, view
 
-__all__ = ["afflictions", "commands", "narrate", "roster", "view"]
+__all__ = ["afflictions", "commands", "joining", "narrate", "roster", "view"]

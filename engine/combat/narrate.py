@@ -82,6 +82,13 @@ _SIMPLE: dict[str, Narrator] = {
         + ", ".join(f"{_name(s, p['combatant'])} on tick {p['tick']}" for p in d["placement"])
     ),
     "combat_turn": _turn,
+    "combatant_added": lambda s, d: (
+        f"{d['name']} joins the roster" + (f" ({d['side']})" if d["side"] else "")
+    ),
+    "combatant_joined": lambda s, d: (
+        f"{_name(s, d['combatant'])} joins fight {d['fight']} with initiative {d['initiative']}:"
+        f" waits on round {d['round']}, tick {d['tick']}"
+    ),
     "combat_round": lambda s, d: f"Round {d['round']} begins",
     "injury_save_prompt": lambda s, d: (
         f"  {_name(s, d['combatant'])}: FORTITUDE save ({d['fortitude_dice']} dice)"

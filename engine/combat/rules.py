@@ -16,6 +16,7 @@ from engine.errors import ConfigError
 _CHOICES = {
     ("initiative", "score"): ("sum", "highest"),
     ("initiative", "placement"): ("successive",),
+    ("joining", "equal_initiative"): ("after",),
     ("aim", "bonus_die"): ("highest",),
     ("attack", "ties_to"): ("defender", "attacker"),
     ("attack", "unmatched_die"): ("wins", "ignored"),
@@ -79,6 +80,12 @@ class CombatRules:
     @property
     def rolloff_limit(self) -> int:
         return int(self.data["initiative"]["rolloff_limit"])
+
+    # I-C3b
+    @property
+    def join_delay(self) -> int:
+        """Ticks after the tick now acting that a newcomer's token waits (I-C3b)."""
+        return int(self.data["joining"]["delay_ticks"])
 
     # C5
     @property
@@ -195,6 +202,12 @@ def check(rules: dict[str, Any], source: str) -> None:
                 f" most once round the wheel (rules.combat.wheel_ticks = {ticks});"
                 f" use a cost from 1 to {ticks}"
             )
+    delay = int(data["joining"]["delay_ticks"])
+    if delay > ticks:
+        raise ConfigError(
+            f"{source}: rules.combat.joining.delay_ticks = {delay} [I-C3b]: a newcomer waits"
+            f" at most once round the wheel; use 0 to {ticks}"
+        )
     for path, value, rule in _numbers(data, "rules.combat", "C2"):
         least = _AT_LEAST.get(path.rsplit(".", 1)[-1], 0)
         if path != "rules.combat.renown.start" and value < least:

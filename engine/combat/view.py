@@ -105,3 +105,27 @@ def forecasts(state: TableState, attacker: str) -> list[dict[str, Any]]:
     aimed = token.aim_target if token else None
     out.sort(key=lambda x: (x["target"] != aimed, -x["damage"], x["target"]))
     return out
+
+
+@view_section("roster")
+def roster_view(state: TableState) -> list[dict[str, Any]]:
+    """Every combatant of the roster, in or out of a fight: whom a fight can start with or take
+    in (C2, I-C3b). Empty when the table has none."""
+    combat = state.combat
+    if combat is None:
+        return []
+    fight = combat.fight
+    return [
+        {
+            "id": c.id,
+            "name": c.name,
+            "side": c.side,
+            "hero": c.hero,
+            "dead": c.dead,
+            "in_fight": fight is not None and fight.token(c.id) is not None,
+            "injuries": c.injury_count,
+            "reflex": c.reflex,
+            "renown": c.renown,
+        }
+        for c in combat.roster.values()
+    ]

@@ -3,6 +3,7 @@
     python -m firmware_bridge emulate hub            # prints its port, then reads commands:
         lay 2 04A1B2C3 | lift 2 | garbage 200 | silent | resume | unplug | replug | quit
     python -m firmware_bridge watch PORT --kind hub  # prints TagEvents and link changes
+    python -m firmware_bridge maintenance PORT       # stop the hub's firmware for an update
 
 Two terminals give a whole serial setup without hardware.
 """
@@ -133,6 +134,29 @@ def _watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _maintenance(args: argparse.Namespace) -> int:
+    """Ask the hub to restart into its REPL (no watchdog, Ctrl-C on), for mpremote."""
+    from firmware_bridge.hub import CommandFailed, HubReader
+
+    with HubReader(args.port, sink=lambda event: None) as hub:
+        if not hub.wait_online(args.timeout):
+            print(
+                f"maintenance: no hub answered on {args.port} within {args.timeout:g} s",
+                file=sys.stderr,
+            )
+            return 1
+        try:
+            hub.maintenance().result(args.timeout)
+        except (CommandFailed, TimeoutError) as e:
+            print(
+                f"maintenance: the hub refused: {e} (firmware older than 1.1? hold BOOTSEL 1 s instead)",
+                file=sys.stderr,
+            )
+            return 1
+    print(f"hub on {args.port} is in maintenance: copy files with mpremote, then `mpremote reset`")
+    return 0
+
+
 def _forever() -> None:
     while True:
         time.sleep(3600)
@@ -155,6 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--seconds", type=float, default=0.0, help="stop after this long (default: Ctrl-C)"
     )
     w.set_defaults(func=_watch)
+    m = sub.add_parser("maintenance", help="stop the hub's firmware so mpremote can update it")
+    m.add_argument("port", help="the hub's /dev/serial/by-id/… path")
+    m.add_argument("--timeout", type=float, default=5.0)
+    m.set_defaults(func=_maintenance)
     return parser
 
 

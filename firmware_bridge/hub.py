@@ -96,6 +96,9 @@ class HubReader(SerialReader):
         self.lost_after = lost_after
         self.command_timeout = command_timeout
         self.info: HubInfo | None = None
+        #: per channel, from the inventory: the reader chip's version (0 = not said) and its fault
+        self.chips: dict[int, int] = {}
+        self.channel_faults: dict[int, bool] = {}
         self._decoder = p.Decoder(accept=p.HUB_MESSAGES, on_bad=self.stats.count_bad)
         self._outbox: queue.SimpleQueue[tuple[int, bytes, Future[int]]] = queue.SimpleQueue()
         self._pending: dict[int, tuple[Future[int], float]] = {}
@@ -120,6 +123,10 @@ class HubReader(SerialReader):
     def rescan(self, channel: int = p.ALL_CHANNELS) -> Future[int]:
         """Re-initialise a channel's reader (255 = all) after a reader fault."""
         return self._send(p.RESCAN, p.rescan_payload(channel))
+
+    def maintenance(self) -> Future[int]:
+        """Stop the hub's firmware for an update: it restarts into the REPL (docs/hardware.md)."""
+        return self._send(p.MAINTENANCE, b"")
 
     def ping(self, payload: bytes = b"") -> Future[int]:
         """Round-trip check; the Future resolves when the PONG comes back."""
@@ -280,6 +287,8 @@ class HubReader(SerialReader):
         elif msg_type == p.INVENTORY:
             channel, status, uid = p.parse_inventory(payload)
             self._check_channel(channel)
+            self.chips[channel] = p.inventory_chip(payload)
+            self.channel_faults[channel] = status == p.CHANNEL_FAULT
             self._reconcile(channel, uid or None)
         elif msg_type == p.HEARTBEAT:
             _uptime, mask = p.parse_heartbeat(payload)

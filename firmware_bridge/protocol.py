@@ -54,7 +54,8 @@ INVENTORY_REQUEST = 0x42
 PING = 0x43
 FEEDBACK = 0x44
 RESCAN = 0x45
-HOST_MESSAGES = (HELLO_REQUEST, INVENTORY_REQUEST, PING, FEEDBACK, RESCAN)
+MAINTENANCE = 0x46
+HOST_MESSAGES = (HELLO_REQUEST, INVENTORY_REQUEST, PING, FEEDBACK, RESCAN, MAINTENANCE)
 
 MESSAGE_NAMES = {
     HELLO: "hello",
@@ -70,6 +71,7 @@ MESSAGE_NAMES = {
     PING: "ping",
     FEEDBACK: "feedback",
     RESCAN: "rescan",
+    MAINTENANCE: "maintenance",
 }
 
 #: ISO/IEC 14443-3 UIDs are single (4), double (7) or triple (10) size
@@ -97,6 +99,7 @@ ERR_BAD_ARGUMENT = 4
 ERR_WATCHDOG_RESET = 5
 ERR_COLLISION = 6
 ERR_TX_OVERFLOW = 7
+ERR_CRASH_RESTART = 8
 ERROR_NAMES = {
     ERR_READER_FAULT: "reader_fault",
     ERR_BAD_FRAME: "bad_frame",
@@ -105,6 +108,7 @@ ERROR_NAMES = {
     ERR_WATCHDOG_RESET: "watchdog_reset",
     ERR_COLLISION: "collision",
     ERR_TX_OVERFLOW: "tx_overflow",
+    ERR_CRASH_RESTART: "crash_restart",
 }
 
 # ACK status
@@ -408,27 +412,36 @@ def parse_tag(payload: bytes) -> tuple[int, bytes]:
     return channel, uid
 
 
-def inventory_payload(channel: int, status: int, uid: bytes) -> bytes:
-    """INVENTORY: ``CHANNEL STATUS UID_LEN UID…`` (UID_LEN 0 = nothing on it)."""
+def inventory_payload(channel: int, status: int, uid: bytes, chip: int = 0) -> bytes:
+    """INVENTORY: ``CHANNEL STATUS UID_LEN UID… CHIP`` (UID_LEN 0 = nothing on it).
+
+    ``CHIP`` is the reader chip's version (an MFRC522's VersionReg; 0 = unknown);
+    firmware 1.0 sent no ``CHIP`` byte, and :func:`parse_inventory` accepts both.
+    """
     _check_channel(channel)
     if uid:
         _check_uid(uid)
-    return bytes((channel, status, len(uid))) + bytes(uid)
+    return bytes((channel, status, len(uid))) + bytes(uid) + bytes((chip & 0xFF,))
 
 
 def parse_inventory(payload: bytes) -> tuple[int, int, bytes]:
-    """-> ``(channel, status, uid_or_empty_bytes)``."""
+    """-> ``(channel, status, uid_or_empty_bytes)``; :func:`inventory_chip` gives ``CHIP``."""
     _need(payload, 3, "inventory")
     channel = payload[0]
     _check_channel(channel)
-    if len(payload) != 3 + payload[2]:
+    if len(payload) not in (3 + payload[2], 4 + payload[2]):
         raise ValueError(
             f"inventory payload length {len(payload)} disagrees with UID length {payload[2]}"
         )
-    uid = bytes(payload[3:])
+    uid = bytes(payload[3 : 3 + payload[2]])
     if uid:
         _check_uid(uid)
     return channel, payload[1], uid
+
+
+def inventory_chip(payload: bytes) -> int:
+    """The reader chip version in an INVENTORY payload (0 when the hub did not say)."""
+    return payload[3 + payload[2]] if len(payload) == 4 + payload[2] else 0
 
 
 def heartbeat_payload(uptime_ms: int, present_mask: int) -> bytes:

@@ -329,3 +329,20 @@ def test_stop_ends_the_thread_promptly(emu, events):
     assert time.monotonic() - t0 < 1.0
     assert r._thread is not None and not r._thread.is_alive()
     assert r.state == "stopped"
+
+
+def test_maintenance_command_from_the_host_cli_and_chip_versions_in_the_inventory(capsys):
+    """issue 14 (1.2, 1.5): `python -m firmware_bridge maintenance PORT`; the hub's chip versions."""
+    from firmware_bridge.cli import main as cli
+
+    with HubEmulator(channels=2) as emu:
+        emu.readers[1].version = 0xB2  # a clone board
+        with HubReader(str(emu.link), sink=lambda e: None) as reader:
+            assert reader.wait_online(3)
+            deadline = time.monotonic() + 3  # the inventory follows the hello
+            while len(reader.chips) < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert reader.chips == {0: 0x92, 1: 0xB2}
+        assert cli(["maintenance", str(emu.link)]) == 0
+        assert emu.maintenance_requests == 1
+    assert "in maintenance" in capsys.readouterr().out

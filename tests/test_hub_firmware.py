@@ -29,19 +29,22 @@ UID10 = bytes.fromhex("0102030405060708090A")
 
 
 @pytest.fixture
-def hw(monkeypatch):
-    """The stand-in hardware modules, importable as MicroPython names."""
+def hw(monkeypatch, tmp_path):
+    """The stand-in hardware modules, importable as MicroPython names; the board's flash is tmp_path."""
     monkeypatch.syspath_prepend(str(STANDINS))
-    names = ("machine", "utime", "micropython", "mfrc522_model", "firmware_bridge.firmware.main")
+    monkeypatch.chdir(tmp_path)
+    names = ("machine", "utime", "micropython", "rp2", "mfrc522_model")
+    names += ("firmware_bridge.firmware.mfrc522", "firmware_bridge.firmware.hubmain")
     for name in names:
         monkeypatch.delitem(sys.modules, name, raising=False)
     import machine
     import mfrc522_model
 
     machine.reset_all()
-    import firmware_bridge.firmware.main as main
+    import firmware_bridge.firmware.hubmain as main
+    import firmware_bridge.firmware.mfrc522 as driver
 
-    yield SimpleNamespace(machine=machine, model=mfrc522_model, main=main)
+    yield SimpleNamespace(machine=machine, model=mfrc522_model, main=main, driver=driver)
     for name in names:
         sys.modules.pop(name, None)
 
@@ -50,7 +53,7 @@ def reader_on_bus(hw, cs=17):
     chip = hw.model.MFRC522Model()
     hw.machine.attach(cs, chip)
     spi = hw.machine.SPI(0)
-    reader = MFRC522(spi, hw.machine.Pin(cs, hw.machine.Pin.OUT))
+    reader = hw.driver.MFRC522(spi, hw.machine.Pin(cs, hw.machine.Pin.OUT, value=1))
     reader.reset()
     return reader, chip
 
@@ -204,7 +207,7 @@ def test_firmware_main_loop_over_a_real_pty_to_the_host_bridge(hw, tmp_path):
 MICROPYTHON_MAIN = """
 import machine
 import mfrc522_model
-import main
+import hubmain as main
 import protocol as p
 
 config = dict(main.CONFIG)
@@ -235,7 +238,7 @@ print(bytes(link.out).hex())
 
 def test_the_firmware_runs_under_a_real_micropython():
     """main.py + mfrc522.py + hubcore.py + protocol.py in MicroPython, hardware stood in."""
-    main_py = STANDINS.parent.parent / "firmware_bridge" / "firmware" / "main.py"
+    main_py = STANDINS.parent.parent / "firmware_bridge" / "firmware" / "hubmain.py"
     extra = [main_py, STANDINS / "machine.py", STANDINS / "mfrc522_model.py"]
     out = run_micropython(MICROPYTHON_MAIN, extra).strip().splitlines()[-1]
     frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes.fromhex(out))]
@@ -249,3 +252,186 @@ def test_the_firmware_runs_under_a_real_micropython():
     assert p.parse_inventory(frames[1][1]) == (0, p.CHANNEL_OK, UID4)
     assert ("removed", p.tag_payload(0, UID4)) in frames
     assert ("present", p.tag_payload(2, UID10)) in frames
+
+
+# -- issue 14: what a real bus and real clone boards do ---------------------------------------
+
+
+@pytest.mark.parametrize("version", [0x91, 0x92, 0x88, 0x12, 0x82, 0x80, 0x89, 0xB2])
+def test_clone_boards_with_any_version_register_work_and_the_host_hears_the_version(hw, version):
+    """Working clones report VersionReg 0x82, 0x80, 0x89, 0xB2 …: only 0x00/0xFF mean no chip."""
+    config = dict(hw.main.CONFIG, cs=(17,))
+    chip = hw.model.MFRC522Model(version=version)
+    hw.machine.attach(17, chip)
+    chip.lay(UID4)
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=3)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    inventory = [pl for n, pl in frames if n == "inventory"]
+    assert p.parse_inventory(inventory[0]) == (0, p.CHANNEL_OK, UID4)
+    assert p.inventory_chip(inventory[0]) == version
+
+
+def test_a_missing_reader_whose_miso_floats_high_is_a_fault_not_a_collision(hw):
+    """MISO pulled high reads 0xFF everywhere; ErrorReg 0xFF would otherwise say CollErr forever."""
+    reader, chip = reader_on_bus(hw)
+    chip.miso_high = True
+    with pytest.raises(OSError, match="0xFF"):
+        reader.poll()
+    with pytest.raises(OSError, match="VersionReg reads 0xFF: MISO floats high"):
+        reader.reset()
+
+
+def test_a_floating_reader_on_the_hub_is_reported_as_a_reader_fault(hw):
+    config = dict(hw.main.CONFIG, cs=(17, 20))
+    chips = chips_for(hw, config)
+    chips[1].miso_high = True
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=12)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    errors = [p.parse_error(pl) for n, pl in frames if n == "error"]
+    assert [e[:2] for e in errors] == [(p.ERR_READER_FAULT, 1)], errors
+    assert "reset failed 3x" in errors[0][2]
+    assert p.parse_inventory([pl for n, pl in frames if n == "inventory"][1])[1] == p.CHANNEL_FAULT
+    assert not any(n == "error" and p.parse_error(pl)[0] == p.ERR_COLLISION for n, pl in frames)
+
+
+def test_a_reset_that_fails_at_boot_is_retried(hw):
+    """The first reset after power-up finds no chip (it is still powering up); the retry does."""
+    config = dict(hw.main.CONFIG, cs=(17,))
+
+    class LateChip(hw.model.MFRC522Model):
+        def __init__(self):
+            super().__init__()
+            self.silent = 5  # transfers answered with a floating MISO
+
+        def transfer(self, out):
+            if self.silent:
+                self.silent -= 1
+                return b"\xff" * len(out)
+            return super().transfer(out)
+
+    hw.machine.attach(17, LateChip())
+    link = Capture()
+    hub, _transport, _feedback = hw.main.build(config, transport=link)
+    assert hub.faulty == [False]
+    assert hub.readers[0].version == 0x92
+
+
+def test_every_chip_select_is_high_before_the_first_transfer(hw):
+    """An RP2040 output starts low: readers not yet set up would share the bus with the first."""
+    config = dict(hw.main.CONFIG)
+    chips_for(hw, config)
+    hw.main.build(config, transport=Capture())
+    assert hw.machine.contended[0] == 0
+
+
+def test_the_driver_waits_for_power_down_to_clear_after_a_soft_reset(hw):
+    """miguelbalboa/rfid PCD_Reset: configuration written before the oscillator runs is lost."""
+    reader, chip = reader_on_bus(hw)  # the model ignores writes for 10 transfers after the reset
+    chip.lay(UID4)
+    assert reader.poll() == UID4  # the antenna is on: the driver's config survived
+
+    class Hasty(hw.driver.MFRC522):
+        def reset(self):  # the old driver: configure straight after the reset command
+            self._w(hw.driver.COMMAND, hw.driver.CMD_SOFT_RESET)
+            self.version = self._r(hw.driver.VERSION)
+            self._w(hw.driver.TX_CONTROL, self._r(hw.driver.TX_CONTROL) | 0x03)
+
+    hasty = Hasty(reader.spi, reader.cs)
+    hasty.reset()
+    seen = []
+    for _ in range(3):
+        try:
+            seen.append(hasty.poll())
+        except OSError:
+            seen.append("fault")
+    assert UID4 not in seen, "the model should lose what is written while the chip starts"
+
+
+def test_a_hung_transceive_is_bounded_in_milliseconds_not_in_spi_reads(hw):
+    """A slow bus (1 ms a transfer) gives up after wait_ms, well inside the 2 s watchdog."""
+    reader, chip = reader_on_bus(hw)
+    hw.machine.SPI_MS = 1
+    chip.hung = True
+    utime = sys.modules["utime"]
+    start = utime.ticks_ms()
+    with pytest.raises(OSError, match="in 40 ms"):
+        reader.poll()
+    assert utime.ticks_diff(utime.ticks_ms(), start) < 80
+
+
+def test_a_watchdog_restart_is_reported_a_deliberate_one_is_not_and_a_crash_says_why(hw):
+    """rp2: machine.reset() is a watchdog reboot, so the firmware leaves a note before its own."""
+    config = dict(hw.main.CONFIG, cs=(17,))
+    chips_for(hw, config)
+
+    def boot_errors():
+        hub, _t, _f = hw.main.build(config, transport=Capture())
+        return [(code, text) for code, _ch, text in hub._pending_errors]
+
+    hw.machine.RESET_CAUSE = hw.machine.WDT_RESET
+    assert boot_errors() == [(p.ERR_WATCHDOG_RESET, "restarted by the watchdog")]
+    with pytest.raises(hw.machine.Reset):
+        hw.main.restart()  # e.g. after maintenance
+    assert hw.machine.reset_cause() == hw.machine.WDT_RESET
+    assert boot_errors() == []
+    with pytest.raises(hw.machine.Reset):
+        hw.main.restart("ZeroDivisionError: divide")
+    assert boot_errors() == [(p.ERR_CRASH_RESTART, "restarted after ZeroDivisionError: divide")]
+
+
+def test_main_py_turns_ctrl_c_off_first_and_restarts_on_any_exception(hw, monkeypatch):
+    import runpy
+
+    micropython = sys.modules.get("micropython") or __import__("micropython")
+    calls = []
+    monkeypatch.setattr(micropython, "kbd_intr", lambda c: calls.append(("kbd_intr", c)))
+    monkeypatch.syspath_prepend(str(Path(hw.main.__file__).parent))
+
+    def boot():
+        calls.append(("boot",))
+        raise KeyboardInterrupt  # a 0x03 that slipped in, or any bug
+
+    monkeypatch.setitem(sys.modules, "hubmain", SimpleNamespace(boot=boot))
+    with pytest.raises(hw.machine.Reset):
+        runpy.run_path(str(Path(hw.main.__file__).parent / "main.py"))
+    assert calls == [("kbd_intr", -1), ("boot",)]
+    assert Path("restart.txt").read_text().startswith("KeyboardInterrupt")
+
+
+def test_the_maintenance_command_acks_then_restarts_into_the_repl(hw):
+    config = dict(hw.main.CONFIG, cs=(17,))
+    chips_for(hw, config)
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=3)
+    link.incoming += p.encode_frame(p.MAINTENANCE, 7)
+    with pytest.raises(hw.machine.Reset):
+        hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=1)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    assert frames[-1] == ("ack", p.ack_payload(p.MAINTENANCE, 7, p.ACK_OK))
+    assert Path("maintenance.flag").exists()
+    micropython = sys.modules["micropython"]
+    hw.main.boot(config)  # the next boot: returns (the REPL), Ctrl-C on, no watchdog
+    assert micropython.kbd_intr_char == 3
+    assert hw.machine.watchdogs == []
+    assert not Path("maintenance.flag").exists()
+
+
+def test_bootsel_held_for_a_second_enters_maintenance(hw):
+    import rp2
+
+    config = dict(hw.main.CONFIG, cs=(17,))
+    chips_for(hw, config)
+    hub, transport, feedback = hw.main.build(config, transport=Capture())
+    rp2.held[0] = True
+    hw.machine.SPI_MS = 1  # the stand-in clock runs 1 ms a transfer: no real second to wait
+    try:
+        with pytest.raises(hw.machine.Reset):
+            hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=5000)
+    finally:
+        rp2.held[0] = False
+    assert Path("maintenance.flag").exists()

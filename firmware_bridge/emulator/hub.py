@@ -33,10 +33,14 @@ class VirtualReader:
     ``miss_rate`` makes a tag lying still miss that share of polls, never more
     than ``max_run`` in a row (a real reader's behaviour that the hub's
     debounce must absorb); ``dead`` makes every poll raise OSError.
+    ``version`` is the chip version the hub reports (an MFRC522's VersionReg).
     """
 
-    def __init__(self, miss_rate: float = 0.0, max_run: int = 2, seed: int = 0) -> None:
+    def __init__(
+        self, miss_rate: float = 0.0, max_run: int = 2, seed: int = 0, version: int = 0x92
+    ) -> None:
         self.uid: bytes | None = None
+        self.version = version
         self.miss_rate = miss_rate
         self.max_run = max_run
         self.dead = False
@@ -112,6 +116,7 @@ class HubEmulator(EmulatedDevice):
         self.tick_s = poll_ms / 1000 / time_scale
         self.feedback_log: list[tuple[int, int, int]] = []
         self.boots = 0
+        self.maintenance_requests = 0
         self.core: hubcore.Hub | None = None
         self._t0 = time.monotonic()
         self._polled = threading.Condition(self._lock)
@@ -185,6 +190,11 @@ class HubEmulator(EmulatedDevice):
     def _feedback(self, channel: int, led: int, buzzer_ms: int) -> None:
         self.feedback_log.append((channel, led, buzzer_ms))
 
+    def _maintenance(self) -> None:
+        # the real hub restarts into the REPL: no frames until someone resets it (replug)
+        self.maintenance_requests += 1
+        self.silent = True
+
     def _power_on(self) -> None:
         self.boots += 1
         self.core = hubcore.Hub(
@@ -197,6 +207,7 @@ class HubEmulator(EmulatedDevice):
             remove_misses=self.remove_misses,
             features=self.features,
             feedback=self._feedback,
+            maintenance=self._maintenance,
         )
 
     def _tick(self, incoming: bytes) -> None:

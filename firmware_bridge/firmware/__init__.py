@@ -1,4 +1,4 @@
-"""The token hub's MicroPython firmware (``main.py``, ``hubcore.py``, ``mfrc522.py``).
+"""The token hub's MicroPython firmware (``main.py``, ``hubmain.py``, ``hubcore.py``, ``mfrc522.py``).
 
 On the hub these files sit flat on the board's filesystem beside a copy of
 ``firmware_bridge/protocol.py`` (see ``docs/readers.md``). This package file

@@ -28,7 +28,7 @@ try:  # for the type checker only; MicroPython has neither module
 except ImportError:  # pragma: no cover
     pass
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (1, 1, 0)
 
 #: message types reserved for host -> hub commands
 HOST_RANGE = tuple(range(0x40, 0x80))
@@ -121,6 +121,7 @@ class Hub:
         features: int = 0,
         feedback: "Callable[[int, int, int], object] | None" = None,
         boot_errors: "Sequence[tuple[int, int, str]]" = (),
+        maintenance: "Callable[[], object] | None" = None,
     ) -> None:
         if not 1 <= len(readers) <= p.MAX_CHANNELS:
             raise ValueError("a hub has 1..16 reader channels")
@@ -133,6 +134,7 @@ class Hub:
         self.heartbeat_ms = heartbeat_ms
         self.features = features
         self.feedback = feedback
+        self.maintenance = maintenance  # stops the firmware for an update (main.py)
         n = len(readers)
         self.trackers = [ChannelTracker(present_hits, remove_misses) for _ in range(n)]
         self.faulty = [False] * n
@@ -142,6 +144,9 @@ class Hub:
         self.ready = False
         self._hello_wanted = True  # announce ourselves once the boot scan is done
         self._pending_errors = list(boot_errors)  # (code, channel, text) sent after the hello
+        for code, channel, _text in boot_errors:
+            if code == p.ERR_READER_FAULT and channel < n:
+                self.faulty[channel] = True  # reported once, retried every heartbeat
         # every type in the host's range, so a newer host's command gets a clear "unknown" ACK
         self._decoder = p.Decoder(accept=HOST_RANGE)
         self._bad_reported = 0
@@ -191,7 +196,8 @@ class Hub:
         for ch in range(len(self.trackers)):
             uid = self.trackers[ch].uid
             status = p.CHANNEL_FAULT if self.faulty[ch] else p.CHANNEL_OK
-            self.send(p.INVENTORY, p.inventory_payload(ch, status, uid or b""))
+            chip = getattr(self.readers[ch], "version", None) or 0
+            self.send(p.INVENTORY, p.inventory_payload(ch, status, uid or b"", chip))
 
     def _heartbeat(self, now: int) -> None:
         self._last_heartbeat = now
@@ -249,6 +255,12 @@ class Hub:
                 if channel in (ch, p.ALL_CHANNELS):
                     self._reset_reader(ch)
             self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_OK))
+        elif msg_type == p.MAINTENANCE:
+            if self.maintenance is None:
+                self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_NOT_FITTED))
+                return
+            self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_OK))
+            self.maintenance()  # on the hub: does not return (restarts into the REPL)
         else:  # a command from a newer host
             self.send(p.ACK, p.ack_payload(msg_type, seq, p.ACK_UNKNOWN))
             self._error(p.ERR_UNKNOWN_COMMAND, p.NO_CHANNEL, "command 0x%02X unknown" % msg_type)

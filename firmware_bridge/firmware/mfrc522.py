@@ -15,8 +15,35 @@ gives an answer on every poll while it stays on the reader.
 Results: UID bytes; ``None`` for a clean miss (no answer before the chip's
 timer ran out); ``hubcore.COLLISION`` when several tags answered;
 ``hubcore.NOISE`` for a garbled answer. A chip that does not answer on SPI
-raises OSError, which the hub reports as a reader fault.
+raises OSError, which the hub reports as a reader fault: that includes a
+missing chip, whose MISO floats high and reads 0xFF (an ErrorReg of 0xFF
+cannot come from a real chip: its bit 5 is reserved and reads 0), so a
+missing reader is a fault and not an endless "collision".
+
+Timing follows the reference drivers (miguelbalboa/rfid ``PCD_Reset``, ESPHome
+``rc522``): after a soft reset the chip is not usable until the PowerDown bit
+of CommandReg clears, and the wait for a transceive is bounded in
+milliseconds, not by a count of SPI reads whose speed depends on the bus.
 """
+
+try:
+    import utime
+except ImportError:  # CPython without the tests' stand-ins: the same clock from time
+
+    class utime:  # noqa: N801 - stands for the module
+        import time as _time
+
+        @staticmethod
+        def ticks_ms():
+            return int(utime._time.monotonic() * 1000)
+
+        @staticmethod
+        def ticks_diff(a, b):
+            return a - b
+
+        @staticmethod
+        def sleep_ms(ms):
+            utime._time.sleep(ms / 1000)
 
 try:
     from firmware_bridge.firmware.hubcore import COLLISION, NOISE
@@ -67,8 +94,13 @@ SEL_CL = (0x93, 0x95, 0x97)
 CASCADE_TAG = 0x88
 SAK_UID_INCOMPLETE = 0x04
 
-#: versions seen in VersionReg: NXP v1.0, v2.0, and the FM17522 clone
-KNOWN_VERSIONS = (0x91, 0x92, 0x88, 0x12)
+#: VersionReg values that mean "no chip": MISO held low, or floating high. Every
+#: other value is a chip: NXP 0x91/0x92, and clones report 0x88, 0x12, 0x82,
+#: 0x80, 0x89, 0xB2 and more, and work.
+NO_CHIP = (0x00, 0xFF)
+
+# CommandReg bit 4: the chip is (still) powered down, e.g. starting after a soft reset
+POWER_DOWN = 0x10
 
 _OK = 0
 _TIMEOUT = 1
@@ -90,14 +122,19 @@ class MFRC522:
     """One MFRC522 on a shared SPI bus, selected by its own chip-select pin.
 
     ``spi`` is a configured ``machine.SPI`` (mode 0, up to 10 MHz); ``cs`` a
-    ``machine.Pin`` in output mode. ``max_wait`` bounds the IRQ polling loop
-    so a chip that vanished mid-transceive raises instead of hanging.
+    ``machine.Pin`` in output mode, already driven high (``main.build`` raises
+    every chip select before the first transfer on the shared bus).
+    ``wait_ms`` bounds a transceive: the chip's own timer gives up after
+    15 ms, so a chip that vanished mid-transceive raises after ``wait_ms``
+    instead of hanging the loop until the watchdog fires.
+    ``reset_ms`` bounds the wait for the PowerDown bit after a soft reset.
     """
 
-    def __init__(self, spi, cs, max_wait=2000):
+    def __init__(self, spi, cs, wait_ms=40, reset_ms=150):
         self.spi = spi
         self.cs = cs
-        self.max_wait = max_wait
+        self.wait_ms = wait_ms
+        self.reset_ms = reset_ms
         self.version = None
         self._tx = bytearray(2)
         self._rx = bytearray(2)
@@ -129,9 +166,20 @@ class MFRC522:
     def reset(self):
         """Soft-reset and configure the chip; raises OSError if none answers."""
         self._w(COMMAND, CMD_SOFT_RESET)
+        # the oscillator restarts: registers ignore writes until PowerDown clears
+        # (miguelbalboa/rfid PCD_Reset waits up to 3 x 50 ms for the same bit)
+        start = utime.ticks_ms()
+        while True:
+            command = self._r(COMMAND)
+            if command in NO_CHIP or not command & POWER_DOWN:
+                break
+            if utime.ticks_diff(utime.ticks_ms(), start) > self.reset_ms:
+                raise OSError("MFRC522 still powered down %d ms after a soft reset" % self.reset_ms)
+            utime.sleep_ms(1)
         version = self._r(VERSION)
-        if version not in KNOWN_VERSIONS:
-            raise OSError("no MFRC522 on this chip select (VersionReg reads 0x%02X)" % version)
+        if version in NO_CHIP:
+            why = "MISO floats high" if version == 0xFF else "MISO stays low"
+            raise OSError("no MFRC522 on this chip select (VersionReg reads 0x%02X: %s)" % (version, why))
         self.version = version
         # Timer: TAuto, prescaler 0xD3E → ~2 kHz; reload 30 → a 15 ms answer window
         self._w(T_MODE, 0x8D)
@@ -158,17 +206,19 @@ class MFRC522:
             self._w(FIFO_DATA, b)
         self._w(COMMAND, CMD_TRANSCEIVE)
         self._w(BIT_FRAMING, 0x80 | last_bits)  # StartSend
-        irq = 0
-        for _ in range(self.max_wait):
+        start = utime.ticks_ms()
+        while True:
             irq = self._r(COM_IRQ)
             if irq & (IRQ_RX | IRQ_IDLE | IRQ_TIMER):
                 break
-        else:
-            raise OSError("MFRC522 never finished a transceive (ComIrqReg 0x%02X)" % irq)
+            if utime.ticks_diff(utime.ticks_ms(), start) > self.wait_ms:
+                raise OSError("MFRC522 never finished a transceive in %d ms (ComIrqReg 0x%02X)" % (self.wait_ms, irq))
         self._w(BIT_FRAMING, 0)
+        err = self._r(ERROR)
+        if err == 0xFF:  # bit 5 is reserved and reads 0 on a real chip
+            raise OSError("MFRC522 reads 0xFF: MISO floats high (chip missing or unpowered)")
         if irq & IRQ_TIMER and not irq & IRQ_RX:
             return _TIMEOUT, b"", 0
-        err = self._r(ERROR)
         if err & ERR_COLLISION:
             return _COLLISION, b"", 0
         if err & (ERR_BUFFER_OVERFLOW | ERR_PARITY | ERR_PROTOCOL):

@@ -9,6 +9,18 @@ on every frame that carries one. A card that is selected and then woken
 again without being halted drops back to IDLE silently, as the standard says,
 which is what makes careless drivers see a card lying still only every other
 poll.
+
+Also modelled, from the MFRC522 datasheet (NXP, rev. 3.9) and what the
+reference drivers guard against (miguelbalboa/rfid ``MFRC522.cpp``):
+
+* a soft reset restarts the oscillator: for the next ``startup`` SPI
+  transfers CommandReg reads PowerDown (bit 4) set and writes are ignored;
+  ``PCD_Reset`` waits for that bit to clear before configuring the chip;
+* ``version``: VersionReg, 0x91/0x92 for NXP parts, 0x82, 0x80, 0x89, 0xB2 …
+  for working clones;
+* ``miso_high``: the chip is missing and MISO floats high, every read is
+  0xFF; ``dead``: MISO held low, every read is 0x00;
+* ``hung``: the chip accepts a Transceive and never raises an interrupt.
 """
 
 COMMAND = 0x01
@@ -105,16 +117,21 @@ class MFRC522Model:
     ``garble`` corrupts the next N received frames (a parity error).
     """
 
-    def __init__(self, version=0x92):
+    def __init__(self, version=0x92, startup=10):
         self.version = version
+        self.startup = startup
         self.cards = []
         self.dead = False
+        self.miso_high = False
+        self.hung = False
         self.garble = 0
         self.transceives = 0
+        self.starting = 0
         self._reset()
 
     def _reset(self):
         self.regs = bytearray(64)
+        self.regs[COMMAND] = 0x20  # RcvOff, the reset value
         self.regs[VERSION] = self.version
         self.regs[TX_CONTROL] = 0x80
         self.fifo = bytearray()
@@ -130,10 +147,19 @@ class MFRC522Model:
 
     # SPI
     def transfer(self, out):
+        if self.miso_high:
+            return b"\xff" * len(out)
         if self.dead:
             return bytes(len(out))
         addr = out[0]
         reg = (addr >> 1) & 0x3F
+        if self.starting:
+            self.starting -= 1
+            result = bytearray(len(out))
+            if addr & 0x80:
+                for i in range(1, len(out)):
+                    result[i] = self.regs[reg] | (0x10 if reg == COMMAND else 0)
+            return bytes(result)  # writes are lost while the oscillator starts
         if addr & 0x80:
             result = bytearray(len(out))
             for i in range(1, len(out)):
@@ -168,6 +194,7 @@ class MFRC522Model:
         elif reg == COMMAND:
             if v & 0x0F == 0x0F:
                 self._reset()
+                self.starting = self.startup
             else:
                 self.regs[COMMAND] = v
         elif reg == BIT_FRAMING:
@@ -179,6 +206,8 @@ class MFRC522Model:
 
     def _transmit(self, last_bits):
         self.transceives += 1
+        if self.hung:
+            return
         data = bytes(self.fifo)
         self.fifo = bytearray()
         self.regs[ERROR] = 0

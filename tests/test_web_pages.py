@@ -1,0 +1,285 @@
+"""The web pages in Debian's Chromium, against a real Mosquitto (websockets + http_dir) and the
+real service on the emulated config, with tokens laid on its emulated token hub.
+
+Every expected figure is what the service itself published (its table view), never one
+computed here: the pages show the service's numbers, they do not re-implement a rule.
+Screenshots go to test-artefacts/web/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.view import table_view
+from tests.mqtt_support import ARIA, BEGIN, WAIT, Watcher
+from tests.web_support import (
+    SERVICE_PASSWORD,
+    SERVICE_USER,
+    ServedTable,
+    WebBroker,
+    playwright_chromium,
+    running_web_broker,
+    screenshot,
+    served_table,
+)
+
+try:
+    from playwright.sync_api import Page, expect
+except ImportError:  # a developer's machine without the test extras; in CI a failure
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip("Playwright (pip package playwright) not installed", allow_module_level=True)
+
+R = "rhuna/example"
+#: four of Aria's tokens, in the order they are laid (P6: each is one draw)
+ARIA_TOKENS = ["aria.ember.skill", "aria.potential.lore.2", "aria.weight.2", "aria.ember.wild"]
+MS = WAIT * 1000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def broker(tmp_path) -> Iterator[WebBroker]:
+    with running_web_broker(tmp_path / "broker") as b:
+        yield b
+
+
+@pytest.fixture
+def table(tmp_path, broker) -> Iterator[ServedTable]:
+    with served_table(tmp_path / "table", broker) as t:
+        yield t
+
+
+@pytest.fixture
+def page(browser, request) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    yield p
+    screenshot(p, request.node.name)
+    context.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+def published(table: ServedTable) -> dict[str, Any]:
+    """What the service publishes now: its table view (the retained topics' source)."""
+    return json.loads(json.dumps(table_view(table.service.loop.state)))
+
+
+def wait_token_drawn(watcher: Watcher, token: str) -> dict[str, Any]:
+    def found(ms: list[Any]) -> Any:
+        for m in ms:
+            if m.topic == f"{R}/events" and m.json().get("token") == token:
+                return m.json()
+        return None
+
+    return watcher.wait(found, f"the draw of {token}")  # type: ignore[no-any-return]
+
+
+def watcher_for(broker: WebBroker) -> Watcher:
+    return Watcher(broker.port, [f"{R}/#"], username=SERVICE_USER, password=SERVICE_PASSWORD)
+
+
+def expect_percent(locator: Any, percent: float) -> None:
+    """``Success 21.21%``: the service's percentage, as JSON gave it (0.0 prints as 0)."""
+    expect(locator).to_have_text(re.compile(r"Success [0-9.]+%"), timeout=MS)
+    deadline = time.monotonic() + WAIT
+    while float(locator.inner_text().split()[1].rstrip("%")) != percent:
+        assert time.monotonic() < deadline, f"{locator.inner_text()!r} is not {percent}%"
+        time.sleep(0.02)
+
+
+def expect_live(page: Page) -> None:
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+
+
+def test_overlay_opened_mid_session_paints_the_retained_state_p6(broker, table, page):
+    """Begun, declared, one token laid (P6) before the page exists: it paints all of it."""
+    watcher = watcher_for(broker)
+    try:
+        table.command(BEGIN)
+        table.command(ARIA)
+        table.lay("aria.ember.skill")
+        wait_token_drawn(watcher, "aria.ember.skill")
+    finally:
+        watcher.close()
+    view = published(table)
+    contribution = view["performance"]["contributions"][0]
+    odds = view["odds"]["groups"][0]
+
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    perf = page.locator("#performance")
+    expect(perf.locator('.token[data-token="aria.ember.skill"]')).to_have_count(1, timeout=MS)
+    expect(perf.locator(".total")).to_have_text(str(contribution["total"]))
+    expect(perf.locator(".of")).to_have_text(f" / {view['performance']['difficulty']}")
+    expect_percent(perf.locator(".odds-success"), odds["success"]["percent"])
+    expect(perf.locator(".advice").first).to_have_text(odds["advice"][0]["text"])
+    expect(perf.locator(".declaration")).to_contain_text("Skill · Control · Target")
+    aria = view["heroes"]["aria"]
+    hero = page.locator('#heroes .hero[data-hero="aria"]')
+    expect(hero.locator(".track-fatigue .track-value")).to_have_text(
+        f"{aria['fatigue']}/{aria['fatigue_capacity']}"
+    )
+    expect(hero.locator(".favor")).to_have_text(f"Favor {aria['favor']}")
+    expect(page.locator("#status-age")).to_contain_text("updated")
+
+
+def test_overlay_follows_each_token_laid_to_the_outcome_p6_p19(broker, table, page):
+    """Each token laid on the hub shows with its value and the new total; the odds move with
+    the service's; resolving (P19) shows SUCCESS or FAILURE as the service decided it."""
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    table.command(BEGIN)
+    table.command(ARIA)
+    perf = page.locator("#performance")
+    expect(perf.locator(".hero-name")).to_have_text("Aria", timeout=MS)
+    watcher = watcher_for(broker)
+    try:
+        for n, token in enumerate(ARIA_TOKENS, start=1):
+            table.lay(token)
+            event = wait_token_drawn(watcher, token)
+            expect(perf.locator(".token")).to_have_count(n, timeout=MS)
+            drawn = perf.locator(f'.token[data-token="{token}"]')
+            value = event["value"]
+            expect(drawn.locator(".token-value")).to_have_text(
+                f"+{value}" if value > 0 else str(value)
+            )
+            expect(perf.locator(".total")).to_have_text(str(event["total"]))
+            view = published(table)
+            if view["odds"] is not None and event["draws_left"] > 0:
+                percent = view["odds"]["groups"][0]["success"]["percent"]
+                expect_percent(perf.locator(".odds-success"), percent)
+            # draws and outcomes are announced in the service's own words
+            expect(page.locator("#announce")).to_contain_text(event["text"].strip())
+    finally:
+        watcher.close()
+    outcome = table.command({"cmd": "resolve"})
+    [resolved] = [e for e in outcome.events if e.type == "performance_resolved"]
+    verdict = "SUCCESS" if resolved.data["success"] else "FAILURE"
+    expect(perf.locator(".outcome .verdict")).to_have_text(verdict, timeout=MS)
+    expect(perf.locator(".outcome-detail")).to_contain_text(
+        f"{resolved.data['total']} vs {resolved.data['difficulty']}"
+    )
+    expect(perf.locator(".odds-group")).to_have_count(0)
+    expect(page.locator("#announce")).to_contain_text(verdict)
+
+
+def test_a_gap_in_the_event_sequence_is_flagged(broker, table, page):
+    """An event whose seq skips numbers (the bridge dropped some while the broker was away,
+    docs/mqtt.md) makes the page say which events it missed."""
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    table.command(BEGIN)
+    expect(page.locator("#performance .perf-title")).to_contain_text("Performance", timeout=MS)
+    seq = table.bridge.seq
+    watcher = watcher_for(broker)
+    try:
+        watcher.send(
+            f"{R}/events",
+            {
+                "seq": seq + 4,
+                "type": "undone",
+                "remaining": 0,
+                "text": "Undone",
+                "source": "x",
+                "at": "",
+            },
+        )
+    finally:
+        watcher.close()
+    expect(page.locator("#status-gap")).to_have_text(
+        f"⚠ missed events {seq + 1}–{seq + 3}", timeout=MS
+    )
+    expect(page.locator("#status-gap")).to_be_visible()
+
+
+def test_broker_stopped_shows_offline_and_the_page_recovers_on_restart(broker, table, page):
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    table.command(BEGIN)
+    table.command(ARIA)
+    expect(page.locator("#performance .hero-name")).to_have_text("Aria", timeout=MS)
+
+    broker.stop()
+    expect(page.locator("#status")).to_have_attribute("data-state", "offline", timeout=MS)
+    expect(page.locator("#status-label")).to_contain_text("offline")
+    # the old state is still there, but greyed: never shown as if it were live
+    expect(page.locator("body")).to_have_attribute("data-live", "offline")
+    screenshot(page, "overlay-offline")
+
+    broker.start()
+    assert table.bridge.wait_ready(WAIT)
+    expect_live(page)
+    table.lay("aria.ember.skill")
+    expect(page.locator('#performance .token[data-token="aria.ember.skill"]')).to_have_count(
+        1, timeout=MS
+    )
+    expect(page.locator("#performance .total")).to_have_text(
+        str(published(table)["performance"]["contributions"][0]["total"])
+    )
+
+
+def test_the_wall_lists_two_tables_on_one_broker(tmp_path, broker, table, page):
+    with served_table(tmp_path / "kitchen", broker, table_id="kitchen") as kitchen:
+        page.goto(broker.url("tables.html"))
+        cards = page.locator(".table-card")
+        expect(cards).to_have_count(2, timeout=MS)
+        expect(page.locator('.table-card[data-table="example"] .card-status')).to_have_text(
+            "online", timeout=MS
+        )
+        expect(page.locator('.table-card[data-table="kitchen"] .card-status')).to_have_text(
+            "online", timeout=MS
+        )
+        kitchen.command({"cmd": "begin_performance", "difficulty": 7})
+        expect(page.locator('.table-card[data-table="kitchen"] .card-performance')).to_contain_text(
+            "Difficulty 7", timeout=MS
+        )
+        expect(page.locator('.table-card[data-table="example"] .card-performance')).to_have_text(
+            "No Performance open"
+        )
+        kitchen.close()  # a clean stop says offline (docs/mqtt.md)
+        expect(page.locator('.table-card[data-table="kitchen"]')).to_have_attribute(
+            "data-state", "offline", timeout=MS
+        )
+        expect(page.locator('.table-card[data-table="example"]')).to_have_attribute(
+            "data-state", "live"
+        )
+
+
+def test_table_display_lists_the_nights_draws_and_outcome_p6_p19(broker, table, page):
+    page.goto(broker.url("table.html", last=10))
+    expect_live(page)
+    expect(page.locator("#performance .idle")).to_have_text("Between Performances", timeout=MS)
+    table.command(BEGIN)
+    table.command(ARIA)
+    for token in ARIA_TOKENS:
+        table.lay(token)
+    expect(page.locator("#performance .token")).to_have_count(4, timeout=MS)
+    table.command({"cmd": "resolve"})
+    items = page.locator("#history-list .history-item")
+    expect(items).to_have_count(5, timeout=MS)
+    expect(items.first).to_have_class(re.compile(r"kind-outcome"))
+    expect(items.nth(4)).to_contain_text("draws Aria's skill Ember")
+
+
+def test_high_contrast_theme_and_scale_follow_the_url(broker, table, page):
+    page.goto(broker.url("table.html", theme="contrast", scale="2"))
+    expect_live(page)
+    assert page.evaluate("document.documentElement.dataset.theme") == "contrast"
+    size = page.evaluate("getComputedStyle(document.documentElement).fontSize")
+    assert size == "44px"  # the table display's 22 px × scale 2
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(0, 0, 0)"

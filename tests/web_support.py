@@ -1,0 +1,223 @@
+"""The web pages' test rig: a Mosquitto with a websockets listener, the real service, Chromium.
+
+- :class:`WebBroker` is the MQTT tests' :class:`~tests.mqtt_support.Broker` with a
+  ``protocol websockets`` listener beside the plain one, serving ``web/dist`` with
+  ``http_dir`` (as on the Pi, docs/web-serving.md). Mosquitto 2.0 binds that listener on
+  every interface whatever address it is given, so it always runs with a password file and
+  an ACL: ``rhuna`` (the service) may publish, ``viewer`` (the pages) may only read.
+- :class:`ServedTable` is the service as ``rhuna-table run`` builds it from an emulated
+  config (journal, loop, emulated token hub on a pty, MQTT bridge), run on a thread so a
+  test can lay tokens on its emulated hub.
+- :func:`launch_chromium` is Debian's ``/usr/bin/chromium`` driven by Playwright's Python
+  package (``executable_path``; no browser is ever downloaded).
+
+In CI a missing browser, broker, Playwright or built pages fail; elsewhere they skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from companion.config import load_config
+from companion.mqtt import MqttBridge
+from companion.service import Service
+from tests.conftest import ROOT
+from tests.mqtt_support import WAIT, Broker, free_port
+from tests.serial_support import missing_real_part
+from tests.service_support import write_config
+
+DIST = ROOT / "web" / "dist"
+CHROMIUM = Path("/usr/bin/chromium")
+#: screenshots and logs the browser tests leave behind (ignored by git)
+ARTEFACTS = ROOT / "test-artefacts" / "web"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVICE_USER, SERVICE_PASSWORD = "rhuna", "service-secret"
+VIEWER_USER, VIEWER_PASSWORD = "viewer", "viewer-secret"
+
+
+def built_pages() -> Path:
+    """``web/dist``, built by ``make web``."""
+    if not (DIST / "BUILT").exists():
+        missing_real_part("the built web pages (run `make web`)")
+    return DIST
+
+
+def mosquitto_passwd() -> str:
+    found = shutil.which("mosquitto_passwd") or (
+        "/usr/bin/mosquitto_passwd" if os.access("/usr/bin/mosquitto_passwd", os.X_OK) else None
+    )
+    if found is None:
+        missing_real_part("mosquitto_passwd (Debian package mosquitto)")
+    assert found is not None
+    return found
+
+
+def write_accounts(folder: Path) -> tuple[Path, Path]:
+    """A password file and ACL: the service reads and writes ``rhuna/#``, the viewer reads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    passwords, acl = folder / "passwords", folder / "acl"
+    passwords.write_text("")
+    for user, password in ((SERVICE_USER, SERVICE_PASSWORD), (VIEWER_USER, VIEWER_PASSWORD)):
+        subprocess.run(
+            [mosquitto_passwd(), "-b", str(passwords), user, password],
+            check=True,
+            capture_output=True,
+        )
+    acl.write_text(
+        f"user {SERVICE_USER}\ntopic readwrite rhuna/#\n\nuser {VIEWER_USER}\ntopic read rhuna/#\n"
+    )
+    return passwords, acl
+
+
+class WebBroker(Broker):
+    """Mosquitto with a plain listener and a websockets one that serves the built pages."""
+
+    def __init__(self, workdir: Path, *, ws_port: int | None = None) -> None:
+        passwords, acl = write_accounts(workdir / "accounts")
+        self.ws_port = ws_port or free_port()
+        super().__init__(
+            workdir,
+            extra=(
+                f"password_file {passwords}\nacl_file {acl}\n"
+                # the plain listener comes first: its line is where Broker puts it
+                f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n"
+                f"http_dir {built_pages()}\nset_tcp_nodelay true\n"
+            ),
+        )
+
+    def url(self, page: str, **params: Any) -> str:
+        """A page's URL on this broker, logged in as the viewer."""
+        query = {"username": VIEWER_USER, "password": VIEWER_PASSWORD, **params}
+        return f"http://127.0.0.1:{self.ws_port}/{page}?{urlencode(query)}"
+
+
+@contextmanager
+def running_web_broker(workdir: Path) -> Iterator[WebBroker]:
+    broker = WebBroker(workdir)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+class ServedTable:
+    """The real service on an emulated config, publishing on ``broker``; lay tokens on its hub."""
+
+    def __init__(self, folder: Path, broker: Broker, table_id: str | None = None) -> None:
+        extra = (
+            f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
+            f'username = "{SERVICE_USER}"\npassword = "{SERVICE_PASSWORD}"\n'
+            "reconnect_min_delay = 1\nreconnect_max_delay = 1\n"
+            + (f'table_id = "{table_id}"\n' if table_id else "")
+        )
+        self.config = load_config(write_config(folder, extra))
+        self.service = Service(self.config)
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self.service.run, args=(self.stop_flag,), daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + WAIT
+        while not self.service.extensions or not self.service.readers:
+            assert time.monotonic() < deadline, "the service did not start"
+            time.sleep(0.01)
+        [self.bridge] = [e for e in self.service.extensions if isinstance(e, MqttBridge)]
+        assert self.bridge.wait_ready(WAIT), "the service's MQTT bridge did not connect"
+        assert self.service.readers[0].wait_online(WAIT), "the emulated hub did not come up"
+        self.hub = self.service.emulators["draw-board"]
+        self.slot = 0
+
+    def command(self, cmd: dict[str, Any]) -> Any:
+        """Submit a command as the table's own input would; wait until it is committed."""
+        done = threading.Event()
+        result: list[Any] = []
+
+        def seen(outcome: Any) -> None:
+            if outcome.command is cmd:
+                result.append(outcome)
+                done.set()
+
+        owner = object()
+        self.service.loop.subscribe(owner, seen)
+        try:
+            self.service.loop.submit(cmd, "test")
+            assert done.wait(WAIT), f"the service did not take {cmd}"
+        finally:
+            self.service.loop.unsubscribe(owner)
+        assert result[0].error is None, result[0].error
+        return result[0]
+
+    def lay(self, token: str) -> None:
+        """Lay ``token`` on the next Draw Board slot (0–3) of the emulated hub, as a player would."""
+        slot = self.slot
+        self.slot = (self.slot + 1) % 4
+        self.hub.lift(slot)
+        time.sleep(0.03)  # the hub must see the slot empty before the next token (3 misses)
+        self.hub.lay(slot, self.service.registry.uid(token))
+
+    def clear_board(self) -> None:
+        for slot in range(4):
+            self.hub.lift(slot)
+        self.slot = 0
+
+    def close(self) -> None:
+        self.stop_flag.set()
+        self.thread.join(15)
+
+
+@contextmanager
+def served_table(
+    folder: Path, broker: Broker, table_id: str | None = None
+) -> Iterator[ServedTable]:
+    table = ServedTable(folder, broker, table_id)
+    try:
+        yield table
+    finally:
+        table.close()
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's Chromium under Playwright, headless, with nothing phoning home."""
+    if not CHROMIUM.exists():
+        missing_real_part("Chromium (Debian package chromium)")
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+
+
+@contextmanager
+def playwright_chromium() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing_real_part("Playwright (pip package playwright, in the test extras)")
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a screenshot of ``page`` as a test artefact; returns its path."""
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTEFACTS / f"{name}.png"
+    # a token arriving or an outcome landing is animated: picture the page once it has settled
+    page.wait_for_function("document.getAnimations().length === 0", timeout=5000)
+    page.screenshot(path=str(path))
+    return path

@@ -1,0 +1,113 @@
+/**
+ * What every page does first: read the URL, set theme and scale, connect the one store, keep
+ * the status line honest (link, table status, age, gaps), announce events, and repaint.
+ */
+
+import { Connection, type ConnectionOptions } from "./connection";
+import { byId, h } from "./dom";
+import { ageText, announcement, liveness } from "./model";
+import { type PageParams, readParams, type Theme } from "./params";
+import { type Snapshot, Store } from "./store";
+
+export interface PageContext {
+  params: PageParams;
+  store: Store;
+  connection: Connection;
+  /** animations allowed (the URL's `motion` and the system's `prefers-reduced-motion`) */
+  motion: () => boolean;
+}
+
+export interface PageSpec {
+  name: string;
+  defaults: { table: string; theme: Theme };
+  connection?: Partial<ConnectionOptions>;
+  /** paint the page from a snapshot (called after the reveal delay, if any) */
+  render: (snap: Snapshot, ctx: PageContext, now: number) => void;
+}
+
+declare global {
+  interface Window {
+    /** for tests and benchmarks: the page's store and when it last painted */
+    rhuna?: { store: Store; connection: Connection; painted: number; paints: number };
+  }
+}
+
+export function boot(spec: PageSpec): PageContext {
+  const params = readParams(location.search, location, spec.defaults);
+  const root = document.documentElement;
+  root.dataset.page = spec.name;
+  root.dataset.theme = params.theme;
+  root.dataset.layout = params.layout;
+  root.style.setProperty("--scale", String(params.scale));
+  const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
+  const motion = () => params.motion && !reduced.matches;
+  root.dataset.motion = motion() ? "on" : "off";
+  reduced.addEventListener("change", () => {
+    root.dataset.motion = motion() ? "on" : "off";
+  });
+  if (params.panels) root.dataset.panels = params.panels.join(" ");
+
+  const store = new Store();
+  const connection = new Connection(store, {
+    url: params.broker,
+    base: params.base,
+    table: params.table,
+    username: params.username,
+    password: params.password,
+    ...spec.connection,
+  });
+  const ctx: PageContext = { params, store, connection, motion };
+  const debug = { store, connection, painted: 0, paints: 0 };
+  window.rhuna = debug;
+
+  const paint = (snap: Snapshot) => {
+    spec.render(snap, ctx, Date.now());
+    debug.painted = performance.now();
+    debug.paints += 1;
+  };
+  const announcer = document.getElementById("announce");
+  const spoken = new Map<string, number>();
+  store.subscribe((snap) => {
+    if (announcer) announce(announcer, snap, spoken);
+    if (params.delay > 0) setTimeout(() => paint(snap), params.delay);
+    else paint(snap);
+  });
+  // the age of the last update and the link must move even when nothing arrives
+  setInterval(() => {
+    if (params.delay > 0) return; // a delayed page repaints on its own schedule
+    paint(store.snapshot);
+  }, 1000);
+  paint(store.snapshot);
+  connection.start();
+  return ctx;
+}
+
+/** Speak each new draw and outcome once, in the service's own words (aria-live="polite"). */
+function announce(region: HTMLElement, snap: Snapshot, spoken: Map<string, number>): void {
+  for (const [id, t] of snap.tables) {
+    const last = spoken.get(id) ?? -1;
+    const fresh = t.events.filter((e) => e.seq > last);
+    if (!fresh.length) continue;
+    spoken.set(id, Math.max(...fresh.map((e) => e.seq)));
+    if (last < 0 && fresh.length > 1) continue; // the page just opened: no backlog
+    for (const e of fresh) {
+      const text = announcement(e);
+      if (text) region.append(h("p", {}, text));
+    }
+    while (region.childElementCount > 5) region.firstElementChild?.remove();
+  }
+}
+
+/** The status line every page has: live/offline, age of the last update, missed events. */
+export function renderStatus(snap: Snapshot, table: string, now: number): void {
+  const t = snap.tables.get(table);
+  const live = liveness(snap, t, now);
+  const el = byId("status");
+  el.dataset.state = live.state;
+  byId("status-label").textContent = live.label;
+  byId("status-age").textContent = ageText(live.age);
+  const gap = byId("status-gap");
+  gap.textContent = live.gap ? `⚠ ${live.gap}` : "";
+  gap.hidden = live.gap === null;
+  document.body.dataset.live = live.state;
+}

@@ -1,0 +1,159 @@
+/**
+ * The one connection: MQTT.js over WebSockets to the broker, feeding the one store.
+ *
+ * It subscribes to the retained topics of one table (or of every table, `table: "+"`) and the
+ * event stream, routes each message into the store, and tells the store about the link. After a
+ * reconnect MQTT.js subscribes again and the broker re-sends every retained topic, so the store
+ * is repainted from the retained state. `send` publishes a command of the vocabulary and
+ * resolves with the service's reply (docs/mqtt.md, "Commands and replies").
+ */
+
+import mqtt, { type MqttClient } from "mqtt";
+import type { ErrorMessage, EventMessage, Hero, Reply, SectionName, Status } from "./payloads";
+import { SECTION_NAMES } from "./payloads";
+import type { Store } from "./store";
+
+export interface ConnectionOptions {
+  url: string;
+  base: string;
+  /** a table id, or "+" for every table on the broker */
+  table: string;
+  username?: string | null;
+  password?: string | null;
+  /** retained sections to follow (default: all) */
+  sections?: readonly SectionName[];
+  heroes?: boolean;
+  events?: boolean;
+  errors?: boolean;
+  /** follow `…/reply` too (pages that send commands) */
+  replies?: boolean;
+}
+
+export class CommandTimeout extends Error {}
+
+export class Connection {
+  private client: MqttClient | null = null;
+  private waiting = new Map<string, (reply: Reply) => void>();
+  private counter = 0;
+  private readonly id = Math.random().toString(36).slice(2, 10);
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: ConnectionOptions,
+  ) {}
+
+  /** The topic filters this connection subscribes to. */
+  filters(): string[] {
+    const root = `${this.opts.base}/${this.opts.table}`;
+    const out = [`${root}/status`];
+    for (const s of this.opts.sections ?? SECTION_NAMES) out.push(`${root}/${s}`);
+    if (this.opts.heroes ?? true) out.push(`${root}/heroes/+`);
+    if (this.opts.events ?? true) out.push(`${root}/events`);
+    if (this.opts.errors ?? true) out.push(`${root}/error`);
+    if (this.opts.replies) out.push(`${root}/reply`);
+    return out;
+  }
+
+  start(): void {
+    this.store.setLink("connecting");
+    const client = mqtt.connect(this.opts.url, {
+      clientId: `rhuna-web-${this.id}`,
+      username: this.opts.username ?? undefined,
+      password: this.opts.password ?? undefined,
+      clean: true,
+      protocolVersion: 5, // a publish the ACL refuses gets a PUBACK error (3.1.1: silently dropped)
+      keepalive: 10,
+      reconnectPeriod: 1000,
+      connectTimeout: 5000,
+      resubscribe: true,
+    });
+    this.client = client;
+    client.on("connect", () => {
+      client.subscribe(this.filters(), { qos: 1 }, (err) => {
+        if (err) this.store.setLink("offline", `subscribe refused: ${err.message}`);
+        else this.store.setLink("online");
+      });
+    });
+    client.on("reconnect", () => this.store.setLink("connecting", this.store.snapshot.linkError));
+    client.on("close", () => this.store.setLink("offline", this.store.snapshot.linkError));
+    client.on("offline", () => this.store.setLink("offline", this.store.snapshot.linkError));
+    client.on("error", (err) => this.store.setLink("offline", err.message));
+    client.on("message", (topic, payload) => this.route(topic, payload));
+  }
+
+  stop(): void {
+    this.client?.end(true);
+    this.client = null;
+  }
+
+  /** Publish `command` (a command of the vocabulary) to the table; resolve with its reply. */
+  send(
+    command: Record<string, unknown>,
+    table = this.opts.table,
+    timeoutMs = 10_000,
+  ): Promise<Reply> {
+    const client = this.client;
+    if (!client) return Promise.reject(new Error("not connected"));
+    if (!this.opts.replies)
+      return Promise.reject(new Error("this connection does not follow replies"));
+    const transaction = `web-${this.id}-${++this.counter}`;
+    return new Promise<Reply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(transaction);
+        reject(new CommandTimeout(`no reply to ${String(command.cmd)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiting.set(transaction, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+      const body = JSON.stringify({ ...command, transaction });
+      client.publish(`${this.opts.base}/${table}/command`, body, { qos: 1 }, (err) => {
+        if (!err) return;
+        clearTimeout(timer);
+        this.waiting.delete(transaction);
+        reject(err);
+      });
+    });
+  }
+
+  private route(topic: string, payload: Uint8Array): void {
+    const parts = topic.split("/");
+    const table = parts[1];
+    const what = parts[2];
+    if (parts[0] !== this.opts.base || table === undefined || what === undefined) return;
+    const text = new TextDecoder().decode(payload);
+    if (what === "status") {
+      if (text === "online" || text === "offline") this.store.setStatus(table, text as Status);
+      return;
+    }
+    let data: unknown;
+    try {
+      data = text === "" ? null : JSON.parse(text);
+    } catch {
+      console.warn(`rhuna: ${topic}: not JSON, ignored`);
+      return;
+    }
+    if ((SECTION_NAMES as readonly string[]).includes(what) && parts.length === 3) {
+      this.store.setSection(table, what as SectionName, data);
+    } else if (what === "heroes" && parts[3] !== undefined) {
+      this.store.setHero(table, parts[3], data as Hero | null);
+    } else if (what === "events" && isEvent(data)) {
+      this.store.addEvent(table, data);
+    } else if (what === "error" && data !== null) {
+      this.store.setError(table, data as ErrorMessage);
+    } else if (what === "reply" && data !== null) {
+      const reply = data as Reply;
+      const done = this.waiting.get(String(reply.transaction));
+      if (done) {
+        this.waiting.delete(String(reply.transaction));
+        done(reply);
+      }
+    }
+  }
+}
+
+function isEvent(data: unknown): data is EventMessage {
+  return (
+    typeof data === "object" && data !== null && typeof (data as EventMessage).seq === "number"
+  );
+}

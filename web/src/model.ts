@@ -1,0 +1,334 @@
+/**
+ * What the pages show, read out of the store's records: the one module that reads payload keys.
+ *
+ * Every number here is one the service published (totals, odds, advice, outcomes, narration);
+ * this module only picks and labels them, it never computes a rule. When the service's JSON
+ * Schemas arrive (issue 18) the payload types change and this file is what `tsc` points at.
+ */
+
+import type { Contribution, EventMessage, Hero, OddsGroup } from "./payloads";
+import type { Snapshot, TableRecord } from "./store";
+
+export interface TokenView {
+  id: string;
+  name: string;
+  kind: string;
+  value: number;
+  favor: boolean;
+}
+
+export interface ContributionView {
+  hero: string;
+  heroName: string;
+  /** "Skill · Control · Target · Adept" */
+  declaration: string;
+  tokens: TokenView[];
+  total: number;
+  drawsLeft: number;
+  allowed: number;
+}
+
+export interface OutcomeView {
+  heroes: string;
+  success: boolean;
+  total: number;
+  difficulty: number;
+}
+
+export interface OddsView {
+  heroes: string;
+  success: number;
+  withRedraws: number | null;
+  advice: string[];
+}
+
+export interface PerformanceView {
+  number: number;
+  difficulty: number;
+  weight: string;
+  resolved: boolean;
+  contributions: ContributionView[];
+  odds: OddsView[];
+  outcomes: OutcomeView[];
+  /** the service's words for what the outcome cost (Fatigue, Strain, Wounds, prompts) */
+  costs: string[];
+}
+
+const cap = (s: string): string => (s ? s[0]?.toUpperCase() + s.slice(1) : s);
+
+function heroName(t: TableRecord, id: string): string {
+  return (
+    t.heroes[id]?.name ??
+    t.sections.performance?.contributions.find((c) => c.hero === id)?.name ??
+    id
+  );
+}
+
+function contribution(c: Contribution): ContributionView {
+  const token = (favor: boolean) => (d: Contribution["drawn"][number]) => ({
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    value: d.value,
+    favor,
+  });
+  return {
+    hero: c.hero,
+    heroName: c.name,
+    declaration: [c.capability, c.shade, c.action, c.training].map(cap).join(" · "),
+    tokens: [...c.drawn.map(token(false)), ...c.favor.map(token(true))],
+    total: c.total,
+    drawsLeft: c.draws_left,
+    allowed: c.allowed,
+  };
+}
+
+function odds(t: TableRecord, g: OddsGroup): OddsView {
+  return {
+    heroes: g.heroes.map((h) => heroName(t, h)).join(" + "),
+    success: g.success.percent,
+    withRedraws: g.with_redraws ? g.with_redraws.percent : null,
+    advice: g.advice.map((a) => a.text),
+  };
+}
+
+/** Event types whose narration says what a resolved Performance cost or asks for. */
+const COST_EVENTS = new Set([
+  "fatigue_gained",
+  "fatigue_overflow",
+  "strain_gained",
+  "strain_overflow",
+  "wound_gained",
+  "wear_prompt",
+  "impact_prompt",
+  "escalation_prompt",
+]);
+
+/** The narrations of the cost events since the last `performance_resolved` of Performance n. */
+function costs(events: readonly EventMessage[], number: number): string[] {
+  let start = -1;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type === "performance_started") break;
+    if (e?.type === "performance_resolved" && (e.number === undefined || e.number === number)) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  return events
+    .slice(start + 1)
+    .filter((e) => COST_EVENTS.has(e.type))
+    .map((e) => e.text.trim());
+}
+
+export function performance(t: TableRecord): PerformanceView | null {
+  const p = t.sections.performance;
+  if (!p) return null;
+  return {
+    number: p.number,
+    difficulty: p.difficulty,
+    weight: p.weight,
+    resolved: p.resolved,
+    contributions: p.contributions.map(contribution),
+    odds: (t.sections.odds?.groups ?? []).map((g) => odds(t, g)),
+    outcomes: p.results.map((r) => ({
+      heroes: r.heroes.map((h) => heroName(t, h)).join(" + "),
+      success: r.success,
+      total: r.total,
+      difficulty: r.difficulty,
+    })),
+    costs: p.resolved ? costs(t.events, p.number) : [],
+  };
+}
+
+export interface TrackView {
+  label: string;
+  value: number;
+  /** null: no capacity (an open count) */
+  capacity: number | null;
+}
+
+export interface HeroView {
+  id: string;
+  name: string;
+  tracks: TrackView[];
+  favor: number;
+  redraws: number;
+}
+
+export function heroes(t: TableRecord): HeroView[] {
+  return Object.values(t.heroes).map((h: Hero) => ({
+    id: h.id,
+    name: h.name,
+    tracks: [
+      { label: "Fatigue", value: h.fatigue, capacity: h.fatigue_capacity },
+      { label: "Strain", value: h.strain, capacity: h.strain_capacity },
+      { label: "Wounds", value: h.wounds, capacity: null },
+    ],
+    favor: h.favor,
+    redraws: h.redraws,
+  }));
+}
+
+export interface TimeView {
+  day: number;
+  band: string;
+  due: string;
+  weather: string | null;
+  prompts: string[];
+}
+
+function promptText(p: unknown): string {
+  if (typeof p === "string") return p;
+  if (p && typeof p === "object") {
+    const o = p as Record<string, unknown>;
+    for (const k of ["text", "message", "prompt"])
+      if (typeof o[k] === "string") return o[k] as string;
+  }
+  return JSON.stringify(p);
+}
+
+export function time(t: TableRecord): TimeView | null {
+  const tb = t.sections.time;
+  if (!tb) return null;
+  return {
+    day: tb.day,
+    band: cap(tb.band),
+    due: cap(tb.due),
+    weather: tb.weather ? tb.weather.name : null,
+    prompts: tb.prompts.map(promptText),
+  };
+}
+
+export interface CombatView {
+  fight: number;
+  round: number;
+  tick: number;
+  /** tick "1"…"6" → the names of who acts on it */
+  wheel: { tick: number; names: string[]; now: boolean }[];
+  acting: string[];
+  forecast: string[];
+}
+
+export function combat(t: TableRecord): CombatView | null {
+  const c = t.sections.combat;
+  if (!c) return null;
+  const name = (id: string) => c.combatants.find((x) => x.id === id)?.name ?? id;
+  const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+  return {
+    fight: c.fight,
+    round: c.round,
+    tick: c.tick,
+    wheel: Object.entries(c.wheel)
+      .map(([tick, ids]) => ({
+        tick: Number(tick),
+        names: ids.map(name),
+        now: Number(tick) === c.tick,
+      }))
+      .sort((a, b) => a.tick - b.tick),
+    acting: c.acting.map(name),
+    forecast: c.forecast.map(
+      (f) =>
+        `${name(f.attacker)} → ${f.target_name}: ${f.expected_injuries.toFixed(1)} injuries expected, death ${pct(f.death)}`,
+    ),
+  };
+}
+
+export interface HistoryItem {
+  seq: number;
+  at: string;
+  kind: "draw" | "outcome";
+  text: string;
+  success: boolean | null;
+}
+
+/** The last `n` draws and outcomes seen on the event stream, newest first. */
+export function history(t: TableRecord, n: number): HistoryItem[] {
+  const out: HistoryItem[] = [];
+  for (let i = t.events.length - 1; i >= 0 && out.length < n; i--) {
+    const e = t.events[i];
+    if (!e) continue;
+    if (e.type === "token_drawn" || e.type === "favor_called" || e.type === "token_replaced") {
+      out.push({ seq: e.seq, at: e.at, kind: "draw", text: e.text.trim(), success: null });
+    } else if (e.type === "performance_resolved") {
+      const success = typeof e.success === "boolean" ? e.success : null;
+      out.push({ seq: e.seq, at: e.at, kind: "outcome", text: e.text.trim(), success });
+    }
+  }
+  return out;
+}
+
+/** The narration to announce through the aria-live region for an event, or null. */
+export function announcement(e: EventMessage): string | null {
+  const spoken = new Set(["token_drawn", "token_replaced", "favor_called", "performance_resolved"]);
+  return spoken.has(e.type) ? e.text.trim() : null;
+}
+
+export interface Liveness {
+  /** live: connected, the table online, its retained state fresh */
+  state: "live" | "offline" | "stale" | "waiting";
+  label: string;
+  /** seconds since the last message for this table, null: none yet */
+  age: number | null;
+  gap: string | null;
+}
+
+export function liveness(snap: Snapshot, t: TableRecord | undefined, now: number): Liveness {
+  const age = t?.lastUpdate ? Math.max(0, Math.floor((now - t.lastUpdate) / 1000)) : null;
+  const last = t?.gaps[t.gaps.length - 1];
+  const gap = last
+    ? last.from === last.to
+      ? `missed event ${last.from}`
+      : `missed events ${last.from}–${last.to}`
+    : null;
+  if (snap.link !== "online") {
+    const why = snap.linkError ? ` (${snap.linkError})` : "";
+    const label =
+      snap.link === "connecting" ? "connecting to the broker…" : `offline: no broker${why}`;
+    return { state: snap.link === "connecting" && !t ? "waiting" : "offline", label, age, gap };
+  }
+  if (!t || t.status === "unknown")
+    return { state: "waiting", label: "waiting for the table…", age, gap };
+  if (t.status === "offline")
+    return { state: "offline", label: "offline: the table service is not running", age, gap };
+  if (t.stale) return { state: "stale", label: "reconnected: repainting…", age, gap };
+  return { state: "live", label: "live", age, gap };
+}
+
+export function ageText(age: number | null): string {
+  if (age === null) return "no update yet";
+  if (age < 60) return `updated ${age} s ago`;
+  if (age < 3600) return `updated ${Math.floor(age / 60)} min ago`;
+  return `updated ${Math.floor(age / 3600)} h ago`;
+}
+
+/** One table on the convention wall. */
+export interface WallCard {
+  id: string;
+  live: Liveness;
+  performance: string | null;
+  lastOutcome: { text: string; success: boolean | null } | null;
+}
+
+export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard {
+  const p = performance(t);
+  let perf: string | null = null;
+  if (p) {
+    const who =
+      p.contributions.map((c) => `${c.heroName} ${c.total}`).join(", ") || "no one declared yet";
+    perf = `Performance ${p.number} · Difficulty ${p.difficulty} · ${who}`;
+  }
+  const last = history(t, 50).find((h) => h.kind === "outcome");
+  let lastOutcome: WallCard["lastOutcome"] = last
+    ? { text: last.text, success: last.success }
+    : null;
+  const o = p?.outcomes[0];
+  if (!lastOutcome && p && o) {
+    lastOutcome = {
+      text: `${o.heroes}: ${o.total} vs ${o.difficulty}`,
+      success: o.success,
+    };
+  }
+  return { id: t.id, live: liveness(snap, t, now), performance: perf, lastOutcome };
+}

@@ -1,0 +1,33 @@
+/**
+ * overlay.html: an OBS browser source (1920×1080, transparent). The current Performance as it
+ * is drawn, the heroes' tracks, the Time Board and weather, and the combat wheel during a fight.
+ * `panels=performance,heroes,time,combat` picks what shows; `layout=narrow` fits a side column.
+ */
+
+import { boot, renderStatus } from "../app";
+import { byId } from "../dom";
+import * as model from "../model";
+import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+
+const ALL = ["performance", "heroes", "time", "combat"];
+
+boot({
+  name: "overlay",
+  defaults: { table: "example", theme: "stream" },
+  render(snap, ctx, now) {
+    const id = ctx.params.table;
+    renderStatus(snap, id, now);
+    const t = snap.tables.get(id);
+    const shown = new Set(ctx.params.panels ?? ALL);
+    const animate = ctx.motion();
+    const section = (name: string) => {
+      const el = byId(name);
+      el.classList.toggle("off", !shown.has(name));
+      return el;
+    };
+    renderPerformance(section("performance"), t ? model.performance(t) : null, animate, null);
+    renderHeroes(section("heroes"), t ? model.heroes(t) : []);
+    renderTime(section("time"), t ? model.time(t) : null, false);
+    renderCombat(section("combat"), t ? model.combat(t) : null);
+  },
+});

@@ -1,0 +1,50 @@
+/**
+ * table.html: the second screen for a tablet or TV at the table. The same state as the overlay,
+ * in type large enough to read across the table, the night's last draws and outcomes, and the
+ * WorldKeeper's open prompts.
+ */
+
+import { boot, renderStatus } from "../app";
+import { byId, h, keyed } from "../dom";
+import * as model from "../model";
+import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+
+boot({
+  name: "table",
+  defaults: { table: "example", theme: "dark" },
+  render(snap, ctx, now) {
+    const id = ctx.params.table;
+    renderStatus(snap, id, now);
+    const t = snap.tables.get(id);
+    const animate = ctx.motion();
+    byId("table-name").textContent = `Table ${id}`;
+    renderPerformance(
+      byId("performance"),
+      t ? model.performance(t) : null,
+      animate,
+      "Between Performances",
+    );
+    renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
+    renderTime(byId("time"), t ? model.time(t) : null, true);
+    renderCombat(byId("combat"), t ? model.combat(t) : null);
+    const items = t ? model.history(t, ctx.params.last) : [];
+    const list = byId("history-list");
+    keyed(
+      list,
+      items,
+      (i) => String(i.seq),
+      (i) =>
+        h(
+          "li",
+          {
+            class: `history-item kind-${i.kind}${i.success === null ? "" : i.success ? " success" : " failure"}`,
+          },
+          h("time", { datetime: i.at }, i.at.slice(11, 19)),
+          " ",
+          i.text,
+        ),
+      animate,
+    );
+    byId("history-empty").hidden = items.length > 0;
+  },
+});

@@ -1,0 +1,173 @@
+/**
+ * The one client-side store: every table the connection has heard of, as immutable records.
+ *
+ * The connection (`connection.ts`) is its only writer; pages only read snapshots and subscribe.
+ * It keeps what the service published (retained sections, heroes, the event stream), and what
+ * a page needs to be honest about staleness: the broker link, each table's `status`, when the
+ * last message came, and gaps in the events' `seq`. It computes nothing the rules decide.
+ */
+
+import type { ErrorMessage, EventMessage, Hero, SectionName, Sections, Status } from "./payloads";
+
+export type Link = "connecting" | "online" | "offline";
+
+/** A hole in a table's event stream: events `from`…`to` never arrived. */
+export interface Gap {
+  from: number;
+  to: number;
+  /** when it was noticed (ms since the epoch) */
+  at: number;
+}
+
+export interface TableRecord {
+  readonly id: string;
+  /** the retained `…/status`; "unknown" until it arrives */
+  readonly status: Status | "unknown";
+  readonly sections: Readonly<Sections>;
+  readonly heroes: Readonly<Record<string, Hero>>;
+  /** the newest events seen since the page opened, oldest first (at most `EVENTS_KEPT`) */
+  readonly events: readonly EventMessage[];
+  readonly lastError: ErrorMessage | null;
+  readonly lastSeq: number | null;
+  readonly gaps: readonly Gap[];
+  /** when the last message for this table arrived (ms since the epoch), null: none yet */
+  readonly lastUpdate: number | null;
+  /** true from a lost broker link until this table's retained state arrives again */
+  readonly stale: boolean;
+}
+
+export interface Snapshot {
+  readonly link: Link;
+  /** why the link is not online, in words (the broker's refusal, a socket error) */
+  readonly linkError: string | null;
+  /** when the link last changed (ms since the epoch) */
+  readonly linkSince: number;
+  readonly tables: ReadonlyMap<string, TableRecord>;
+  /** rises by one at every change: a cheap "did anything change" for views */
+  readonly version: number;
+}
+
+export const EVENTS_KEPT = 200;
+/** `seq`s remembered to drop QoS 1 duplicates (and to tell them from a restarted sequence) */
+const SEEN_KEPT = 256;
+
+function emptyTable(id: string): TableRecord {
+  return {
+    id,
+    status: "unknown",
+    sections: { performance: null, odds: null, time: null, combat: null },
+    heroes: {},
+    events: [],
+    lastError: null,
+    lastSeq: null,
+    gaps: [],
+    lastUpdate: null,
+    stale: false,
+  };
+}
+
+export type Listener = (snapshot: Snapshot) => void;
+
+export class Store {
+  private snap: Snapshot;
+  private listeners = new Set<Listener>();
+  private seen = new Map<string, Set<number>>();
+  private pending = false;
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+    this.snap = {
+      link: "connecting",
+      linkError: null,
+      linkSince: now(),
+      tables: new Map(),
+      version: 0,
+    };
+  }
+
+  get snapshot(): Snapshot {
+    return this.snap;
+  }
+
+  /** Call `fn` with every new snapshot (changes in one task are coalesced); returns unsubscribe. */
+  subscribe(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  setLink(link: Link, error: string | null = null): void {
+    if (link === this.snap.link && error === this.snap.linkError) return;
+    let tables = this.snap.tables;
+    if (link !== "online" && this.snap.link === "online") {
+      // nothing we hold can be trusted as live any more: a table's retained state clears it
+      tables = new Map([...tables].map(([id, t]) => [id, { ...t, stale: true }]));
+    }
+    this.commit({ link, linkError: error, linkSince: this.now(), tables });
+  }
+
+  setStatus(table: string, status: Status): void {
+    // status is retained and always published by the service: its arrival after a reconnect
+    // is the moment this table's retained state is being repainted
+    this.update(table, (t) => ({ ...t, status, stale: false }));
+  }
+
+  setSection(table: string, name: SectionName, value: unknown): void {
+    this.update(table, (t) => ({ ...t, sections: { ...t.sections, [name]: value } }));
+  }
+
+  setHero(table: string, id: string, hero: Hero | null): void {
+    this.update(table, (t) => {
+      const heroes = { ...t.heroes };
+      if (hero === null) delete heroes[id];
+      else heroes[id] = hero;
+      return { ...t, heroes };
+    });
+  }
+
+  setError(table: string, error: ErrorMessage): void {
+    this.update(table, (t) => ({ ...t, lastError: error }));
+  }
+
+  /** One message of `…/events`: duplicates (QoS 1) dropped, gaps in `seq` recorded. */
+  addEvent(table: string, event: EventMessage): void {
+    const seen = this.seen.get(table) ?? new Set<number>();
+    this.seen.set(table, seen);
+    if (seen.has(event.seq)) return;
+    this.update(table, (t) => {
+      let gaps = t.gaps;
+      if (t.lastSeq !== null && event.seq > t.lastSeq + 1) {
+        gaps = [...gaps, { from: t.lastSeq + 1, to: event.seq - 1, at: this.now() }];
+      } else if (t.lastSeq !== null && event.seq <= t.lastSeq) {
+        // below what we saw and never seen: the service started a new journal (seq from 1)
+        seen.clear();
+      }
+      seen.add(event.seq);
+      if (seen.size > SEEN_KEPT) {
+        const oldest = seen.values().next().value;
+        if (oldest !== undefined) seen.delete(oldest);
+      }
+      const events = [...t.events, event].slice(-EVENTS_KEPT);
+      return { ...t, events, gaps, lastSeq: event.seq };
+    });
+  }
+
+  private update(table: string, fn: (t: TableRecord) => TableRecord): void {
+    const old = this.snap.tables.get(table) ?? emptyTable(table);
+    const next = { ...fn(old), lastUpdate: this.now() };
+    const tables = new Map(this.snap.tables);
+    tables.set(table, next);
+    this.commit({ tables });
+  }
+
+  private commit(change: Partial<Snapshot>): void {
+    this.snap = { ...this.snap, ...change, version: this.snap.version + 1 };
+    if (this.pending) return;
+    this.pending = true;
+    // one notification per task: a burst of retained messages paints once
+    queueMicrotask(() => {
+      this.pending = false;
+      for (const fn of this.listeners) fn(this.snap);
+    });
+  }
+}

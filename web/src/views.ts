@@ -1,0 +1,256 @@
+/**
+ * The panels the pages share (Performance, heroes, Time Board, combat), painted from `model.ts`'s
+ * views into a section of the page. Elements that stay are updated in place, so only what is new
+ * (a token drawn, a total changed, an outcome) animates.
+ */
+
+import { h, keyed, setText } from "./dom";
+import type {
+  CombatView,
+  ContributionView,
+  HeroView,
+  PerformanceView,
+  TimeView,
+  TokenView,
+} from "./model";
+
+const present = (...els: (HTMLElement | null)[]): HTMLElement[] =>
+  els.filter((e): e is HTMLElement => e !== null);
+
+const signed = (v: number): string => (v > 0 ? `+${v}` : String(v));
+
+function tokenEl(t: TokenView): HTMLElement {
+  return h(
+    "li",
+    { class: `token kind-${t.kind}${t.favor ? " favor" : ""}`, "data-token": t.id, title: t.name },
+    h("span", { class: "token-value" }, signed(t.value)),
+    h("span", { class: "token-name" }, t.name),
+  );
+}
+
+function contributionEl(c: ContributionView): HTMLElement {
+  return h(
+    "div",
+    { class: "contribution", "data-hero": c.hero },
+    h(
+      "div",
+      { class: "who" },
+      h("span", { class: "hero-name" }, c.heroName),
+      " ",
+      h("span", { class: "declaration" }),
+    ),
+    h("ol", { class: "tokens" }),
+    h(
+      "div",
+      { class: "sum" },
+      h("span", { class: "total" }),
+      h("span", { class: "of" }),
+      h("span", { class: "left" }),
+    ),
+    h("div", { class: "bar" }, h("div", { class: "fill" })),
+  );
+}
+
+function part(root: Element, selector: string): HTMLElement {
+  const el = root.querySelector(selector);
+  if (!(el instanceof HTMLElement)) throw new Error(`missing ${selector}`);
+  return el;
+}
+
+/** The Performance: who and what, each token as drawn, total vs Difficulty, odds, outcome. */
+export function renderPerformance(
+  section: HTMLElement,
+  p: PerformanceView | null,
+  animate: boolean,
+  idle: string | null,
+): void {
+  if (!section.firstElementChild) {
+    section.append(
+      h("h2", { class: "perf-title" }),
+      h("div", { class: "contributions" }),
+      h("div", { class: "odds" }),
+      h("div", { class: "outcomes" }),
+      h("ul", { class: "costs" }),
+      h("p", { class: "idle" }),
+    );
+  }
+  section.dataset.state = p ? (p.resolved ? "resolved" : "open") : "none";
+  const idleEl = part(section, ".idle");
+  idleEl.textContent = p ? "" : (idle ?? "");
+  idleEl.hidden = p !== null || idle === null;
+  section.hidden = p === null && idle === null;
+  if (!p) {
+    for (const s of [".contributions", ".odds", ".outcomes", ".costs"])
+      part(section, s).replaceChildren();
+    part(section, ".perf-title").textContent = "";
+    return;
+  }
+  part(section, ".perf-title").textContent =
+    `Performance ${p.number} · Difficulty ${p.difficulty}` +
+    (p.weight !== "off" ? ` · Weight ${p.weight}` : "");
+
+  const rows = part(section, ".contributions");
+  keyed(rows, p.contributions, (c) => c.hero, contributionEl, animate);
+  for (const c of p.contributions) {
+    const row = part(rows, `[data-hero="${CSS.escape(c.hero)}"]`);
+    part(row, ".declaration").textContent = c.declaration;
+    keyed(
+      part(row, ".tokens"),
+      c.tokens,
+      (t) => `${t.favor ? "f" : "d"}:${t.id}`,
+      tokenEl,
+      animate,
+    );
+    setText(part(row, ".total"), String(c.total), animate);
+    part(row, ".of").textContent = ` / ${p.difficulty}`;
+    part(row, ".left").textContent = p.resolved
+      ? ""
+      : c.drawsLeft === 1
+        ? "1 draw left"
+        : `${c.drawsLeft} draws left`;
+    const fill = part(row, ".fill");
+    fill.style.width = `${Math.min(100, (100 * Math.max(0, c.total)) / Math.max(1, p.difficulty))}%`;
+  }
+
+  keyed(
+    part(section, ".odds"),
+    p.resolved ? [] : p.odds,
+    (o) => `${o.heroes}|${o.success}|${o.withRedraws}|${o.advice.join("|")}`,
+    (o) =>
+      h(
+        "div",
+        { class: "odds-group" },
+        h("span", { class: "odds-success" }, `Success ${o.success}%`),
+        o.withRedraws !== null
+          ? h("span", { class: "odds-redraws" }, ` · with Redraws ${o.withRedraws}%`)
+          : null,
+        ...o.advice.map((a) => h("div", { class: "advice" }, a)),
+      ),
+    false,
+  );
+
+  keyed(
+    part(section, ".outcomes"),
+    p.outcomes,
+    (o) => `${o.heroes}|${o.success}|${o.total}`,
+    (o) =>
+      h(
+        "div",
+        { class: `outcome ${o.success ? "success" : "failure"}` },
+        h("span", { class: "verdict" }, o.success ? "SUCCESS" : "FAILURE"),
+        h("span", { class: "outcome-detail" }, ` ${o.heroes} · ${o.total} vs ${o.difficulty}`),
+      ),
+    animate,
+  );
+  keyed(
+    part(section, ".costs"),
+    p.costs,
+    (c) => c,
+    (c) => h("li", { class: "cost" }, c),
+    animate,
+  );
+}
+
+function pips(value: number, capacity: number | null): HTMLElement {
+  const el = h("span", { class: "pips" });
+  const n = capacity ?? value;
+  for (let i = 0; i < n; i++) el.append(h("i", { class: i < value ? "pip on" : "pip" }));
+  if (capacity !== null && value > capacity) el.append(h("i", { class: "pip over" }));
+  return el;
+}
+
+/** Each hero's Fatigue, Strain and Wounds tracks, Favor and Redraws. */
+export function renderHeroes(section: HTMLElement, heroes: HeroView[]): void {
+  section.hidden = heroes.length === 0;
+  section.replaceChildren(
+    ...heroes.map((hero) =>
+      h(
+        "div",
+        { class: "hero", "data-hero": hero.id },
+        h("div", { class: "hero-name" }, hero.name),
+        ...hero.tracks.map((t) =>
+          h(
+            "div",
+            { class: `track track-${t.label.toLowerCase()}` },
+            h("span", { class: "track-label" }, t.label),
+            pips(t.value, t.capacity),
+            h(
+              "span",
+              { class: "track-value" },
+              t.capacity === null ? String(t.value) : `${t.value}/${t.capacity}`,
+            ),
+          ),
+        ),
+        h(
+          "div",
+          { class: "hero-extra" },
+          h("span", { class: "favor" }, `Favor ${hero.favor}`),
+          " · ",
+          h("span", { class: "redraws" }, `Redraws ${hero.redraws}`),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The Time Board: day, band, what is due, the weather (and, on the table display, prompts). */
+export function renderTime(section: HTMLElement, t: TimeView | null, withPrompts: boolean): void {
+  section.hidden = t === null;
+  if (!t) {
+    section.replaceChildren();
+    return;
+  }
+  section.replaceChildren(
+    ...present(
+      h(
+        "div",
+        { class: "time-line" },
+        h("span", { class: "day" }, `Day ${t.day}`),
+        " · ",
+        h("span", { class: "band" }, t.band),
+        " · ",
+        h("span", { class: "due" }, `${t.due} due`),
+        " · ",
+        h("span", { class: "weather" }, t.weather ? `Weather: ${t.weather}` : "No weather drawn"),
+      ),
+      withPrompts && t.prompts.length
+        ? h(
+            "div",
+            { class: "prompts" },
+            h("h3", {}, "WorldKeeper"),
+            h("ul", {}, ...t.prompts.map((p) => h("li", { class: "prompt" }, p))),
+          )
+        : null,
+    ),
+  );
+}
+
+/** During a fight: the six-tick wheel (who acts on which tick) and the attack forecast. */
+export function renderCombat(section: HTMLElement, c: CombatView | null): void {
+  section.hidden = c === null;
+  if (!c) {
+    section.replaceChildren();
+    return;
+  }
+  section.replaceChildren(
+    ...present(
+      h("h2", {}, `Fight ${c.fight} · Round ${c.round} · Tick ${c.tick}`),
+      h(
+        "ol",
+        { class: "wheel" },
+        ...c.wheel.map((w) =>
+          h(
+            "li",
+            { class: w.now ? "tick now" : "tick", "data-tick": w.tick },
+            h("span", { class: "tick-number" }, String(w.tick)),
+            h("span", { class: "tick-names" }, w.names.join(", ")),
+          ),
+        ),
+      ),
+      c.acting.length ? h("p", { class: "acting" }, `Acting: ${c.acting.join(", ")}`) : null,
+      c.forecast.length
+        ? h("ul", { class: "forecast" }, ...c.forecast.map((f) => h("li", {}, f)))
+        : null,
+    ),
+  );
+}

@@ -5,12 +5,21 @@ serial frames to the HubReader, through the tag registry into commands, through
 the engine, and out to the PNG panel (``demo-out/…/latest.png`` and numbered
 frames). Wheel and button presses are commands from the script. Then the example
 fight runs through the same loop, and the panel shows the combat wheel.
+
+MQTT: with Mosquitto installed the demo starts a private broker (plain MQTT plus
+WebSockets serving the web pages, with throwaway accounts: companion/demo_broker.py)
+and prints the overlay, table display and wall URLs; ``--serve`` keeps both tables
+served after the script until Ctrl-C. ``--mqtt HOST:PORT`` publishes on a broker of
+yours instead, ``--no-mqtt`` not at all.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
+import threading
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +55,16 @@ def register(sub: Any) -> None:
     p.add_argument("--colour", default="bwr", help="bw, bwr or bwy")
     p.add_argument(
         "--mqtt",
-        default="localhost:1883",
         metavar="HOST[:PORT]",
-        help="publish the table on this MQTT broker when one answers there (default"
-        " localhost:1883; watch with: mosquitto_sub -t 'rhuna/#' -v)",
+        help="publish the table on this MQTT broker when one answers there (default: a private"
+        " Mosquitto of the demo's own when mosquitto is installed, else localhost:1883)",
     )
     p.add_argument("--no-mqtt", action="store_true", help="do not publish on MQTT")
+    p.add_argument(
+        "--serve",
+        action="store_true",
+        help="after the script, keep the tables and the web pages served until Ctrl-C",
+    )
     p.set_defaults(func=run)
 
 
@@ -79,16 +92,84 @@ def run(args: argparse.Namespace) -> int:
         plays = [(table.stem, table, Path(args.script))]
     else:
         plays = DEFAULT_PLAYS
-    for name, table, script in plays:
-        out = Path(args.out) / name
-        mqtt = None if args.no_mqtt else broker_answering(args.mqtt)
-        if not args.no_mqtt and mqtt is None:
-            print(f"\n  (no MQTT broker answers on {args.mqtt}: not publishing)")
-        code = play(load_table(table), script, out, args.panel, args.colour, mqtt)
-        print(f"\n  panel frames: {out}/frame-*.png, newest {out}/latest.png")
-        if code:
-            return code
+    states = [(name, load_table(table), script) for name, table, script in plays]
+    with ExitStack() as served:
+        broker = _private_broker(args, [s.table_id for _, s, _ in states])
+        if broker is not None:
+            served.callback(broker.stop)
+        for name, state, script in states:
+            out = Path(args.out) / name
+            if broker is not None:
+                mqtt: tuple[str, int] | None = ("127.0.0.1", broker.port)
+            else:
+                mqtt = None if args.no_mqtt else broker_answering(args.mqtt or "localhost:1883")
+                if not args.no_mqtt and mqtt is None:
+                    print(f"\n  (no MQTT broker answers on {args.mqtt}: not publishing)")
+            login = broker.login(state.table_id) if broker is not None else None
+            keep = served if args.serve else None
+            code = play(state, script, out, args.panel, args.colour, mqtt, login=login, keep=keep)
+            print(f"\n  panel frames: {out}/frame-*.png, newest {out}/latest.png")
+            if code:
+                return code
+        if broker is not None:
+            _print_urls(broker, [s.table_id for _, s, _ in states], args.serve)
+        if args.serve:
+            print("\n  Serving the tables and the pages; Ctrl-C to stop.", flush=True)
+            _wait_for_stop()
     return 0
+
+
+def _wait_for_stop() -> None:
+    """Until Ctrl-C or SIGTERM (a background job may have SIGINT ignored: take it back)."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    print("\n  Stopped.")
+
+
+def _private_broker(args: argparse.Namespace, tables: list[str]) -> Any:
+    """The demo's own Mosquitto (MQTT + WebSockets + the pages), when it can have one."""
+    from companion.demo_broker import DemoBroker
+
+    if args.no_mqtt or args.mqtt or DemoBroker.binary() is None:
+        if args.serve and (args.no_mqtt or DemoBroker.binary() is None):
+            raise ConfigError(
+                "demo: --serve needs Mosquitto (Debian package mosquitto; scripts/bootstrap"
+                " installs it) and MQTT (drop --no-mqtt)"
+            )
+        return None
+    try:
+        broker = DemoBroker(sorted(set(tables))).start()
+    except RuntimeError as e:
+        print(f"\n  (the demo's own MQTT broker did not start: {e}; not publishing)")
+        return None
+    pages = "and the web pages " if broker.pages else ""
+    print(
+        f"\n  MQTT: a private Mosquitto on 127.0.0.1:{broker.port}, WebSockets {pages}on"
+        f" port {broker.ws_port}"
+    )
+    if broker.pages is None:
+        print("  (the web pages are not built: `make web`, then run the demo again)")
+    return broker
+
+
+def _print_urls(broker: Any, tables: list[str], serving: bool) -> None:
+    print("\n  Open the table in a browser (or as an OBS browser source):")
+    seen: set[str] = set()
+    for table in tables:
+        for what, url in broker.urls(table):
+            if url in seen or (what == "convention wall" and table != tables[-1]):
+                continue
+            seen.add(url)
+            print(
+                f"    {what} [{table}]: {url}"
+                if what != "convention wall"
+                else f"    {what}: {url}"
+            )
+    if not serving:
+        print("  (they work while the demo runs: add --serve to keep them served afterwards,")
+        print("   e.g. .venv/bin/rhuna-table demo --serve)")
 
 
 def sheets(state: TableState) -> list[str]:
@@ -123,7 +204,12 @@ def play(
     panel: str,
     colour: str,
     mqtt: tuple[str, int] | None = None,
+    *,
+    login: tuple[str, str] | None = None,
+    keep: ExitStack | None = None,
 ) -> int:
+    """Play ``script`` on ``state``; with ``keep``, leave the table and its MQTT bridge running
+    (closed with that stack) instead of closing them at the end."""
     from companion.cli.replay import read_session
 
     steps = read_session(script)
@@ -134,12 +220,15 @@ def play(
             return 1
     print(f'\nRhuna table companion — {script.name} on {out} ({panel}" {colour} PNG panel)')
     print(*sheets(state), sep="\n")
-    with SimulatedTable(
-        state, out, panel=panel, colour=colour, channels=CHANNELS, settle=True
-    ) as table:
+    with ExitStack() as local:
+        owner = keep if keep is not None else local
+        table = owner.enter_context(
+            SimulatedTable(state, out, panel=panel, colour=colour, channels=CHANNELS, settle=True)
+        )
         table.loop.roles = ROLES
         print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled")
-        bridge = _start_mqtt(table, mqtt) if mqtt else None
+        if mqtt:
+            owner.callback(_start_mqtt(table, mqtt, login).stop)
         print()
         for line, step in steps:
             try:
@@ -150,19 +239,22 @@ def play(
             if outcome is not None:
                 _show(outcome)
         final = table.loop.state
-        if bridge is not None:
-            bridge.stop()
     print("\n  At the end:")
     print(*sheets(final), sep="\n")
     return 0
 
 
-def _start_mqtt(table: SimulatedTable, where: tuple[str, int]) -> Any:
+def _start_mqtt(
+    table: SimulatedTable, where: tuple[str, int], login: tuple[str, str] | None = None
+) -> Any:
     """The MQTT bridge on the demo's loop (docs/mqtt.md): retained state, events, commands."""
     from companion.mqtt import MqttBridge, load_mqtt_config
 
     host, port = where
-    config = load_mqtt_config({"host": host, "port": port}, "demo")
+    data: dict[str, Any] = {"host": host, "port": port}
+    if login is not None:
+        data["username"], data["password"] = login
+    config = load_mqtt_config(data, "demo")
     bridge = MqttBridge(config)
     bridge.start(table.loop)
     base = f"{config.base_topic}/{config.table_id or table.loop.state.table_id}"

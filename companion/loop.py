@@ -50,8 +50,6 @@ class Outcome:
 Subscriber = Callable[[Outcome], None]
 #: commits an accepted Outcome and returns its sequence number; raises if it cannot
 Journal = Callable[[Outcome], int]
-#: the commands that make their hero the one drawing now (a Favor token laid is theirs)
-HERO_COMMANDS = ("declare", "draw", "redraw")
 
 
 @dataclass
@@ -65,7 +63,6 @@ class TableLoop:
 
     def __post_init__(self) -> None:
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self.active_hero: str | None = None
         self.processed = 0
         # (owner, fn) in the order they subscribed; replaced whole, never changed in place, so
         # the loop's thread reads a consistent tuple while others subscribe or unsubscribe
@@ -151,7 +148,7 @@ class TableLoop:
         self.processed += 1
         tag = item if isinstance(item, TagEvent) else None
         if tag is not None:
-            meant = command_for_tag(self.state, self.registry, tag, self.roles, self.active_hero)
+            meant = command_for_tag(self.state, self.registry, tag, self.roles)
             if meant is None:
                 return Outcome(source, self.state, tag=tag)
             if isinstance(meant, RuleViolation):
@@ -174,9 +171,6 @@ class TableLoop:
                 log.error("%s: %r not saved, so not applied: %s", source, command, e)
                 return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
         self.state = state
-        hero = command.get("hero")
-        if command.get("cmd") in HERO_COMMANDS and isinstance(hero, str):
-            self.active_hero = hero
         return outcome
 
 

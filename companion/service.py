@@ -198,7 +198,6 @@ class Service:
             self.loop = TableLoop(
                 self.restored.state, self.registry, config.roles, journal=self.store.append
             )
-            self.loop.active_hero = self.restored.active_hero
             self.loop.subscribe("log", self.outcome_log)
             self._display()
             self.extensions = (

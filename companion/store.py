@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.loop import HERO_COMMANDS, Outcome
+from companion.loop import Outcome
 from engine import CommandRejected, apply
 from engine.errors import ConfigError
 from engine.state import TableState
@@ -111,8 +111,6 @@ class Restored:
     snapshot_seq: int
     #: journal rows applied after the snapshot
     replayed: int
-    #: the hero of the last declare/draw/redraw (who a Favor token laid now is for)
-    active_hero: str | None
     #: a journal created just now
     new: bool
 
@@ -295,7 +293,7 @@ class Store:
                     ],
                 )
             self._latest = initial
-            return Restored(initial, 0, 0, 0, None, new=True)
+            return Restored(initial, 0, 0, 0, new=True)
         if meta.get("fingerprint") != mark:
             raise StoreError(
                 f"{table_file}: this table file is not the one the journal in {self.path} was"
@@ -335,7 +333,7 @@ class Store:
             )
         self._snapshot_seq = snap
         self._latest = state
-        return Restored(state, self._seq, snap, replayed, self._active_hero(), new=False)
+        return Restored(state, self._seq, snap, replayed, new=False)
 
     def _from_snapshots(self, initial: TableState) -> tuple[TableState, int]:
         """The newest snapshot that reads back intact, else the initial state (seq 0)."""
@@ -368,16 +366,6 @@ class Store:
         current = dataclasses.replace(load(key), history=steps)
         self._stored = {id(s): (s, k) for s, k in zip(steps, history, strict=True)}
         return current
-
-    def _active_hero(self) -> str | None:
-        marks = ",".join("?" * len(HERO_COMMANDS))
-        row = self._db.execute(
-            "SELECT json_extract(command, '$.hero') FROM journal"
-            f" WHERE json_extract(command, '$.cmd') IN ({marks})"
-            " AND json_type(command, '$.hero') = 'text' ORDER BY seq DESC LIMIT 1",
-            HERO_COMMANDS,
-        ).fetchone()
-        return None if row is None else str(row[0])
 
     # --- the journal (the table loop's thread) --------------------------------------------
 

@@ -48,7 +48,6 @@ def command_for_tag(
     registry: TagRegistry,
     event: TagEvent,
     roles: ReaderRoles,
-    active_hero: str | None,
 ) -> dict[str, Any] | RuleViolation | None:
     """The command a tag event means, a violation to show, or None (nothing to do)."""
     if event.presence != "present":
@@ -73,7 +72,7 @@ def command_for_tag(
         )
     kind = token.kind
     if kind is TokenKind.FAVOR and role in ("board", "favor"):
-        hero = _favor_hero(state, active_hero)
+        hero = _favor_hero(state)
         if hero is None:
             return RuleViolation(
                 f"{token.name}: which hero calls Favor?",
@@ -96,11 +95,12 @@ def command_for_tag(
     )
 
 
-def _favor_hero(state: TableState, active: str | None) -> str | None:
+def _favor_hero(state: TableState) -> str | None:
+    """The hero drawing now (the engine keeps it in the Performance), else the only one."""
     perf = state.performance
     if perf is None or perf.resolved:
         return None
     heroes = [c.hero for c in perf.contributions if c.checks]
-    if active in heroes:
-        return active
+    if perf.drawing in heroes:
+        return perf.drawing
     return heroes[0] if len(heroes) == 1 else None

@@ -342,9 +342,9 @@ def test_a_tag_on_the_enrolment_reader_is_ignored_by_the_running_table(example_s
     assert known is not None
     for reader, channel, tag in (("desk", 0, known), ("desk", 1, uid(99)), ("board", 3, known)):
         event = TagEvent(reader, channel, tag, Presence.PRESENT, 0.0)
-        assert command_for_tag(example_state, registry, event, roles, None) is None
+        assert command_for_tag(example_state, registry, event, roles) is None
     on_board = TagEvent("board", 0, known, Presence.PRESENT, 0.0)
-    assert command_for_tag(example_state, registry, on_board, roles, None) == {
+    assert command_for_tag(example_state, registry, on_board, roles) == {
         "cmd": "draw",
         "hero": "aria",
         "token": "aria.ember.skill",

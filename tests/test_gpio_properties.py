@@ -92,7 +92,6 @@ def test_random_hands_never_raise_and_send_only_commands_that_parse(
     t = mock_table
     # a fresh table and a fresh wheel on the same pins for every example
     t.loop.state = example_state
-    t.loop.active_hero = None
     t.controls.wheel = Wheel(t.controls.wheel._table, t.controls.config, random.Random(1))
     t.script(*STARTS[start])
     t.sent.clear()

@@ -196,7 +196,7 @@ def test_a_restart_shows_the_restored_table_at_once(tmp_path):
     second = Service(config)
     try:
         assert as_json(second.loop.state) == as_json(before)
-        assert second.restored.seq == 2 and second.loop.active_hero == "aria"
+        assert second.restored.seq == 2 and second.loop.state.performance.drawing == "aria"
         second.start()
         assert same_pixels(shown(second), expected(second, before))
     finally:

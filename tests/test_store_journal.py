@@ -145,8 +145,9 @@ def test_the_journal_records_command_source_events_and_the_clock(tmp_path, examp
     assert json.loads(row[4]) == [e.to_json() for e in outcome.events]
 
 
-def test_the_active_hero_comes_back_p18(tmp_path, example_state):
-    """A Favor token laid after a restart is still for the hero who was drawing (P18)."""
+def test_the_hero_drawing_comes_back_p18(tmp_path, example_state):
+    """A Favor token laid after a restart is still for the hero who was drawing (P18): it is
+    part of the state, so the journal brings it back like the rest."""
     cmds = [
         {"cmd": "begin_performance", "difficulty": 5},
         {
@@ -162,7 +163,8 @@ def test_the_active_hero_comes_back_p18(tmp_path, example_state):
     with Store.open(tmp_path) as store:
         store.restore(example_state, EXAMPLE_TABLE)
         loop, _ = play(store, example_state, cmds)
-    assert reopen(tmp_path, example_state).active_hero == loop.active_hero == "cass"
+    restored = reopen(tmp_path, example_state).state.performance
+    assert restored.drawing == loop.state.performance.drawing == "cass"
 
 
 # --- refusals: what a start must not do silently ---------------------------------------

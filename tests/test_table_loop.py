@@ -15,6 +15,7 @@ from companion.cli import main as cli_main
 from companion.loop import TableLoop
 from companion.simulated import SimulatedTable
 from companion.tags import ReaderRoles, command_for_tag
+from engine import apply
 from engine.errors import ConfigError
 from firmware_bridge.events import Presence, TagEvent
 from hardware.registry import TagRegistry
@@ -41,7 +42,7 @@ def registry(example_state):
 
 def test_a_hero_token_on_the_draw_board_is_that_heros_draw_p6(example_state, registry):
     s, _ = run(example_state, BEGIN, ARIA)
-    cmd = command_for_tag(s, registry, tag(registry.uid("aria.weight.1")), ReaderRoles(), None)
+    cmd = command_for_tag(s, registry, tag(registry.uid("aria.weight.1")), ReaderRoles())
     assert cmd == {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"}
 
 
@@ -60,26 +61,40 @@ def test_a_favor_token_calls_favor_for_the_hero_drawing_now_p18(example_state, r
     )
     favor = tag(registry.uid("favor.03"), channel=4)
     roles = ReaderRoles({"draw-board": {4: "favor"}})
-    assert command_for_tag(s, registry, favor, roles, "bren")["hero"] == "bren"
-    unsure = command_for_tag(s, registry, favor, roles, None)
+    assert s.performance.drawing == "bren"  # the last to declare
+    assert command_for_tag(s, registry, favor, roles)["hero"] == "bren"
+    s, _ = apply(s, {"cmd": "draw", "hero": "aria", "seed": 1})
+    assert command_for_tag(s, registry, favor, roles)["hero"] == "aria"
+    # the last to declare made a Gain (no check to call Favor into), two heroes are drawing
+    s, _ = apply(
+        s,
+        {
+            "cmd": "declare",
+            "hero": "cass",
+            "shade": "impulse",
+            "capability": "shadow",
+            "action": "gain",
+        },
+    )
+    unsure = command_for_tag(s, registry, favor, roles)
     assert unsure.rule == "P18" and "which hero" in unsure.message
 
 
 def test_time_and_weather_tokens_on_the_time_reader_t3(example_state, registry):
     roles = ReaderRoles({"draw-board": {5: "time"}})
     t = command_for_tag(
-        example_state, registry, tag(registry.uid("time.morning.minor.fatigue.1"), 5), roles, None
+        example_state, registry, tag(registry.uid("time.morning.minor.fatigue.1"), 5), roles
     )
     assert t == {"cmd": "draw_time", "token": "time.morning.minor.fatigue.1", "resolve": True}
     w = command_for_tag(
-        example_state, registry, tag(registry.uid("weather.overworld.fog.1"), 5), roles, None
+        example_state, registry, tag(registry.uid("weather.overworld.fog.1"), 5), roles
     )
     assert w == {"cmd": "draw_weather", "bag": "overworld", "token": "weather.overworld.fog.1"}
 
 
 def test_a_hero_token_on_the_favor_reader_is_refused_with_the_fix(example_state, registry):
     roles = ReaderRoles({"draw-board": {4: "favor"}})
-    v = command_for_tag(example_state, registry, tag(registry.uid("aria.weight.0"), 4), roles, None)
+    v = command_for_tag(example_state, registry, tag(registry.uid("aria.weight.0"), 4), roles)
     assert "favor reader" in v.message and v.fix == "lay it on the Draw Board"
 
 
@@ -90,7 +105,6 @@ def test_removal_is_no_command(example_state, registry):
             registry,
             tag(registry.uid("aria.weight.0"), present=False),
             ReaderRoles(),
-            None,
         )
         is None
     )

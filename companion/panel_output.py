@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.loop import Outcome
-from display.costs import CostLedger
 from display.render import Frame
 from display.screens.banner import Banner
 from display.worker import DisplayWorker
@@ -38,7 +37,6 @@ class PanelOutput:
 
     def __init__(self, worker: DisplayWorker[Frame]) -> None:
         self.worker = worker
-        self.ledger = CostLedger()
         #: the banner of the last outcome (an error, or a reader back online); None: none
         self.banner: Banner | None = None
         self.view: dict[str, Any] | None = None
@@ -52,7 +50,6 @@ class PanelOutput:
                 self.banner = Banner(str(outcome.error.message), "error")
             elif outcome.command is not None:
                 self.banner = None  # the next accepted command clears the banner
-            self.ledger.feed(outcome.events)
             self.view = table_view(outcome.state)
             self._submit(self._banner())
 
@@ -93,7 +90,7 @@ class PanelOutput:
 
     def _submit(self, banner: Banner | None) -> None:
         if self.view is not None:
-            self.worker.submit(Frame(self.view, banner, dict(self.ledger.costs)))
+            self.worker.submit(Frame(self.view, banner))
 
 
 def reader_banner(down: Mapping[str, str]) -> Banner:

@@ -21,7 +21,6 @@ from typing import Any
 from PIL import Image
 
 from display.canvas import Canvas
-from display.costs import HeroCost
 from display.panels import Colour, PanelSpec, check_colour, panel_spec
 from display.screens import banner as banner_screen
 from display.screens import between, combat, performance
@@ -31,11 +30,11 @@ from display.viewmodel import section
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """What the display worker is handed: the view, an optional banner and the costs so far."""
+    """What the display worker is handed: the view (its ``costs`` section included) and an
+    optional banner."""
 
     view: Mapping[str, Any]
     banner: Banner | None = None
-    costs: Mapping[str, HeroCost] | None = None
 
 
 def screen_of(view: Mapping[str, Any]) -> str:
@@ -53,7 +52,6 @@ def draw(
     colour: Colour | str = "bw",
     *,
     banner: Banner | None = None,
-    costs: Mapping[str, HeroCost] | None = None,
 ) -> Canvas:
     """Render onto a :class:`Canvas` (the picture plus the record of every string drawn)."""
     spec = panel_spec(panel)
@@ -64,7 +62,7 @@ def draw(
         banner_screen.draw(c, top, banner)
     kind = screen_of(view)
     if kind == "performance":
-        performance.draw(c, box, view, costs)
+        performance.draw(c, box, view)
     elif kind == "combat":
         combat.draw(c, box, view)
     else:
@@ -78,14 +76,13 @@ def render(
     colour: Colour | str = "bw",
     *,
     banner: Banner | None = None,
-    costs: Mapping[str, HeroCost] | None = None,
 ) -> Image.Image:
     """The picture for ``view`` on ``panel`` ("2.13", "2.9", "4.2", "7.5" or "WxH")."""
-    return draw(view, panel, colour, banner=banner, costs=costs).image
+    return draw(view, panel, colour, banner=banner).image
 
 
 def render_frame(frame: Frame, panel: str | PanelSpec, colour: Colour | str) -> Image.Image:
-    return render(frame.view, panel, colour, banner=frame.banner, costs=frame.costs)
+    return render(frame.view, panel, colour, banner=frame.banner)
 
 
 class Renderer:

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from display.costs import HeroCost
-
 View = Mapping[str, Any]
 MINUS = "\u2212"
 
@@ -196,19 +194,6 @@ def outcome_word(result: Mapping[str, Any]) -> str:
 def consequence(result: Mapping[str, Any]) -> str:
     """P20: success resolves Wear, failure resolves Impact."""
     return "Wear" if result.get("success") else "Impact"
-
-
-def cost_parts(c: Mapping[str, Any], cost: HeroCost | None) -> list[str]:
-    """What the Performance cost this hero: Fatigue → Strain → Wound, Favor spent."""
-    parts = cost.describe() if cost is not None else []
-    spent = len(c.get("favor") or [])
-    if spent:
-        parts.append(f"Favor {MINUS}{spent}")
-    return parts
-
-
-def costs_for(costs: Mapping[str, HeroCost] | None, hero: str) -> HeroCost | None:
-    return None if costs is None else costs.get(hero)
 
 
 def names(view: View, heroes: Sequence[str]) -> list[str]:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from display.costs import costs_from_events
 from engine import apply
 from engine.view import table_view
 
@@ -39,7 +38,7 @@ def example_state() -> engine.TableState:
 
 
 def _clean(view: dict[str, Any]) -> dict[str, Any]:
-    for key in ("odds", "time", "combat"):
+    for key in ("odds", "time", "combat", "costs"):
         view.setdefault(key, None)
     return view
 
@@ -138,9 +137,9 @@ def _tired_cass() -> engine.TableState:
     return state
 
 
-def performance_failed() -> tuple[dict[str, Any], dict[str, Any]]:
+def performance_failed() -> dict[str, Any]:
     """Cass Exerts again and fails: +2 Fatigue on a full track overflows into 1 Strain (P9, P13, P20)."""
-    state, events = _run(
+    state, _events = _run(
         _tired_cass(),
         {"cmd": "begin_performance", "difficulty": 7},
         {
@@ -157,12 +156,12 @@ def performance_failed() -> tuple[dict[str, Any], dict[str, Any]]:
         {"cmd": "draw", "hero": "cass", "token": "cass.potential.shadow.1"},
         {"cmd": "resolve"},
     )
-    return _clean(table_view(state)), costs_from_events(events)
+    return _clean(table_view(state))
 
 
-def performance_success_group() -> tuple[dict[str, Any], dict[str, Any]]:
+def performance_success_group() -> dict[str, Any]:
     """Aria and Bren in one Performance, each resolving on their own (P23, I-P10)."""
-    state, events = _run(
+    state, _events = _run(
         example_state(),
         {"cmd": "begin_performance", "difficulty": 4},
         {
@@ -184,7 +183,7 @@ def performance_success_group() -> tuple[dict[str, Any], dict[str, Any]]:
         *({"cmd": "draw", "hero": "aria", "seed": 10 + i} for i in range(4)),
         {"cmd": "resolve"},
     )
-    return _clean(table_view(state)), costs_from_events(events)
+    return _clean(table_view(state))
 
 
 def performance_long_names() -> dict[str, Any]:

@@ -33,21 +33,11 @@ def _plain(fn: Callable[[], dict[str, Any]]) -> Callable[[], tuple[dict[str, Any
     return lambda: (fn(), None, None)
 
 
-def _with_costs(
-    fn: Callable[[], tuple[dict[str, Any], Any]],
-) -> Callable[[], tuple[dict[str, Any], Any, Any]]:
-    def build() -> tuple[dict[str, Any], Any, Any]:
-        view, costs = fn()
-        return view, costs, None
-
-    return build
-
-
 CASES: dict[str, Callable[[], tuple[dict[str, Any], Any, Any]]] = {
     "performance-mid": _plain(dv.performance_mid),  # P6, P19 with odds
     "performance-redraw": _plain(dv.performance_redraw),  # P11, P18 (Xantyr −4)
-    "performance-failed": _with_costs(dv.performance_failed),  # P9, P13, P20
-    "performance-group": _with_costs(dv.performance_success_group),  # P23
+    "performance-failed": _plain(dv.performance_failed),  # P9, P13, P20 (the costs section)
+    "performance-group": _plain(dv.performance_success_group),  # P23
     "between-time": _plain(dv.between_time),  # T3, T8, P13–P15
     "between-plain": _plain(dv.between_plain),
     "combat": _plain(dv.combat),  # C2–C4
@@ -62,8 +52,8 @@ MATRIX = [(case, panel, "bw") for case in CASES for panel in PANELS] + [
 
 @pytest.mark.parametrize(("case", "panel", "colour"), MATRIX)
 def test_golden_image(case: str, panel: str, colour: str, tmp_path: Path) -> None:
-    view, costs, banner = CASES[case]()
-    image = render(view, panel, colour, banner=banner, costs=costs)
+    view, _, banner = CASES[case]()
+    image = render(view, panel, colour, banner=banner)
     path = GOLDEN / f"{case}-{panel}-{colour}.png"
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)

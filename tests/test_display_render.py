@@ -10,7 +10,6 @@ import pytest
 from PIL import Image
 
 from companion.cli import main
-from display.costs import CostLedger, HeroCost, costs_from_events
 from display.panels import ACCENT, BLACK, PANELS, WHITE, panel_spec
 from display.render import Frame, Renderer, draw, render, screen_of
 from display.screens.banner import Banner
@@ -89,9 +88,9 @@ def test_p16_weight_token_values_are_shown_signed() -> None:
 
 
 def test_p20_failure_shows_impact_and_the_cost_p13() -> None:
-    view, costs = dv.performance_failed()
+    view = dv.performance_failed()
     for panel in PANELS:
-        text = _shown(view, panel, costs=costs)
+        text = _shown(view, panel)
         assert "FAILURE" in text and "Impact" in text
         assert "+2 Fatigue → 1 Strain" in text
         assert "Favor −1" in text
@@ -101,7 +100,7 @@ def test_p7_gain_says_no_check() -> None:
     from engine import apply
 
     state, _ = apply(dv.example_state(), {"cmd": "begin_performance", "difficulty": 4})
-    state, events = apply(
+    state, _events = apply(
         state,
         {
             "cmd": "declare",
@@ -112,18 +111,18 @@ def test_p7_gain_says_no_check() -> None:
             "reserve": "aria.potential.skill.1",
         },
     )
-    text = _shown(table_view(state), "2.9", costs=costs_from_events(events))
+    text = _shown(table_view(state), "2.9")
     assert "GAIN" in text and "no check" in text and "+1 Fatigue" in text
 
 
 def test_p23_roomy_panel_lists_the_other_heroes() -> None:
-    view, _ = dv.performance_success_group()
+    view = dv.performance_success_group()
     text = _shown(view, "7.5")
     assert "Bren" in text and "ARIA" in text
 
 
 def test_focus_is_the_hero_still_drawing() -> None:
-    view, _ = dv.performance_success_group()
+    view = dv.performance_success_group()
     perf = view["performance"]
     perf["resolved"] = False
     perf["contributions"][0]["draws_left"] = 2
@@ -145,8 +144,8 @@ def test_error_banner_is_drawn_and_the_screen_keeps_its_total() -> None:
 
 def test_colours_use_only_their_inks() -> None:
     for colour, inks in (("bw", {WHITE, BLACK}), ("bwr", {WHITE, BLACK, ACCENT})):
-        view, costs = dv.performance_failed()
-        image = render(view, "7.5", colour, costs=costs, banner=Banner("Broker down"))
+        view = dv.performance_failed()
+        image = render(view, "7.5", colour, banner=Banner("Broker down"))
         assert set(image.tobytes()) == inks
 
 
@@ -158,59 +157,61 @@ def test_rendering_is_deterministic() -> None:
     assert one.tobytes() != Renderer("2.9", "bw")(Frame(dv.combat())).tobytes()
 
 
-# --- costs from events (P9, P13, P14, P15, P18) -----------------------------------------
+# --- costs: the engine's costs section, shown (P9, P13, P14, P15, P18) ------------------
+
+
+def _costs_text(*commands: dict[str, Any]) -> dict[str, list[str]]:
+    from engine import apply
+
+    state = dv.example_state()
+    for cmd in commands:
+        state, _ = apply(state, cmd)
+    view = table_view(state)
+    return {hero: cost["text"] for hero, cost in (view["costs"] or {}).items()}
+
+
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 
 
 def test_p13_fatigue_overflow_reads_as_a_chain() -> None:
-    events = [
-        {"type": "fatigue_gained", "hero": "cass", "amount": 1, "fatigue": 5, "cause": "exertion"},
-        {"type": "fatigue_overflow", "hero": "cass", "added": 1, "was": 5},
-        {
-            "type": "strain_gained",
-            "hero": "cass",
-            "token": "cass.strain.1",
-            "strain": 1,
-            "cause": "fatigue overflow",
-        },
-    ]
-    assert costs_from_events(events)["cass"].describe() == ["+2 Fatigue → 1 Strain"]
+    shown = _costs_text(
+        {"cmd": "adjust_hero", "hero": "cass", "fatigue": 1},  # 3 + 1: one short of full
+        BEGIN,
+        {"cmd": "adjust_hero", "hero": "cass", "fatigue": 2, "cause": "exertion"},
+    )
+    assert shown == {"cass": ["+2 Fatigue → 1 Strain"]}
 
 
 def test_p14_strain_overflow_into_a_wound() -> None:
-    events = [
-        {"type": "fatigue_overflow", "hero": "bren", "added": 2, "was": 5},
-        {"type": "strain_overflow", "hero": "bren", "removed_tokens": ["bren.strain.1"]},
-        {"type": "wound_gained", "hero": "bren", "wounds": 1, "cause": "strain overflow"},
-    ]
-    assert costs_from_events(events)["bren"].describe() == ["+2 Fatigue → Strain full → 1 Wound"]
+    shown = _costs_text(
+        {"cmd": "adjust_hero", "hero": "bren", "fatigue": 5, "strain": 3},
+        BEGIN,
+        {"cmd": "adjust_hero", "hero": "bren", "fatigue": 2},
+    )
+    assert shown == {"bren": ["+2 Fatigue → Strain full → 1 Wound"]}
 
 
 def test_p15_direct_strain_and_wounds() -> None:
-    events = [
-        {
-            "type": "strain_gained",
-            "hero": "aria",
-            "token": "aria.strain.1",
-            "strain": 1,
-            "cause": "time",
-        },
-        {"type": "wound_gained", "hero": "aria", "wounds": 1, "cause": "combat"},
-    ]
-    assert costs_from_events(events)["aria"].describe() == ["+1 Strain", "+1 Wound"]
+    shown = _costs_text(BEGIN, {"cmd": "adjust_hero", "hero": "aria", "strain": 1, "wounds": 1})
+    assert shown == {"aria": ["+1 Strain", "+1 Wound"]}
 
 
 def test_p9_real_exertion_events_give_the_cost() -> None:
-    _, costs = dv.performance_failed()
-    assert costs["cass"] == HeroCost(fatigue=2, fatigue_overflows=1)
+    cost = dv.performance_failed()["costs"]["cass"]
+    assert (cost["fatigue"], cost["fatigue_overflows"], cost["chained_wounds"]) == (2, 1, 0)
 
 
-def test_cost_ledger_starts_over_with_each_performance() -> None:
-    ledger = CostLedger()
-    ledger.feed([{"type": "fatigue_gained", "hero": "aria", "amount": 2}])
-    ledger.feed([{"type": "performance_started", "number": 2}])
-    assert ledger.costs == {}
-    ledger.feed([{"type": "fatigue_gained", "hero": "aria", "amount": 1}])
-    assert ledger.costs["aria"].describe() == ["+1 Fatigue"]
+def test_costs_start_over_with_each_performance() -> None:
+    assert _costs_text(BEGIN, {"cmd": "adjust_hero", "hero": "aria", "fatigue": 2}) == {
+        "aria": ["+2 Fatigue"]
+    }
+    assert _costs_text(
+        BEGIN,
+        {"cmd": "adjust_hero", "hero": "aria", "fatigue": 2},
+        {"cmd": "cancel_performance"},
+        BEGIN,
+        {"cmd": "adjust_hero", "hero": "aria", "fatigue": 1},
+    ) == {"aria": ["+1 Fatigue"]}
 
 
 # --- small readings of the view -------------------------------------------------------
@@ -256,8 +257,8 @@ def test_preview_renders_a_view_json(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "wrote" in capsys.readouterr().out
 
 
-def test_preview_converts_a_full_state_and_finds_the_costs_in_its_history(tmp_path: Path) -> None:
-    """P9, P13: the state's Undo history lets preview show what the resolve cost."""
+def test_preview_converts_a_full_state_and_shows_its_costs(tmp_path: Path) -> None:
+    """P9, P13: the costs are part of the state, so preview shows what the resolve cost."""
     state = dv.example_state()
     from engine import apply
 
@@ -275,9 +276,9 @@ def test_preview_converts_a_full_state_and_finds_the_costs_in_its_history(tmp_pa
         {"cmd": "resolve"},
     ):
         state, _ = apply(state, cmd)
-    view, costs = load_view(state.to_json())
+    view = load_view(state.to_json())
     assert view == table_view(state)
-    assert costs is not None and costs["cass"].fatigue == 2
+    assert view["costs"]["cass"]["fatigue"] == 2
     src = tmp_path / "state.json"
     src.write_text(json.dumps(state.to_json()), "utf-8")
     out = tmp_path / "state.png"
@@ -301,9 +302,7 @@ def test_preview_converts_a_full_state_and_finds_the_costs_in_its_history(tmp_pa
     with Image.open(out) as image:
         assert (
             image.tobytes()
-            == render(
-                view, "4.2", "bw", costs=costs, banner=Banner("Broker down", "warning")
-            ).tobytes()
+            == render(view, "4.2", "bw", banner=Banner("Broker down", "warning")).tobytes()
         )
 
 
@@ -363,18 +362,16 @@ def test_every_state_of_the_example_session_renders_and_fits() -> None:
     from tests.test_display_text import assert_texts_fit
 
     state = dv.example_state()
-    ledger = CostLedger()
     seen = set()
     for _, cmd in read_session(dv.ROOT / "examples" / "session.jsonl"):
         try:
-            state, events = engine.apply(state, cmd)
+            state, _events = engine.apply(state, cmd)
         except engine.CommandRejected:
             continue  # the session shows refusals too; they change nothing
-        ledger.feed(events)
         view = table_view(state)
         seen.add(screen_of(view))
         for panel in PANELS:
-            canvas = draw(view, panel, "bwr", costs=ledger.costs)
+            canvas = draw(view, panel, "bwr")
             assert_texts_fit(canvas)
             raw = [t.full for t in canvas.texts if "{" in t.full or "['" in t.full]
             assert not raw, raw  # the engine's objects are shown as words, never as Python

@@ -63,12 +63,13 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
         )
         late = Watcher(broker.port, [f"{R}/#"])
         try:
-            late.wait(lambda ms: len({m.topic for m in ms}) >= 9, "every retained topic")
+            late.wait(lambda ms: len({m.topic for m in ms}) >= 10, "every retained topic")
             got = {m.topic: m for m in late.messages}
             assert all(m.retain for m in got.values())
             assert got[f"{R}/state"].json() == expected
             assert got[f"{R}/performance"].json() == expected["performance"]
             assert got[f"{R}/odds"].json() == expected["odds"]
+            assert got[f"{R}/costs"].json() == expected["costs"] == {}  # P13: nothing cost yet
             assert got[f"{R}/time"].json() == expected["time"]
             assert got[f"{R}/combat"].json() is None
             assert got[f"{R}/heroes/aria"].json() == expected["heroes"]["aria"]

@@ -165,6 +165,7 @@ def test_state_topics_split_the_view_by_section_and_hero(example_state):
         "rhuna/example/time",
         "rhuna/example/combat",
         "rhuna/example/odds",
+        "rhuna/example/costs",
         "rhuna/example/heroes/aria",
         "rhuna/example/heroes/bren",
         "rhuna/example/heroes/cass",

@@ -83,7 +83,7 @@ def shown(service: Service) -> Image.Image:
 
 def expected(service: Service, state, banner: Banner | None = None) -> Image.Image:
     d = service.config.display
-    frame = Frame(table_view(state), banner, dict(service.output.ledger.costs))
+    frame = Frame(table_view(state), banner)
     return Renderer(d.panel, d.colour)(frame)
 
 

@@ -165,6 +165,9 @@ def test_the_hero_drawing_comes_back_p18(tmp_path, example_state):
         loop, _ = play(store, example_state, cmds)
     restored = reopen(tmp_path, example_state).state.performance
     assert restored.drawing == loop.state.performance.drawing == "cass"
+    # the costs of the open Performance come back with it (P13): the panel and MQTT keep them
+    assert restored.costs == loop.state.performance.costs
+    assert dict(restored.costs)["aria"].fatigue == 1
 
 
 # --- refusals: what a start must not do silently ---------------------------------------

@@ -51,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
     from display.screens.banner import Banner
     from display.source import load_view
 
-    view, costs = load_view(_read(args.state), args.state)
+    view = load_view(_read(args.state), args.state)
     banner = Banner(args.banner, args.severity) if args.banner else None
     try:
-        image = render(view, args.panel, args.colour, banner=banner, costs=costs)
+        image = render(view, args.panel, args.colour, banner=banner)
     except (AttributeError, TypeError, ValueError, KeyError, IndexError) as e:
         # a hand-edited view: a section of the wrong JSON type (a number where an object goes)
         raise ConfigError(

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 #: the retained views besides the whole table and the heroes: topic suffix → table_view key
-SECTIONS = ("performance", "time", "combat", "odds")
+SECTIONS = ("performance", "time", "combat", "odds", "costs")
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -47,7 +47,7 @@ class Topics:
         return f"{self.root}/state"
 
     def section(self, name: str) -> str:
-        """One retained part of the view: ``performance``, ``time``, ``combat``, ``odds``."""
+        """One retained part of the view: ``performance``, ``time``, ``combat``, ``odds``, ``costs``."""
         return f"{self.root}/{name}"
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from display.canvas import Canvas
-from display.costs import HeroCost
+from display.costs import cost_parts, costs_for
 from display.layout import Box
 from display.screens import tokens
 from display.text import font, line_height
@@ -22,8 +22,6 @@ from display.viewmodel import (
     advice_texts,
     consequence,
     contributions,
-    cost_parts,
-    costs_for,
     declaration,
     draws_text,
     focus,
@@ -41,14 +39,16 @@ from display.viewmodel import (
     token_code,
 )
 
-Costs = Mapping[str, HeroCost] | None
+#: the view's ``costs`` section: hero id → counts and ``text`` (engine/performance/costs.py)
+Costs = Mapping[str, Any] | None
 SEP = " · "
 #: thin spaces around the dot: a strip panel cannot spare two full spaces per item
 TIGHT = "\u2009·\u2009"
 
 
-def draw(c: Canvas, box: Box, view: View, costs: Costs = None) -> None:
+def draw(c: Canvas, box: Box, view: View) -> None:
     perf = view["performance"]
+    costs: Costs = view.get("costs")
     current = focus(perf)
     if current is None:
         _waiting(c, box, perf)

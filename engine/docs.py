@@ -38,7 +38,7 @@ A refused command changes nothing and comes back as an error object:
 
 `code` is `malformed` (the JSON does not fit the schema), `unknown` (no such hero,
 token or capability) or `illegal` (the rules forbid it now). `rule` is the rule id
-in RULES.md; `field` names the offending field.
+(see [`rules.md`](rules.md)); `field` names the offending field.
 
 The machine-readable form is [`commands.schema.json`](commands.schema.json)
 (JSON Schema 2020-12). This file and that one are generated from the engine's

@@ -1,7 +1,7 @@
 """Why a command was refused.
 
 Every refusal names what was wrong (the field), which rule refused it (the rule
-id from RULES.md) and what the person at the table can do about it. The engine
+id, defined in docs/rules.md) and what the person at the table can do about it. The engine
 raises :class:`CommandRejected`; because states are immutable values, a
 refused command leaves the caller's state exactly as it was.
 """

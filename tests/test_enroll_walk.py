@@ -6,13 +6,11 @@ the per-bag report. DESIGN "Tag registry": one tag per token, duplicates refused
 from __future__ import annotations
 
 import dataclasses
-import doctest
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import hardware.enroll
 from engine.errors import ConfigError
 from engine.state import TableState
 from hardware.enroll import (
@@ -25,7 +23,6 @@ from hardware.enroll import (
     walk_bags,
 )
 from hardware.registry import TagRegistry
-from tests.conftest import ROOT
 
 HERO_BAGS = ["aria", "bren", "cass"]
 KIND_BAGS = [
@@ -232,9 +229,3 @@ def test_no_scan_sequence_gives_two_tokens_one_tag(example_state: TableState, sc
     assert len({u for u, _ in pairs}) == len({t for _, t in pairs}) == len(pairs)
     assert [(t, u) for t, u in walk.accepted] == [(t, registry.uid(t)) for t, _ in walk.accepted]
     assert walk.done == len(walk.accepted) <= walk.total
-
-
-def test_the_module_docstring_example_stays_true(monkeypatch):
-    monkeypatch.chdir(ROOT)  # it loads examples/table.toml
-    result = doctest.testmod(hardware.enroll)
-    assert result.attempted > 0 and result.failed == 0

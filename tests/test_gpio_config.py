@@ -3,9 +3,6 @@ the pin factory; pins gpiozero refuses."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
 from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
@@ -149,11 +146,3 @@ def test_a_pin_held_elsewhere_names_the_key_and_frees_the_others(example_state):
         lambda c, source: sent.append(c), lambda: example_state, pin_factory=factory
     ) as controls:
         assert controls.selection()["ring"] == "difficulty"
-
-
-@pytest.mark.parametrize(
-    "name", ["hardware.config", "hardware.mock", "hardware.wheel", "hardware.controls"]
-)
-def test_docstring_examples(name):
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

@@ -7,8 +7,6 @@ wrong number, or fail in HA, fails here.
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 
 import pytest
@@ -28,20 +26,6 @@ from tests.conftest import run
 from tests.mqtt_support import ARIA, BEGIN
 
 T = Topics("rhuna", "example")
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "companion.mqtt.config",
-        "companion.mqtt.topics",
-        "companion.mqtt.commands",
-        "companion.mqtt.messages",
-    ],
-)
-def test_docstring_examples(name):
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # --- commands in ---------------------------------------------------------------------

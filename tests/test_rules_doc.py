@@ -77,3 +77,14 @@ def test_every_rule_tag_in_the_rules_data_is_defined() -> None:
     """Each table of rules.toml carries ``rule = "…"``: that id is on the page."""
     tags = re.findall(r'^rule = "([^"]+)"', RULES_DATA.read_text(encoding="utf-8"), re.M)
     assert tags and set(tags) <= set(_defined())
+
+
+def test_no_reference_points_outside_the_repository() -> None:
+    """A clone has no RULES.md or DESIGN.md: references go to docs/ (issue 18)."""
+    outside = re.compile(r"\b(?:RULES|DESIGN)\.md\b|/work/shared")
+    hits = [
+        str(path.relative_to(ROOT))
+        for path in _citing_files()
+        if path != Path(__file__).resolve() and outside.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not hits, f"these files point to a RULES.md/DESIGN.md outside the repository: {hits}"

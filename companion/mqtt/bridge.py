@@ -129,9 +129,15 @@ def package_version() -> str:
 class MqttBridge:
     """Publishes the table on MQTT and takes commands from it (see docs/mqtt.md).
 
-    >>> bridge = MqttBridge(load_mqtt_config({"host": "localhost"}))  # doctest: +SKIP
-    >>> bridge.start(loop)  # doctest: +SKIP   (loop.subscribe(bridge, bridge.on_outcome))
-    >>> bridge.stop()  # doctest: +SKIP   (publishes "offline", then disconnects)
+    >>> from companion.mqtt.config import load_mqtt_config
+    >>> bridge = MqttBridge(load_mqtt_config({"host": "localhost"}))
+    >>> bridge.connected  # nothing happens before start
+    False
+    >>> bridge.start(loop)  # doctest: +SKIP
+    >>> bridge.stop()  # doctest: +SKIP
+
+    ``start`` subscribes ``on_outcome`` to the loop and connects in the background;
+    ``stop`` publishes ``offline``, then disconnects.
 
     ``seq`` is the last event sequence number already used (the store's, when
     the service resumes a journal): the next event is ``seq + 1``.

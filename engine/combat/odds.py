@@ -175,9 +175,13 @@ def attack_odds(
     DAMAGE dice the armour removes (its reduction, limited by durability).
     ``unmatched_wins`` and ``damage_unmatched_wins`` are I-C6a for the two rolls.
 
+    One die against one: the attacker wins 15 of 36 rolls (a tie is the defender's,
+    I-C6); a success adds a DAMAGE die (C6), so both DAMAGE dice meet no FORTITUDE
+    and each is an injury (I-C6a): never exactly one injury.
+
     >>> odds = attack_odds(1, 1, damage=1, fortitude=0)
     >>> odds.no_damage, odds.injuries
-    (Fraction(7, 12), (Fraction(7, 12), Fraction(5, 12)))
+    (Fraction(7, 12), (Fraction(7, 12), Fraction(0, 1), Fraction(5, 12)))
     """
     hits = success_counts(
         attack,

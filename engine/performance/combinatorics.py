@@ -3,7 +3,8 @@
 This module knows nothing about heroes or tokens: only multisets of *values*.
 Tokens of equal value are interchangeable for the total, so a bag is reduced to
 ``((value, count), …)`` and a draw of k tokens to the hands (multisets of values)
-it can make, each weighted by Π C(nᵢ, cᵢ) out of C(N, k) (DESIGN.md "Odds").
+it can make, each weighted by Π C(nᵢ, cᵢ) out of C(N, k) (docs/odds.md, "How the numbers
+are made").
 Everything is integer arithmetic; a :class:`fractions.Fraction` appears only
 where a probability is handed out.
 

@@ -73,7 +73,7 @@ class VirtualReader:
 class HubEmulator(EmulatedDevice):
     """A token hub on a pty, scriptable from tests, the demo and the benchmarks.
 
-    >>> with HubEmulator(channels=4) as hub:           # doctest: +SKIP
+    >>> with HubEmulator(channels=4) as hub:  # a real pty, removed again on exit
     ...     hub.lay(2, "04A1B2C3")    # a token laid on channel 2
     ...     hub.lift(2)               # and taken off
     ...     hub.unplug(); hub.replug()

@@ -35,7 +35,7 @@ from firmware_bridge.stats import ReaderStats
 class PN532Emulator(EmulatedDevice):
     """A PN532 breakout on a pty; ``lay(uid)`` / ``lift()`` a card on its antenna.
 
-    >>> with PN532Emulator() as pn:     # doctest: +SKIP
+    >>> with PN532Emulator() as pn:  # a real pty
     ...     pn.lay("04A1B2C3D4E5F6")
     """
 

@@ -20,6 +20,8 @@ SUBCOMMANDS = [
     "companion.cli.run",
     "companion.cli.enroll",
     "companion.cli.accounts",
+    "companion.cli.history",
+    "companion.cli.export",
 ]
 
 

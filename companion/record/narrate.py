@@ -1,0 +1,92 @@
+"""The journal narrated: when, from where, which command, and what it did, in words.
+
+Each journal row becomes a :class:`Line`: the time, the source the command came
+from (a reader, the wheel, MQTT, a script, a carried session), the command in
+short and the engine's own narration of its events (:func:`engine.narrate.describe`,
+said against the state just after the command, as the table saw it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from companion.record.journal import Step
+from engine.narrate import describe
+
+#: how a journal ``source`` reads for people: its prefix → a word
+SOURCES = {
+    "reader": "reader",
+    "wheel": "wheel",
+    "mqtt": "MQTT",
+    "script": "script",
+    "stdin": "script",
+    "worldkeeper": "remote",
+    "remote": "remote",
+    "carry": "carry",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One narrated journal row."""
+
+    seq: int
+    at: float
+    source: str
+    command: str
+    events: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "at": self.at,
+            "time": clock(self.at),
+            "source": self.source,
+            "command": self.command,
+            "events": list(self.events),
+        }
+
+    def text(self) -> str:
+        head = f"#{self.seq:<5} {clock(self.at)}  {self.source:<14} {self.command}"
+        return "\n".join([head, *(f"{'':8}{e}" for e in self.events)])
+
+
+def clock(at: float) -> str:
+    """Wall-clock time of a journal row, UTC (the journal stores seconds since the epoch)."""
+    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(at))
+
+
+def source_name(source: str) -> str:
+    """``reader:draw-board`` → ``reader draw-board``; ``mqtt:12`` → ``MQTT``."""
+    kind, _, rest = source.partition(":")
+    word = SOURCES.get(kind, kind)
+    if kind == "reader" and rest:
+        return f"reader {rest}"
+    return word
+
+
+def command_text(command: dict[str, Any]) -> str:
+    """``draw aria token=aria.ember.skill``: the command and its arguments, short."""
+    name = str(command.get("cmd", "?"))
+    args: list[str] = []
+    for key, value in command.items():
+        if key in ("cmd", "id", "source"):
+            continue
+        if key == "hero":
+            args.insert(0, str(value))
+            continue
+        args.append(f"{key}={value}")
+    return " ".join([name, *args])
+
+
+def narrate(step: Step) -> Line:
+    entry = step.entry
+    return Line(
+        entry.seq,
+        entry.at,
+        source_name(entry.source),
+        command_text(entry.command),
+        tuple(describe(step.after, e) for e in entry.events),
+    )

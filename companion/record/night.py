@@ -1,0 +1,431 @@
+"""The night on record: one pass over a replayed journal, gathered for the export and recap.
+
+:func:`gather` replays the journal once (the engine is pure, so the states are
+exactly those the table had) and collects:
+
+- a row per token laid on the Draw Board (draw, Redraw, Favor call), with the
+  engine's exact best-play and as-drawn odds of the hero's group *just before*;
+- a row per resolving group of each Performance (P19, I-P10): heroes,
+  Difficulty, total, outcome, the odds before its first draw, and the Fatigue,
+  Strain and Wounds it cost (P13–P15);
+- each hero's luck against the odds: the expected successes (the sum of the
+  best-play odds before each group's first draw) against the actual ones;
+- the heroes' Fatigue/Strain/Wounds, the Time Board (T3) and the fights' rounds
+  (C2, C4) over the night;
+- the narrated journal (time, source, command, events).
+
+Commands later taken back by ``undo`` stay on record, marked ``undone`` (they
+happened at the table); the luck figures leave them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from companion.record.journal import Journal, Step, records_history
+from companion.record.narrate import Line, narrate
+from companion.record.odds import GroupOdds, group_odds
+from engine.performance.commands import groups
+from engine.state import TableState
+
+#: events that lay a token on the Draw Board (one draws.csv row each)
+DRAW_EVENTS = {"token_drawn": "draw", "token_replaced": "redraw", "favor_called": "favor"}
+
+
+@dataclass
+class DrawRow:
+    seq: int
+    at: float
+    source: str
+    performance: int
+    hero: str
+    shade: str
+    capability: str
+    action: str
+    training: str
+    kind: str
+    token: str
+    name: str
+    value: int
+    total: int
+    group: tuple[str, ...]
+    best_play_before: Fraction | None
+    as_drawn_before: Fraction | None
+    undone: bool = False
+
+
+@dataclass
+class GroupRow:
+    performance: int
+    seq_start: int
+    seq_end: int
+    difficulty: int
+    weight: str
+    heroes: tuple[str, ...]
+    total: int | None = None
+    success: bool | None = None
+    cancelled: bool = False
+    best_play_first: Fraction | None = None
+    as_drawn_first: Fraction | None = None
+    fatigue: int = 0
+    strain: int = 0
+    wounds: int = 0
+    undone: bool = False
+
+    @property
+    def outcome(self) -> str:
+        if self.cancelled:
+            return "cancelled"
+        if self.success is None:
+            return "unresolved"
+        return "success" if self.success else "failure"
+
+
+@dataclass
+class Luck:
+    hero: str
+    name: str
+    checks: int = 0
+    expected: Fraction = Fraction(0)
+    expected_as_drawn: Fraction = Fraction(0)
+    actual: int = 0
+    #: (best-play odds before the first draw, succeeded) per check, for the calibration picture
+    points: list[tuple[Fraction, bool]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    seq: int
+    fatigue: int
+    strain: int
+    wounds: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimePoint:
+    seq: int
+    day: int
+    band: str
+    minor_done: int
+    face: str | None = None
+    size: str | None = None
+
+
+@dataclass
+class Fight:
+    number: int
+    seq_start: int
+    combatants: list[str]
+    seq_end: int | None = None
+    rounds: int = 1
+    #: (round, combatant, action) for every action taken
+    actions: list[tuple[int, str, str]] = field(default_factory=list)
+    injuries: dict[str, int] = field(default_factory=dict)
+    dead: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Night:
+    """Everything the export and the recap tell, gathered in one replay."""
+
+    journal: str
+    session: str
+    table_id: str
+    meta: dict[str, str]
+    names: dict[str, str]
+    first_at: float | None = None
+    last_at: float | None = None
+    commands: int = 0
+    lines: list[Line] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    draws: list[DrawRow] = field(default_factory=list)
+    groups: list[GroupRow] = field(default_factory=list)
+    luck: dict[str, Luck] = field(default_factory=dict)
+    health: dict[str, list[Health]] = field(default_factory=dict)
+    time: list[TimePoint] = field(default_factory=list)
+    fights: list[Fight] = field(default_factory=list)
+    #: odds of each group before and after each of its draws: (performance, heroes) → [(seq, p)]
+    curves: dict[tuple[int, tuple[str, ...]], list[tuple[int, Fraction, Fraction]]] = field(
+        default_factory=dict
+    )
+    final: TableState | None = None
+    undone: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _Open:
+    """The Performance on the Draw Board while it is played."""
+
+    number: int
+    seq_start: int
+    difficulty: int
+    weight: str
+    health: dict[str, tuple[int, int, int]]
+    first: dict[str, GroupOdds] = field(default_factory=dict)
+    cancelled: bool = False
+    closed_at: int | None = None
+    results: tuple[tuple[tuple[str, ...], int, bool], ...] = ()
+    heroes: tuple[str, ...] = ()
+
+
+def _tracks(state: TableState) -> dict[str, tuple[int, int, int]]:
+    return {h.id: (h.fatigue, h.strain, h.wounds) for h in state.heroes.values()}
+
+
+def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> Night:
+    """Replay ``journal`` once and gather the night (``odds=False``: skip the odds columns)."""
+    initial = journal.initial_state(table)
+    night = Night(
+        journal=str(journal.path),
+        session=journal.session_id,
+        table_id=initial.table_id,
+        meta=dict(journal.meta),
+        names={h.id: h.name for h in initial.heroes.values()},
+    )
+    for hero, (f, s, w) in _tracks(initial).items():
+        night.health[hero] = [Health(0, f, s, w)]
+    _time_point(night, 0, initial)
+    stack: list[int] = []
+    perfs: dict[int, _Open] = {}
+    fight: Fight | None = None
+    state = initial
+    for step in journal.replay(table):
+        entry = step.entry
+        state = step.after
+        night.commands += 1
+        night.first_at = entry.at if night.first_at is None else night.first_at
+        night.last_at = entry.at
+        night.lines.append(narrate(step))
+        for event in entry.events:
+            night.events.append(
+                {"seq": entry.seq, "at": entry.at, "source": entry.source, **event.to_json()}
+            )
+        if entry.command.get("cmd") == "undo" and stack:
+            night.undone.add(stack.pop())
+        elif records_history(entry.command):
+            stack.append(entry.seq)
+        _performance(night, perfs, step, odds)
+        fight = _combat(night, fight, step)
+        _health(night, step)
+        _time(night, step)
+    night.final = state
+    for perf in perfs.values():
+        _close(night, perf, state)
+    for row in night.draws:
+        row.undone = row.seq in night.undone
+    for g in night.groups:
+        g.undone = g.seq_start in night.undone
+    night.groups.sort(key=lambda g: (g.performance, g.seq_start))
+    _luck(night)
+    return night
+
+
+def _performance(night: Night, perfs: dict[int, _Open], step: Step, odds: bool) -> None:
+    before, after, entry = step.before, step.after, step.entry
+    for event in entry.events:
+        if event.type == "performance_started":
+            number = int(event["number"])
+            if number in perfs:  # the number again: the earlier one was undone
+                _close(night, perfs.pop(number), before)
+            perfs[number] = _Open(
+                number,
+                entry.seq,
+                int(event["difficulty"]),
+                str(event["weight"]),
+                _tracks(before),
+            )
+        elif event.type == "performance_cancelled":
+            perf = perfs.get(int(event["number"]))
+            if perf is not None:
+                perf.cancelled = True
+        elif event.type in DRAW_EVENTS:
+            _draw_row(night, perfs, step, event.type, event.data, odds)
+    current = after.performance
+    if current is not None and current.number in perfs:
+        perf = perfs[current.number]
+        perf.heroes = tuple(c.hero for c in current.contributions)
+        perf.difficulty = current.difficulty
+        perf.results = tuple((r.heroes, r.total, r.success) for r in current.results)
+        if perf.cancelled and entry.command.get("cmd") == "undo":
+            perf.cancelled = False
+    if before.performance is not None and (
+        current is None or current.number != before.performance.number
+    ):
+        perf = perfs.pop(before.performance.number, None)
+        if perf is not None:
+            perf.closed_at = entry.seq
+            _close(night, perf, after)
+
+
+def _draw_row(
+    night: Night,
+    perfs: dict[int, _Open],
+    step: Step,
+    kind: str,
+    data: dict[str, Any],
+    odds: bool,
+) -> None:
+    before, entry = step.before, step.entry
+    perf = before.performance
+    hero = str(data["hero"])
+    if perf is None or perf.number not in perfs:
+        return
+    c = perf.contribution(hero)
+    if c is None:
+        return
+    mine = next((g for g in groups(perf, before.rules["intersect"]["mode"]) if hero in g), (hero,))
+    seen = group_odds(before, hero) if odds else None
+    open_ = perfs[perf.number]
+    if seen is not None and DRAW_EVENTS[kind] == "draw":
+        for h in seen.heroes:
+            open_.first.setdefault(h, seen)
+    token = str(data.get("token", ""))
+    night.draws.append(
+        DrawRow(
+            seq=entry.seq,
+            at=entry.at,
+            source=entry.source,
+            performance=perf.number,
+            hero=hero,
+            shade=c.shade.value,
+            capability=c.capability,
+            action=c.action.value,
+            training=c.training.value,
+            kind=DRAW_EVENTS[kind],
+            token=token,
+            name=str(data.get("name", token)),
+            value=int(data["value"]),
+            total=int(data["total"]),
+            group=mine,
+            best_play_before=None if seen is None else seen.best_play,
+            as_drawn_before=None if seen is None else seen.as_drawn,
+        )
+    )
+    if odds:
+        after_odds = group_odds(step.after, hero)
+        curve = night.curves.setdefault((perf.number, mine), [])
+        if not curve and seen is not None:
+            curve.append((entry.seq - 1, seen.best_play, seen.as_drawn))
+        if after_odds is not None:
+            curve.append((entry.seq, after_odds.best_play, after_odds.as_drawn))
+
+
+def _close(night: Night, perf: _Open, state: TableState) -> None:
+    end = perf.closed_at if perf.closed_at is not None else night.commands
+    now = _tracks(state)
+    results = {heroes: (total, success) for heroes, total, success in perf.results}
+    resolving: list[tuple[str, ...]] = list(results)
+    seen = {h for g in resolving for h in g}
+    resolving += [(h,) for h in perf.heroes if h not in seen]
+    if not resolving:
+        resolving = [()]
+    for heroes in resolving:
+        total, success = results.get(heroes, (None, None))
+        first = next((perf.first[h] for h in heroes if h in perf.first), None)
+        row = GroupRow(
+            performance=perf.number,
+            seq_start=perf.seq_start,
+            seq_end=end,
+            difficulty=perf.difficulty,
+            weight=perf.weight,
+            heroes=heroes,
+            total=total,
+            success=success,
+            cancelled=perf.cancelled,
+            best_play_first=None if first is None else first.best_play,
+            as_drawn_first=None if first is None else first.as_drawn,
+        )
+        for h in heroes:
+            if h in perf.health and h in now:
+                row.fatigue += now[h][0] - perf.health[h][0]
+                row.strain += now[h][1] - perf.health[h][1]
+                row.wounds += now[h][2] - perf.health[h][2]
+        night.groups.append(row)
+
+
+def _luck(night: Night) -> None:
+    for hero, name in night.names.items():
+        night.luck[hero] = Luck(hero, name)
+    for g in night.groups:
+        if g.undone or g.success is None or g.best_play_first is None:
+            continue
+        for hero in g.heroes:
+            luck = night.luck.setdefault(hero, Luck(hero, night.names.get(hero, hero)))
+            luck.checks += 1
+            luck.expected += g.best_play_first
+            luck.expected_as_drawn += g.as_drawn_first or Fraction(0)
+            luck.actual += int(g.success)
+            luck.points.append((g.best_play_first, g.success))
+
+
+def _health(night: Night, step: Step) -> None:
+    for hero, (f, s, w) in _tracks(step.after).items():
+        series = night.health.setdefault(hero, [])
+        if not series or (series[-1].fatigue, series[-1].strain, series[-1].wounds) != (f, s, w):
+            series.append(Health(step.entry.seq, f, s, w))
+
+
+def _time_point(night: Night, seq: int, state: TableState, draw: Any = None) -> None:
+    b = state.time
+    if b is None:
+        return
+    night.time.append(
+        TimePoint(
+            seq,
+            b.day,
+            b.band.value,
+            b.minor_done,
+            None if draw is None else str(draw["face"]),
+            None if draw is None else str(draw["size"]),
+        )
+    )
+
+
+def _time(night: Night, step: Step) -> None:
+    drawn = [e for e in step.entry.events if e.type == "time_drawn"]
+    a, b = step.before.time, step.after.time
+    moved = a is None or b is None or (a.day, a.band, a.minor_done) != (b.day, b.band, b.minor_done)
+    if drawn or moved:
+        _time_point(night, step.entry.seq, step.after, drawn[0] if drawn else None)
+
+
+def _combat(night: Night, fight: Fight | None, step: Step) -> Fight | None:
+    entry = step.entry
+    for event in entry.events:
+        if event.type == "combat_started":
+            fight = Fight(int(event["fight"]), entry.seq, list(event["combatants"]))
+            night.fights.append(fight)
+        elif fight is None:
+            continue
+        elif event.type == "combat_round":
+            fight.rounds = max(fight.rounds, int(event["round"]))
+        elif event.type == "combatant_injured":
+            who = str(event["combatant"])
+            fight.injuries[who] = fight.injuries.get(who, 0) + int(event["hits"])
+        elif event.type == "combatant_died":
+            fight.dead.append(str(event["combatant"]))
+        elif event.type == "combat_ended":
+            fight.rounds = int(event["rounds"])
+            fight.seq_end = entry.seq
+    if fight is not None and entry.command.get("cmd") == "act":
+        fight.actions.append(
+            (fight.rounds, str(entry.command.get("combatant")), str(entry.command.get("action")))
+        )
+    if fight is not None and fight.seq_end is not None:
+        return None
+    return fight
+
+
+def percent(p: Fraction | None) -> str:
+    return "" if p is None else f"{float(p) * 100:.2f}"
+
+
+def fraction_text(p: Fraction | None) -> str:
+    return "" if p is None else f"{p.numerator}/{p.denominator}"
+
+
+def names(night: Night, heroes: Iterable[str]) -> str:
+    return " + ".join(night.names.get(h, h) for h in heroes)

@@ -1,0 +1,451 @@
+"""The night's story in words and pictures: ``recap.html`` (one offline file) or ``recap.md``.
+
+The HTML recap is a single self-contained file: its styles are inline and its
+charts are matplotlib figures rendered to SVG and embedded as ``data:`` images,
+so it opens with no network and can be mailed or put on a drive as it is. It
+carries no script at all. Charts:
+
+- ``odds``: each Performance's best-play odds before and after each draw (P19);
+- ``luck`` and ``calibration``: each hero's expected successes (from the exact
+  odds before each first draw) against the actual ones, and how often checks
+  given p succeeded across the session;
+- ``health``: Fatigue, Strain and Wounds over the night (P13–P15);
+- ``time``: the Time Board's day, band by band (T3), with each Time draw;
+- ``fights``: the actions of each fight's rounds on the six-tick wheel (C2, C4).
+
+``--frames DIR`` embeds the panel's PNG frames too. matplotlib is the optional
+``recap`` extra (``pip install 'rhuna-table[recap]'``); the Markdown recap needs
+nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import html as html_lib
+import io
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from companion.record.journal import JournalError
+from companion.record.night import GroupRow, Night, names
+
+#: the charts of the HTML recap, in order: id → title
+CHARTS = {
+    "odds": "Each Performance's odds, before and after each draw",
+    "luck": "Luck against the odds: expected and actual successes",
+    "calibration": "Calibration: checks given p, and how often they succeeded",
+    "health": "Fatigue, Strain and Wounds over the night",
+    "time": "The Time Board's day",
+    "fights": "The fights, round by round",
+}
+
+#: frames embedded at most (the newest ones)
+MAX_FRAMES = 24
+
+
+def _pct(p: Fraction | None) -> str:
+    return "—" if p is None else f"{float(p) * 100:.0f}%"
+
+
+def _day(at: float | None) -> str:
+    return "" if at is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
+
+
+# --- words ------------------------------------------------------------------------------
+
+
+def _odds_path(night: Night, g: GroupRow) -> str:
+    curve = night.curves.get((g.performance, g.heroes), [])
+    return " → ".join(_pct(best) for _, best, _ in curve)
+
+
+def story(night: Night) -> list[str]:
+    """The night in sentences: one per Performance, fight and band of the Time Board."""
+    out: list[str] = []
+    by_perf: dict[int, list[GroupRow]] = {}
+    for g in night.groups:
+        by_perf.setdefault(g.performance, []).append(g)
+    for number, rows in sorted(by_perf.items()):
+        parts = []
+        for g in rows:
+            if not g.heroes:
+                continue
+            odds = _odds_path(night, g)
+            total = "" if g.total is None else f" {g.total} vs {g.difficulty}:"
+            cost = ", ".join(
+                f"{v:+d} {k}"
+                for k, v in (("Fatigue", g.fatigue), ("Strain", g.strain), ("Wounds", g.wounds))
+                if v
+            )
+            parts.append(
+                f"{names(night, g.heroes)}{total} {g.outcome.upper()}"
+                + (f" (odds {odds})" if odds else "")
+                + (f"; {cost}" if cost else "")
+                + (" [undone]" if g.undone else "")
+            )
+        if rows[0].cancelled:
+            parts = parts or ["cancelled"]
+        out.append(
+            f"Performance {number} (Difficulty {rows[0].difficulty}): "
+            + "; ".join(parts or ["no check"])
+        )
+    for f in night.fights:
+        injured = ", ".join(f"{k} {v}" for k, v in f.injuries.items()) or "no injuries"
+        dead = f"; dead: {', '.join(f.dead)}" if f.dead else ""
+        out.append(
+            f"Fight {f.number}: {', '.join(f.combatants)}, {f.rounds} round(s),"
+            f" {len(f.actions)} actions; injuries: {injured}{dead}"
+        )
+    draws = [t for t in night.time if t.face]
+    if night.time:
+        first, last = night.time[0], night.time[-1]
+        out.append(
+            f"The Time Board went from day {first.day} {first.band.title()} to day {last.day}"
+            f" {last.band.title()} in {len(draws)} Time draws"
+            + (
+                ": " + ", ".join((t.face or "").replace("_", " ") for t in draws[:30])
+                if draws
+                else ""
+            )
+            + (" …" if len(draws) > 30 else "")
+        )
+    return out
+
+
+def luck_rows(night: Night) -> list[tuple[str, int, str, str, int, str]]:
+    """(hero, checks, expected best play, expected as drawn, actual, luck) per hero."""
+    out = []
+    for luck in night.luck.values():
+        diff = luck.actual - luck.expected
+        out.append(
+            (
+                luck.name,
+                luck.checks,
+                f"{float(luck.expected):.2f}",
+                f"{float(luck.expected_as_drawn):.2f}",
+                luck.actual,
+                f"{float(diff):+.2f}",
+            )
+        )
+    return out
+
+
+# --- charts ---------------------------------------------------------------------------
+
+
+def _figure(width: float = 7.5, height: float = 3.2) -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise JournalError(
+            "recap.html draws its charts with matplotlib, which is not installed — pip install"
+            " 'rhuna-table[recap]', or write a Markdown recap with --format md"
+        ) from None
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _svg(fig: Any) -> str:
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rhuna"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
+    return f"data:image/svg+xml;base64,{data}"
+
+
+def chart_odds(night: Night) -> Any:
+    fig = _figure()
+    ax = fig.add_subplot()
+    outcome = {(g.performance, g.heroes): g for g in night.groups}
+    for key, curve in night.curves.items():
+        g = outcome.get(key)
+        colour = (
+            "#2a7"
+            if g is not None and g.success
+            else "#c33"
+            if g is not None and g.success is False
+            else "#888"
+        )
+        ys = [float(best) * 100 for _, best, _ in curve]
+        ax.plot(range(len(ys)), ys, marker="o", markersize=3, linewidth=1, color=colour, alpha=0.7)
+    ax.set_xlabel("draws made (0: before the first)")
+    ax.set_ylabel("best-play odds, %")
+    ax.set_ylim(-3, 103)
+    ax.set_title("green: succeeded, red: failed", fontsize=9)
+    return fig
+
+
+def chart_luck(night: Night) -> Any:
+    fig = _figure(7.5, 2.8)
+    ax = fig.add_subplot()
+    rows = list(night.luck.values())
+    xs = range(len(rows))
+    ax.bar(
+        [x - 0.2 for x in xs], [float(r.expected) for r in rows], 0.4, label="expected (best play)"
+    )
+    ax.bar([x + 0.2 for x in xs], [r.actual for r in rows], 0.4, label="actual")
+    ax.set_xticks(list(xs), [r.name for r in rows])
+    ax.set_ylabel("successes")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def calibration_bins(night: Night, bins: int = 5) -> list[tuple[float, float, int]]:
+    """(mean predicted p, observed success rate, checks) per equal-width bin of p."""
+    groups: list[list[tuple[Fraction, bool]]] = [[] for _ in range(bins)]
+    for luck in night.luck.values():
+        for p, ok in luck.points:
+            groups[min(bins - 1, int(p * bins))].append((p, ok))
+    out = []
+    for items in groups:
+        if items:
+            mean = float(sum(p for p, _ in items) / len(items))
+            out.append((mean, sum(ok for _, ok in items) / len(items), len(items)))
+    return out
+
+
+def chart_calibration(night: Night) -> Any:
+    fig = _figure(4.5, 4.0)
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1], linestyle="--", color="#999", linewidth=1, label="perfectly fair")
+    points = calibration_bins(night)
+    if points:
+        ax.scatter(
+            [p for p, _, _ in points],
+            [o for _, o, _ in points],
+            s=[30 + 15 * n for _, _, n in points],
+            label="the night's checks (size: how many)",
+        )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("odds before the first draw (best play)")
+    ax.set_ylabel("succeeded")
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def chart_health(night: Night) -> Any:
+    fig = _figure(7.5, 4.6)
+    axes = fig.subplots(3, 1, sharex=True)
+    last = max(night.commands, 1)
+    for ax, track in zip(axes, ("fatigue", "strain", "wounds"), strict=True):
+        for hero, series in night.health.items():
+            xs = [h.seq for h in series] + [last]
+            ys = [getattr(h, track) for h in series]
+            ys.append(ys[-1])
+            ax.step(xs, ys, where="post", label=night.names.get(hero, hero))
+        ax.set_ylabel(track.title())
+    axes[0].legend(fontsize=7, ncol=4)
+    axes[-1].set_xlabel("journal #")
+    return fig
+
+
+_BANDS = {"morning": 0, "day": 1, "night": 2}
+
+
+def chart_time(night: Night) -> Any:
+    fig = _figure(7.5, 3.0)
+    ax = fig.add_subplot()
+    xs = [t.seq for t in night.time]
+    ys = [(t.day - 1) * 3 + _BANDS.get(t.band, 0) + t.minor_done / 4 for t in night.time]
+    if xs:
+        ax.step([*xs, max(night.commands, xs[-1])], [*ys, ys[-1]], where="post", color="#446")
+    drawn = [(t.seq, y, t.face or "") for t, y in zip(night.time, ys, strict=True) if t.face]
+    faces = sorted({f for _, _, f in drawn})
+    for face in faces:
+        pts = [(x, y) for x, y, f in drawn if f == face]
+        ax.scatter([x for x, _ in pts], [y for _, y in pts], s=18, label=face.replace("_", " "))
+    lo = min(ys, default=0)
+    hi = max(ys, default=0)
+    ticks = list(range(int(lo), int(hi) + 2))
+    ax.set_yticks(ticks, [f"day {t // 3 + 1} {list(_BANDS)[t % 3]}" for t in ticks], fontsize=7)
+    ax.set_xlabel("journal #")
+    if faces:
+        ax.legend(fontsize=6, ncol=3)
+    return fig
+
+
+def chart_fights(night: Night) -> Any:
+    fig = _figure(7.5, 2.8)
+    ax = fig.add_subplot()
+    labels: list[str] = []
+    bottoms: list[int] = []
+    per: dict[str, list[int]] = {}
+    for f in night.fights:
+        for r in range(1, f.rounds + 1):
+            labels.append(f"F{f.number} R{r}")
+            for who in {c for _, c, _ in f.actions} | set(per):
+                per.setdefault(who, [0] * (len(labels) - 1))
+            for who in per:
+                per[who].append(sum(1 for rr, c, _ in f.actions if rr == r and c == who))
+    bottoms = [0] * len(labels)
+    for who, counts in per.items():
+        counts += [0] * (len(labels) - len(counts))
+        ax.bar(range(len(labels)), counts, bottom=bottoms, label=who)
+        bottoms = [b + c for b, c in zip(bottoms, counts, strict=True)]
+    ax.set_xticks(range(len(labels)), labels, fontsize=7, rotation=45)
+    ax.set_ylabel("actions")
+    if not labels:
+        ax.text(0.5, 0.5, "no fight tonight", ha="center", va="center", transform=ax.transAxes)
+    elif per:
+        ax.legend(fontsize=7)
+    return fig
+
+
+CHART_MAKERS: dict[str, Callable[[Night], Any]] = {
+    "odds": chart_odds,
+    "luck": chart_luck,
+    "calibration": chart_calibration,
+    "health": chart_health,
+    "time": chart_time,
+    "fights": chart_fights,
+}
+
+
+# --- the files ----------------------------------------------------------------------------
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem;color:#222}
+h1{margin-bottom:.2rem} .sub{color:#666;margin-top:0}
+figure{margin:1.5rem 0} figure img{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption{font-weight:600;margin-bottom:.4rem}
+table{border-collapse:collapse;font-size:.9rem} td,th{border:1px solid #ccc;padding:.2rem .5rem}
+th{background:#f3f3f3} pre{font-size:.8rem;white-space:pre-wrap}
+.frames img{width:250px;margin:.2rem;border:1px solid #ccc;image-rendering:pixelated}
+"""
+
+
+def _table(head: list[str], rows: list[tuple[Any, ...]]) -> str:
+    e = html_lib.escape
+    out = ["<table><tr>", *(f"<th>{e(h)}</th>" for h in head), "</tr>"]
+    for row in rows:
+        out.append("<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in row) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _frames(folder: str | Path | None) -> list[str]:
+    if folder is None:
+        return []
+    path = Path(folder)
+    if not path.is_dir():
+        raise JournalError(f"--frames {path}: no such folder (the png panel's out_dir)")
+    files = (
+        sorted(path.glob("frame-*.png"))[-MAX_FRAMES:] or sorted(path.glob("*.png"))[-MAX_FRAMES:]
+    )
+    return [
+        "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii") for p in files
+    ]
+
+
+def title(night: Night) -> str:
+    return f"The night at table {night.table_id!r}"
+
+
+def html(night: Night, *, frames: str | Path | None = None) -> str:
+    """The recap as one self-contained HTML page."""
+    e = html_lib.escape
+    body = [
+        f"<h1>{e(title(night))}</h1>",
+        f"<p class=sub>session {e(night.session)} · {e(_day(night.first_at))} to"
+        f" {e(_day(night.last_at))} · {night.commands} commands, {len(night.draws)} tokens laid,"
+        f" {len({g.performance for g in night.groups})} Performances</p>",
+        "<h2>The story</h2><ul>",
+        *(f"<li>{e(s)}</li>" for s in story(night)),
+        "</ul>",
+        "<h2>Luck against the odds</h2>",
+        _table(
+            ["hero", "checks", "expected (best play)", "expected (as drawn)", "actual", "luck"],
+            luck_rows(night),
+        ),
+        "<p>Expected: the sum of the exact best-play odds before each check's first draw.</p>",
+    ]
+    for chart_id, chart_title in CHARTS.items():
+        fig = CHART_MAKERS[chart_id](night)
+        body.append(
+            f'<figure id="chart-{chart_id}"><figcaption>{e(chart_title)}</figcaption>'
+            f'<img alt="{e(chart_title)}" src="{_svg(fig)}"></figure>'
+        )
+    shots = _frames(frames)
+    if shots:
+        body.append("<h2>The panel</h2><div class=frames>")
+        body += [f'<img alt="panel frame {i + 1}" src="{s}">' for i, s in enumerate(shots)]
+        body.append("</div>")
+    body.append("<h2>The journal</h2><details><summary>every command, narrated</summary><pre>")
+    body += [e(line.text()) + "\n" for line in night.lines]
+    body.append("</pre></details>")
+    return (
+        "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width,initial-scale=1">'
+        f"<title>{e(title(night))}</title><style>{_CSS}</style></head><body>"
+        + "".join(body)
+        + "</body></html>\n"
+    )
+
+
+def _md_table(head: list[str], rows: list[tuple[Any, ...]]) -> str:
+    def cell(v: Any) -> str:
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown(night: Night) -> str:
+    """The recap as Markdown, to paste into a campaign log."""
+    out = [
+        f"# {title(night)}",
+        "",
+        f"Session {night.session}, {_day(night.first_at)} to {_day(night.last_at)}:"
+        f" {night.commands} commands, {len(night.draws)} tokens laid.",
+        "",
+        "## The story",
+        "",
+        *(f"- {s}" for s in story(night)),
+        "",
+        "## Luck against the odds",
+        "",
+        _md_table(
+            ["hero", "checks", "expected (best play)", "expected (as drawn)", "actual", "luck"],
+            luck_rows(night),
+        ),
+        "",
+        "## Performances",
+        "",
+        _md_table(
+            [
+                "#",
+                "heroes",
+                "Difficulty",
+                "total",
+                "outcome",
+                "odds before",
+                "Fatigue",
+                "Strain",
+                "Wounds",
+            ],
+            [
+                (
+                    g.performance,
+                    names(night, g.heroes),
+                    g.difficulty,
+                    "" if g.total is None else g.total,
+                    g.outcome + (" (undone)" if g.undone else ""),
+                    _pct(g.best_play_first),
+                    f"{g.fatigue:+d}",
+                    f"{g.strain:+d}",
+                    f"{g.wounds:+d}",
+                )
+                for g in night.groups
+                if g.heroes
+            ],
+        ),
+        "",
+    ]
+    return "\n".join(out)

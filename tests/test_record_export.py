@@ -1,0 +1,348 @@
+"""``rhuna-table history`` and ``export`` on a night played through the real service.
+
+The night (tests/record_support.py) runs on the service with its emulated token
+hub on a real pty: tokens laid on the Draw Board, commands from a remote and
+from MQTT, a Redraw (P11), an Undo, Time draws (T3), the example fight (C1–C11).
+The exported odds are checked against the engine's own odds view at the state
+just before each draw, replayed independently here from the raw journal rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import itertools
+import json
+import shutil
+import sqlite3
+import threading
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.loop import Outcome
+from companion.record.history import history
+from companion.record.journal import open_journal
+from companion.record.night import gather
+from companion.store import Store
+from engine import apply, load_table, load_table_text
+from engine.events import Event
+from engine.narrate import describe
+from engine.performance.odds import odds_view
+from tests.record_support import Night, play_night, setup_table, start
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
+    return play_night(tmp_path_factory.mktemp("night"))
+
+
+@pytest.fixture(scope="module")
+def exported(night: Night, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("export")
+    assert main(["export", str(night.state_dir), "--to", str(out)]) == 0
+    return out
+
+
+def rows(night: Night) -> list[tuple[int, float, str, dict, list]]:
+    db = sqlite3.connect(f"{(night.state_dir / 'journal.sqlite').as_uri()}?mode=ro", uri=True)
+    try:
+        return [
+            (seq, at, source, json.loads(c), json.loads(e))
+            for seq, at, source, c, e in db.execute("SELECT * FROM journal ORDER BY seq")
+        ]
+    finally:
+        db.close()
+
+
+def states_before(night: Night) -> dict[int, object]:
+    """seq → the table just before that journal row, replayed here with engine.apply."""
+    state = load_table(night.table)
+    out = {}
+    for seq, _, _, command, _ in rows(night):
+        out[seq] = state
+        state, _ = apply(state, command)
+    return out
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# --- history -----------------------------------------------------------------------------
+
+
+def test_history_narrates_every_command_with_time_source_and_events(night, capsys) -> None:
+    assert main(["history", str(night.state_dir)]) == 0
+    out = capsys.readouterr().out
+    journal = rows(night)
+    heads = [line for line in out.splitlines() if line.startswith("#")]
+    assert [int(h.split()[0][1:]) for h in heads] == [r[0] for r in journal]
+    assert any(
+        "reader draw-board" in h and "draw aria token=aria.potential.lore.1" in h for h in heads
+    )
+    assert any(" MQTT " in h and "draw aria seed=2" in h for h in heads)
+    assert any(" remote " in h and "start_session" in h for h in heads)
+    # every event in the engine's own words, said against the state after its command
+    state = load_table(night.table)
+    for _, _, _, command, events in journal:
+        state, _ = apply(state, command)
+        for e in events:
+            assert describe(state, Event.from_json(e)) in out
+
+
+def test_history_last_n_prints_only_the_newest(night, capsys) -> None:
+    assert main(["history", str(night.state_dir), "--last", "3", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    last = rows(night)[-3:]
+    assert [x["seq"] for x in lines] == [r[0] for r in last]
+    assert lines[-1]["command"] == "reset" and lines[-1]["events"]
+
+
+def test_history_follows_a_running_service_without_blocking_it(tmp_path) -> None:
+    """WAL: a reader beside the writer. The service keeps acknowledging while history reads."""
+    running = start(setup_table(tmp_path))
+    try:
+        running.command({"cmd": "begin_performance", "difficulty": 4})
+        out = io.StringIO()
+        stop = threading.Event()
+        state_dir = running.service.config.state_dir
+        with open_journal(state_dir / "journal.sqlite") as journal:
+            follower = threading.Thread(
+                target=history,
+                args=(journal, out),
+                kwargs={"follow": True, "stop": stop, "poll": 0.05},
+                daemon=True,
+            )
+            follower.start()
+            started = time.monotonic()
+            for hero in ("aria", "bren"):
+                running.command(
+                    {
+                        "cmd": "declare",
+                        "hero": hero,
+                        "shade": "control",
+                        "capability": "faith" if hero == "bren" else "skill",
+                        "action": "target",
+                    }
+                )
+            took = time.monotonic() - started
+            deadline = time.monotonic() + 10
+            while "#3" not in out.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            stop.set()
+            follower.join(5)
+        text = out.getvalue()
+        assert "#1" in text and "#2" in text and "#3" in text
+        assert "Bren declares Control · faith" in text
+        assert took < 5  # the writer was not held up by the reader
+    finally:
+        running.close()
+
+
+# --- export --------------------------------------------------------------------------------
+
+
+def test_events_jsonl_is_every_journal_row_with_seq_time_and_source(night, exported) -> None:
+    got = [json.loads(x) for x in (exported / "events.jsonl").read_text("utf-8").splitlines()]
+    want = rows(night)
+    assert len(got) == len(want)
+    for g, (seq, at, source, command, events) in zip(got, want, strict=True):
+        assert (g["seq"], g["at"], g["source"], g["command"], g["events"]) == (
+            seq,
+            at,
+            source,
+            command,
+            events,
+        )
+        assert g["time"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def test_draws_csv_odds_equal_the_engines_just_before_each_draw_p19(night, exported) -> None:
+    draws = read_csv(exported / "draws.csv")
+    before = states_before(night)
+    laid = [
+        (seq, e)
+        for seq, _, _, _, events in rows(night)
+        for e in events
+        if e["type"] in ("token_drawn", "token_replaced", "favor_called")
+    ]
+    assert [(int(r["seq"]), r["token"]) for r in draws] == [(s, e["token"]) for s, e in laid]
+    kinds = {r["kind"] for r in draws}
+    assert {"draw", "redraw"} <= kinds  # P11: Aria's Redraw is on record
+    sources = {r["source"] for r in draws}
+    assert {"reader:draw-board", "mqtt:1", "worldkeeper"} <= sources
+    for row in draws:
+        view = odds_view(before[int(row["seq"])])
+        group = next(g for g in view["groups"] if row["hero"] in g["heroes"])
+        as_drawn = Fraction(group["success"]["num"], group["success"]["den"])
+        best = group["with_redraws"]
+        best_play = as_drawn if best is None else Fraction(best["num"], best["den"])
+        assert Fraction(row["as_drawn_before"]) == as_drawn, row
+        assert Fraction(row["best_play_before"]) == best_play, row
+        assert float(row["as_drawn_before_percent"]) == pytest.approx(
+            float(as_drawn) * 100, abs=0.005
+        )
+    undone = [r for r in draws if r["undone"] == "true"]
+    assert [(r["hero"], r["token"]) for r in undone] == [("bren", "bren.ember.faith")]
+
+
+def test_performances_csv_has_each_resolution_and_its_cost_p19(night, exported) -> None:
+    perfs = read_csv(exported / "performances.csv")
+    resolved = [
+        e
+        for _, _, _, _, events in rows(night)
+        for e in events
+        if e["type"] == "performance_resolved"
+    ]
+    got = [(r["heroes"], int(r["total"]), r["outcome"]) for r in perfs if r["total"]]
+    want = [
+        ("+".join(e["heroes"]), e["total"], "success" if e["success"] else "failure")
+        for e in resolved
+    ]
+    assert got == want
+    draws = read_csv(exported / "draws.csv")
+    for r in perfs:
+        first = next(
+            d for d in draws if d["performance"] == r["performance"] and d["kind"] == "draw"
+        )
+        assert r["best_play_before_first_draw"] == first["best_play_before"]
+        assert r["as_drawn_before_first_draw"] == first["as_drawn_before"]
+
+
+def test_export_opens_the_journal_read_only_and_never_changes_it(night, tmp_path) -> None:
+    journal = night.state_dir / "journal.sqlite"
+
+    def digest() -> list[str]:
+        return [
+            hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(night.state_dir.glob("journal.sqlite*"))
+            if p.name != "journal.sqlite-shm"  # SQLite's shared-memory index, not the data
+        ]
+
+    before, mtime = digest(), journal.stat().st_mtime_ns
+    assert (
+        main(["export", str(night.state_dir), "--to", str(tmp_path / "a"), "--format", "md"]) == 0
+    )
+    assert digest() == before and journal.stat().st_mtime_ns == mtime
+    with open_journal(journal) as j, pytest.raises(sqlite3.OperationalError, match="readonly"):
+        j.db.execute("DELETE FROM journal")
+
+
+def test_a_markdown_recap_tells_each_performance_and_the_luck(night, tmp_path) -> None:
+    assert main(["export", str(night.state_dir), "--to", str(tmp_path), "--format", "md"]) == 0
+    text = (tmp_path / "recap.md").read_text("utf-8")
+    assert "Performance 1 (Difficulty 5): Aria 5 vs 5: SUCCESS" in text
+    assert "| Aria | 1 |" in text and "## Luck against the odds" in text
+    assert "Fight 1:" in text and "Time draws" in text
+    assert not (tmp_path / "recap.html").exists()
+
+
+# --- luck against the odds, by hand -------------------------------------------------------
+
+#: one hero, no Redraw, no Favor: best play = as drawn, and the odds can be counted by hand
+DANA = """
+[table]
+id = "luck"
+[capabilities]
+pathways = ["skill", "lore", "wild"]
+[[heroes]]
+id = "dana"
+pathways = { skill = "control", lore = "versatility", wild = "impulse" }
+training = { lore = "trained" }
+"""
+
+
+def hand_odds(bag: list[int], draws: int, difficulty: int) -> Fraction:
+    """P(sum of ``draws`` tokens drawn without replacement ≥ difficulty), by enumeration."""
+    hands = list(itertools.combinations(range(len(bag)), draws))
+    good = sum(1 for h in hands if sum(bag[i] for i in h) >= difficulty)
+    return Fraction(good, len(hands))
+
+
+def test_luck_equals_a_hand_computation_on_a_small_session(tmp_path) -> None:
+    """Dana (Trained in lore: 3 draws, P6) declares Control·lore three times. Her bag (P12,
+    P16, P17): the Control Ember 2, the Versatility Ember 1, six Potentials 1V, the Impulse
+    Ember 0 (I-P1) and three Weights 0 (WEIGHT OFF) — twelve tokens."""
+    table = tmp_path / "luck.toml"
+    table.write_text(DANA)
+    bag = [2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    declare = {"cmd": "declare", "hero": "dana", "shade": "control", "capability": "lore"}
+    declare["action"] = "target"
+    plays = [
+        (3, ["dana.ember.skill", "dana.potential.lore.1", "dana.weight.0"]),  # 3 ≥ 3
+        (4, ["dana.potential.skill.1", "dana.weight.1", "dana.ember.wild"]),  # 1 < 4
+        (4, ["dana.ember.skill", "dana.ember.lore", "dana.potential.wild.2"]),  # 4 ≥ 4
+    ]
+    state = load_table_text(DANA)
+    ticks = itertools.count(1_800_000_000)
+    with Store.open(tmp_path / "state", clock=lambda: float(next(ticks))) as store:
+        store.restore(state, table)
+        for difficulty, tokens in plays:
+            commands = [{"cmd": "begin_performance", "difficulty": difficulty}, declare]
+            commands += [{"cmd": "draw", "hero": "dana", "token": t} for t in tokens]
+            for cmd in [*commands, {"cmd": "resolve"}, {"cmd": "reset"}]:
+                state, events = apply(state, cmd)
+                store.append(Outcome("script", state, cmd, tuple(events)))
+    expected = sum(hand_odds(bag, 3, d) for d, _ in plays)
+    with open_journal(tmp_path / "state" / "journal.sqlite") as journal:
+        luck = gather(journal).luck["dana"]
+    assert (luck.checks, luck.actual) == (3, 2)
+    assert luck.expected == luck.expected_as_drawn == expected
+    assert [p for p, _ in luck.points] == [hand_odds(bag, 3, d) for d, _ in plays]
+    assert (
+        main(["export", str(tmp_path / "state"), "--to", str(tmp_path / "out"), "--format", "md"])
+        == 0
+    )
+    assert f"| Dana | 3 | {float(expected):.2f} | {float(expected):.2f} | 2 |" in (
+        tmp_path / "out" / "recap.md"
+    ).read_text("utf-8")
+
+
+# --- bad input: one clear line ------------------------------------------------------------
+
+
+def one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    return err
+
+
+def test_an_unknown_session_id_is_one_line_listing_the_known_ones(night, tmp_path, capsys) -> None:
+    code = main(
+        ["export", "20200101T000000Z", "--state-dir", str(night.state_dir), "--to", str(tmp_path)]
+    )
+    err = one_line(capsys)
+    assert code == 2 and "unknown session id" in err and "current" in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_corrupt_archive_is_one_line(night, tmp_path, capsys) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    junk = archive / "journal-20261130T200000Z.sqlite"
+    junk.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 16)
+    code = main(["history", "20261130T200000Z", "--state-dir", str(tmp_path)])
+    err = one_line(capsys)
+    assert code == 2 and str(junk) in err and "damaged" in err
+    # a real journal with its pages overwritten half-way
+    broken = archive / "journal-20261130T210000Z.sqlite"
+    shutil.copy(night.state_dir / "journal.sqlite", broken)
+    data = bytearray(broken.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 4096] = b"\xff" * 4096
+    broken.write_bytes(bytes(data))
+    code = main(["export", str(broken), "--to", str(tmp_path / "out")])
+    err = one_line(capsys)
+    assert code == 2 and str(broken) in err
+
+
+def test_a_journal_from_another_table_is_one_line(night, tmp_path, capsys) -> None:
+    other = Path(__file__).resolve().parents[1] / "examples" / "fight.toml"
+    code = main(["export", str(night.state_dir), "--to", str(tmp_path), "--table", str(other)])
+    err = one_line(capsys)
+    assert code == 2 and "from another table" in err and "--table" in err

@@ -161,6 +161,7 @@ class Service:
         config: Config,
         *,
         new_session: bool = False,
+        carry: Iterable[str] | None = None,
         extensions: Iterable[Extension] | None = None,
         extra: Iterable[Extension] = (),
         notifier: Notifier | None = None,
@@ -170,6 +171,8 @@ class Service:
         """Restore the table and build every part (the wheel's pins are wired: they only
         enqueue); no thread runs until :meth:`start`.
 
+        ``carry`` (with ``new_session``): start the new journal from where the last session
+        ended, less the parts named (:mod:`companion.record.carry`, ``--carry --reset``).
         ``extensions`` replaces the configured ones (tests); ``extra`` are added to them
         (``--commands``); ``pin_factory`` overrides
         ``[gpio] pin_factory`` (tests pass a gpiozero MockFactory they can drive).
@@ -177,6 +180,11 @@ class Service:
         self.config = config
         self.notifier = notifier or Notifier()
         initial = load_table(config.table_file)
+        carried = None
+        if carry is not None:
+            from companion.record.carry import carry_from
+
+            carried = carry_from(config.state_dir, config.table_file, initial, carry)
         if new_session:
             archived = archive(config.state_dir, clock)
             if archived is not None:
@@ -198,6 +206,8 @@ class Service:
             self.loop = TableLoop(
                 self.restored.state, self.registry, config.roles, journal=self.store.append
             )
+            if carried is not None and self.restored.new:
+                self._carry(carried)
             self.loop.subscribe("log", self.outcome_log)
             self._display()
             self.extensions = (
@@ -212,6 +222,18 @@ class Service:
             raise
 
     # --- building ----------------------------------------------------------------------
+
+    def _carry(self, carried: Any) -> None:
+        """Journal the carried session's first commands (source ``carry``) before anything."""
+        from companion.record.carry import SOURCE
+
+        for line in carried.skipped:
+            log.warning("not carried: %s", line)
+        for cmd in carried.commands:
+            outcome = self.loop.process(cmd, SOURCE)
+            if outcome.error is not None:
+                raise ConfigError(f"--carry: {cmd['cmd']}: {outcome.error}")
+        log.info("carried %d command(s) into the new session", len(carried.commands))
 
     def _display(self) -> None:
         d = self.config.display

@@ -159,6 +159,7 @@ _HERO_KEYS = {
     "fatigue_capacity",
     "strain",
     "strain_capacity",
+    "strain_tokens",
     "wounds",
     "favor",
     "redraws",
@@ -292,9 +293,21 @@ def _hero(
         not isinstance(a, str) or a not in ids or ".potential." not in a for a in active
     ):
         raise ConfigError(f"{where}.active_reserve must list the hero's Potential token ids")
-    hero = replace(
-        hero, strain_tokens=tuple(f"{hero_id}.strain.{n}" for n in range(1, hero.strain + 1))
+    strain_tokens = h.get(
+        "strain_tokens", [f"{hero_id}.strain.{n}" for n in range(1, hero.strain + 1)]
     )
+    strain_ids = {t.id for t in tokens if t.kind is TokenKind.STRAIN}
+    if (
+        not isinstance(strain_tokens, list)
+        or len(strain_tokens) != hero.strain
+        or len(set(strain_tokens)) != len(strain_tokens)
+        or any(t not in strain_ids for t in strain_tokens)
+    ):
+        raise ConfigError(
+            f"{where}.strain_tokens must list {hero.strain} of the hero's Strain token ids, one"
+            f" per point of strain ({', '.join(sorted(strain_ids))}) (P14)"
+        )
+    hero = replace(hero, strain_tokens=tuple(strain_tokens))
     return hero, tokens
 
 

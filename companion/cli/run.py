@@ -41,6 +41,19 @@ def register(sub: Any) -> None:
         help="archive the journal and start from the table file (after changing the table)",
     )
     p.add_argument(
+        "--carry",
+        action="store_true",
+        help="with --new-session: start from where the last session ended (heroes' Fatigue,"
+        " Strain and its tokens, Wounds, Favor, Redraws, Training, Active Reserve; the Time"
+        " Board's day, band and weather; combatants' injuries, conditions, renown)",
+    )
+    p.add_argument(
+        "--reset",
+        metavar="PARTS",
+        help="with --carry: parts not to carry, comma-separated (fatigue, strain, wounds,"
+        " favor, redraws, training, reserve, time, weather, injuries, conditions, renown, all)",
+    )
+    p.add_argument(
         "--commands",
         metavar="FILE",
         help='also read JSON commands, one per line, from FILE ("-": standard input); each'
@@ -112,7 +125,17 @@ def run(args: argparse.Namespace) -> int:
                     f"--commands {args.commands}: cannot read it ({e.strerror})"
                 ) from None
         extra.append(JsonLinesCommands(stream, sys.stdout))
-    service = Service(config, new_session=args.new_session, extra=extra)
+    carry = None
+    if args.carry or args.reset:
+        from companion.record.carry import parse_reset
+
+        if not (args.carry and args.new_session):
+            raise ConfigError(
+                "--carry goes with --new-session (and --reset with --carry): rhuna-table run"
+                " --new-session --carry [--reset PARTS]"
+            )
+        carry = parse_reset(args.reset)
+    service = Service(config, new_session=args.new_session, carry=carry, extra=extra)
     return service.run()
 
 

@@ -86,6 +86,9 @@ _SIMPLE: dict[str, Narrator] = {
     "escalation_shifted": lambda s, d: (
         f"Escalation shifts {'FOR' if d['shift'] > 0 else 'AGAINST'} → {d['escalation']:+d}"
     ),
+    "strain_tokens_set": lambda s, d: (
+        f"{hero_name(s, d['hero'])}'s Strain tokens in the bag: {', '.join(d['tokens']) or 'none'}"
+    ),
     "hero_adjusted": lambda s, d: (
         f"{hero_name(s, d['hero'])} now has {d['favor']} Favor, {d['redraws']} Redraws"
     ),

@@ -222,3 +222,62 @@ def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Result_:
     return state, [
         Event("escalation_shifted", {"shift": delta, "escalation": state.escalation, "rule": "P21"})
     ]
+
+
+@command(
+    CommandSpec(
+        "set_strain_tokens",
+        "Say which of the hero's Strain tokens are the ones in play (P14): each physical token"
+        " has its own tag, so a session carried on, or a mix-up at the table, names them."
+        " The Strain count stays; the named tokens go into the Hero Bag, the others out.",
+        "sheet",
+        ("P14",),
+        {
+            "hero": Field("string", "hero id", True),
+            "tokens": Field(
+                "array",
+                "the hero's Strain token ids, one per point of Strain",
+                True,
+                items="string",
+            ),
+        },
+    )
+)
+def set_strain_tokens(state: TableState, args: Mapping[str, Any]) -> Result_:
+    hero_id = known_hero(state, args)
+    hero = state.heroes[hero_id]
+    tokens = tuple(str(t) for t in args["tokens"])
+    mine = {t.id for t in state.tokens.values() if t.kind is TokenKind.STRAIN and t.bag == hero.bag}
+    wrong = [t for t in tokens if t not in mine]
+    if wrong or len(set(tokens)) != len(tokens):
+        raise CommandRejected(
+            f"{wrong[0] if wrong else 'a token named twice'}: give {hero.name}'s Strain tokens,"
+            f" each once ({', '.join(sorted(mine))})",
+            rule="P14",
+            field="tokens",
+            code="unknown" if wrong else "malformed",
+        )
+    if len(tokens) != hero.strain:
+        raise CommandRejected(
+            f"{hero.name} has {hero.strain} Strain: name {hero.strain} Strain token(s), not"
+            f" {len(tokens)}",
+            rule="P14",
+            field="tokens",
+            fix="adjust_hero strain first",
+        )
+    if state.performance is not None:
+        raise CommandRejected(
+            "a Performance is on the Draw Board: its tokens may be Strain tokens",
+            rule="P14",
+            field="tokens",
+            fix="Reset first",
+        )
+    for t in hero.strain_tokens:
+        if t not in tokens:
+            state = state.take_from_bag(t)
+    state = state.with_hero(replace(state.heroes[hero_id], strain_tokens=tokens))
+    for t in tokens:
+        state = replace(state, retiring=state.retiring - {t}).put_in_bag(t)
+    return state, [
+        Event("strain_tokens_set", {"hero": hero_id, "tokens": list(tokens), "rule": "P14"})
+    ]

@@ -141,7 +141,17 @@ def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Result_:
         " unknown, draw it now (token or seed) or the WorldKeeper is prompted to (T1).",
         "time",
         ("T1", "T2", "T11"),
-        {"bag": _BAG, "token": TOKEN, "seed": SEED},
+        {
+            "bag": _BAG,
+            "token": TOKEN,
+            "seed": SEED,
+            "number": Field(
+                "integer",
+                "the Session's number, when a campaign goes on from an earlier journal (default:"
+                " the next one)",
+                minimum=1,
+            ),
+        },
     )
 )
 def start_session(state: TableState, args: Mapping[str, Any]) -> Result_:
@@ -154,12 +164,13 @@ def start_session(state: TableState, args: Mapping[str, Any]) -> Result_:
             field="token",
             fix="start without a token; draw_weather if a Weather result changes it",
         )
-    state = with_board(state, replace(b, session=b.session + 1))
+    number = b.session + 1 if args.get("number") is None else int(args["number"])
+    state = with_board(state, replace(b, session=number))
     events = [
         Event(
             "session_started",
             {
-                "session": b.session + 1,
+                "session": number,
                 "day": b.day,
                 "band": b.band.value,
                 "weather": b.weather.name if b.weather else None,

@@ -1,0 +1,150 @@
+"""``rhuna-table run --new-session --carry``: the next session starts where the last one ended.
+
+The carried parts are journaled as ordinary commands (source ``carry``), so the
+new session's first state is the last one's, except what the rules leave with
+a session (an open Performance P22, Escalation P21, the fight on the wheel, Time
+prompts and draws in progress, the Undo history) and what no command sets
+(worn armour I-C8); the session number goes on (T1, T11).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.cli import main
+from companion.record.carry import PARTS, carry
+from companion.record.journal import open_journal
+from engine import apply, load_table
+from engine.immutable import replace
+from engine.state import TableState
+from tests.record_support import Night, play_night, start
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
+    return play_night(tmp_path_factory.mktemp("night"))
+
+
+def last_state(night: Night) -> TableState:
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        return journal.final_state()
+
+
+def what_the_rules_reset(state: TableState, table: TableState) -> dict[str, Any]:
+    """The state as JSON with the parts a new session does not carry set to neutral values:
+    the Time tokens on the band's spaces back in their bags, prompts, the last draw and the
+    counters of this session's draws and Performances; the armour as the table file has it."""
+    b = state.time
+    assert b is not None
+    for token in b.spaces:
+        state = state.put_in_bag(token)
+    board = replace(b, spaces=(), prompts=(), prompt_seq=0, last=None, draws=0, pending=None)
+    combat = state.combat
+    if combat is not None and table.combat is not None:
+        roster = {
+            cid: dataclasses.replace(c, armour=table.combat.roster[cid].armour)
+            if cid in table.combat.roster
+            else c
+            for cid, c in combat.roster.items()
+        }
+        combat = replace(combat, roster=roster, fight=None, fights=0)
+    state = replace(
+        state,
+        time=board,
+        combat=combat,
+        performances=0,
+        performance=None,
+        escalation=0,
+        retiring=frozenset(),
+        history=(),
+    )
+    return state.to_json()
+
+
+def carried_first_state(config: Path, **kwargs: Any) -> TableState:
+    running = start(config, new_session=True, **kwargs)
+    try:
+        return running.service.loop.state
+    finally:
+        running.close()
+
+
+def test_a_carried_session_starts_from_the_last_state_t1_t11(night: Night) -> None:
+    last = last_state(night)
+    first = carried_first_state(night.config, carry=frozenset())
+    table = load_table(night.table)
+    assert first.time is not None and last.time is not None
+    assert first.time.session == last.time.session + 1
+    # the night changed what carry must carry: not a comparison of two starting states
+    assert last.heroes["cass"].strain >= 1 and last.heroes["aria"].wounds == 1
+    assert last.heroes["cass"].training_in("shadow").value == "adept"
+    assert last.time.weather is not None and last.time.band.value != "morning"
+    assert last.combat is not None and last.combat.roster["aria"].injuries
+    want = what_the_rules_reset(
+        replace(last, time=replace(last.time, session=first.time.session)), table
+    )
+    got = what_the_rules_reset(first, table)
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    # the archive keeps the last session whole; the new journal replays to the carried state
+    assert len(list((night.state_dir / "archive").glob("journal-*.sqlite"))) == 1
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        rows = list(journal.entries())
+        assert {r.source for r in rows} == {"carry"}
+        assert rows[-1].command["cmd"] == "start_session"
+        assert (
+            journal.final_state().without_history().to_json() == first.without_history().to_json()
+        )
+
+
+def test_strain_is_carried_with_its_very_tokens_p14(example_state: TableState) -> None:
+    """Strain tokens have tags of their own: Aria's Strain 2 was drawn, Strain 1 recovered
+    from the bag, so Strain 2 is the one in play — and the carried session says so."""
+    state = example_state
+    for cmd in [
+        {"cmd": "adjust_hero", "hero": "aria", "strain": 2},
+        {"cmd": "begin_performance", "difficulty": 3},
+        {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.strain.2"},
+        {"cmd": "adjust_hero", "hero": "aria", "strain": -1},
+        {"cmd": "cancel_performance"},
+    ]:
+        cmd.setdefault("action", "target") if cmd["cmd"] == "declare" else None
+        state, _ = apply(state, cmd)
+    assert state.heroes["aria"].strain_tokens == ("aria.strain.2",)
+    first = example_state
+    for cmd in carry(example_state, state).commands:
+        first, _ = apply(first, cmd)
+    assert first.heroes["aria"] == state.heroes["aria"]
+    assert first.bags["aria"].contents == state.bags["aria"].contents
+
+
+def test_the_worldkeeper_resets_what_should_not_carry(tmp_path: Path) -> None:
+    night = play_night(tmp_path)
+    last = last_state(night)
+    table = load_table(night.table)
+    first = carried_first_state(night.config, carry=frozenset({"fatigue", "time", "injuries"}))
+    assert first.time is not None and table.time is not None and last.time is not None
+    for hero in table.heroes:
+        assert first.heroes[hero].fatigue == table.heroes[hero].fatigue
+        assert first.heroes[hero].wounds == last.heroes[hero].wounds  # not reset: carried
+    assert (first.time.day, first.time.band) == (table.time.day, table.time.band)
+    assert first.time.weather == last.time.weather
+    assert first.combat is not None and table.combat is not None
+    assert first.combat.roster["aria"].injuries == table.combat.roster["aria"].injuries == ()
+    assert first.combat.roster["aria"].renown == last.combat.roster["aria"].renown  # type: ignore[union-attr]
+
+
+def test_carry_on_the_command_line_and_its_mistakes(night: Night, capsys) -> None:
+    assert main(["run", "--config", str(night.config), "--carry"]) == 2
+    assert "--carry goes with --new-session" in capsys.readouterr().err
+    assert (
+        main(["run", "--config", str(night.config), "--new-session", "--carry", "--reset", "luck"])
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--reset luck" in err and all(p in err for p in PARTS)

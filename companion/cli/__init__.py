@@ -22,6 +22,7 @@ SUBCOMMANDS = [
     "companion.cli.accounts",
     "companion.cli.history",
     "companion.cli.export",
+    "companion.cli.sheet",
 ]
 
 

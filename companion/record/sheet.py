@@ -1,0 +1,96 @@
+"""``rhuna-table sheet``: the heroes as a session left them, written back as a table file.
+
+The table file the session was played with is edited in place of a copy with
+tomlkit, which keeps its comments, order and layout: each ``[[heroes]]`` entry
+gets the hero's Training (P4, mastery P12), Fatigue, Strain and the very Strain
+tokens in play (P13, P14), Wounds (P15), Favor (P18), Redraws (P11) and Active
+Reserve (P17); ``[time]`` the day, band and Minor draws done (T3); ``[weather]``
+the current weather when it came from a Weather token (T1, T2). Loading the file
+gives the same heroes (tests/test_record_sheet.py checks the round trip).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+
+from companion.record.journal import JournalError
+from engine import load_table_text
+from engine.state import Hero, TableState
+
+
+def _hero_values(state: TableState, hero: Hero) -> dict[str, Any]:
+    default_tokens = [f"{hero.id}.strain.{n}" for n in range(1, hero.strain + 1)]
+    values: dict[str, Any] = {
+        "training": {cap: level.value for cap, level in hero.training.items()},
+        "fatigue": hero.fatigue,
+        "strain": hero.strain,
+        "wounds": hero.wounds,
+        "favor": hero.favor,
+        "redraws": hero.redraws,
+        "active_reserve": sorted(
+            t for t in state.active_reserve if t in state.tokens and state.tokens[t].bag == hero.bag
+        ),
+    }
+    if list(hero.strain_tokens) != default_tokens:
+        values["strain_tokens"] = list(hero.strain_tokens)
+    return values
+
+
+def sheet_text(original: str, state: TableState, source: str = "table.toml") -> str:
+    """``original`` (the table file's text) with the heroes, time and weather of ``state``."""
+    doc = tomlkit.parse(original)
+    heroes = doc.get("heroes")
+    if heroes is None:
+        raise JournalError(f"{source}: no [[heroes]] to write the sheets into")
+    seen = set()
+    for entry in heroes:
+        hero = state.heroes.get(str(entry.get("id")))
+        if hero is None:
+            continue
+        seen.add(hero.id)
+        for key, value in _hero_values(state, hero).items():
+            if key == "training":
+                table = tomlkit.inline_table()
+                table.update(value)
+                entry[key] = table
+            elif key in ("active_reserve", "strain_tokens"):
+                if value or key in entry:
+                    entry[key] = value
+            elif value or key in entry:
+                entry[key] = value
+    missing = sorted(set(state.heroes) - seen)
+    if missing:
+        raise JournalError(
+            f"{source}: hero {missing[0]!r} of the session is not in this table file — give the"
+            " table file the session was played with: --table FILE"
+        )
+    board = state.time
+    if board is not None:
+        time = doc.setdefault("time", tomlkit.table())
+        time["day"] = board.day
+        time["band"] = board.band.value
+        time["minor_done"] = board.minor_done
+        w = board.weather
+        if w is not None and w.token is not None:
+            weather = doc.setdefault("weather", tomlkit.table())
+            weather["bag"] = w.bag
+            weather["current"] = str(state.tokens[w.token].face)
+    return tomlkit.dumps(doc)
+
+
+def write_sheet(table_file: Path, state: TableState, to: Path) -> TableState:
+    """Write ``to`` and load it back; returns the loaded state (the round trip's other end)."""
+    try:
+        original = table_file.read_text("utf-8")
+    except OSError as e:
+        raise JournalError(f"{table_file}: cannot read the table file ({e.strerror})") from None
+    text = sheet_text(original, state, str(table_file))
+    loaded = load_table_text(text, str(to), base=table_file.parent)
+    try:
+        to.write_text(text, "utf-8")
+    except OSError as e:
+        raise JournalError(f"--to {to}: cannot write it ({e.strerror})") from None
+    return loaded

@@ -1,0 +1,72 @@
+"""``rhuna-table sheet``: the heroes as a session left them, as a table file that loads to the
+same heroes (P4, P11–P18), with the Time Board's day and weather (T1–T3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.record.journal import open_journal
+from companion.record.sheet import sheet_text
+from engine import apply, load_table, load_table_text
+from engine.state import TableState
+from tests.conftest import EXAMPLE_TABLE
+from tests.record_support import Night, play_night
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
+    return play_night(tmp_path_factory.mktemp("night"))
+
+
+def same_heroes(a: TableState, b: TableState) -> None:
+    assert a.heroes == b.heroes
+    for hero in a.heroes.values():
+        assert a.bags[hero.bag].contents == b.bags[hero.bag].contents, hero.id
+    assert a.active_reserve == b.active_reserve
+
+
+def test_the_sheet_of_a_night_loads_to_the_same_heroes(
+    night: Night, tmp_path: Path, capsys
+) -> None:
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        last = journal.final_state()
+    out = tmp_path / "next.toml"
+    assert main(["sheet", str(night.state_dir), "--to", str(out)]) == 0
+    assert str(out) in capsys.readouterr().out
+    loaded = load_table(out)
+    same_heroes(loaded, last)
+    assert (
+        last.heroes["aria"].wounds == 1
+        and last.heroes["cass"].training_in("shadow").value == "adept"
+    )
+    assert loaded.time is not None and last.time is not None
+    assert (loaded.time.day, loaded.time.band, loaded.time.minor_done) == (
+        last.time.day,
+        last.time.band,
+        last.time.minor_done,
+    )
+    assert loaded.time.weather == last.time.weather
+    text = out.read_text("utf-8")
+    assert "# An example table" in text  # the table file's comments are kept
+
+
+def test_strain_tokens_and_active_reserve_round_trip_p14_p17(example_state: TableState) -> None:
+    state = example_state
+    for cmd in [
+        {"cmd": "adjust_hero", "hero": "aria", "strain": 2},
+        {"cmd": "set_strain_tokens", "hero": "aria", "tokens": ["aria.strain.3", "aria.strain.1"]},
+        {"cmd": "set_reserve", "hero": "bren", "token": "bren.potential.steel.2", "active": True},
+        {"cmd": "set_training", "hero": "aria", "capability": "skill", "level": "exemplar"},
+    ]:
+        state, _ = apply(state, cmd)
+    loaded = load_table_text(sheet_text(EXAMPLE_TABLE.read_text("utf-8"), state), "sheet.toml")
+    same_heroes(loaded, state)
+
+
+def test_the_sheet_refuses_to_overwrite_the_sessions_own_table_file(night: Night, capsys) -> None:
+    assert main(["sheet", str(night.state_dir), "--to", str(night.table)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "the table file the journal was started with" in err

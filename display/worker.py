@@ -54,7 +54,7 @@ class WorkerStats:
     partial: int = 0
     #: renders whose picture equalled what the panel already shows
     unchanged: int = 0
-    #: render or panel failures (logged; the worker carries on)
+    #: render or panel failures, of any exception type incl. SystemExit (logged; it carries on)
     errors: int = 0
     last_error: str | None = None
     #: seconds each refresh took, newest last (bounded)
@@ -156,7 +156,7 @@ class DisplayWorker(Generic[T]):
                 self._busy = True
             try:
                 self._update(item)
-            except Exception as e:  # whatever else goes wrong, the display thread lives on
+            except BaseException as e:  # even SystemExit from a vendor library
                 self._shown = None
                 self._failed("update", e)
             finally:
@@ -167,7 +167,7 @@ class DisplayWorker(Generic[T]):
     def _update(self, item: Any) -> None:
         try:
             image = self.render(item)
-        except Exception as e:  # a bad state must not kill the display
+        except BaseException as e:  # a bad state must not kill the display
             self._failed("render", e)
             return
         self.stats.rendered += 1
@@ -183,7 +183,7 @@ class DisplayWorker(Generic[T]):
         started = self._clock()
         try:
             self.panel.show(image, partial=partial)
-        except Exception as e:
+        except BaseException as e:  # gpiodevice raises SystemExit
             self._shown = None  # whatever is on the glass now, start again with a full refresh
             self._failed("panel", e)
             return
@@ -200,7 +200,7 @@ class DisplayWorker(Generic[T]):
         if pause > 0 and not self._stopping:
             self._wake.wait(pause)
 
-    def _failed(self, what: str, error: Exception) -> None:
+    def _failed(self, what: str, error: BaseException) -> None:
         self.stats.errors += 1
         self.stats.last_error = f"{what}: {type(error).__name__}: {error}"
         log.error("display %s failed: %s", what, self.stats.last_error)

@@ -7,6 +7,14 @@ frames are translated through the device's own ``WHITE``/``BLACK``/``RED``
 codes rather than assumed.
 
 Tests inject a fake ``device``; on a Raspberry Pi ``open()`` finds the board.
+
+inky 2.x claims its GPIO lines (CS0 = GPIO8, DC, RESET, BUSY) the first time it
+refreshes (``Inky.setup()``, called from ``_update``), through ``gpiodevice``,
+which turns "a pin is in use" into ``SystemExit("Woah there, …")``. With only
+``dtparam=spi=on`` the kernel's SPI driver holds GPIO8 as its chip select, so
+the first frame would end the display thread. The panel therefore claims its
+pins when it opens, and a conflict is a start-up error naming the fix
+(``dtoverlay=spi0-0cs``: SPI without kernel chip selects).
 """
 
 from __future__ import annotations
@@ -26,11 +34,15 @@ _COLOURS: dict[str, Colour] = {"black": "bw", "red": "bwr", "yellow": "bwy", "re
 #: seconds a full refresh takes: black/white boards are quicker than three-colour ones
 DEFAULT_REFRESH_S: dict[Colour, float] = {"bw": 4.0, "bwr": 15.0, "bwy": 15.0}
 
+CONFIG_TXT = (
+    "dtparam=spi=on, dtoverlay=spi0-0cs and dtparam=i2c_arm=on in /boot/firmware/config.txt"
+)
+
 
 def detect() -> Any:
     """The board ``inky.auto.auto()`` finds, or :class:`DriverUnavailable` saying why not."""
     try:
-        from inky.auto import auto  # type: ignore[import-not-found,unused-ignore]
+        from inky.auto import auto  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except (ImportError, OSError, RuntimeError, SystemExit) as e:
         raise DriverUnavailable(
             f"the inky display driver needs Pimoroni's inky library ({e}): {INSTALL}"
@@ -82,6 +94,27 @@ class InkyPanel(Panel):
         codes = {WHITE: device.WHITE, BLACK: device.BLACK, ACCENT: accent}
         self._identity = all(k == v for k, v in codes.items())
         self._table = bytes(codes.get(i, device.WHITE) for i in range(256))
+        self._claim_pins()
+
+    def _claim_pins(self) -> None:
+        """Run the board's ``setup()`` now (GPIO lines, SPI), not at the first refresh."""
+        setup = getattr(self.device, "setup", None)
+        if setup is None:
+            return
+        try:
+            setup()
+        except (SystemExit, RuntimeError, OSError) as e:  # gpiodevice raises SystemExit
+            detail = " ".join(str(e).split())
+            hint = ""
+            if "claimed" in detail or "in use" in detail:
+                hint = (
+                    "; the kernel's SPI driver holds the chip-select pin: add"
+                    " dtoverlay=spi0-0cs to /boot/firmware/config.txt and reboot"
+                )
+            raise DriverUnavailable(
+                f"the Inky board cannot claim its pins ({type(e).__name__}: {detail}){hint}"
+                f" (it needs {CONFIG_TXT})"
+            ) from None
 
     def frame_for_device(self, image: Image.Image) -> Image.Image:
         """The frame with its palette indices in the board's numbering."""

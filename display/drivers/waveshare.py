@@ -7,10 +7,20 @@ detected. Partial refresh differs per model (docs/display.md): the 2.13" V3/V4 u
 window; three-colour models have none and take ~15 s. Importing a Waveshare
 module off a Raspberry Pi fails at import time, so nothing is imported until
 the driver is opened, and tests inject a fake ``epd``.
+
+SPI is opened once for the panel's lifetime. Every vendor ``init()`` /
+``init_part()`` calls ``epdconfig.module_init()``, which runs
+``SPI.open(0, 0)`` on the same ``spidev.SpiDev``; spidev's ``open()`` stores the
+new descriptor over the old one without closing it (py-spidev
+``spidev_module.c``, ``SpiDev_open_dev``), so each full refresh leaked one
+``/dev/spidev0.0`` descriptor until the service ran out. ``module_exit()``
+would close it but also switches off the HAT's power pin, so it is left for
+``close()`` (the vendor's ``sleep()`` calls it).
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +83,35 @@ def load(model: str) -> Any:
         ) from None
 
 
+def spi_once(epd: Any) -> None:
+    """Make the vendor's ``epdconfig.module_init()`` open SPI only while it is not open.
+
+    The epd modules look ``epdconfig.module_init`` up on every call, so wrapping
+    the module's functions covers every model; ``module_exit()`` (from the
+    vendor's ``sleep()``) closes SPI, and the next ``init()`` opens it again.
+    """
+    module = sys.modules.get(type(epd).__module__)
+    config = getattr(module, "epdconfig", None)
+    if config is None or getattr(config, "_rhuna_spi_once", False):
+        return
+    real_init, real_exit = config.module_init, config.module_exit
+    is_open = [False]
+
+    def module_init(*args: Any, **kwargs: Any) -> Any:
+        if is_open[0]:
+            return 0  # SPI and the HAT's power are still on from the last init
+        result = real_init(*args, **kwargs)
+        is_open[0] = result == 0
+        return result
+
+    def module_exit(*args: Any, **kwargs: Any) -> Any:
+        is_open[0] = False
+        return real_exit(*args, **kwargs)
+
+    config.module_init, config.module_exit = module_init, module_exit
+    config._rhuna_spi_once = True
+
+
 class WavesharePanel(Panel):
     """One Waveshare HAT. Full refreshes re-``init()`` the controller; partial ones keep it awake."""
 
@@ -104,6 +143,7 @@ class WavesharePanel(Panel):
         if spec.partial is not None and partial_refresh_s is not None:
             self.partial_refresh_s = float(partial_refresh_s)
         self.epd = epd if epd is not None else load(model)
+        spi_once(self.epd)
         self._mode: str | None = (
             None  # "full" or "partial": what the controller was last set up for
         )

@@ -19,12 +19,13 @@ The hub's MicroPython firmware lives in ``firmware_bridge/firmware/``.
 >>> reader.start()          # doctest: +SKIP
 """
 
-from firmware_bridge.events import Presence, ReaderStatus, TagEvent, format_uid, parse_uid
+from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.hub import HubReader
 from firmware_bridge.line_reader import LineReader
 from firmware_bridge.pn532 import PN532Reader
 from firmware_bridge.reader import Backoff, SerialReader
 from firmware_bridge.stats import ReaderStats
+from firmware_bridge.uid import UID_LENGTHS, UidError, format_uid, normalise_uid, parse_uid
 
 #: reader backends by the name a table's config uses
 READERS: dict[str, type[SerialReader]] = {
@@ -35,6 +36,7 @@ READERS: dict[str, type[SerialReader]] = {
 
 __all__ = [
     "READERS",
+    "UID_LENGTHS",
     "Backoff",
     "HubReader",
     "LineReader",
@@ -44,6 +46,8 @@ __all__ = [
     "ReaderStatus",
     "SerialReader",
     "TagEvent",
+    "UidError",
     "format_uid",
+    "normalise_uid",
     "parse_uid",
 ]

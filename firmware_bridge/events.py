@@ -7,10 +7,11 @@ a token through the tag registry; nothing here knows about tokens or rules.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from firmware_bridge.uid import format_uid, parse_uid  # noqa: F401 - the codec, re-exported
 
 
 class Presence(StrEnum):
@@ -69,27 +70,3 @@ class ReaderStatus:
     state: str
     detail: str
     timestamp: float
-
-
-def format_uid(uid: bytes) -> str:
-    """The canonical text form of a UID: upper-case hex, no separators."""
-    return uid.hex().upper()
-
-
-_SEPARATORS = re.compile(r"[\s:\-.]")
-
-
-def parse_uid(text: str) -> bytes:
-    """Read a UID written as hex, with or without ``0x`` and ``:``/``-``/space separators.
-
-    >>> parse_uid("04:a1:b2:c3").hex()
-    '04a1b2c3'
-
-    Raises ValueError naming what was wrong.
-    """
-    raw = _SEPARATORS.sub("", text.strip())
-    if raw[:2].lower() == "0x":
-        raw = raw[2:]
-    if not raw or len(raw) % 2 or not all(c in "0123456789abcdefABCDEF" for c in raw):
-        raise ValueError(f"{text!r} is not a hex UID (expected e.g. 04A1B2C3 or 04:A1:B2:C3)")
-    return bytes.fromhex(raw)

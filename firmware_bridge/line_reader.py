@@ -23,8 +23,9 @@ from typing import Any
 
 import serial
 
-from firmware_bridge.events import Presence, parse_uid
+from firmware_bridge.events import Presence
 from firmware_bridge.reader import SerialReader
+from firmware_bridge.uid import parse_uid
 
 UID_FORMATS = ("hex", "decimal")
 
@@ -54,7 +55,7 @@ class LineFormat:
                 raise ValueError(f"line {text!r} does not match {self.pattern.pattern!r}")
             text = m.group("uid")
         if self.uid_format == "hex":
-            uid = parse_uid(text)
+            uid = parse_uid(text, lengths=None)  # 125 kHz readers print 5-byte IDs
         else:
             if not text.isdigit():
                 raise ValueError(f"{text!r} is not a decimal UID")

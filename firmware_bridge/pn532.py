@@ -35,10 +35,11 @@ from typing import Any
 import serial
 
 from firmware_bridge import protocol
-from firmware_bridge.events import Presence, format_uid
+from firmware_bridge.events import Presence
 from firmware_bridge.firmware.hubcore import NOISE, ChannelTracker
 from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader
 from firmware_bridge.stats import ReaderStats
+from firmware_bridge.uid import format_uid
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,9 @@ from typing import Self
 
 import serial
 
-from firmware_bridge.events import Presence, ReaderStatus, TagEvent, format_uid
+from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.stats import ReaderStats
+from firmware_bridge.uid import format_uid
 
 Sink = Callable[[TagEvent], object] | queue.Queue[TagEvent]
 StatusSink = Callable[[ReaderStatus], object]

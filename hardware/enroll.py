@@ -36,13 +36,11 @@ from enum import StrEnum
 from engine.errors import ConfigError
 from engine.state import TableState
 from engine.tokens import TokenKind
-from hardware.registry import TagRegistry, normalise_uid
+from firmware_bridge.uid import UidError, normalise_uid
+from hardware.registry import TagRegistry
 
 #: the order bags are walked in by kind of token, after the Hero Bags
 _KIND_ORDER = (TokenKind.FAVOR, TokenKind.TIME, TokenKind.WEATHER, TokenKind.TEMPORARY)
-#: hex digits in a 4-, 7- or 10-byte UID (what the registry accepts)
-UID_DIGITS = (8, 14, 20)
-_UID_CHARS = frozenset("0123456789ABCDEF: -")
 
 
 def walk_bags(state: TableState) -> list[str]:
@@ -220,8 +218,9 @@ class Enrolment:
         token = self.current
         if token is None:
             raise ValueError("every token of this walk has a tag already")
-        key = normalise_uid(uid)
-        if len(key) not in UID_DIGITS or any(c not in _UID_CHARS for c in uid.upper()):
+        try:
+            key = normalise_uid(uid)
+        except UidError:
             return Scan(Verdict.INVALID, uid, token)
         holder = self.registry.token(key)
         if holder == token:

@@ -21,11 +21,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from engine.errors import ConfigError
+from firmware_bridge.uid import UidError, normalise_uid
 
-
-def normalise_uid(uid: str) -> str:
-    """Upper-case hex without separators, as TagEvents carry it."""
-    return "".join(ch for ch in uid.upper() if ch in "0123456789ABCDEF")
+__all__ = ["TagRegistry", "normalise_uid"]
 
 
 class TagRegistry:
@@ -38,9 +36,10 @@ class TagRegistry:
             self.add(uid, token)
 
     def add(self, uid: str, token: str) -> None:
-        key = normalise_uid(uid)
-        if len(key) not in (8, 14, 20):
-            raise ConfigError(f"tag {uid!r}: a UID is 4, 7 or 10 bytes of hex")
+        try:
+            key = normalise_uid(uid)
+        except UidError as e:
+            raise ConfigError(f"tag {uid!r}: {e}") from None
         if key in self._by_uid and self._by_uid[key] != token:
             raise ConfigError(f"tag {key} is already enrolled as {self._by_uid[key]}")
         if token in self._by_token and self._by_token[token] != key:
@@ -50,7 +49,10 @@ class TagRegistry:
 
     def token(self, uid: str) -> str | None:
         """The token id of a tag, or None for a tag nobody enrolled."""
-        return self._by_uid.get(normalise_uid(uid))
+        try:
+            return self._by_uid.get(normalise_uid(uid))
+        except UidError:
+            return None  # not even a UID: certainly nobody's tag
 
     def uid(self, token: str) -> str | None:
         return self._by_token.get(token)

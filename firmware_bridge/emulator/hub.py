@@ -16,15 +16,8 @@ from collections.abc import Callable
 
 from firmware_bridge import protocol as p
 from firmware_bridge.emulator.device import EmulatedDevice
-from firmware_bridge.events import parse_uid
 from firmware_bridge.firmware import hubcore
-
-
-def _uid(uid: str | bytes) -> bytes:
-    raw = parse_uid(uid) if isinstance(uid, str) else bytes(uid)
-    if len(raw) not in p.UID_LENGTHS:
-        raise ValueError(f"UID {raw.hex()} has {len(raw)} bytes; RFID UIDs have 4, 7 or 10")
-    return raw
+from firmware_bridge.uid import parse_uid
 
 
 class VirtualReader:
@@ -129,7 +122,7 @@ class HubEmulator(EmulatedDevice):
     def lay(self, channel: int, uid: str | bytes) -> None:
         """Lay the token with ``uid`` on ``channel``'s reader."""
         with self._lock:
-            self.readers[channel].uid = _uid(uid)
+            self.readers[channel].uid = parse_uid(uid)
 
     def lift(self, channel: int) -> None:
         """Take whatever lies on ``channel`` off it."""

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from firmware_bridge.emulator.device import EmulatedDevice
-from firmware_bridge.events import parse_uid
+from firmware_bridge.uid import parse_uid
 
 FORMATS: dict[str, Callable[[bytes], str]] = {
     "hex": lambda uid: uid.hex().upper(),
@@ -47,7 +47,7 @@ class LineReaderEmulator(EmulatedDevice):
 
     def lay(self, uid: str | bytes) -> None:
         with self._lock:
-            self.uid = parse_uid(uid) if isinstance(uid, str) else bytes(uid)
+            self.uid = parse_uid(uid, lengths=None)  # 125 kHz readers too
             self._next_print = 0.0
 
     def lift(self) -> None:

@@ -14,7 +14,6 @@ import os
 import random
 
 from firmware_bridge.emulator.device import EmulatedDevice
-from firmware_bridge.events import parse_uid
 from firmware_bridge.pn532 import (
     ACK,
     ERROR_FRAME,
@@ -30,6 +29,7 @@ from firmware_bridge.pn532 import (
     build_frame,
 )
 from firmware_bridge.stats import ReaderStats
+from firmware_bridge.uid import parse_uid
 
 
 class PN532Emulator(EmulatedDevice):
@@ -62,7 +62,7 @@ class PN532Emulator(EmulatedDevice):
 
     def lay(self, uid: str | bytes) -> None:
         with self._lock:
-            self.uid = parse_uid(uid) if isinstance(uid, str) else bytes(uid)
+            self.uid = parse_uid(uid)
             self._card_selected = False
 
     def lift(self) -> None:

@@ -5,9 +5,18 @@ goes through the same queue as the readers, the wheel and MQTT; once the
 journal has committed it, the source writes ``ack <seq>`` — so a script, a
 test harness or a shell pipe knows exactly which commands are safe. A refused
 command writes ``refused <error JSON>``; every command line gets exactly one
-answer, in order. A line that is not JSON is answered ``refused`` at once.
+answer, in order: a line that is not a command (too long, not UTF-8, not JSON,
+too deep, a lone surrogate: :mod:`companion.inputs`) goes through the queue
+too, as a ``malformed`` refusal, so it is answered in its place.
 
-An extension like the MQTT bridge: ``start(loop)`` / ``stop()``.
+Reading is bounded: a line is read at most ``limits.payload_bytes`` at a time
+(the rest of a longer one is skipped), and at most ``max_pending`` commands
+are waiting for their answer; past that reading pauses until the table has
+caught up (back-pressure on the pipe, not a queue that grows without end).
+
+An extension like the MQTT bridge: ``start(loop)`` / ``stop()``. With ``on_end``,
+the end of the stream calls it once every command read has been answered (so
+``run --commands FILE`` can stop once the journal holds them all).
 
 >>> import io
 >>> from engine import load_table
@@ -15,35 +24,63 @@ An extension like the MQTT bridge: ``start(loop)`` / ``stop()``.
 >>> from companion.loop import TableLoop
 >>> loop = TableLoop(load_table("examples/table.toml"), TagRegistry(), journal=lambda o: 7)
 >>> out = io.StringIO()
->>> source = JsonLinesCommands(io.StringIO('{"cmd": "begin_performance", "difficulty": 5}\\n'), out)
->>> source.start(loop); source.join(5); _ = loop.step(5)
->>> out.getvalue()
-'ack 7\\n'
+>>> lines = '{"cmd": "begin_performance", "difficulty": 5}\\n[[[[[[[[]]]]]]]]\\n'
+>>> source = JsonLinesCommands(io.StringIO(lines), out)
+>>> source.start(loop); source.join(5); _ = loop.step(5); _ = loop.step(5)
+>>> print(out.getvalue(), end="")
+ack 7
+refused {"code": "malformed", "message": "line 2: nested deeper than 6 (limits.depth)", ...}
 """
 
 from __future__ import annotations
 
-import json
+import io
 import logging
+import os
 import threading
-from typing import TextIO
+from collections.abc import Callable
+from dataclasses import replace
+from typing import IO, Any, TextIO
 
+from companion import inputs
 from companion.loop import Outcome, TableLoop
 
 log = logging.getLogger("rhuna.commands")
+
+#: commands read and not yet answered; reading pauses past this many
+MAX_PENDING = 256
 
 
 class JsonLinesCommands:
     """Reads commands from ``stream`` (its own thread) and answers on ``out``."""
 
-    def __init__(self, stream: TextIO, out: TextIO, *, source: str = "stdin") -> None:
-        self.stream = stream
+    def __init__(
+        self,
+        stream: IO[Any],
+        out: TextIO,
+        *,
+        source: str = "stdin",
+        max_pending: int = MAX_PENDING,
+        limits: inputs.Limits = inputs.LIMITS,
+        on_end: Callable[[], None] | None = None,
+    ) -> None:
+        # the bytes under a text stream (a line that is not UTF-8 is refused, not fatal), read
+        # from its file descriptor where it has one: a thread blocked in os.read holds no
+        # lock of sys.stdin's, so the interpreter can always exit past it
+        self.stream: Any = _FdLines.of(stream) or stream
         self.out = out
         self.source = source
+        self.on_end = on_end
+        self.limits = limits
+        self.max_pending = max_pending
+        self._room = threading.Condition()
+        self._waiting = 0  # read and submitted, not answered yet
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._loop: TableLoop | None = None
+        #: lines read so far
+        self.lines = 0
 
     def start(self, loop: TableLoop) -> None:
         self._loop = loop
@@ -58,41 +95,81 @@ class JsonLinesCommands:
         self._stopping.set()
         if self._loop is not None:
             self._loop.unsubscribe(self)
+        with self._room:
+            self._room.notify_all()
 
     def join(self, timeout: float | None = None) -> None:
         """Wait until the stream has ended (tests, and ``--commands FILE``)."""
         if self._thread is not None:
             self._thread.join(timeout)
 
+    @property
+    def pending(self) -> int:
+        """Commands read and not answered yet (at most ``max_pending``)."""
+        with self._room:
+            return self._waiting
+
     def _read(self, loop: TableLoop) -> None:
-        for n, line in enumerate(self.stream, 1):
-            if self._stopping.is_set():
-                return
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
+        limit = self.limits.payload_bytes
+        while not self._stopping.is_set():
             try:
-                command = json.loads(text)
-            except json.JSONDecodeError as e:
-                self._write(
-                    "refused "
-                    + json.dumps(
-                        {
-                            "code": "malformed",
-                            "message": f"line {n}: not JSON ({e.msg})",
-                            "fix": 'one JSON object per line: {"cmd": "<name>", ...}',
-                        }
-                    )
-                )
+                line = _bytes(self.stream.readline(limit + 1))
+            except (OSError, ValueError) as e:  # the stream broke or was closed
+                log.warning("%s: cannot read the command stream (%s)", self.source, e)
+                break
+            if not line:
+                break
+            self.lines += 1
+            n = self.lines
+            try:
+                item = self._item(line, n, limit)
+            except Exception:  # never lose the reader: answer it, go on
+                log.exception("%s: line %d", self.source, n)
+                item = inputs.refusal(f"the service could not read line {n}")
+            if item is None:
                 continue
-            loop.submit(command, self.source)
+            with self._room:  # back-pressure: reading waits until the table has answered
+                self._room.wait_for(
+                    lambda: self._waiting < self.max_pending or self._stopping.is_set()
+                )
+                if self._stopping.is_set():
+                    return
+                self._waiting += 1
+            loop.submit(item, self.source)
         log.info("%s: end of the command stream", self.source)
+        if self.on_end is not None:
+            with self._room:  # every command read is answered first
+                self._room.wait_for(lambda: self._waiting == 0 or self._stopping.is_set())
+            self.on_end()
+
+    def _item(self, line: bytes, n: int, limit: int) -> Any:
+        """The command a line holds, a Malformed to answer in its place, or None (skip)."""
+        if len(line) > limit and not line.endswith(b"\n"):
+            skipped = len(line)
+            while line and not line.endswith(b"\n"):  # the rest of it, a bounded piece at a time
+                line = _bytes(self.stream.readline(limit + 1))
+                skipped += len(line)
+            return inputs.refusal(
+                f"line {n}: more than {limit} bytes (limits.payload_bytes; {skipped} read)"
+            )
+        text = line.strip()
+        if not text or text.startswith(b"#"):
+            return None
+        command = inputs.parse(text, self.limits, what=f"line {n}")
+        if isinstance(command, inputs.Malformed):
+            v = command.violation
+            if not v.message.startswith(f"line {n}"):
+                command = inputs.Malformed(replace(v, message=f"line {n}: {v.message}"))
+        return command
 
     def _answer(self, outcome: Outcome) -> None:
         if outcome.source != self.source:
             return
+        with self._room:
+            self._waiting -= 1
+            self._room.notify_all()
         if outcome.error is not None:
-            self._write("refused " + json.dumps(outcome.error.to_json(), ensure_ascii=False))
+            self._write("refused " + inputs.dumps(outcome.error.to_json()))
         else:
             self._write(f"ack {outcome.seq if outcome.seq is not None else '-'}")
 
@@ -103,3 +180,39 @@ class JsonLinesCommands:
                 self.out.flush()
             except (OSError, ValueError):  # the reader of our answers went away
                 log.warning("%s: cannot write the answer %r", self.source, line)
+
+
+def _bytes(line: bytes | str) -> bytes:
+    """A line of a text stream as the bytes it came as (a surrogate stays one: refused)."""
+    return line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+
+
+class _FdLines:
+    """``readline(n)`` straight from a file descriptor, at most ``n`` bytes a line."""
+
+    CHUNK = 65536
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.eof = False
+
+    @classmethod
+    def of(cls, stream: Any) -> _FdLines | None:
+        try:
+            return cls(stream.fileno())
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            return None  # an in-memory stream (tests, doctests): its own readline
+
+    def readline(self, n: int) -> bytes:
+        while True:
+            end = self.buffer.find(b"\n", 0, n)
+            if end >= 0 or len(self.buffer) >= n or self.eof:
+                take = end + 1 if end >= 0 else min(n, len(self.buffer))
+                line = bytes(self.buffer[:take])
+                del self.buffer[:take]
+                return line
+            chunk = os.read(self.fd, self.CHUNK)
+            if not chunk:
+                self.eof = True
+            self.buffer += chunk

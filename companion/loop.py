@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from companion import inputs
 from companion.tags import ReaderRoles, command_for_tag
 from engine import CommandRejected, Event, apply
 from engine.errors import RuleViolation
@@ -146,6 +147,8 @@ class TableLoop:
 
     def process(self, item: Any, source: str) -> Outcome:
         self.processed += 1
+        if isinstance(item, inputs.Malformed):  # a source's refusal, answered in its turn
+            return Outcome(source, self.state, error=item.violation)
         tag = item if isinstance(item, TagEvent) else None
         if tag is not None:
             meant = command_for_tag(self.state, self.registry, tag, self.roles)
@@ -157,6 +160,10 @@ class TableLoop:
             command: Any = meant
         else:
             command = item
+            problem = inputs.check(command)
+            if problem is not None:  # too deep, too long, unencodable: refused, never shown
+                log.info("%s: refused an input: %s", source, problem.violation)
+                return Outcome(source, self.state, error=problem.violation)
         shown = command if isinstance(command, Mapping) else None
         try:
             state, events = apply(self.state, command)
@@ -167,11 +174,20 @@ class TableLoop:
         if self.journal is not None:
             try:
                 outcome = replace(outcome, seq=self.journal(outcome))
+            except Unsavable as e:  # the command itself, not the disk
+                log.info("%s: refused %r: %s", source, command, e)
+                error = RuleViolation(str(e), fix=inputs.FIX, code="malformed")
+                return Outcome(source, self.state, error=error, tag=tag)
             except Exception as e:  # not committed: not acknowledged, so not kept
                 log.error("%s: %r not saved, so not applied: %s", source, command, e)
                 return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
         self.state = state
         return outcome
+
+
+class Unsavable(ValueError):
+    """The journal cannot store this command as JSON (it is the command's fault, not the
+    disk's): refused as ``malformed``, never reported as a ``store`` error."""
 
 
 def not_saved(error: Exception) -> RuleViolation:

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.loop import Outcome
+from companion.loop import Outcome, Unsavable
 from engine import CommandRejected, apply
 from engine.errors import ConfigError
 from engine.state import TableState
@@ -384,7 +384,8 @@ class Store:
         """Commit one accepted command (its own transaction); return its sequence number.
 
         Raises :class:`JournalWriteFailed` if it cannot be made durable: the caller must
-        then not keep the state change (the loop reverts and reports a ``store`` error).
+        then not keep the state change (the loop reverts and reports a ``store`` error);
+        :class:`~companion.loop.Unsavable` for a command that is no JSON (``malformed``).
         """
         if accepted.command is None:
             raise JournalWriteFailed("an accepted outcome without a command")
@@ -397,8 +398,10 @@ class Store:
                 command_json(accepted.command),
                 json.dumps([e.to_json() for e in accepted.events], ensure_ascii=False),
             )
-        except (TypeError, ValueError) as e:
-            raise JournalWriteFailed(f"the command is not JSON ({e})") from None
+            for text in row[2:]:
+                text.encode("utf-8")  # SQLite stores UTF-8: a lone surrogate cannot go in
+        except (TypeError, ValueError) as e:  # NaN, a lone surrogate, an object of a script's
+            raise Unsavable(f"the command cannot be stored as JSON ({e})") from None
         try:
             with self._transaction():
                 self._db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?)", row)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.vocabulary import REGISTRY, json_schema
+from engine.vocabulary import LIMITS, LIMITS_WHY, REGISTRY, json_schema
 
 GROUP_TITLES = {
     "performance": "The Performance (P1–P23)",
@@ -46,8 +46,41 @@ command specs: `rhuna-table schema --write docs`.
 """
 
 
+LIMITS_INTRO = """\
+## Limits
+
+Every input, from every source (MQTT, `--commands`, replay scripts, the readers and
+the wheel), is bounded before it can cost the table anything: a payload or line
+too big, not UTF-8, not JSON, nested too deep, with a lone UTF-16 surrogate
+(`"\\ud83d"`: valid JSON, but no character) or a NaN is refused as `malformed`
+naming the limit, and so is a field beyond its range. A limit is the rules data's
+`[limits]` (`engine/data/rules.toml`); a table cannot change them. The schema
+states them too (`maxLength`, `maxItems`, `minimum`, `maximum`).
+
+| limit | value | what it bounds | why |
+|---|---|---|---|
+"""
+
+#: what each ``[limits]`` key bounds, for the table above
+LIMITS_WHAT = {
+    "payload_bytes": "one MQTT payload or one `--commands` line, in bytes, before parsing",
+    "depth": "arrays and objects nested in one another",
+    "string_length": "any one string (ids, causes, request ids), in characters",
+    "array_items": "any one array, and the fields of any one object",
+    "integer": "the magnitude of any whole number (seeds, day numbers)",
+    "amount": "what one command adds to or takes from a track: the fields marked *amount*",
+}
+
+
+def limits_markdown() -> str:
+    rows = [LIMITS_INTRO]
+    for key, what in LIMITS_WHAT.items():
+        rows.append(f"| `limits.{key}` | {LIMITS[key]} | {what} | {LIMITS_WHY[key]} |\n")
+    return "".join(rows)
+
+
 def commands_markdown() -> str:
-    lines = [HEADER]
+    lines = [HEADER, limits_markdown()]
     by_group: dict[str, list[str]] = {}
     for name, (spec, _) in REGISTRY.items():
         by_group.setdefault(spec.group, []).append(name)
@@ -68,6 +101,12 @@ def commands_markdown() -> str:
                     meaning = f.description + (
                         f" (default `{json.dumps(f.default)}`)" if f.default is not None else ""
                     )
+                    if f.limit != "integer":
+                        low, high = f.bounds
+                        meaning += f"; *{f.limit}*: {low} to {high}"
+                    elif f.minimum is not None or f.maximum is not None:
+                        low, high = f.bounds
+                        meaning += f"; {low} to {high}"
                     lines.append(f"| `{key}` | {typ} | {'yes' if f.required else ''} | {meaning} |")
                 lines.append("")
             example: dict[str, Any] = {"cmd": name}

@@ -89,6 +89,12 @@ def check_rules(rules: dict[str, Any], source: str) -> None:
             out = out[key]
         return out
 
+    if rules["limits"] != default_rules()["limits"]:
+        raise ConfigError(
+            f"{source}: rules.limits cannot be changed by a table: they bound every input the"
+            " service takes, and the published command schema states them (docs/commands.md,"
+            " Limits). Fix: remove [rules.limits] from the table file"
+        )
     for path, (choices, rule) in _CHOICES.items():
         if value(path) not in choices:
             raise ConfigError(

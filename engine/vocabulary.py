@@ -18,12 +18,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import malformed
+from engine.rules import default_rules
 
 if TYPE_CHECKING:
     from engine.events import Event
     from engine.state import TableState
 
 TRANSPORT_FIELDS = frozenset({"id", "source"})
+
+#: the input limits of the rules data (``[limits]``: every command, from every source), and
+#: why each is what it is; shipped values only (engine.rules.check_rules: a table cannot
+#: change them, so the published schema holds for every table)
+LIMITS: Mapping[str, int] = {
+    k: v for k, v in default_rules()["limits"].items() if isinstance(v, int)
+}
+LIMITS_WHY: Mapping[str, str] = dict(default_rules()["limits"]["why"])
 
 #: JSON type names used by :class:`Field` → the Python types they accept.
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -47,6 +56,19 @@ class Field:
     minimum: int | None = None
     maximum: int | None = None
     default: Any = None
+    #: the ``[limits]`` key that bounds an integer both ways (``amount``: a change to a
+    #: track); every integer is at least bounded by ``limits.integer``
+    limit: str = "integer"
+
+    @property
+    def bounds(self) -> tuple[int | None, int | None]:
+        """The smallest and largest value an integer field takes (None: not an integer)."""
+        if self.type != "integer":
+            return None, None
+        cap = LIMITS[self.limit]
+        low = -cap if self.minimum is None else max(self.minimum, -cap)
+        high = cap if self.maximum is None else min(self.maximum, cap)
+        return low, high
 
     def schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "description": self.description}
@@ -54,10 +76,14 @@ class Field:
             out["enum"] = list(self.enum)
         if self.items is not None:
             out["items"] = {"type": self.items}
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
+            out["maxItems"] = LIMITS["array_items"]
+        if self.type == "string" and self.enum is None:
+            out["maxLength"] = LIMITS["string_length"]
+        low, high = self.bounds
+        if low is not None:
+            out["minimum"] = low
+        if high is not None:
+            out["maximum"] = high
         if self.default is not None:
             out["default"] = self.default
         return out
@@ -167,18 +193,41 @@ def _check(name: str, key: str, f: Field, value: Any) -> Any:
             field=key,
             fix=f"use one of: {', '.join(f.enum)}",
         )
+    if f.type == "string" and len(value) > LIMITS["string_length"]:
+        raise _beyond(name, key, f"holds {len(value)} characters", "string_length")
     if f.type == "array":
         assert f.items is not None
+        if len(value) > LIMITS["array_items"]:
+            raise _beyond(name, key, f"has {len(value)} items", "array_items")
         for v in value:
             if not isinstance(v, _TYPES[f.items]):
                 raise malformed(f"{name}: every {key} item must be {f.items}", field=key)
         value = tuple(value)
     if f.type == "integer":
-        if f.minimum is not None and value < f.minimum:
-            raise malformed(f"{name}: {key} must be ≥ {f.minimum}", field=key)
-        if f.maximum is not None and value > f.maximum:
-            raise malformed(f"{name}: {key} must be ≤ {f.maximum}", field=key)
+        low, high = f.bounds
+        if low is not None and value < low:
+            raise _out_of_range(name, key, f, f"≥ {low}", low == -LIMITS[f.limit])
+        if high is not None and value > high:
+            raise _out_of_range(name, key, f, f"≤ {high}", high == LIMITS[f.limit])
     return value
+
+
+def _out_of_range(name: str, key: str, f: Field, bound: str, by_limit: bool) -> Exception:
+    if not by_limit:  # the field's own range (a Difficulty, a count that starts at 1)
+        return malformed(f"{name}: {key} must be {bound}", field=key, fix=f.description)
+    return malformed(
+        f"{name}: {key} must be {bound} (limits.{f.limit})",
+        field=key,
+        fix=f"{LIMITS_WHY[f.limit]}; send several commands for a larger change",
+    )
+
+
+def _beyond(name: str, key: str, what: str, limit: str) -> Exception:
+    return malformed(
+        f"{name}: {key} {what}, more than {LIMITS[limit]} (limits.{limit})",
+        field=key,
+        fix=LIMITS_WHY[limit],
+    )
 
 
 def json_schema() -> dict[str, Any]:

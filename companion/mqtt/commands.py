@@ -19,10 +19,10 @@ Request(command={'cmd': 'draw', 'hero': 'aria', 'token': 'aria.weight.1'}, trans
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from companion import inputs
 from engine.errors import RuleViolation
 
 #: request ids echoed in the reply; ``transaction`` wins when both are given
@@ -48,31 +48,34 @@ class BadRequest:
 
 
 def parse_request(name: str, payload: bytes) -> Request | BadRequest:
-    """``name`` is ``''`` for ``…/command`` or the ``<name>`` of ``…/command/<name>``."""
-    try:
-        text = payload.decode("utf-8")
-    except UnicodeDecodeError:
-        return _bad("the payload is not UTF-8 text", f"send JSON such as {_EXAMPLE}")
-    if not text.strip():
+    """``name`` is ``''`` for ``…/command`` or the ``<name>`` of ``…/command/<name>``.
+
+    Never raises: too big, not UTF-8, not JSON, nested too deep, a lone surrogate or any
+    other input the limits refuse (:mod:`companion.inputs`) is a ``malformed`` BadRequest.
+    """
+    if not payload.strip():
         if name:
             return Request({"cmd": name})
         return _bad("the payload is empty", f"send a command such as {_EXAMPLE}")
-    try:
-        obj = json.loads(text, parse_constant=_no_constant)
-    except (json.JSONDecodeError, ValueError) as e:
-        where = (
-            f" ({e.msg}, line {e.lineno} column {e.colno})"
-            if isinstance(e, json.JSONDecodeError)
-            else ""
-        )
-        return _bad(f"the payload is not JSON{where}", f"send a JSON object such as {_EXAMPLE}")
+    obj = inputs.load(payload)
+    if isinstance(obj, inputs.Malformed):
+        return BadRequest(obj.violation)
     if not isinstance(obj, dict):
+        problem = inputs.check(obj)
+        if problem is not None:
+            return BadRequest(problem.violation)
         fix = "send the fields as a JSON object, or nothing" if name else f"send {_EXAMPLE}"
         return _bad(f"expected a JSON object, got {type(obj).__name__}", fix)
     transaction = None
     for key in reversed(TRANSACTION_KEYS):
         if key in obj:
             transaction = obj.pop(key)
+    bad_id = inputs.check(transaction)
+    if bad_id is not None:  # not echoed: it could not be published back
+        return BadRequest(replace(bad_id.violation, field="transaction"))
+    problem = inputs.check(obj) or inputs.check(name)
+    if problem is not None:
+        return BadRequest(problem.violation, transaction)
     if name:
         if "cmd" in obj and obj["cmd"] != name:
             return BadRequest(
@@ -90,7 +93,3 @@ def parse_request(name: str, payload: bytes) -> Request | BadRequest:
 
 def _bad(message: str, fix: str) -> BadRequest:
     return BadRequest(RuleViolation(message, fix=fix, code="malformed"))
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")

@@ -11,10 +11,10 @@ without a broker. Payloads are compact UTF-8 JSON.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from companion import inputs
 from companion.mqtt.topics import SECTIONS, Topics
 from engine.errors import RuleViolation
 from engine.events import Event
@@ -27,8 +27,15 @@ ENVELOPE_KEYS = ("seq", "type", "text", "source", "at")
 
 
 def encode(obj: Any) -> str:
-    """Compact JSON, non-ASCII kept as is (names like Xantyr's are shown verbatim)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON, non-ASCII kept as is (names like Xantyr's are shown verbatim).
+
+    Text that UTF-8 cannot carry (a lone surrogate the engine quoted back in a refusal)
+    is escaped instead, so every message can be published:
+
+    >>> encode({"cmd": "\\ud83d"})
+    '{"cmd":"\\\\ud83d"}'
+    """
+    return inputs.dumps(obj, (",", ":"))
 
 
 def state_messages(view: Mapping[str, Any], topics: Topics) -> dict[str, str]:

@@ -90,7 +90,7 @@ def _done(state: TableState, combat: Combat, events: list[Event]) -> Result_:
         {
             "combatant": _COMBATANT,
             "type": Field("string", "injury type (bleeding, concussion, …)", required=True),
-            "hits": Field("integer", "how many injuries", default=1, minimum=1),
+            "hits": Field("integer", "how many injuries", default=1, minimum=1, limit="amount"),
             "detail": Field("string", "where, when it matters (a Sprained leg halves speed)"),
             "cause": Field("string", "why, for the log"),
         },
@@ -114,7 +114,9 @@ def injure_command(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("C8", "C9"),
         {
             "combatant": _COMBATANT,
-            "hits": Field("integer", "how many injuries to heal", default=1, minimum=1),
+            "hits": Field(
+                "integer", "how many injuries to heal", default=1, minimum=1, limit="amount"
+            ),
             "type": Field("string", "heal only this injury type"),
         },
     )
@@ -194,7 +196,13 @@ def _attribute(r: CombatRules, name: str, args: Mapping[str, Any]) -> str | None
         {
             "combatant": _COMBATANT,
             "condition": Field("string", "blinded, confused, cursed, … (C10)", required=True),
-            "level": Field("integer", "levels to add (Fatigued: up to six)", default=1, minimum=1),
+            "level": Field(
+                "integer",
+                "levels to add (Fatigued: up to six)",
+                default=1,
+                minimum=1,
+                limit="amount",
+            ),
             "attribute": Field("string", "Cursed: the attribute it lowers", enum=ATTRIBUTES),
             "source": Field("string", "the source (of fear, of the curse), for the log"),
         },
@@ -248,7 +256,7 @@ def add_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
         {
             "combatant": _COMBATANT,
             "condition": Field("string", "the condition", required=True),
-            "level": Field("integer", "levels to remove (default: all)", minimum=1),
+            "level": Field("integer", "levels to remove (default: all)", minimum=1, limit="amount"),
             "attribute": Field("string", "Cursed: which curse", enum=ATTRIBUTES),
         },
     )
@@ -285,7 +293,9 @@ def remove_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("C11",),
         {
             "combatant": _COMBATANT,
-            "change": Field("integer", "renown to add (+) or take away (−)", required=True),
+            "change": Field(
+                "integer", "renown to add (+) or take away (−)", required=True, limit="amount"
+            ),
             "reason": Field("string", "the deed, for the log"),
         },
     )

@@ -31,11 +31,17 @@ Result_ = tuple[TableState, list[Event]]
         ("P13", "P14", "P15", "P18", "P11"),
         {
             "hero": Field("string", "hero id", True),
-            "fatigue": Field("integer", "Fatigue to add (+) or recover (−)", default=0),
-            "strain": Field("integer", "Strain to add (+) or recover (−)", default=0),
-            "wounds": Field("integer", "Wounds to add (+) or heal (−)", default=0),
-            "favor": Field("integer", "Favor to add (+) or remove (−)", default=0),
-            "redraws": Field("integer", "Redraws to add (+) or remove (−)", default=0),
+            "fatigue": Field(
+                "integer", "Fatigue to add (+) or recover (−)", default=0, limit="amount"
+            ),
+            "strain": Field(
+                "integer", "Strain to add (+) or recover (−)", default=0, limit="amount"
+            ),
+            "wounds": Field("integer", "Wounds to add (+) or heal (−)", default=0, limit="amount"),
+            "favor": Field("integer", "Favor to add (+) or remove (−)", default=0, limit="amount"),
+            "redraws": Field(
+                "integer", "Redraws to add (+) or remove (−)", default=0, limit="amount"
+            ),
             "cause": Field("string", "why, for the log", default="worldkeeper"),
         },
     )
@@ -212,7 +218,7 @@ def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("P21",),
         {
             "direction": Field("string", "which way", True, enum=("for", "against")),
-            "steps": Field("integer", "how far", default=1, minimum=1),
+            "steps": Field("integer", "how far", default=1, minimum=1, limit="amount"),
         },
     )
 )

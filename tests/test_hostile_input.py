@@ -1,0 +1,241 @@
+"""Every input answered: hostile payloads on MQTT and hostile lines on ``--commands -``.
+
+Each hostile input gets exactly one answer — a ``malformed`` reply on MQTT, a
+``refused`` line on standard input, in its turn — and none kills a reader
+thread, none is reported as a ``store`` error, none changes the table. The
+state afterwards equals a replay of the journal (docs/commands.md, "Limits").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+
+import pytest
+
+from companion import inputs
+from companion.command_source import JsonLinesCommands
+from companion.config import load_config
+from companion.loop import TableLoop
+from companion.mqtt import MqttBridge
+from companion.service import Service
+from companion.store import Store
+from engine import CommandRejected, apply, load_table
+from hardware.registry import TagRegistry
+from tests.mqtt_support import WAIT, Watcher, running_broker, wait_until
+from tests.service_support import as_json, replay, write_config
+from tests.test_store_crash import Running, journal_rows
+
+R = "rhuna/example"
+FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: always accepted
+
+#: (what, payload bytes, the words the refusal must hold)
+HOSTILE: list[tuple[str, bytes, str]] = [
+    ("5,000 [ deep", b"[" * 5000, "limits.depth"),
+    ("2,500 { deep", b'{"a":' * 2500 + b"1" + b"}" * 2500, "limits.depth"),
+    ("7 deep, legal JSON", b'{"cmd":"undo","x":[[[[[[1]]]]]]}', "limits.depth"),
+    ("a lone surrogate in cmd", b'{"cmd":"\\ud83d"}', "surrogate"),
+    ("a lone surrogate in a field", b'{"cmd":"draw","hero":"\\udfff"}', "surrogate"),
+    ("a lone surrogate in source", b'{"cmd":"undo","source":"\\ud800x"}', "surrogate"),
+    ("a lone surrogate as a key", b'{"cmd":"undo","\\ud83d":1}', "surrogate"),
+    ("not UTF-8", b'{"cmd":"\xff\xfe"}', "not UTF-8"),
+    ("20 kB", b'{"cmd":"undo","cause":"' + b"x" * 20_000 + b'"}', "limits.payload_bytes"),
+    (
+        "a 1 MB token id",
+        b'{"cmd":"draw","hero":"aria","token":"' + b"t" * 1_000_000 + b'"}',
+        "limits.payload_bytes",
+    ),
+    (
+        "a 300-character token id",
+        b'{"cmd":"draw","hero":"aria","token":"' + b"t" * 300 + b'"}',
+        "limits.string_length",
+    ),
+    ("NaN", b'{"cmd":"adjust_hero","hero":"aria","favor":NaN}', "NaN"),
+    ("5,000 digits", b'{"cmd":"draw_time","seed":' + b"9" * 5000 + b"}", "digits"),
+    ("2^60", b'{"cmd":"draw_time","seed":1152921504606846976}', "limits.integer"),
+    ("100 items", b'{"cmd":"undo","x":[' + b",".join([b"1"] * 100) + b"]}", "limits.array_items"),
+    (
+        "strain 100000 (P14)",
+        b'{"cmd":"adjust_hero","hero":"cass","strain":100000}',
+        "limits.amount",
+    ),
+    ("favor -100 (P18)", b'{"cmd":"adjust_hero","hero":"cass","favor":-100}', "limits.amount"),
+    ("not JSON", b"{cmd: undo}", "not JSON"),
+]
+
+
+@pytest.mark.parametrize(("what", "payload", "says"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_the_guard_refuses_each_hostile_input_as_malformed(what, payload, says, example_state):
+    """The guard (or, for an amount, the engine's vocabulary) refuses; nothing raises."""
+    value = inputs.parse(payload)
+    if isinstance(value, inputs.Malformed):
+        violation = value.violation
+    else:
+        with pytest.raises(CommandRejected) as info:
+            apply(example_state, value)
+        violation = info.value.violation
+    assert violation.code == "malformed" and says in violation.message + (violation.fix or "")
+
+
+def test_adjust_hero_strain_100000_is_refused_citing_the_limit_and_why(example_state):
+    with pytest.raises(CommandRejected) as info:
+        apply(example_state, {"cmd": "adjust_hero", "hero": "cass", "strain": 100_000})
+    v = info.value.violation
+    assert (v.code, v.field) == ("malformed", "strain")
+    assert "≤ 99 (limits.amount)" in v.message and "P13–P15" in (v.fix or "")
+    apply(example_state, {"cmd": "adjust_hero", "hero": "cass", "strain": 99})  # at the limit
+
+
+def test_a_table_cannot_change_the_limits(tmp_path):
+    table = tmp_path / "t.toml"
+    from tests.conftest import EXAMPLE_TABLE
+
+    table.write_text(EXAMPLE_TABLE.read_text() + "\n[rules.limits]\namount = 100000\n")
+    with pytest.raises(Exception, match=r"rules\.limits cannot be changed"):
+        load_table(table)
+
+
+def test_a_script_s_command_the_guard_refuses_never_reaches_the_journal(tmp_path, example_state):
+    """A command built in Python (a script, an extension) is checked by the loop itself; one
+    the journal cannot store as JSON is ``malformed``, never a ``store`` error."""
+    with Store.open(tmp_path) as store:
+        store.restore(example_state, "t.toml")
+        loop = TableLoop(
+            example_state, TagRegistry.synthetic(example_state.tokens), journal=store.append
+        )
+        for bad in (
+            {"cmd": "adjust_hero", "hero": "aria", "favor": 1, "cause": "\ud83d"},
+            {"cmd": "adjust_hero", "hero": "aria", "favor": 1, "cause": object()},
+            {"cmd": "undo", "source": [[[[[[["deep"]]]]]]]},
+        ):
+            loop.submit(bad)
+            outcome = loop.step(1)
+            assert outcome is not None and outcome.error is not None
+            assert outcome.error.code == "malformed", outcome.error
+        assert store.seq == 0 and loop.state is example_state
+
+
+def test_every_hostile_mqtt_payload_gets_one_malformed_reply_and_the_table_goes_on(tmp_path):
+    with running_broker(tmp_path / "broker") as broker:
+        config = load_config(
+            write_config(tmp_path, f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n')
+        )
+        service = Service(config)
+        stop = threading.Event()
+        thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+        thread.start()
+        watcher = Watcher(broker.port, [f"{R}/reply"])
+        try:
+            [bridge] = [e for e in service.extensions if isinstance(e, MqttBridge)]
+            assert bridge.wait_ready(WAIT)
+            for n, (what, payload, says) in enumerate(HOSTILE, 1):
+                watcher.send(f"{R}/command", payload)
+                reply = watcher.wait(
+                    lambda ms, n=n: [m.json() for m in ms if m.topic == f"{R}/reply"][n - 1 :],
+                    f"the reply to {what}",
+                )[0]
+                assert reply["status"] == "error", what
+                assert reply["error"]["code"] == "malformed", (what, reply)
+                assert says in reply["error"]["message"] + reply["error"].get("fix", ""), what
+            # a lone surrogate in the transaction: refused, not echoed
+            watcher.send(f"{R}/command", b'{"cmd":"undo","transaction":"\\ud83d"}')
+            bad_id = watcher.wait(
+                lambda ms: [m.json() for m in ms if m.topic == f"{R}/reply"][len(HOSTILE) :],
+                "the reply to a surrogate transaction",
+            )[0]
+            assert bad_id["error"]["field"] == "transaction" and "transaction" not in bad_id
+            # the table goes on: the same bridge and loop take a command
+            watcher.send(f"{R}/command", {**FAVOR, "transaction": "after"})
+            assert watcher.reply(f"{R}/reply", "after")["status"] == "ok"
+            assert service.store.seq == 1
+        finally:
+            watcher.close()
+            stop.set()
+            thread.join(15)
+    initial = load_table(tmp_path / "table.toml")
+    with Store.open(tmp_path / "state") as store:
+        restored = store.restore(initial, tmp_path / "table.toml")
+    assert as_json(restored.state) == as_json(replay(initial, [FAVOR]))
+
+
+def test_every_hostile_stdin_line_gets_one_refused_line_in_its_turn(tmp_path):
+    """A real ``rhuna-table run --commands -``: hostile lines between good ones; every line is
+    answered once, in order, and the reader thread reads on to the last line."""
+    config = write_config(tmp_path)
+    service = Running(config)
+    good = json.dumps(FAVOR).encode()
+    lines: list[bytes] = []
+    for _, payload, _ in HOSTILE:
+        lines += [good, payload.replace(b"\n", b" ")]
+    lines += [b"# a comment is no command", b"", good]
+    assert service.proc.stdin is not None
+    raw = service.proc.stdin.buffer
+    raw.write(b"\n".join(lines) + b"\n")
+    raw.flush()
+    answers = [service.answer() for _ in range(2 * len(HOSTILE) + 1)]
+    service.proc.send_signal(signal.SIGTERM)
+    assert service.proc.wait(15) == 0
+    assert service.rest() == []
+    for n, (what, _, says) in enumerate(HOSTILE):
+        assert answers[2 * n] == f"ack {n + 1}", what
+        word, _, body = (answers[2 * n + 1] or "").partition(" ")
+        error = json.loads(body)
+        assert word == "refused" and error["code"] == "malformed", (what, answers[2 * n + 1])
+        assert says in error["message"] + error.get("fix", ""), (what, error)
+    assert answers[-1] == f"ack {len(HOSTILE) + 1}"
+    initial = load_table(tmp_path / "table.toml")
+    rows = journal_rows(tmp_path / "state")
+    assert [c for _, c in rows] == [FAVOR] * (len(HOSTILE) + 1)
+    with Store.open(tmp_path / "state") as store:
+        restored = store.restore(initial, tmp_path / "table.toml")
+    assert as_json(restored.state) == as_json(replay(initial, [c for _, c in rows]))
+
+
+def test_the_command_reader_pauses_when_the_table_falls_behind(example_state):
+    """Back-pressure: with the loop not stepping, the reader takes ``max_pending`` lines and
+    waits; the pipe (not the service's memory) holds the rest. Stepping lets it go on."""
+    loop = TableLoop(example_state, TagRegistry.synthetic(example_state.tokens))
+    r, w = os.pipe()
+    reading = os.fdopen(r, "rb")
+    writer = threading.Thread(
+        target=lambda: (os.write(w, (json.dumps(FAVOR) + "\n").encode() * 2000), os.close(w)),
+        daemon=True,
+    )
+    writer.start()
+    out = _Lines()
+    source = JsonLinesCommands(reading, out, max_pending=32)
+    source.start(loop)
+    try:
+        wait_until(lambda: source.pending == 32, "32 lines waiting")
+        threading.Event().wait(0.2)  # it stays paused
+        assert source.pending == 32 and loop.pending == 32
+        assert source.lines == 33  # the 33rd in hand, waiting for room
+        done = 0
+        while done < 2000:
+            if loop.step(1) is not None:
+                done += 1
+            assert loop.pending <= 32
+        source.join(WAIT)
+        assert out.lines == ["ack -"] * 2000
+    finally:
+        source.stop()
+        reading.close()
+
+
+class _Lines:
+    """A text stream that keeps the lines written to it."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._part = ""
+
+    def write(self, text: str) -> int:
+        self._part += text
+        *done, self._part = self._part.split("\n")
+        self.lines += done
+        return len(text)
+
+    def flush(self) -> None:
+        pass

@@ -15,9 +15,10 @@
   (registered in :data:`EXTENSIONS`); ``--commands -`` is another.
 
 :meth:`Service.run` runs the loop on the calling (main) thread until SIGTERM or
-SIGINT, tells systemd READY=1 / WATCHDOG=1 / STATUS=, takes snapshots when the
-table is idle, and stops cleanly: inputs first, then the queue is drained, then
-extensions, the store and the panel (which shows the last state).
+SIGINT, tells systemd READY=1 / WATCHDOG=1 / STATUS=, has a snapshot taken every
+``snapshot_every`` commands or ``store.SNAPSHOT_SECONDS`` (by the store's own thread,
+even under continuous input), and stops cleanly: inputs first, then the queue is
+drained, then extensions, the store and the panel (which shows the last state).
 """
 
 from __future__ import annotations
@@ -319,10 +320,10 @@ class Service:
                 next_ping = now + interval
             timeout = self.poll if interval is None else max(0.0, min(self.poll, next_ping - now))
             outcome = self.loop.step(timeout)
+            if self.store.snapshot_due:  # under continuous input too; written by its own thread
+                self.store.request_snapshot(self.loop.state)
             if self.loop.pending:
                 continue
-            if self.store.snapshot_due:
-                self.store.snapshot(self.loop.state)
             if outcome is None and self.store.seq != status_seq and now >= next_status:
                 self.notifier.status(self.status_line())
                 status_seq, next_status = self.store.seq, now + self.status_every

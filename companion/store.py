@@ -45,6 +45,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -53,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.loop import Outcome, Unsavable
-from engine import CommandRejected, apply
+from engine import CommandRejected, apply, codec
 from engine.errors import ConfigError
 from engine.state import TableState
 
@@ -66,6 +67,8 @@ ARCHIVE = "archive"
 SCHEMA_VERSION = 1
 #: snapshots kept (the newest, and one to fall back on)
 KEEP_SNAPSHOTS = 2
+#: a snapshot at least this often (seconds) while commands come in, whatever their number
+SNAPSHOT_SECONDS = 60.0
 
 Clock = Callable[[], float]
 
@@ -164,6 +167,7 @@ class Store:
         *,
         clock: Clock,
         snapshot_every: int,
+        snapshot_seconds: float = 0.0,
     ) -> None:
         self.state_dir = state_dir
         self.path = state_dir / JOURNAL
@@ -178,6 +182,20 @@ class Store:
         self._stored: dict[int, tuple[TableState, str]] = {}
         #: the state after the last committed command, for the next snapshot
         self._latest: TableState | None = None
+        #: a snapshot every so many seconds too, when commands came in meanwhile
+        self.snapshot_seconds = snapshot_seconds
+        # one transaction at a time on the one connection (the loop's commits, the snapshot
+        # thread's inserts); the snapshot's CPU work (JSON, SHA-256, zlib) runs outside it
+        self._db_lock = threading.RLock()
+        self._snap_lock = threading.Lock()  # one snapshot writer at a time (owns _stored)
+        self._slot: tuple[TableState, int] | None = None  # the newest snapshot asked for
+        self._slot_cond = threading.Condition()
+        self._snapshotter: threading.Thread | None = None
+        self._closing = False
+        self._asked_seq = 0  # the seq of the last snapshot asked for (taken or not)
+        self._asked_at = time.monotonic()
+        self._writing = False  # the snapshot thread is writing one
+        self.snapshot_stats = {"taken": 0, "failed": 0, "seconds_max": 0.0}
 
     # --- opening -------------------------------------------------------------------
 
@@ -188,6 +206,7 @@ class Store:
         *,
         clock: Clock = time.time,
         snapshot_every: int = 1000,
+        snapshot_seconds: float = SNAPSHOT_SECONDS,
         lock: bool = True,
     ) -> Store:
         """Open (or create) the journal in ``state_dir``; refuse a damaged one or a second
@@ -210,7 +229,14 @@ class Store:
             db.close()
             _unlock(fd)
             raise
-        return cls(state_dir, db, fd, clock=clock, snapshot_every=snapshot_every)
+        return cls(
+            state_dir,
+            db,
+            fd,
+            clock=clock,
+            snapshot_every=snapshot_every,
+            snapshot_seconds=snapshot_seconds,
+        )
 
     @staticmethod
     def _prepare(db: sqlite3.Connection, path: Path) -> None:
@@ -250,8 +276,16 @@ class Store:
             )
 
     def close(self) -> None:
-        """Close the database (every commit is already durable) and release the lock."""
-        with contextlib.suppress(sqlite3.Error):
+        """Close the database (every commit is already durable) and release the lock. A
+        snapshot being written is finished first; one only asked for is dropped (the journal
+        holds its commands)."""
+        with self._slot_cond:
+            self._closing = True
+            self._slot = None
+            self._slot_cond.notify_all()
+        if self._snapshotter is not None:
+            self._snapshotter.join(30)
+        with self._db_lock, contextlib.suppress(sqlite3.Error):
             self._db.close()
         _unlock(self._lock)
         self._lock = None
@@ -350,6 +384,9 @@ class Store:
 
     def _load_snapshot(self, key: str, history: list[str]) -> TableState:
         loaded: dict[str, TableState] = {}
+        # the Undo steps share most of their fields (the tokens always): each distinct
+        # field is decoded once and shared, as the engine shares them (restart time, memory)
+        memo: dict[tuple[str, str], Any] = {}
 
         def load(k: str) -> TableState:
             if k not in loaded:
@@ -359,7 +396,7 @@ class Store:
                 raw = zlib.decompress(row[0])
                 if hashlib.sha256(raw).hexdigest() != k:
                     raise ValueError(f"state {k[:12]} does not match its checksum")
-                loaded[k] = TableState.from_json(json.loads(raw))
+                loaded[k] = codec.from_data_shared(TableState, json.loads(raw), memo)
             return loaded[k]
 
         steps = tuple(load(k) for k in history)
@@ -423,27 +460,92 @@ class Store:
 
     @property
     def snapshot_due(self) -> bool:
-        return self.snapshot_every > 0 and self._seq - self._snapshot_seq >= self.snapshot_every
+        """``snapshot_every`` commands since the last snapshot asked for, or commands and
+        ``snapshot_seconds`` since: true under continuous input too."""
+        new = self._seq - self._asked_seq
+        if new <= 0:
+            return False
+        if self.snapshot_every > 0 and new >= self.snapshot_every:
+            return True
+        return self.snapshot_seconds > 0 and (
+            time.monotonic() - self._asked_at >= self.snapshot_seconds
+        )
+
+    def request_snapshot(self, state: TableState | None = None) -> None:
+        """Have the snapshot thread store ``state`` (default: the state after the last
+        command) as of the last seq. Never waits: the loop hands over an immutable state and
+        goes on; a newer request replaces one not yet begun."""
+        state = state if state is not None else self._latest
+        if state is None or self._seq == self._asked_seq:
+            return
+        self._asked_seq, self._asked_at = self._seq, time.monotonic()
+        with self._slot_cond:
+            if self._closing:
+                return
+            self._slot = (state, self._seq)
+            self._slot_cond.notify_all()
+            if self._snapshotter is None:
+                self._snapshotter = threading.Thread(
+                    target=self._snapshots, name="snapshots", daemon=True
+                )
+                self._snapshotter.start()
+
+    def wait_snapshots(self, timeout: float | None = None) -> bool:
+        """Wait until every snapshot asked for is written (tests, benchmarks)."""
+        with self._slot_cond:
+            return self._slot_cond.wait_for(
+                lambda: self._slot is None and not self._writing, timeout
+            )
+
+    def _snapshots(self) -> None:
+        while True:
+            with self._slot_cond:
+                self._slot_cond.wait_for(lambda: self._slot is not None or self._closing)
+                if self._slot is None:
+                    return
+                (state, seq), self._slot = self._slot, None
+                self._writing = True
+            try:
+                self._take_snapshot(state, seq)
+            finally:
+                with self._slot_cond:
+                    self._writing = False
+                    self._slot_cond.notify_all()
 
     def snapshot(self, state: TableState | None = None) -> bool:
-        """Store ``state`` (default: the state after the last command) as of the last seq.
+        """Store ``state`` (default: the state after the last command) as of the last seq,
+        now, on the calling thread (the service's clean stop). True if written.
 
-        Call it from the loop's thread when it is idle. A failed snapshot is logged and
-        costs only restart time: the journal already holds every command.
+        A failed snapshot is logged and costs only restart time: the journal already holds
+        every command.
         """
         state = state if state is not None else self._latest
         if state is None or self._seq == self._snapshot_seq:
             return False
-        try:
-            self._write_snapshot(state)
-        except (sqlite3.Error, TypeError, ValueError) as e:
-            log.warning("snapshot at #%d failed (%s); the journal is intact", self._seq, e)
-            # try again snapshot_every commands later, not after every command
-            self._snapshot_seq = self._seq
-            return False
-        return True
+        self._asked_seq, self._asked_at = self._seq, time.monotonic()
+        with self._slot_cond:
+            self._slot = None  # this one is newer
+        return self._take_snapshot(state, self._seq)
 
-    def _write_snapshot(self, state: TableState) -> None:
+    def _take_snapshot(self, state: TableState, seq: int) -> bool:
+        with self._snap_lock:
+            if seq <= self._snapshot_seq:
+                return False
+            started = time.perf_counter()
+            try:
+                self._write_snapshot(state, seq)
+            except (sqlite3.Error, TypeError, ValueError) as e:
+                log.warning("snapshot at #%d failed (%s); the journal is intact", seq, e)
+                # try again snapshot_every commands later, not after every command
+                self._snapshot_seq = seq
+                self.snapshot_stats["failed"] += 1
+                return False
+            took = time.perf_counter() - started
+            self.snapshot_stats["taken"] += 1
+            self.snapshot_stats["seconds_max"] = max(self.snapshot_stats["seconds_max"], took)
+            return True
+
+    def _write_snapshot(self, state: TableState, seq: int) -> None:
         new_rows: list[tuple[str, bytes]] = []
         stored: dict[int, tuple[TableState, str]] = {}
 
@@ -464,11 +566,11 @@ class Store:
             self._db.executemany("INSERT OR IGNORE INTO states VALUES (?, ?)", new_rows)
             self._db.execute(
                 "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
-                (self._seq, self.clock(), current, json.dumps(history)),
+                (seq, self.clock(), current, json.dumps(history)),
             )
             self._prune()
         self._stored = stored
-        self._snapshot_seq = self._seq
+        self._snapshot_seq = seq
 
     def _prune(self) -> None:
         """Keep the newest snapshots and the states they name."""
@@ -490,22 +592,21 @@ class Store:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-            self._db.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            raise
+        with self._db_lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
 
     def stats(self) -> dict[str, Any]:
         """Counts for ``check-config``, logs and MQTT diagnostics."""
-        return {
-            "seq": self._seq,
-            "snapshot_seq": self._snapshot_seq,
-            "states": self._db.execute("SELECT count(*) FROM states").fetchone()[0],
-        }
+        with self._db_lock:
+            states = self._db.execute("SELECT count(*) FROM states").fetchone()[0]
+        return {"seq": self._seq, "snapshot_seq": self._snapshot_seq, "states": states}
 
 
 def archive(state_dir: str | Path, clock: Clock = time.time) -> Path | None:

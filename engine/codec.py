@@ -12,6 +12,7 @@ import collections.abc
 import dataclasses
 import enum
 import functools
+import json
 import types
 import typing
 from typing import Any, TypeVar
@@ -43,6 +44,30 @@ def to_data(value: Any) -> Any:
 def from_data(cls: type[T], data: Any) -> T:
     """Rebuild a value of type ``cls`` from :func:`to_data` output."""
     return typing.cast(T, _decode(cls, data))
+
+
+def from_data_shared(cls: type[T], data: dict[str, Any], memo: dict[tuple[str, str], Any]) -> T:
+    """:func:`from_data` for one of many values of the dataclass ``cls`` that share most
+    fields (a state and its Undo steps): a field whose JSON equals one decoded before, with
+    the same ``memo``, is that same (immutable) object, decoded once.
+
+    >>> from engine.tokens import Token
+    >>> memo = {}
+    >>> a = from_data_shared(Token, {"id": "t", "kind": "ember", "bag": "b", "name": "T"}, memo)
+    >>> b = from_data_shared(Token, {"id": "t", "kind": "ember", "bag": "c", "name": "T"}, memo)
+    >>> a.id is b.id, a.bag == b.bag
+    (True, False)
+    """
+    tp: Any = cls
+    hints = _hints(tp)
+    kwargs = {}
+    for f in _fields(tp):
+        if f.name in data:
+            key = (f.name, json.dumps(data[f.name], separators=(",", ":")))
+            if key not in memo:
+                memo[key] = _decode(hints[f.name], data[f.name])
+            kwargs[f.name] = memo[key]
+    return cls(**kwargs)
 
 
 @functools.cache

@@ -1,0 +1,112 @@
+"""Bounded work: snapshots under continuous input, off the loop's thread; restore stays short.
+
+A snapshot is asked for every ``snapshot_every`` commands or ``snapshot_seconds``,
+whether or not more commands wait, and written by the store's own thread; so a
+restart replays at most about ``snapshot_every`` commands however long the
+journal is, and the state it restores equals a replay of the whole journal.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from companion.config import load_config
+from companion.loop import TableLoop
+from companion.service import Service
+from companion.store import Store
+from engine import load_table
+from hardware.registry import TagRegistry
+from tests.conftest import EXAMPLE_TABLE
+from tests.mqtt_support import wait_until
+from tests.service_support import as_json, replay, session, write_config
+
+
+def test_snapshots_are_taken_while_commands_keep_coming(tmp_path):
+    """300 commands queued at once: the queue is never empty until the last, and snapshots
+    are still taken every 20 (the old service took none until the table was idle)."""
+    config = load_config(write_config(tmp_path, state="snapshot_every = 20\n"))
+    initial = load_table(tmp_path / "table.toml")
+    commands = session(initial, 300, seed=21, refused=0)
+    service = Service(config)
+    for cmd in commands:
+        service.loop.submit(cmd, "script")
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: service.store.seq == 300, "300 commits", timeout=60)
+        assert service.store.wait_snapshots(30)
+        taken = service.store.snapshot_stats["taken"]
+        db = service.store._db
+        with service.store._db_lock:
+            newest = db.execute("SELECT max(seq) FROM snapshots").fetchone()[0]
+        assert taken >= 5, service.store.snapshot_stats
+        assert newest >= 280  # asked for at #280 or later, while commands still waited
+    finally:
+        stop.set()
+        thread.join(30)
+    with Store.open(tmp_path / "state") as store:
+        restored = store.restore(initial, tmp_path / "table.toml")
+    assert restored.seq == 300 and restored.replayed == 0  # the clean stop snapshots at #300
+    assert as_json(restored.state) == as_json(replay(initial, commands))
+
+
+def test_a_snapshot_is_asked_for_after_snapshot_seconds_too(tmp_path, example_state):
+    with Store.open(tmp_path, snapshot_every=1000, snapshot_seconds=0.05) as store:
+        store.restore(example_state, EXAMPLE_TABLE)
+        loop = TableLoop(example_state, TagRegistry(), journal=store.append)
+        loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1})
+        loop.step(0)
+        store.request_snapshot()  # #1 asked for
+        loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1})
+        loop.step(0)
+        assert not store.snapshot_due  # 1 command, 0 s
+        time.sleep(0.06)
+        assert store.snapshot_due  # 1 command, past 0.05 s
+        store.request_snapshot()
+        assert store.wait_snapshots(10) and store.stats()["snapshot_seq"] == 2
+
+
+def test_the_loop_does_not_wait_for_a_snapshot_being_written(tmp_path, example_state):
+    """request_snapshot only hands over the (immutable) state: a command right after it is
+    committed while the snapshot thread writes; both end up in the store."""
+    commands = session(example_state, 400, seed=4, refused=0)
+    with Store.open(tmp_path, snapshot_every=0) as store:
+        store.restore(example_state, EXAMPLE_TABLE)
+        loop = TableLoop(example_state, TagRegistry(), journal=store.append)
+        for n, cmd in enumerate(commands, 1):
+            loop.submit(cmd)
+            assert loop.step(0).seq == n
+            if n % 50 == 0:
+                store.request_snapshot(loop.state)
+        assert store.wait_snapshots(30)
+        assert store.snapshot_stats["failed"] == 0 and store.stats()["snapshot_seq"] >= 350
+    with Store.open(tmp_path) as store:
+        restored = store.restore(example_state, EXAMPLE_TABLE)
+    assert restored.replayed <= 50
+    assert as_json(restored.state) == as_json(replay(example_state, commands))
+
+
+def test_a_snapshot_restores_undo_steps_that_share_their_fields(tmp_path, example_state):
+    """Restoring decodes each distinct field once: the 64 Undo steps share one tokens map
+    (as the engine's own states do), and undoing after the restart still works (P-Undo)."""
+    commands = session(example_state, 120, seed=9, refused=0)
+    with Store.open(tmp_path, snapshot_every=0) as store:
+        store.restore(example_state, EXAMPLE_TABLE)
+        loop = TableLoop(example_state, TagRegistry(), journal=store.append)
+        for cmd in commands:
+            loop.submit(cmd)
+            loop.step(0)
+        assert store.snapshot(loop.state)
+        before = loop.state
+    with Store.open(tmp_path) as store:
+        restored = store.restore(example_state, EXAMPLE_TABLE)
+    state = restored.state
+    assert restored.replayed == 0 and as_json(state) == as_json(before)
+    assert len({id(s.tokens) for s in state.history}) == 1
+    from engine import apply
+
+    undone, _ = apply(state, {"cmd": "undo"})
+    expected, _ = apply(before, {"cmd": "undo"})
+    assert as_json(undone) == as_json(expected)

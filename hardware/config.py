@@ -86,6 +86,8 @@ class GpioConfig:
     encoder_bounce_time: float | None = None
     #: encoder steps (gpiozero counts one per full quadrature cycle) per wheel position
     steps_per_choice: int = 1
+    #: the encoder rests after half a quadrature cycle (30-detent EC11 parts): count both
+    half_step: bool = False
     buttons: Mapping[str, ButtonConfig] = field(default_factory=_default_buttons)
     #: buttons (and the push) wired between the pin and ground, using the Pi's pull-up
     pull_up: bool = True
@@ -180,7 +182,7 @@ class _Reader:
         enc = self.table(
             data.get("encoder", {}),
             "encoder",
-            {"a", "b", "push", "bounce_time", "steps_per_choice"},
+            {"a", "b", "push", "bounce_time", "steps_per_choice", "half_step"},
         )
         a = self.pin(enc.get("a", d.encoder_a), "encoder.a")
         b = self.pin(enc.get("b", d.encoder_b), "encoder.b")
@@ -199,6 +201,7 @@ class _Reader:
             encoder_push=push,
             encoder_bounce_time=self.seconds(enc.get("bounce_time", 0), "encoder.bounce_time"),
             steps_per_choice=steps,
+            half_step=self.boolean(enc.get("half_step", d.half_step), "encoder.half_step"),
             buttons=buttons,
             pull_up=self.boolean(data.get("pull_up", d.pull_up), "pull_up"),
             bounce_time=self.seconds(data.get("bounce_time", d.bounce_time), "bounce_time"),

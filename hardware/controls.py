@@ -41,6 +41,7 @@ from gpiozero import Button, GPIOZeroError, RotaryEncoder  # type: ignore[import
 
 from engine.errors import ConfigError
 from hardware.config import ButtonConfig, GpioConfig
+from hardware.encoder import HalfStepEncoder
 from hardware.wheel import Command, TableSource, Wheel
 
 log = logging.getLogger("rhuna.controls")
@@ -115,16 +116,27 @@ class TableControls:
 
     def _wire(self, factory: Any) -> None:
         cfg = self.config
-        encoder = self._device(
-            "encoder.a / encoder.b",
-            lambda: RotaryEncoder(
-                cfg.encoder_a,
-                cfg.encoder_b,
-                bounce_time=cfg.encoder_bounce_time,
-                max_steps=0,  # count without limit; the wheel keeps its own positions
-                pin_factory=factory,
-            ),
-        )
+        if cfg.half_step:  # 30-detent EC11s: a step at both resting positions (hardware/encoder.py)
+            encoder = self._device(
+                "encoder.a / encoder.b",
+                lambda: HalfStepEncoder(
+                    cfg.encoder_a,
+                    cfg.encoder_b,
+                    bounce_time=cfg.encoder_bounce_time,
+                    pin_factory=factory,
+                ),
+            )
+        else:
+            encoder = self._device(
+                "encoder.a / encoder.b",
+                lambda: RotaryEncoder(
+                    cfg.encoder_a,
+                    cfg.encoder_b,
+                    bounce_time=cfg.encoder_bounce_time,
+                    max_steps=0,  # count without limit; the wheel keeps its own positions
+                    pin_factory=factory,
+                ),
+            )
         encoder.when_rotated_clockwise = lambda: self._input(self.wheel.turn, 1)
         encoder.when_rotated_counter_clockwise = lambda: self._input(self.wheel.turn, -1)
         if cfg.encoder_push is not None:

@@ -40,6 +40,21 @@ def counter_clockwise(a: Any, b: Any) -> None:
     a.drive_high()
 
 
+def half_click(a: Any, b: Any, direction: int) -> None:
+    """One detent of a half-step encoder (30-detent EC11): half a quadrature cycle.
+
+    From rest with both contacts open, clockwise closes A then B; from rest
+    with both closed, clockwise opens A then B (counter-clockwise: B first).
+    """
+    first, second = (a, b) if direction > 0 else (b, a)
+    if a.state:  # both open (pulled up, high): close them
+        first.drive_low()
+        second.drive_low()
+    else:
+        first.drive_high()
+        second.drive_high()
+
+
 def press(pin: Any, pull_up: bool = True) -> None:
     """Close a button: to ground with the pull-up (the default wiring), else to 3V3."""
     if pull_up:
@@ -79,6 +94,10 @@ class MockHand:
     def turn(self, detents: int) -> None:
         """Turn the encoder: positive clockwise, negative counter-clockwise."""
         a, b = self.pin(self.config.encoder_a), self.pin(self.config.encoder_b)
+        if self.config.half_step:
+            for _ in range(abs(detents)):
+                half_click(a, b, detents)
+            return
         step = clockwise if detents > 0 else counter_clockwise
         for _ in range(abs(detents)):
             step(a, b)

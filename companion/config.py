@@ -30,6 +30,7 @@ from companion.tags import ROLES, ReaderRoles
 from display.drivers import DRIVERS
 from display.panels import COLOURS
 from engine.errors import ConfigError
+from engine.textfile import read_text
 from firmware_bridge.line_reader import UID_FORMATS
 from hardware.config import GpioConfig
 
@@ -147,7 +148,7 @@ def load_config(path: str | Path) -> Config:
     """Read and check a config file; :class:`ConfigError` (all problems) if it has any."""
     path = Path(path)
     try:
-        text = path.read_text("utf-8")
+        text = read_text(path)
     except OSError as e:
         raise ConfigError(
             f"{path}: cannot read the config file ({e.strerror}) — check the path given to"

@@ -19,6 +19,7 @@ from engine.errors import ConfigError
 from engine.immutable import replace
 from engine.rules import check_rules, default_rules, merge_rules
 from engine.state import Bag, Hero, TableState
+from engine.textfile import read_text
 from engine.tokens import Token, TokenKind, Training
 
 FAVOR_BAG = "favor"
@@ -42,7 +43,7 @@ def load_table(path: str | Path) -> TableState:
     """Read a table TOML file; :class:`ConfigError` names what is wrong."""
     path = Path(path)
     try:
-        text = path.read_text("utf-8")
+        text = read_text(path)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the table file ({e.strerror})") from None
     return load_table_text(text, str(path), base=path.parent)
@@ -72,7 +73,7 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
     if rules_file:
         rpath = (base or Path(".")) / rules_file
         try:
-            rules = merge_rules(rules, tomllib.loads(rpath.read_text("utf-8")), str(rpath))
+            rules = merge_rules(rules, tomllib.loads(read_text(rpath)), str(rpath))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ConfigError(f"{source}: table.rules_file {rules_file!r}: {e}") from None
     rules = merge_rules(rules, _mapping(data.get("rules", {}), source, "rules"), source)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.textfile import read_text
 from engine.tokens import WeightMode
 from engine.vocabulary import parse_command
 
@@ -113,7 +114,7 @@ class GpioConfig:
         """Read ``[gpio]`` from a TOML file; a file without the section gives the defaults."""
         path = Path(path)
         try:
-            text = path.read_text("utf-8")
+            text = read_text(path)
         except OSError as e:
             raise ConfigError(f"{path}: cannot read the config file ({e.strerror})") from None
         return cls.from_toml_text(text, str(path), section)

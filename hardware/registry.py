@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from engine.errors import ConfigError
+from engine.textfile import read_text
 from firmware_bridge.uid import UidError, normalise_uid
 
 __all__ = ["TagRegistry", "normalise_uid"]
@@ -80,7 +81,7 @@ class TagRegistry:
     def load(cls, path: str | Path) -> TagRegistry:
         path = Path(path)
         try:
-            data = json.loads(path.read_text("utf-8"))
+            data = json.loads(read_text(path))
         except OSError as e:
             raise ConfigError(f"{path}: cannot read the tag registry ({e.strerror})") from None
         except json.JSONDecodeError as e:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.textfile import read_text
 
 
 def register(sub: Any) -> None:
@@ -35,7 +36,7 @@ def register(sub: Any) -> None:
 
 def _read(path: str) -> Any:
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text("utf-8")
+        text = sys.stdin.read() if path == "-" else read_text(path)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
     try:

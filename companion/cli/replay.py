@@ -11,6 +11,7 @@ from typing import Any
 from engine import CommandRejected, ConfigError, apply, load_table
 from engine.narrate import describe
 from engine.state import TableState
+from engine.textfile import read_text
 
 
 def register(sub: Any) -> None:
@@ -30,7 +31,7 @@ def register(sub: Any) -> None:
 def read_session(path: Path) -> list[tuple[int, Any]]:
     """The commands of a session file with their line numbers; blank and # lines skipped."""
     try:
-        lines = path.read_text("utf-8").splitlines()
+        lines = read_text(path).splitlines()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the session file ({e.strerror})") from None
     out = []

@@ -2,8 +2,10 @@
 
 ``run --config rhuna.toml`` restores the table from its journal and serves it
 until SIGTERM/SIGINT. ``--new-session`` archives the journal first (a new table
-file, or a fresh evening). ``--commands -`` also reads JSON commands from
-standard input and answers ``ack <seq>`` once each is committed.
+file, or a fresh evening). ``--commands FILE`` (``-``: standard input)
+also reads JSON commands and answers ``ack <seq>`` once each is committed; at the
+end of the file (or of the input) the service stops once every command read is
+answered — committed to the journal — unless ``--keep-running`` is given.
 
 ``check-config rhuna.toml`` checks everything a start would check without
 opening any device, and prints the plan — or every error, with exit status 2.
@@ -12,13 +14,16 @@ opening any device, and prints the plan — or every error, with exit status 2.
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.errors import ConfigError
+from engine.textfile import read_text
 
 if TYPE_CHECKING:
     from companion.config import Config
@@ -57,7 +62,13 @@ def register(sub: Any) -> None:
         "--commands",
         metavar="FILE",
         help='also read JSON commands, one per line, from FILE ("-": standard input); each'
-        " committed one is answered `ack <seq>` on standard output",
+        " committed one is answered `ack <seq>` on standard output; at the end of FILE the"
+        " service stops once all are committed",
+    )
+    p.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="with --commands: keep serving after the end of the commands (readers, wheel, MQTT)",
     )
     p.set_defaults(func=run)
 
@@ -112,19 +123,13 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     setup_logging(config.log_level)
     extra: list[Extension] = []
+    stop = threading.Event()
     if args.commands:
         from companion.command_source import JsonLinesCommands
 
-        if args.commands == "-":
-            stream: TextIO = sys.stdin
-        else:
-            try:
-                stream = Path(args.commands).open(encoding="utf-8")  # noqa: SIM115  (the service's life)
-            except OSError as e:
-                raise ConfigError(
-                    f"--commands {args.commands}: cannot read it ({e.strerror})"
-                ) from None
-        extra.append(JsonLinesCommands(stream, sys.stdout))
+        stream = _commands(args.commands)
+        on_end = None if args.keep_running else stop.set
+        extra.append(JsonLinesCommands(stream, sys.stdout, on_end=on_end))
     carry = None
     if args.carry or args.reset:
         from companion.record.carry import parse_reset
@@ -136,7 +141,21 @@ def run(args: argparse.Namespace) -> int:
             )
         carry = parse_reset(args.reset)
     service = Service(config, new_session=args.new_session, carry=carry, extra=extra)
-    return service.run()
+    return service.run(stop)
+
+
+def _commands(name: str) -> TextIO:
+    """The stream of ``--commands``: standard input, or a file read (and checked) whole — a
+    UTF-16 or Latin-1 file is one clear error before the service starts, not a dead thread."""
+    if name == "-":
+        return sys.stdin
+    path = Path(name)
+    try:
+        if not path.is_file():  # a FIFO or a device: read as it comes
+            return path.open(encoding="utf-8")
+        return io.StringIO(read_text(path))
+    except OSError as e:
+        raise ConfigError(f"--commands {name}: cannot read it ({e.strerror})") from None
 
 
 def check_config(args: argparse.Namespace) -> int:

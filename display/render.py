@@ -58,7 +58,7 @@ def draw(
     c = Canvas(spec, check_colour(str(colour)))
     box = c.full.inset(spec.metrics.margin)
     if banner is not None:
-        top, box = box.top(banner_screen.height(c), spec.metrics.gap + 1)
+        top, box = box.top(banner_screen.height(c, banner), spec.metrics.gap + 1)
         banner_screen.draw(c, top, banner)
     kind = screen_of(view)
     if kind == "performance":

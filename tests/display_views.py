@@ -187,12 +187,13 @@ def performance_success_group() -> dict[str, Any]:
 
 
 def performance_long_names() -> dict[str, Any]:
-    """A hero and a capability with names far wider than a strip panel (text-fits)."""
+    """A hero and a capability with names far wider than any panel, the 7.5" too (text-fits)."""
     view = performance_mid()
     c = view["performance"]["contributions"][0]
-    c["name"] = LONG_HERO
+    longer = f"{LONG_HERO}, Keeper of the Ninth Bell"
+    c["name"] = longer
     c["capability"] = LONG_CAPABILITY
-    view["heroes"]["aria"]["name"] = LONG_HERO
+    view["heroes"]["aria"]["name"] = longer
     view["odds"]["groups"][0]["advice"][0]["text"] = f"Redraw {LONG_HERO}'s Weight 0: 31% → 58%"
     return view
 

@@ -15,7 +15,7 @@ from typing import Any
 from display.canvas import Canvas
 from display.layout import Box
 from display.panels import BLACK, WHITE
-from display.text import font, line_height
+from display.text import font, line_height, wrap
 from display.viewmodel import View, section, title
 
 BANDS = ("morning", "day", "night")
@@ -41,10 +41,19 @@ def draw(c: Canvas, box: Box, view: View) -> None:
         )
     else:
         _time_head(c, head, time)
-    # optional lines, most useful first, while the heroes still get a row each
+    # what blocks the next draw (a question to answer, a Time token to resolve) comes first and
+    # is wrapped, never cut; then the optional lines, while every hero keeps a row (T3, T10)
+    blocking = _blocking_lines(time) if time is not None else []
     extra = _time_lines(time, view, roomy=c.spec.roomy) if time is not None else []
     row_h = max(_lh(m.body) + 2, int(m.small * 1.5))
     need_heroes = _lh(m.small) + 1 + len(heroes) * row_h
+    compact_h = _lh(m.small) * 2 + 1 if heroes else 0
+    for line in blocking:
+        room = rest.h - compact_h
+        n = len(wrap(line, rest.w - 1, font(m.body)))
+        h = min(n * _lh(m.body), max(_lh(m.body), room))
+        row, rest = rest.top(h, 1)
+        c.lines(row, line, m.body, bold=True)
     shown_extra: list[str] = []
     for line in extra:
         if rest.h - (len(shown_extra) + 1) * (_lh(m.body) + 1) >= need_heroes:
@@ -61,7 +70,35 @@ def draw(c: Canvas, box: Box, view: View) -> None:
     if c.spec.roomy and heroes:  # a big panel with few heroes: taller rows, bigger boxes
         room = (rest.h - _lh(m.small) - 1) // len(heroes)
         row_h = max(row_h, min(int(m.token * 0.6), room))
-    _heroes(c, rest, heroes, time, row_h)
+    if heroes and rest.h < len(heroes) * row_h:
+        _compact_heroes(c, rest, heroes)
+    else:
+        _heroes(c, rest, heroes, time, row_h)
+
+
+def _blocking_lines(time: Mapping[str, Any]) -> list[str]:
+    """A Time token drawn and not yet resolved, and every question waiting for an answer."""
+    out = []
+    last = time.get("last")
+    if isinstance(last, Mapping) and last.get("resolved") is False:
+        out.append(f"▸ Resolve {_text_of(last)}")
+    for p in time.get("prompts") or []:
+        out.append(f"▸ {_text_of(p)}")
+    return out
+
+
+def _compact_heroes(c: Canvas, box: Box, heroes: Sequence[Mapping[str, Any]]) -> None:
+    """No room for a row each: every hero on wrapped lines, ``Aria F0/5 S0/3 · Bren …``."""
+    parts = []
+    for h in heroes:
+        text = (
+            f"{h.get('name') or h.get('id')} F{h.get('fatigue', 0)}/{h.get('fatigue_capacity', 0)}"
+            f" S{h.get('strain', 0)}/{h.get('strain_capacity', 0)}"
+        )
+        if int(h.get("wounds") or 0):
+            text += f" W{h['wounds']}"
+        parts.append(text)
+    c.lines(box, SEP.join(parts), c.m.body)
 
 
 def _time_head(c: Canvas, box: Box, time: Mapping[str, Any]) -> None:
@@ -117,10 +154,8 @@ def _time_lines(time: Mapping[str, Any], view: View, *, roomy: bool) -> list[str
         first.append(text)
     if first:
         out.append(SEP.join(first))
-    for p in time.get("prompts") or []:
-        out.append(f"▸ {_text_of(p)}")
     last = time.get("last")
-    if isinstance(last, Mapping) and _text_of(last):
+    if isinstance(last, Mapping) and _text_of(last) and last.get("resolved") is not False:
         out.append(f"Last: {_text_of(last)}")
     temporary = [_temporary(t, view) for t in time.get("temporary") or []]
     if any(temporary):

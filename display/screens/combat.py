@@ -15,7 +15,7 @@ from typing import Any
 from display.canvas import Canvas
 from display.layout import Box
 from display.panels import BLACK, WHITE
-from display.text import font, line_height
+from display.text import font, line_height, wrap
 from display.viewmodel import View
 
 TICKS = 6
@@ -34,11 +34,15 @@ def draw(c: Canvas, box: Box, view: View) -> None:
     acting = {str(a) for a in combat.get("acting") or []}
     tick = int(combat.get("tick") or 1)
     head, rest = box.top(_lh(m.big, True), m.gap)
-    _header(c, head, combat, people, acting)
+    if not _header(c, head, combat, people, acting):
+        who = [_name(p) for p in people if str(p.get("id")) in acting]
+        row, rest = rest.top(_lh(m.body, True), m.gap)
+        c.text(row, "Acting: " + ", ".join(who), m.body, bold=True)
     odds = forecast_text(combat)
-    if c.spec.roomy and odds is not None:
-        foot, rest = rest.bottom(_lh(m.body, True), m.gap)
-        c.text(foot, odds, m.body, bold=True)
+    if c.spec.roomy and odds is not None:  # wrapped, never cut: it is what the attack is worth
+        n = len(wrap(odds, rest.w - 1, font(m.body, True)))
+        foot, rest = rest.bottom(min(2, n) * _lh(m.body, True), m.gap)
+        c.lines(foot, odds, m.body, bold=True)
     if c.spec.roomy:
         wheel_d = min(rest.h, int(rest.w * 0.56))
         wheel, listing = rest.left(wheel_d, m.gap * 2)
@@ -50,7 +54,8 @@ def draw(c: Canvas, box: Box, view: View) -> None:
 
 def _header(
     c: Canvas, box: Box, combat: Mapping[str, Any], people: Sequence[Combatant], acting: set[str]
-) -> None:
+) -> bool:
+    """Round and tick; on a roomy panel who acts, beside it if it fits (False: it did not)."""
     m = c.m
     text = f"ROUND {combat.get('round', '?')}{SEP}TICK {combat.get('tick', '?')}"
     left_w = min(c.width_of(text, m.big, bold=True), box.w // 2)
@@ -58,7 +63,11 @@ def _header(
     c.text(left, text, m.big, bold=True)
     who = [str(p.get("name") or p.get("id")) for p in people if str(p.get("id")) in acting]
     if who and c.spec.roomy:
-        c.text(right, "Acting: " + ", ".join(who), m.body, bold=True, align="right")
+        text = "Acting: " + ", ".join(who)
+        if c.width_of(text, m.body, bold=True) > right.w:
+            return False  # the caller gives it a line of its own
+        c.text(right, text, m.body, bold=True, align="right")
+    return True
 
 
 def _name(p: Combatant) -> str:
@@ -106,8 +115,9 @@ def _strip(
     first = next((p for p in people if str(p.get("id")) in acting), None)
     line = odds if odds is not None else _details(first, long=False) if first else None
     if line is not None and rest.h >= _lh(m.small):
-        row, rest = rest.top(_lh(m.small), 1)
-        c.text(row, line, m.small)
+        n = len(wrap(line, rest.w - 1, font(m.small)))
+        row, rest = rest.top(max(1, min(n, rest.h // _lh(m.small))) * _lh(m.small), 1)
+        c.lines(row, line, m.small)
 
 
 def _dots(c: Canvas, box: Box, here: Sequence[Combatant], dot: int, ink: int) -> None:
@@ -210,7 +220,9 @@ def _wheel(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], t
             top += n_lines * lh
         if more:
             row = Box(int(mx - width / 2), top, int(mx + width / 2), top + lh)
-            c.text(row, f"+{more}", m.small, align="center", fill=ink)
+            # one dot per combatant not named (as on the strip's ruler) — never "+1", which
+            # reads as an Aim bonus (C9)
+            _dots(c, row, here[len(shown) :], max(5, m.small // 2), ink)
 
 
 def _injury(x: Any) -> str:
@@ -247,7 +259,7 @@ def _percent(p: Any) -> str:
 
 def forecast_text(combat: Mapping[str, Any]) -> str | None:
     """The exact odds of the acting combatant attacking the first foe offered (C6, C8, C9):
-    ``Bren → Raider: 62% hurt · 1.0 injuries · 14% kill``."""
+    ``Bren → Raider: 62% hurt · 1.0 injuries expected · 14% kill``."""
     offered = combat.get("forecast") or []
     f = offered[0] if offered else None
     if not isinstance(f, Mapping):
@@ -259,7 +271,7 @@ def forecast_text(combat: Mapping[str, Any]) -> str | None:
     target = f.get("target_name") or names.get(str(f.get("target")), str(f.get("target")))
     text = (
         f"{attacker} → {target}: {_percent(f.get('damage', 0))} hurt"
-        f"{SEP}{float(f.get('expected_injuries') or 0):.1f} injuries"
+        f"{SEP}{float(f.get('expected_injuries') or 0):.1f} injuries expected"
     )
     if f.get("death"):
         text += f"{SEP}{_percent(f['death'])} kill"

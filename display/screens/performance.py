@@ -15,7 +15,7 @@ from typing import Any
 from display.canvas import Canvas
 from display.costs import cost_parts, costs_for
 from display.layout import Box
-from display.screens import tokens
+from display.screens import marks, tokens
 from display.text import font, line_height
 from display.viewmodel import (
     View,
@@ -96,7 +96,8 @@ def _strip(
         head = [TIGHT.join(decl[:2]), TIGHT.join(decl[2:])]
     outcome = bool(perf.get("resolved")) or is_gain(cur)
     word, first, second = _outcome_parts(perf, cur, costs) if outcome else ("", [], [])
-    tag_w = c.width_of(word, m.big, bold=True) + 2 * max(2, m.gap) + m.gap
+    look = marks.style(c, word)
+    tag_w = c.width_of(look.label, m.big, bold=True) + 2 * (max(2, m.gap) + look.frame) + m.gap
     foot_lines = 1
     if outcome and second and tag_w + c.width_of(TIGHT.join(first + second), m.body) > box.w:
         foot_lines = 2
@@ -122,6 +123,11 @@ def _strip(
             c.text(row, line, m.body)
     foot_h = (_lh(m.big, True) if outcome else lh) + (foot_lines - 1) * (lh + 1)
     footer, main = rest.bottom(foot_h, m.gap)
+    # the other heroes' parts (an Intersect, P23) on a line of their own when there is room
+    parts = _others_text(perf, cur)
+    if parts and main.h - _lh(m.small) - 1 >= min_main:
+        others_row, main = main.bottom(_lh(m.small), 1)
+        c.text(others_row, parts, m.small)
     _main(c, main, perf, cur, difficulty_size=max(m.big, m.huge // 2))
     if outcome:
         if foot_lines == 2:
@@ -132,6 +138,24 @@ def _strip(
             _outcome_line(c, footer, word, first + second)
     else:
         _status_line(c, footer, view, cur)
+
+
+def _others_text(perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
+    """``Bren 1P 1V 0C = 3 ✘``: each other hero's tokens and total, for a strip panel."""
+    out = []
+    for o in contributions(perf):
+        if o.get("hero") == cur.get("hero"):
+            continue
+        codes = " ".join(
+            f"{signed(int(t.get('value') or 0))}{token_code(t)}"
+            for t in [*(o.get("drawn") or []), *(o.get("favor") or [])]
+        )
+        text = f"{o.get('name') or title(str(o.get('hero')))} {codes} = {o.get('total', 0)}"
+        result = result_for(perf, str(o.get("hero")))
+        if result is not None and str(o.get("hero")) not in group_of(perf, str(cur.get("hero"))):
+            text += f" {marks.GLYPHS[outcome_word(result)]}"
+        out.append(text)
+    return SEP.join(out)
 
 
 def _strip_name(view: View, perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
@@ -222,12 +246,12 @@ def _outcome_line(c: Canvas, box: Box, word: str, rest: list[str]) -> None:
     m = c.m
     x = box.x0
     if word:
-        fill, ink = c.emphasis()
-        pad = max(2, m.gap)
-        w = min(c.width_of(word, m.big, bold=True) + 2 * pad, box.w // 2)
+        look = marks.style(c, word)
+        pad = max(2, m.gap) + look.frame
+        w = min(c.width_of(look.label, m.big, bold=True) + 2 * pad, box.w // 2)
         tag, after = box.left(w, m.gap)
-        c.rect(tag, fill=fill)
-        c.text(tag.inset(pad, 0), word, m.big, bold=True, align="center", fill=ink)
+        marks.block(c, tag, look)
+        c.text(tag.inset(pad, 0), look.label, m.big, bold=True, align="center", fill=look.ink)
         x = after.x0
     c.text(Box(x, box.y0, box.x1, box.y1), TIGHT.join(rest), m.body)
 
@@ -248,16 +272,25 @@ def _roomy(
     hero = str(cur.get("hero"))
     heroes = group_of(perf, hero)
 
-    # who: the name large, the Performance and WEIGHT mode small on the right
+    # who: the name large, the Performance and WEIGHT mode small on the right — or, when the
+    # two do not fit side by side, on a line of their own (never cut to "…": I-P16)
     head, rest = box.top(_lh(m.big, True), m.gap)
     info = f"Performance {perf.get('number', '')}"
     if perf.get("weight") and perf.get("weight") != "off":
         info += f"{SEP}WEIGHT {str(perf['weight']).upper()}"
-    info_box, name_box = head.right(min(c.width_of(info, m.small), head.w // 2), m.gap * 2)
-    c.text(info_box, info, m.small, align="right")
-    c.text(name_box, " + ".join(names(view, heroes)).upper(), m.big, bold=True)
+    who = " + ".join(names(view, heroes)).upper()
+    info_w = c.width_of(info, m.small)
+    beside = c.width_of(who, m.big, bold=True) + m.gap * 2 + info_w <= head.w
+    if beside:
+        info_box, head = head.right(info_w, m.gap * 2)
+        c.text(info_box, info, m.small, align="right")
+    c.text(head, who, m.big, bold=True)
     decl, rest = rest.top(_lh(m.body), m.gap)
     c.text(decl, SEP.join(declaration(cur)), m.body)
+    notes = ([] if beside else [info]) + table_notes(view, cur)
+    for line in notes:
+        row, rest = rest.top(_lh(m.small), 1)
+        c.text(row, line, m.small)
 
     # what it is worth and what it cost: from the bottom up
     others = [o for o in contributions(perf) if o.get("hero") != hero]
@@ -322,17 +355,46 @@ def _outcome_tag(c: Canvas, box: Box, perf: Mapping[str, Any], cur: Mapping[str,
     m = c.m
     result = result_for(perf, str(cur.get("hero")))
     if is_gain(cur):
-        text = f"GAIN{SEP}no check"
+        word, text = "GAIN", f"GAIN{SEP}no check"
     elif result is None:
-        text = draws_text(cur)
+        word, text = "", draws_text(cur)
     else:
+        word = outcome_word(result)
         text = (
-            f"{outcome_word(result)}{SEP}{consequence(result)}"
+            f"{marks.style(c, word).label}{SEP}{consequence(result)}"
             f"{SEP}{result.get('total')} vs {result.get('difficulty')}"
         )
-    fill, ink = c.emphasis()
-    c.rect(box, fill=fill)
-    c.text(box.inset(m.gap, 0), text, m.big, bold=True, align="center", fill=ink)
+    look = marks.style(c, word)
+    marks.block(c, box, look)
+    pad = m.gap + look.frame
+    c.text(box.inset(pad, 0), text, m.big, bold=True, align="center", fill=look.ink)
+
+
+def table_notes(view: View, cur: Mapping[str, Any]) -> list[str]:
+    """What a roomy panel adds: the Redraw just spent, the Escalation track, the Awakened (P11,
+    P18, P21)."""
+    out = []
+    spent = [_token_name(t) for t in cur.get("set_aside") or []]
+    if spent:
+        out.append(f"Redraw spent: {', '.join(spent)} set aside")
+    track = []
+    escalation = int(view.get("escalation") or 0)
+    if escalation:
+        track.append(f"Escalation {signed(escalation) if escalation < 0 else f'+{escalation}'}")
+    awakened = [title(str(a)) if str(a).islower() else str(a) for a in view.get("awakened") or []]
+    if awakened:
+        track.append(f"Awakened: {', '.join(awakened)}")
+    if track:
+        out.append(SEP.join(track))
+    return out
+
+
+def _token_name(token: Any) -> str:
+    """``aria.weight.0`` → ``Weight 0``; a token object by its name."""
+    if isinstance(token, Mapping):
+        return str(token.get("name") or token.get("id") or "?")
+    parts = str(token).split(".")
+    return title(" ".join(parts[1:] if len(parts) > 1 else parts))
 
 
 def _others(
@@ -347,18 +409,18 @@ def _others(
     c.hline(box.x0, box.x1 - 1, box.y0, width=1)
     for i, o in enumerate(others):
         row = Box(box.x0, box.y0 + 1 + i * (row_h + 1), box.x1, box.y0 + 1 + (i + 1) * (row_h + 1))
-        marks = " ".join(
+        codes = " ".join(
             f"{signed(int(t.get('value') or 0))}{token_code(t)}"
             for t in [*(o.get("drawn") or []), *(o.get("favor") or [])]
         )
         total = f"{o.get('total', 0)}"
         result = result_for(perf, str(o.get("hero")))
         if result is not None:
-            total += f" {outcome_word(result)}"
+            total += f" {marks.GLYPHS[outcome_word(result)]} {outcome_word(result)}"
         total_box, rest = row.right(c.width_of(total, m.body, bold=True) + 1, m.gap)
         c.text(total_box, total, m.body, bold=True, align="right")
         name = str(o.get("name") or title(str(o.get("hero"))))
         name_box, rest = rest.left(min(c.width_of(name, m.body, bold=True), rest.w // 3), m.gap)
         c.text(name_box, name, m.body, bold=True)
         what = f"{title(o.get('shade'))} {title(o.get('capability'))}"
-        c.text(rest, f"{what}   {marks}" if marks else what, m.body)
+        c.text(rest, f"{what}   {codes}" if codes else what, m.body)

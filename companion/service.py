@@ -110,13 +110,17 @@ def load_registry(config: Config, initial: TableState) -> TagRegistry:
     assert path is not None  # the config checker gives a file whenever synthetic is false
     if not path.exists() and not config.readers:
         return TagRegistry()  # no readers: nothing to look up
+    enrol = f"rhuna-table enroll --config {config.source} (docs/enroll.md)"
+    if not path.exists():
+        raise ConfigError(
+            f"{config.source}: registry.file: {path} does not exist yet — give every token its"
+            f" tag first: {enrol}; or, with emulated readers only, [registry] synthetic = true"
+        )
     try:
         return TagRegistry.load(path)
     except ConfigError as e:
         raise ConfigError(
-            f"{config.source}: registry.file: {e} — enrol the tokens into it"
-            ' ({"tags": {"<uid>": "<token id>"}}), or set [registry] synthetic = true to use'
-            " made-up tags (emulated readers)"
+            f"{config.source}: registry.file: {e} — fix it, or enrol the tokens again: {enrol}"
         ) from None
 
 

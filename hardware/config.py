@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.settings import Key, Problems, Section
 from engine.textfile import read_text
 from engine.tokens import WeightMode
 from engine.vocabulary import parse_command
@@ -151,11 +152,9 @@ class _Reader:
         unknown = set(value) - known
         if unknown:
             bad = sorted(unknown)[0]
-            raise self.fail(
-                f"{key}.{bad}" if key != self.section else bad,
-                "unknown key",
-                f"known keys here: {', '.join(sorted(known))}",
-            )
+            where = f"{self.section}.{key}"
+            keys = {k: Key("any", k) for k in sorted(known)}
+            raise self.fail(f"{key}.{bad}", *Section(where, keys).unknown(bad))
         return value
 
     def config(self, data: Any) -> GpioConfig:
@@ -174,12 +173,13 @@ class _Reader:
         }
         if not isinstance(data, dict):
             raise ConfigError(
-                f"{self.source}: [{self.section}] must be a table — write [{self.section}]"
+                f"{self.source}: {self.section}: {_show(data)} is not a table — write [{self.section}]"
             )
         unknown = set(data) - top
         if unknown:
             bad = sorted(unknown)[0]
-            raise self.fail(bad, "unknown key", f"known keys: {', '.join(sorted(top))}")
+            keys = {k: Key("any", k) for k in ("enabled", *sorted(top))}
+            raise self.fail(bad, *Section(self.section, keys).unknown(bad))
         enc = self.table(
             data.get("encoder", {}),
             "encoder",
@@ -350,6 +350,54 @@ class _Reader:
             f"{_show(value)} is not a gpiozero pin factory",
             f"use one of: {', '.join(PIN_FACTORIES)} (Pi 5 / bookworm: lgpio)",
         )
+
+
+def read_gpio(value: Any, problems: Problems) -> GpioConfig | None:
+    """Check ``[gpio]`` (also when ``enabled = false``); None when it is off or wrong."""
+    if not isinstance(value, dict):
+        problems.add("gpio", f"expected a table, got {_show(value)}", "write [gpio]")
+        return None
+    rest = dict(value)
+    enabled = rest.pop("enabled", True)
+    if not isinstance(enabled, bool):
+        problems.add(
+            "gpio.enabled", f"{_show(enabled)} is not true or false", "write true or false"
+        )
+    try:
+        config = GpioConfig.from_mapping(rest, problems.file, "gpio")
+    except ConfigError as e:
+        problems.absorb(e)
+        return None
+    return config if enabled is True else None
+
+
+REGISTRY = Section(
+    "registry",
+    {
+        "file": Key(
+            "string",
+            "the tag registry rhuna-table enroll writes",
+            "registry.json",
+            fix='write file = "registry.json" (in the state directory unless a full path)',
+        ),
+        "synthetic": Key("boolean", "made-up tags instead of enrolled ones", False),
+    },
+)
+
+
+def read_registry(value: Any, problems: Problems, state_dir: Path) -> tuple[Path | None, bool]:
+    """Check ``[registry]``: (the registry file, or None when ``synthetic = true``; synthetic)."""
+    r = REGISTRY.read(value, problems)
+    if r["synthetic"] is True:
+        if isinstance(value, dict) and "file" in value:
+            problems.add(
+                "registry",
+                "both file and synthetic = true",
+                "enrolled tags (file) or made-up ones (synthetic), not both",
+            )
+        return None, True
+    path = Path(str(r["file"] or "registry.json")).expanduser()
+    return (path if path.is_absolute() else state_dir / path), False
 
 
 def _actions_fix() -> str:

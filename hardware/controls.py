@@ -35,6 +35,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from gpiozero import Button, GPIOZeroError, RotaryEncoder  # type: ignore[import-untyped]
@@ -75,6 +76,50 @@ def make_pin_factory(name: str | None) -> Any:
             " Pi install it (apt install python3-lgpio) and run in the gpio group; off a Pi use"
             ' pin_factory = "mock"'
         ) from None
+
+
+def pin_factory_problem(name: str | None) -> str | None:
+    """Why ``[gpio] pin_factory`` cannot work on this machine (for ``check-config``), or None.
+
+    A named factory must be installed and importable; gpiozero's own choice (None) needs
+    one of its pin libraries, or a GPIO chip for its native fallback. Nothing is opened.
+    """
+    from importlib.metadata import entry_points
+
+    if name is None:
+        libraries = ("lgpio", "RPi.GPIO", "pigpio")
+        if any(_importable(lib) for lib in libraries) or Path("/dev/gpiochip0").exists():
+            return None
+        return (
+            "gpiozero finds no pin library here (lgpio, RPi.GPIO, pigpio) and no /dev/gpiochip0"
+            ' — on a Pi: apt install python3-lgpio and pin_factory = "lgpio"; off a Pi:'
+            ' pin_factory = "mock", or [gpio] enabled = false'
+        )
+    found = [ep for ep in entry_points(group="gpiozero_pin_factories") if ep.name == name]
+    if not found:
+        return f"gpiozero has no pin factory {name!r} here — use lgpio on a Pi, or mock"
+    try:
+        found[0].load()
+    except Exception as e:  # ImportError: the backend's library is missing
+        return (
+            f"{name!r} cannot be imported here ({type(e).__name__}: {e}) — on a Pi install it"
+            f" (apt install {_APT.get(name, 'python3-' + name)}); off a Pi use"
+            ' pin_factory = "mock"'
+        )
+    return None
+
+
+#: the Debian package of each pin library
+_APT = {"lgpio": "python3-lgpio", "rpigpio": "python3-rpi.gpio", "pigpio": "python3-pigpio"}
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 class TableControls:

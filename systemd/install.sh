@@ -173,6 +173,10 @@ cat <<EOF
 
 Done$( [ "$DRY_RUN" = 1 ] && echo " (dry run: nothing was changed)" ).
   config:   $CONFIG_DIR/rhuna.toml (check it: $VENV/bin/rhuna-table check-config $CONFIG_DIR/rhuna.toml)
+  enrol:    give every token its RFID tag before the first game (docs/enroll.md):
+            sudo systemctl stop rhuna-table
+            sudo -u $SERVICE_USER $VENV/bin/rhuna-table enroll --config $CONFIG_DIR/rhuna.toml
+            sudo systemctl start rhuna-table
   state:    /var/lib/rhuna-table (the journal)
   status:   systemctl status rhuna-table
   log:      journalctl -u rhuna-table -f

@@ -74,12 +74,12 @@ cancel = { pin = "BOARD7", command = { cmd = "cancel_performance" } }
 @pytest.mark.parametrize(
     ("text", "key", "fix"),
     [
-        ("[gpio]\nhero_rings = true", "gpio.hero_rings", "known keys"),
+        ("[gpio]\nhero_rings = true", "gpio.hero_rings", "did you mean hero_ring? [gpio] takes"),
         ("[gpio.encoder]\na = 40", "gpio.encoder.a", "BCM GPIO number 0–27"),
         ("[gpio.encoder]\na = true", "gpio.encoder.a", "BCM GPIO number"),
         ('[gpio.encoder]\nb = "pin six"', "gpio.encoder.b", '"GPIO16"'),
         ("[gpio.encoder]\nsteps_per_choice = 0", "gpio.encoder.steps_per_choice", "use 1"),
-        ("[gpio.encoder]\nclicks = 1", "gpio.encoder.clicks", "known keys here"),
+        ("[gpio.encoder]\nclicks = 1", "gpio.encoder.clicks", "[gpio.encoder] takes: a, b,"),
         ("[gpio.buttons]\nresolve = 6", "gpio.buttons.resolve", "its own GPIO pin"),
         ('[gpio.buttons]\nresolve = "BCM5"', "gpio.buttons.resolve", "its own GPIO pin"),
         ("[gpio.buttons]\nexplode = 23", "gpio.buttons.explode", "resolve, reset"),
@@ -99,7 +99,7 @@ cancel = { pin = "BOARD7", command = { cmd = "cancel_performance" } }
         ('[gpio]\ntraining_mismatch = "ignore"', "gpio.training_mismatch", "refuse, warn"),
         ('[gpio]\ncall_favor = "button"', "gpio.call_favor", "token, random"),
         ('[gpio]\nweight = "heavy"', "gpio.weight", "off, mass, light"),
-        ("gpio = 3", "[gpio] must be a table", "write [gpio]"),
+        ("gpio = 3", "gpio: 3 is not a table", "write [gpio]"),
         ("[gpio\n", "not valid TOML", "table.toml"),
     ],
 )

@@ -57,7 +57,7 @@ def test_a_whole_table_from_toml(tmp_path):
     [
         ({"port": "1883"}, "mqtt.port", "without quotes"),
         ({"port": 70000}, "mqtt.port", "1 to 65535"),
-        ({"hostname": "x"}, "mqtt.hostname", "known keys here"),
+        ({"hostname": "x"}, "mqtt.hostname", "did you mean host? [mqtt] takes: enabled, host"),
         ({"password": "p"}, "mqtt.password", "add username"),
         ({"table_id": "a/b"}, "mqtt.table_id", "no '/'"),
         ({"base_topic": "rhuna/#"}, "mqtt.base_topic", "no '/', '+', '#'"),
@@ -68,7 +68,11 @@ def test_a_whole_table_from_toml(tmp_path):
             "at least",
         ),
         ({"tls": {"ca": "missing.crt"}}, "mqtt.tls.ca", "existing file"),
-        ({"tls": {"cafile": "x"}}, "mqtt.tls.cafile", "known keys here: ca, cert, insecure, key"),
+        (
+            {"tls": {"cafile": "x"}},
+            "mqtt.tls.cafile",
+            "did you mean ca? [mqtt.tls] takes: ca, cert, key, insecure",
+        ),
         ({"tls": "yes"}, "mqtt.tls", "[mqtt.tls]"),
         ({"homeassistant": "on"}, "mqtt.homeassistant", "homeassistant = true"),
         (

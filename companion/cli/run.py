@@ -179,29 +179,55 @@ def check_config(args: argparse.Namespace) -> int:
 
 
 def plan(config: Config) -> list[str]:
-    """What a start would do, line by line; raises ConfigError on what a start would refuse."""
+    """What a start would do, line by line; :class:`ConfigErrors` listing everything a start
+    would refuse (table, journal, state directory, registry, pins, MQTT) at once."""
     from companion.service import load_registry
     from companion.store import JOURNAL, fingerprint, inspect
     from engine import load_table
+    from engine.settings import Problems
 
-    state = load_table(config.table_file)
-    out = [
-        f"table     {config.table_file}: table {state.table_id!r}, {len(state.heroes)} heroes,"
-        f" {len(state.tokens)} tokens"
-    ]
+    problems = Problems(str(config.source))
+    out: list[str] = []
+    state = None
+    if not config.table_file.exists():
+        problems.add(
+            "table.file",
+            f"{config.table_file} does not exist",
+            'write [table] file = "…" with the path of your table file (example:'
+            " examples/table.toml; relative paths start at the config's folder)",
+        )
+    else:
+        try:
+            state = load_table(config.table_file)
+        except ConfigError as e:
+            problems.note(e)
+    if state is not None:
+        out.append(
+            f"table     {config.table_file}: table {state.table_id!r}, {len(state.heroes)} heroes,"
+            f" {len(state.tokens)} tokens"
+        )
     journal = config.state_dir / JOURNAL
-    seen = inspect(config.state_dir)
+    why = _unwritable(config.state_dir)
+    if why:
+        problems.add("state.dir", why, _STATE_FIX.format(dir=config.state_dir))
+    try:
+        seen = inspect(config.state_dir)
+    except ConfigError as e:
+        problems.note(e)
+        seen = {"error": "damaged"}
     if seen is None:
         out.append(f"journal   {journal}: none yet (created at the first start)")
     elif "error" in seen:
         out.append(f"journal   {journal}: present, not readable here ({seen['error']})")
-    else:
+    elif state is not None:
         meta = seen["meta"]
         if meta.get("fingerprint") != fingerprint(state):
-            raise ConfigError(
-                f"{config.table_file}: this table file is not the one the journal in {journal}"
-                f" was started with ({meta.get('table_file', '?')}) — put it back as it was, or"
-                " start a new session: rhuna-table run --config … --new-session"
+            problems.note(
+                ConfigError(
+                    f"{config.table_file}: this table file is not the one the journal in {journal}"
+                    f" was started with ({meta.get('table_file', '?')}) — put it back as it was,"
+                    " or start a new session: rhuna-table run --config … --new-session"
+                )
             )
         out.append(
             f"journal   {journal}: #{seen['seq']} commands, snapshot #{seen['snapshot_seq']},"
@@ -212,11 +238,17 @@ def plan(config: Config) -> list[str]:
     for i, reader in enumerate(config.readers):
         out.append(("readers   " if i == 0 else "          ") + reader.describe())
     if config.synthetic:
-        out.append(f"registry  synthetic: a made-up tag for each of the {len(state.tokens)} tokens")
-    else:
-        registry = load_registry(config, state)
-        what = f"{len(registry)} enrolled tags" if len(registry) else "none (no readers need it)"
-        out.append(f"registry  {config.registry_file}: {what}")
+        tokens = len(state.tokens) if state is not None else "?"
+        out.append(f"registry  synthetic: a made-up tag for each of the {tokens} tokens")
+    elif state is not None:
+        try:
+            registry = load_registry(config, state)
+            what = (
+                f"{len(registry)} enrolled tags" if len(registry) else "none (no readers need it)"
+            )
+            out.append(f"registry  {config.registry_file}: {what}")
+        except ConfigError as e:
+            problems.note(e)
     d = config.display
     if d.driver == "none":
         out.append("display   none")
@@ -228,9 +260,44 @@ def plan(config: Config) -> list[str]:
             f" {d.full_every}{extra}"
         )
     out.append(f"wheel     {_wheel(config.gpio)}")
-    out.append(f"mqtt      {_mqtt(config, state.table_id)}")
+    if config.gpio is not None:
+        from hardware.controls import pin_factory_problem
+
+        why = pin_factory_problem(config.gpio.pin_factory)
+        if why:
+            problem, _, fix = why.partition(" — ")
+            problems.add("gpio.pin_factory", problem, fix)
+    try:
+        out.append(f"mqtt      {_mqtt(config, state.table_id if state else '?')}")
+    except ConfigError as e:
+        problems.absorb(e)
     out.append(f"log       {config.log_level}")
+    problems.raise_if_any()
     return out
+
+
+_STATE_FIX = (
+    "create it for the service's user (sudo install -d -o rhuna -g rhuna {dir}), let systemd"
+    " make it (StateDirectory=rhuna-table), or give [state] dir = a folder you can write"
+)
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why the service could not write its journal in ``folder`` (created if missing), or None."""
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        who = "this user" if os.geteuid() else "root"
+        verb = (
+            "cannot be written"
+            if probe == folder
+            else f"cannot be created ({probe} is not writable)"
+        )
+        return f"{folder} {verb} by {who}"
+    return None
 
 
 def _mqtt(config: Config, table_id: str) -> str:

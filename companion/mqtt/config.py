@@ -7,10 +7,13 @@ file, the key and the fix — never a traceback.
 >>> cfg = load_mqtt_config({"host": "broker.lan", "homeassistant": True}, "rhuna.toml")
 >>> cfg.host, cfg.broker_port, cfg.homeassistant.enabled, cfg.homeassistant.discovery_topic
 ('broker.lan', 1883, True, 'homeassistant')
->>> load_mqtt_config({"port": "1883"}, "rhuna.toml")
+>>> load_mqtt_config({"port": "1883", "enabeld": True}, "rhuna.toml")
 Traceback (most recent call last):
     ...
-engine.errors.ConfigError: rhuna.toml: mqtt.port: '1883' is not a port number — write a whole number from 1 to 65535, without quotes
+engine.settings.ConfigErrors: rhuna.toml: mqtt.enabeld: unknown key — did you mean enabled? [mqtt] takes: enabled, host, port, client_id, username, password, password_file, keepalive, tls, base_topic, table_id, max_queued, reconnect_min_delay, reconnect_max_delay, homeassistant
+rhuna.toml: mqtt.port: '1883' is not a port number — write a whole number from 1 to 65535, without quotes
+
+Every problem of the section is listed (:mod:`engine.settings`), not only the first.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.settings import Key, Problems, Section
 
 #: one MQTT topic level we build topics from: no wildcards, no separators, no '$' at the start
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -89,7 +93,7 @@ def load_mqtt_config(data: Any, source: str = "<config>") -> MqttConfig:
     return _Reader(source).config(data)
 
 
-_TOP = {
+_TOP = {  # in the order the example config documents them
     "enabled",
     "host",
     "port",
@@ -106,6 +110,29 @@ _TOP = {
     "reconnect_max_delay",
     "homeassistant",
 }
+_ORDER = (
+    "enabled",
+    "host",
+    "port",
+    "client_id",
+    "username",
+    "password",
+    "password_file",
+    "keepalive",
+    "tls",
+    "base_topic",
+    "table_id",
+    "max_queued",
+    "reconnect_min_delay",
+    "reconnect_max_delay",
+    "homeassistant",
+    "ca",
+    "cert",
+    "key",
+    "insecure",
+    "discovery_topic",
+    "status_topic",
+)
 _TLS = {"ca", "cert", "key", "insecure"}
 _HA = {"enabled", "discovery_topic", "status_topic"}
 
@@ -115,6 +142,7 @@ class _Reader:
 
     def __init__(self, source: str) -> None:
         self.source = source
+        self.problems = Problems(source)
         here = Path(source)
         self.base = here.parent if here.suffix and not source.startswith("<") else Path.cwd()
 
@@ -122,52 +150,73 @@ class _Reader:
         return ConfigError(f"{self.source}: mqtt.{key}: {problem} — {fix}")
 
     def known(self, data: dict[str, Any], known: set[str], where: str) -> None:
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise self.fail(
-                f"{where}{unknown[0]}",
-                "unknown key",
-                f"known keys here: {', '.join(sorted(known))}",
-            )
+        order = [k for k in _ORDER if k in known] or sorted(known)
+        section = Section(f"mqtt.{where}".rstrip("."), {k: Key("any", k) for k in order})
+        for name in data:
+            if name not in known:
+                self.problems.add(f"mqtt.{where}{name}", *section.unknown(name))
+
+    def each(self, read: Any, default: Any) -> Any:
+        """One key's value, or (its problem kept) the default: every problem is listed."""
+        try:
+            return read()
+        except ConfigError as e:
+            self.problems.absorb(e)
+            return default
 
     def config(self, data: Any) -> MqttConfig:
         if not isinstance(data, dict):
             raise ConfigError(f"{self.source}: [mqtt] must be a table — write [mqtt] and its keys")
+        self.problems = Problems(self.source)
         self.known(data, _TOP, "")
         d = MqttConfig()
-        password = self.optional_text(data, "password")
+        config = self.each(lambda: self._config(data, d), d)
+        self.problems.raise_if_any()
+        return config  # type: ignore[no-any-return]
+
+    def _config(self, data: dict[str, Any], d: MqttConfig) -> MqttConfig:
+        each = self.each
+        password = each(lambda: self.optional_text(data, "password"), None)
         if "password_file" in data:
             if password is not None:
-                raise self.fail(
-                    "password_file", "given together with password", "keep only one of the two"
+                self.problems.add(
+                    "mqtt.password_file", "given together with password", "keep only one of the two"
                 )
-            password = self.read_secret(data["password_file"])
-        username = self.optional_text(data, "username")
+            password = each(lambda: self.read_secret(data["password_file"]), None)
+        username = each(lambda: self.optional_text(data, "username"), None)
         if password is not None and username is None:
-            raise self.fail("password", "a password without a username", "add username = …")
-        low = self.whole(data, "reconnect_min_delay", d.reconnect_min_delay, 1, 3600)
-        high = self.whole(data, "reconnect_max_delay", d.reconnect_max_delay, 1, 86400)
+            self.problems.add("mqtt.password", "a password without a username", "add username = …")
+        low = each(
+            lambda: self.whole(data, "reconnect_min_delay", d.reconnect_min_delay, 1, 3600), 1
+        )
+        high = each(
+            lambda: self.whole(data, "reconnect_max_delay", d.reconnect_max_delay, 1, 86400), 86400
+        )
         if high < low:
-            raise self.fail(
-                "reconnect_max_delay",
+            self.problems.add(
+                "mqtt.reconnect_max_delay",
                 f"{high} s is shorter than reconnect_min_delay ({low} s)",
                 "make it at least reconnect_min_delay",
             )
         return MqttConfig(
-            enabled=self.flag(data, "enabled", d.enabled),
-            host=self.text(data, "host", d.host),
-            port=self.port(data),
-            client_id=self.client_id(data),
+            enabled=each(lambda: self.flag(data, "enabled", d.enabled), d.enabled),
+            host=each(lambda: self.text(data, "host", d.host), d.host),
+            port=each(lambda: self.port(data), None),
+            client_id=each(lambda: self.client_id(data), None),
             username=username,
             password=password,
-            keepalive=self.whole(data, "keepalive", d.keepalive, 5, 65535),
-            tls=self.tls(data.get("tls")),
-            base_topic=self.topic_level(data, "base_topic", d.base_topic),
-            table_id=self.topic_level(data, "table_id", None),
-            max_queued=self.whole(data, "max_queued", d.max_queued, 10, 1_000_000),
+            keepalive=each(lambda: self.whole(data, "keepalive", d.keepalive, 5, 65535), 60),
+            tls=each(lambda: self.tls(data.get("tls")), None),
+            base_topic=each(lambda: self.topic_level(data, "base_topic", d.base_topic), "rhuna"),
+            table_id=each(lambda: self.topic_level(data, "table_id", None), None),
+            max_queued=each(
+                lambda: self.whole(data, "max_queued", d.max_queued, 10, 1_000_000), 1000
+            ),
             reconnect_min_delay=low,
             reconnect_max_delay=high,
-            homeassistant=self.homeassistant(data.get("homeassistant")),
+            homeassistant=each(
+                lambda: self.homeassistant(data.get("homeassistant")), d.homeassistant
+            ),
         )
 
     # --- one key each -----------------------------------------------------------

@@ -1,0 +1,238 @@
+"""The config checker: every section of ``rhuna.toml`` declared once, as :class:`Key` s, checked one way.
+
+Each section's owner declares its keys here-style (``display/`` for ``[display]``,
+``firmware_bridge/`` for ``[[readers]]``, ``hardware/`` for ``[gpio]`` and
+``[registry]``, ``companion/mqtt`` for ``[mqtt]``, ``companion`` for ``[table]``,
+``[state]`` and ``[log]``), as :mod:`engine.vocabulary` declares a command's
+fields. :meth:`Section.read` checks a parsed TOML table against the keys and
+fills in the defaults. Every problem has one shape, naming the file, the key
+and the fix, and is *collected*, not raised, so one ``check-config`` lists all
+of them; an unknown key says which known key was probably meant, listing only
+that section's keys.
+
+>>> LOG = Section("log", {"level": Key("string", "how much to log", "info",
+...                                     enum=("debug", "info", "warning", "error"))})
+>>> problems = Problems("rhuna.toml")
+>>> LOG.read({"levle": "debug"}, problems)
+{'level': 'info'}
+>>> print(problems.errors[0])
+rhuna.toml: log.levle: unknown key — did you mean level? [log] takes: level
+>>> LOG.read({"level": 3}, problems)["level"]
+'info'
+>>> print(problems.errors[1])
+rhuna.toml: log.level: 3 is not text — use one of: debug, info, warning, error
+
+A module checks what a :class:`Key` cannot express (a regular expression, two
+keys that exclude each other) itself and reports through :meth:`Problems.add`,
+so those errors have the same shape.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import ConfigError
+
+#: Key types → (what a value must be, the phrase for a value that is not)
+_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "string": (lambda v: isinstance(v, str), "is not text"),
+    "integer": (lambda v: isinstance(v, int) and not isinstance(v, bool), "is not a whole number"),
+    "number": (
+        lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+        "is not a number",
+    ),
+    "boolean": (lambda v: isinstance(v, bool), "is not true or false"),
+    "table": (lambda v: isinstance(v, dict), "is not a table"),
+    "array": (lambda v: isinstance(v, list), "is not a list"),
+    "any": (lambda v: True, ""),
+}
+
+
+def show(value: Any) -> str:
+    """A value as the error quotes it: ``'1883'``, ``3``, ``a table``."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong in a config file: where, what, and what to do."""
+
+    file: str
+    key: str
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        if not self.key:  # a message that already names its file (a table file's own error)
+            return self.problem
+        return f"{self.file}: {self.key}: {self.problem} — {self.fix}"
+
+
+class ConfigErrors(ConfigError):
+    """Every problem of one config file; ``errors`` lists each message."""
+
+    def __init__(self, problems: list[Problem] | list[str]) -> None:
+        self.problems = [p for p in problems if isinstance(p, Problem)]
+        self.errors = [str(p) for p in problems]
+        super().__init__("\n".join(self.errors))
+
+
+class Problems:
+    """The problems found so far in one file (``file`` is how errors name it)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.found: list[Problem] = []
+
+    def add(self, key: str, problem: str, fix: str) -> None:
+        self.found.append(Problem(self.file, key, problem, fix))
+
+    def note(self, error: ConfigError) -> None:
+        """Keep an error that names its own file and fix (a table file's, a registry's)."""
+        if isinstance(error, ConfigErrors):
+            self.found.extend(error.problems)
+        else:
+            self.found.append(Problem(self.file, "", str(error), ""))
+
+    def absorb(self, error: ConfigError) -> None:
+        """Keep a :class:`ConfigError` raised by code that stops at its first problem."""
+        if isinstance(error, ConfigErrors):
+            self.found.extend(error.problems)
+            return
+        text = str(error).removeprefix(f"{self.file}: ")
+        key, _, rest = text.partition(": ")
+        problem, _, fix = rest.partition(" — ")
+        self.found.append(Problem(self.file, key, problem, fix))
+
+    def error(self, key: str, problem: str, fix: str) -> ConfigError:
+        """The same shape as one exception, for code that must stop at once."""
+        return ConfigError(str(Problem(self.file, key, problem, fix)))
+
+    @property
+    def errors(self) -> list[str]:
+        return [str(p) for p in self.found]
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def raise_if_any(self) -> None:
+        if self.found:
+            raise ConfigErrors(list(self.found))
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key of a config section: its type, what it is for, its default and its limits."""
+
+    type: str
+    description: str
+    default: Any = None
+    enum: tuple[str, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    #: what to write instead, when the generated fix would not help (``'e.g. port = "/dev/…"'``)
+    fix: str | None = None
+    #: ``false`` (and a missing key) mean "none": the value is then None
+    off: bool = False
+    #: the key must be given
+    required: bool = False
+    #: strings only: an empty or blank one is refused
+    nonempty: bool = True
+
+    def how(self, name: str) -> str:
+        """The fix for a value of the wrong type or out of range."""
+        if self.fix:
+            return self.fix
+        if self.enum is not None:
+            return f"use one of: {', '.join(self.enum)}"
+        if self.type == "boolean":
+            return "write true or false"
+        if self.type in ("integer", "number"):
+            low = "" if self.minimum is None else f"{self.minimum:g}"
+            high = "" if self.maximum is None else f"{self.maximum:g}"
+            kind = "a whole number" if self.type == "integer" else "a number"
+            span = (
+                f" from {low} to {high}" if low and high else f" of at least {low}" if low else ""
+            )
+            return f"write {kind}{span}, without quotes"
+        if self.type == "string":
+            return f'write {name} = "…" ({self.description})'
+        if self.type == "table":
+            return f"write [{name}] or {name} = {{ … }}"
+        return f"see the example config: {self.description}"
+
+    def check(self, value: Any, name: str) -> str | None:
+        """Why ``value`` does not fit, or None."""
+        ok, phrase = _TYPES[self.type]
+        if not ok(value):
+            return f"{show(value)} {phrase}"
+        if self.type == "string" and self.nonempty and not value.strip():
+            return "is empty"
+        if self.enum is not None and value not in self.enum:
+            return f"{show(value)} is not allowed"
+        low = self.minimum is not None and value < self.minimum
+        high = self.maximum is not None and value > self.maximum
+        if self.type in ("integer", "number") and (low or high):
+            return f"{show(value)} is out of range"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A TOML table of the config: its name as errors show it (``mqtt.tls``) and its keys."""
+
+    name: str
+    keys: Mapping[str, Key] = field(default_factory=dict)
+    #: keys a section accepts without checking them here (another owner checks them)
+    passthrough: tuple[str, ...] = ()
+    #: how the "did you mean" names the section (default ``[name]``)
+    label: str | None = None
+
+    def known(self) -> tuple[str, ...]:
+        return (*self.keys, *self.passthrough)
+
+    def unknown(self, name: str) -> tuple[str, str]:
+        """(problem, fix) for an unknown key: the closest known key, then this section's keys."""
+        known = self.known()
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6) or [
+            k for k in known if len(k) > 1 and (name.startswith(k) or k.startswith(name))
+        ]
+        listing = f"{self.label or f'[{self.name}]'} takes: {', '.join(known) or 'no keys'}"
+        return "unknown key", (f"did you mean {close[0]}? {listing}" if close else listing)
+
+    def read(self, value: Any, problems: Problems) -> dict[str, Any]:
+        """Check ``value`` (a parsed TOML table) key by key; every key in the result, defaults
+        filled in (and, for a key that is wrong, its default), every problem in ``problems``."""
+        out = {k: key.default for k, key in self.keys.items()}
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            problems.add(self.name, f"{show(value)} is not a table", f"write [{self.name}]")
+            return out
+        for name, v in value.items():
+            if name in self.passthrough:
+                out[name] = v
+                continue
+            key = self.keys.get(name)
+            if key is None:
+                problems.add(f"{self.name}.{name}", *self.unknown(name))
+                continue
+            if key.off and (v is False or v is None):
+                out[name] = None
+                continue
+            why = key.check(v, name)
+            if why is not None:
+                problems.add(f"{self.name}.{name}", why, key.how(name))
+                continue
+            out[name] = v
+        for name, key in self.keys.items():
+            if key.required and name not in value:
+                problems.add(f"{self.name}.{name}", "missing", key.how(name))
+        return out

@@ -1,0 +1,169 @@
+"""``rhuna-table check-config`` finds what ``rhuna-table run`` would refuse, all of it at once.
+
+Real config files in tmp_path, through ``companion.cli.main``; the same config is
+then given to ``run`` where the point is that a start refuses it too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from engine.settings import Key, Problems, Section
+from tests.service_support import write_config
+
+
+def _errors(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.splitlines()
+
+
+def _replace(config: Path, old: str, new: str) -> Path:
+    text = config.read_text("utf-8")
+    assert old in text
+    config.write_text(text.replace(old, new), "utf-8")
+    return config
+
+
+def test_every_mqtt_problem_is_listed_not_only_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(
+        tmp_path,
+        '[mqtt]\nenabeld = true\nport = "1883"\nkeepalive = 1\npassword = "p"\n'
+        '[mqtt.tls]\ncafile = "x"\n',
+    )
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    keys = [line.split(": ")[1] for line in err[:-1]]
+    assert keys == [
+        "mqtt.enabeld",
+        "mqtt.password",
+        "mqtt.port",
+        "mqtt.keepalive",
+        "mqtt.tls.cafile",
+    ]
+    assert err[0].endswith(
+        "did you mean enabled? [mqtt] takes: enabled, host, port, client_id,"
+        " username, password, password_file, keepalive, tls, base_topic,"
+        " table_id, max_queued, reconnect_min_delay, reconnect_max_delay,"
+        " homeassistant"
+    )
+    assert "did you mean ca? [mqtt.tls] takes: ca, cert, key, insecure" in err[4]
+    assert err[-1] == f"{config}: 5 problem(s); nothing would run"
+
+
+def test_an_unknown_key_lists_only_its_own_sections_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, '[log]\nlevl = "debug"\n')
+    _replace(config, 'colour = "bwr"', 'color = "bwr"')
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0] == (
+        f"{config}: display.color: unknown key — did you mean colour? [display] takes: driver,"
+        " panel, colour, full_every, out_dir, keep, full_refresh_s, partial_refresh_s"
+    )
+    assert err[1] == f"{config}: log.levl: unknown key — did you mean level? [log] takes: level"
+
+
+def test_a_pin_factory_that_cannot_be_imported_here_is_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, '[gpio]\npin_factory = "rpigpio"\n')
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0].startswith(f"{config}: gpio.pin_factory: 'rpigpio' cannot be imported here")
+    assert err[0].endswith('apt install python3-rpi.gpio); off a Pi use pin_factory = "mock"')
+    _replace(config, '"rpigpio"', '"mock"')
+    assert main(["check-config", str(config)]) == 0
+
+
+def test_a_state_directory_that_cannot_be_made_is_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    config = write_config(tmp_path)
+    _replace(config, 'dir = "state"', f'dir = "{blocker / "state"}"')
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0].startswith(f"{config}: state.dir: {blocker} is not a folder — create it")
+    assert main(["run", "--config", str(config)]) == 2  # and a start refuses it as well
+
+
+def test_a_missing_table_file_names_its_key_and_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path)
+    (tmp_path / "table.toml").unlink()
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0] == (
+        f"{config}: table.file: {tmp_path / 'table.toml'} does not exist — write [table] file ="
+        ' "…" with the path of your table file (example: examples/table.toml; relative paths'
+        " start at the config's folder)"
+    )
+
+
+def test_an_unreadable_table_and_registry_are_both_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path)
+    registry = tmp_path / "tags.json"
+    registry.write_text("{not json")
+    _replace(config, "[registry]\nsynthetic = true\n", f'[registry]\nfile = "{registry}"\n')
+    table = tmp_path / "table.toml"
+    table.write_text(table.read_text("utf-8") + "\n[heroes.broken\n", "utf-8")
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0].startswith(f"{table}: not valid TOML")
+    assert err[-1] == f"{config}: 1 problem(s); nothing would run"
+    table.write_text((Path(__file__).parents[1] / "examples" / "table.toml").read_text("utf-8"))
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0].startswith(f"{config}: registry.file: {registry}: not JSON")
+    assert "rhuna-table enroll --config" in err[0]
+
+
+def test_the_missing_registry_points_to_rhuna_table_enroll(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fix is the enrolment walk, not hand-written JSON (docs/enroll.md)."""
+    config = write_config(tmp_path)
+    _replace(config, "[registry]\nsynthetic = true\n", '[registry]\nfile = "tags.json"\n')
+    for argv in (["check-config", str(config)], ["run", "--config", str(config)]):
+        assert main(argv) == 2
+        err = "\n".join(_errors(capsys))
+        assert f"registry.file: {tmp_path / 'state' / 'tags.json'} does not exist yet" in err
+        assert f"rhuna-table enroll --config {config} (docs/enroll.md)" in err
+        assert '{"tags"' not in err
+
+
+def test_readme_and_install_script_include_the_enrolment_step() -> None:
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text("utf-8")
+    running = readme.split("## Running at the table", 1)[1].split("\n## ", 1)[0]
+    assert "rhuna-table enroll" in running
+    install = (root / "systemd" / "install.sh").read_text("utf-8")
+    closing = install[install.rindex("cat <<") :] if "cat <<" in install else install[-2500:]
+    assert "rhuna-table enroll" in closing
+
+
+def test_one_error_shape_for_every_section() -> None:
+    """engine.settings: file, key, problem, fix — the shape every section's owner uses."""
+    problems = Problems("rhuna.toml")
+    section = Section("demo", {"count": Key("integer", "how many", 1, minimum=1, maximum=9)})
+    assert section.read({"count": 0, "cuont": 2, "x": 1}, problems) == {"count": 1}
+    assert problems.errors == [
+        "rhuna.toml: demo.count: 0 is out of range — write a whole number from 1 to 9, without quotes",
+        "rhuna.toml: demo.cuont: unknown key — did you mean count? [demo] takes: count",
+        "rhuna.toml: demo.x: unknown key — [demo] takes: count",
+    ]
+    shape = re.compile(r"^[^:]+: [\w.\[\]]+: .+ — .+$")
+    assert all(shape.match(e) for e in problems.errors), json.dumps(problems.errors)

@@ -120,7 +120,7 @@ class SimulatedTable:
                 label = str(choices[ring])
                 if label not in sel["options"]:
                     raise KeyError(
-                        f"the {ring} ring has no {label!r} ({', '.join(sel['options'])})"
+                        f"the {ring} ring has no {label} (it offers: {', '.join(sel['options'])})"
                     )
                 self.hand.turn(sel["options"].index(label) - (sel["position"] or 0))
             before = len(self._wheel_sent)
@@ -146,7 +146,7 @@ class SimulatedTable:
             self.lift(channel)
         tag = uid or self.registry.uid(token or "")
         if tag is None:
-            raise KeyError(f"no tag for token {token!r}")
+            raise KeyError(f"no tag for token {token}")
         self.hub.lay(channel, tag)
         self.laid[channel] = tag
         return self._next(lambda o: o.tag is not None and o.tag.uid == tag and o.tag.present)

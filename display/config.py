@@ -102,7 +102,8 @@ def read_display(value: Any, problems: Problems, state_dir: Path) -> DisplayConf
     try:
         panel_spec(panel)
     except ConfigError as e:
-        problems.add("display.panel", str(e), PANEL_FIX)
+        problem, _, fix = str(e).partition(" — ")
+        problems.add("display.panel", problem, fix or PANEL_FIX)
         panel = "2.13"
     options = {k: d[k] for k in DRIVER_KEYS[driver] if k in d and (k in value or k == "out_dir")}
     if driver == "png":

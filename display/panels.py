@@ -107,7 +107,7 @@ def panel_spec(name: str | PanelSpec) -> PanelSpec:
     if m:
         return spec_for_size(int(m.group(1)), int(m.group(2)))
     known = ", ".join(PANELS)
-    raise ConfigError(f"unknown panel {name!r}: use one of {known} or a size like 250x122")
+    raise ConfigError(f"{name} is not a panel — use one of {known} or a size like 250x122")
 
 
 def spec_for_size(width: int, height: int) -> PanelSpec:
@@ -118,7 +118,9 @@ def spec_for_size(width: int, height: int) -> PanelSpec:
         if spec.size == (width, height):
             return spec
     if width < 200 or height < 96:
-        raise ConfigError(f"a {width}×{height} panel is too small to show a Performance")
+        raise ConfigError(
+            f"a {width}×{height} panel is too small to show a Performance — use 200×96 or more"
+        )
     near = min(PANELS.values(), key=lambda s: abs(s.height - height))
     mm = near.mm_per_px
     return PanelSpec(f"{width}x{height}", width, height, (width * mm, height * mm), near.metrics)
@@ -130,5 +132,5 @@ def check_colour(colour: str) -> Colour:
         if colour == c:
             return c
     raise ConfigError(
-        f"unknown panel colour {colour!r}: use bw (black/white), bwr (with red) or bwy (with yellow)"
+        f"{colour} is not a panel colour — use bw (black/white), bwr (with red) or bwy (with yellow)"
     )

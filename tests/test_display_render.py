@@ -339,7 +339,7 @@ def test_preview_of_a_view_with_the_wrong_shape_is_a_clear_error(
 
 
 def test_unknown_panel_and_colour_are_config_errors() -> None:
-    with pytest.raises(ConfigError, match="unknown panel"):
+    with pytest.raises(ConfigError, match="is not a panel — use one of"):
         render({"heroes": {}}, "3.7")
     with pytest.raises(ConfigError, match="bwy"):
         render({"heroes": {}}, "2.13", "rgb")

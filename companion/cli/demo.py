@@ -85,6 +85,13 @@ def broker_answering(where: str, timeout: float = 0.5) -> tuple[str, int] | None
 
 
 def run(args: argparse.Namespace) -> int:
+    from display.panels import check_colour, panel_spec
+
+    for option, check in (("--panel", panel_spec), ("--colour", check_colour)):
+        try:  # a bad --panel or --colour fails before anything is printed
+            check(getattr(args, option[2:]))
+        except ConfigError as e:
+            raise ConfigError(f"demo {option}: {e}") from None
     if args.table or args.script:
         if not args.script:
             raise ConfigError("demo: --table needs --script")
@@ -214,7 +221,7 @@ def play(
 
     steps = read_session(script)
     for line, step in steps:
-        problem = _problem(step)
+        problem = _problem(step) or _unknown(state, step)
         if problem is not None:
             print(f"  {script}:{line}: {json.dumps(step)}: {problem}")
             return 1
@@ -234,7 +241,8 @@ def play(
             try:
                 outcome = _step(table, step)
             except (KeyError, ValueError, TimeoutError) as e:
-                print(f"  {script}:{line}: {e}")
+                # a KeyError's str() is its repr ('…' in quotes): print the message itself
+                print(f"  {script}:{line}: {e.args[0] if e.args else type(e).__name__}")
                 return 1
             if outcome is not None:
                 _show(outcome)
@@ -283,6 +291,31 @@ def _problem(step: Any) -> str | None:
         return None
     if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot < CHANNELS:
         return f"use a reader channel 0 to {CHANNELS - 1} (0–3 the Draw Board, 4 Favor, 5 Time)"
+    return None
+
+
+def _unknown(state: TableState, step: dict[str, Any]) -> str | None:
+    """A hero, ring or token the table does not have: a script error, not a Performance begun
+    on the wheel's defaults (checked against the table before the hub starts)."""
+    from hardware.wheel import RINGS
+
+    dial = step.get("dial")
+    if isinstance(dial, dict):
+        for ring in dial:
+            if ring not in RINGS:
+                return f"the wheel has no ring {ring} (rings: {', '.join(RINGS)})"
+        hero = dial.get("hero")
+        if hero is not None and str(hero) not in state.heroes:
+            return f"no hero {hero} at this table (heroes: {', '.join(state.heroes)})"
+        capability = dial.get("capability")
+        if capability is not None and str(capability) not in state.capabilities:
+            return (
+                f"no capability {capability} at this table"
+                f" (capabilities: {', '.join(state.capabilities)})"
+            )
+    token = step.get("lay")
+    if token is not None and str(token) not in state.tokens:
+        return f"no token {token} at this table (token ids look like aria.ember.skill, favor.07)"
     return None
 
 

@@ -44,6 +44,16 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+#: how a type error's fix names the expected type
+_AS: dict[str, str] = {
+    "string": 'text in quotes, e.g. "aria"',
+    "integer": "a whole number without quotes, e.g. 5",
+    "boolean": "true or false",
+    "object": "an object, e.g. {}",
+    "array": "a list, e.g. []",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Field:
     """One argument of a command, as JSON Schema sees it."""
@@ -185,7 +195,7 @@ def _check(name: str, key: str, f: Field, value: Any) -> Any:
         raise malformed(
             f"{name}: field {key!r} must be {f.type}, got {type(value).__name__}",
             field=key,
-            fix=f.description,
+            fix=f"give {key} as {_AS[f.type]} ({f.description})",
         )
     if f.enum is not None and value not in f.enum:
         raise malformed(

@@ -65,9 +65,15 @@ def run_command(device: EmulatedDevice, line: str) -> str:
         elif cmd == "sleep":
             time.sleep(float(args[0]))
         elif isinstance(device, HubEmulator) and cmd in ("lay", "lift", "break", "mend"):
+            last = len(device.readers) - 1
+            if not args[0].isdigit():  # "lay two 04": say what a channel is, not int()'s words
+                raise ScriptError(
+                    f"{line.strip()}: the channel is a number from 0 to {last}, not {args[0]}"
+                    f" — e.g. {cmd} 2{' 04A1B2C3' if cmd == 'lay' else ''}"
+                )
             channel = int(args[0])
-            if not 0 <= channel < len(device.readers):
-                raise ScriptError(f"channel {channel}: this hub has 0..{len(device.readers) - 1}")
+            if not 0 <= channel <= last:
+                raise ScriptError(f"channel {channel}: this hub has 0..{last}")
             if cmd == "lay":
                 device.lay(channel, args[1])
             elif cmd == "lift":
@@ -82,10 +88,10 @@ def run_command(device: EmulatedDevice, line: str) -> str:
         raise
     except IndexError:
         raise ScriptError(
-            f"{line.strip()!r}: missing argument; {kind} commands: {USAGE[kind]}"
+            f"{line.strip()}: missing argument; {kind} commands: {USAGE[kind]}"
         ) from None
     except (ValueError, OverflowError) as e:  # OverflowError: "sleep 1e300"
-        raise ScriptError(f"{line.strip()!r}: {e}; {kind} commands: {USAGE[kind]}") from None
+        raise ScriptError(f"{line.strip()}: {e}; {kind} commands: {USAGE[kind]}") from None
     return f"ok: {line.strip()}"
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
+from engine.errors import CommandRejected, ConfigError
 from engine.settings import Key, Problems, Section
 from engine.textfile import read_text
 from engine.tokens import WeightMode
@@ -317,8 +317,9 @@ class _Reader:
             )
         try:
             parse_command(command)
-        except Exception as e:  # CommandRejected: the message names the field
-            raise self.fail(f"{key}.command", str(e), "see docs/commands.md") from None
+        except CommandRejected as e:  # its own fix, printed once
+            v = e.violation
+            raise self.fail(f"{key}.command", v.message, v.fix or "see docs/commands.md") from None
         return ButtonConfig(pin, command=dict(command))
 
     def boolean(self, value: Any, key: str) -> bool:

@@ -27,7 +27,7 @@ def test_rhuna_table_replay_walks_a_whole_day(capsys):
         "Full Rest complete: Aria fatigue, Cass strain (default)",  # T8, I-T8
         "Purity 1 (Bren) expires and is on the Draw Board: it leaves at Reset",  # T12
         "A new day dawns: day 2",  # T3
-        "temporary.purity.1 leave the game",  # T12 at Reset
+        "Reset: 3 tokens back to their bags, Purity 1 leaves the game",  # T12 at Reset, by name
     ):
         assert line in out, line
 

@@ -358,11 +358,24 @@ def _check_reserve(
     if action is Action.SPEND:
         if reserve is None or reserve not in state.active_reserve:
             mine = sorted(t for t in state.active_reserve if state.tokens[t].bag == hero.bag)
+            if not mine:
+                raise CommandRejected(
+                    f"Spend uses a token of {hero.name}'s Active Reserve, and {hero.name} has none",
+                    rule="P8",
+                    field="reserve",
+                    fix="Gain first (a Gain can make a Potential token Active Reserve, P17),"
+                    " or declare another Action",
+                )
+            problem = (
+                f"Spend names the Active Reserve token it uses ({hero.name} has {len(mine)})"
+                if reserve is None
+                else f"{reserve} is not in {hero.name}'s Active Reserve"
+            )
             raise CommandRejected(
-                f"Spend uses an existing Reserve, and {reserve or 'none'} is not Active Reserve",
+                problem,
                 rule="P8",
                 field="reserve",
-                fix=f"name one of {hero.name}'s Active Reserve tokens: {', '.join(mine) or 'none'}",
+                fix=f"name one of {hero.name}'s Active Reserve tokens: {', '.join(mine)}",
             )
     elif action is Action.GAIN:
         token = state.tokens.get(reserve or "")

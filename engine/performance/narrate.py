@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.narrate import NARRATORS, Narrator, hero_name, signed
+from engine.state import TableState
 
 _SIMPLE: dict[str, Narrator] = {
     "performance_started": lambda s, d: (
@@ -62,20 +63,20 @@ _SIMPLE: dict[str, Narrator] = {
         f" put {d['token'] or 'a Strain token'} into the Hero Bag"
     ),
     "strain_overflow": lambda s, d: (
-        f"{hero_name(s, d['hero'])}'s Strain overflows: take out {', '.join(d['removed_tokens'])}"
+        f"{hero_name(s, d['hero'])}'s Strain overflows: take out {_names(s, d['removed_tokens'])}"
     ),
     "wound_gained": lambda s, d: f"{hero_name(s, d['hero'])} takes a Wound → {d['wounds']}",
     "fatigue_recovered": lambda s, d: (
         f"{hero_name(s, d['hero'])} recovers {d['amount']} Fatigue → {d['fatigue']}"
     ),
     "strain_recovered": lambda s, d: (
-        f"{hero_name(s, d['hero'])} recovers 1 Strain → {d['strain']}: take out {d['token']}"
+        f"{hero_name(s, d['hero'])} recovers 1 Strain → {d['strain']}: take out {_names(s, [d['token']])}"
     ),
-    "reserve_activated": lambda s, d: f"{d['token']} becomes Active Reserve",
-    "reserve_returned": lambda s, d: f"{d['token']} is Potential again",
+    "reserve_activated": lambda s, d: f"{_names(s, [d['token']])} becomes Active Reserve",
+    "reserve_returned": lambda s, d: f"{_names(s, [d['token']])} is Potential again",
     "performance_reset": lambda s, d: (
         f"Reset: {len(d['returned'])} tokens back to their bags"
-        + (f", {', '.join(d['removed'])} leave the game" if d["removed"] else "")
+        + (_leave(s, d["removed"]) if d["removed"] else "")
     ),
     "performance_cancelled": lambda s, d: f"Performance {d['number']} cancelled; tokens returned",
     "training_changed": lambda s, d: (
@@ -95,3 +96,14 @@ _SIMPLE: dict[str, Narrator] = {
     "wound_recovered": lambda s, d: f"{hero_name(s, d['hero'])} heals → {d['wounds']} Wounds",
 }
 NARRATORS.update(_SIMPLE)
+
+
+def _names(s: TableState, tokens: list[str]) -> str:
+    """Tokens by name, not id: ``Aria's Strain 1 and Aria's Strain 2``."""
+    names = [s.tokens[t].name if t in s.tokens else t for t in tokens]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def _leave(s: TableState, removed: list[str]) -> str:
+    """``, Purity (temporary) leaves the game`` — one verb for one token or several."""
+    return f", {_names(s, removed)} {'leaves' if len(removed) == 1 else 'leave'} the game"

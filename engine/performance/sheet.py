@@ -81,6 +81,16 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
             continue
         events += more
     if not events:
+        asked = [k for k in ("fatigue", "strain", "wounds") if args[k]]
+        if asked:  # a recovery below 0 (or nothing to recover): say what stayed where
+            before = state.heroes[hero_id]
+            now = ", ".join(f"{k.title()} {getattr(before, k)}" for k in asked)
+            wanted = ", ".join(f"{k} {args[k]:+d}" for k in asked)
+            raise CommandRejected(
+                f"{before.name} is at {now}: {wanted} changes nothing (it cannot go below 0)",
+                field=asked[0],
+                fix=f"to add, give a positive number (e.g. {asked[0]}: 1)",
+            )
         raise CommandRejected(
             "adjust_hero changes nothing",
             field="hero",

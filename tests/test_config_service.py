@@ -141,7 +141,7 @@ def test_mqtt_is_checked_with_the_rest_and_passed_on_as_written(tmp_path):
             "display.driver: 'oled' is not a display driver",
             "png, inky, waveshare, none",
         ),
-        ('[display]\npanel = "9.7"\n', "display.panel", '"2.13", "2.9"'),
+        ('[display]\npanel = "9.7"\n', "display.panel: 9.7 is not a panel", "2.13, 2.9, 4.2, 7.5"),
         ('[display]\ncolour = "red"\n', "display.colour: 'red' is not allowed", "bw, bwr, bwy"),
         ('[display]\ndriver = "waveshare"\n', "display.model: missing", "epd2in13_V4"),
         (

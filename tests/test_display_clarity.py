@@ -41,8 +41,7 @@ def _colours_in(c: Canvas, ink: tuple[int, int, int, int]) -> set[int]:
 
 
 def _success_view() -> dict[str, Any]:
-    view, _ = dv.performance_failed()
-    view = copy.deepcopy(view)
+    view = copy.deepcopy(dv.performance_failed())
     for r in view["performance"]["results"]:
         r["success"] = True
     return view
@@ -51,7 +50,7 @@ def _success_view() -> dict[str, Any]:
 @pytest.mark.parametrize("panel", tuple(PANELS))
 def test_p20_success_and_failure_differ_by_glyph_on_black_and_white(panel: str) -> None:
     """P20: on a black/white panel ✔ SUCCESS is solid black, ✘ FAILURE a frame on white."""
-    failed = draw(dv.performance_failed()[0], panel, "bw", costs=dv.performance_failed()[1])
+    failed = draw(dv.performance_failed(), panel, "bw")
     success = draw(_success_view(), panel, "bw")
     f = _record(failed, "✘ FAILURE")
     s = _record(success, "✔ SUCCESS")
@@ -64,7 +63,7 @@ def test_p20_success_and_failure_differ_by_glyph_on_black_and_white(panel: str) 
 @pytest.mark.parametrize("panel", tuple(PANELS))
 @pytest.mark.parametrize("colour", ["bwr", "bwy"])
 def test_p20_failure_is_coloured_success_is_black_on_colour_panels(panel: str, colour: str) -> None:
-    failed = draw(dv.performance_failed()[0], panel, colour)
+    failed = draw(dv.performance_failed(), panel, colour)
     success = draw(_success_view(), panel, colour)
     f = _record(failed, "✘ FAILURE")
     s = _record(success, "✔ SUCCESS")
@@ -129,8 +128,7 @@ def test_a_banner_keeps_the_strip_total_and_status(panel: str) -> None:
 @pytest.mark.parametrize("panel", tuple(PANELS))
 def test_p23_every_hero_in_the_performance_shows_their_part(panel: str) -> None:
     """P23: Bren's tokens and total are on the panel beside Aria's, on every size."""
-    view, costs = dv.performance_success_group()
-    c = draw(view, panel, "bw", costs=costs)
+    c = draw(dv.performance_success_group(), panel, "bw")
     bren = _record(c, "Bren")
     shown = _shown(c)
     assert "Bren" in bren.shown

@@ -24,10 +24,13 @@ Time, Weather and Rest goes through the P13 cascade in
 :mod:`engine.performance.health`). Combat imports no other family.
 """
 
-# The rule families register their commands, narrators and view sections, in this order.
-import engine.combat
+# The rule families register their commands, narrators and view sections in this order.
+# isort: off
 import engine.performance
-import engine.time  # noqa: F401
+import engine.time
+import engine.combat  # noqa: F401
+
+# isort: on
 from engine.apply import apply, check, replay
 from engine.errors import CommandRejected, ConfigError, RuleViolation
 from engine.events import Event

@@ -10,12 +10,9 @@ sections (``performance`` and ``odds``, in that order). It imports only the core
 - :mod:`~engine.performance.narrate` and :mod:`~engine.performance.view`: for people and screens.
 """
 
-# isort: off  (the view's sections appear in import order: the Performance, then its odds)
-from engine.performance import (  # noqa: F401  (registers)
-    commands,
-    narrate,
-    odds,
-    sheet,
-    view,
-)
+# The view's sections appear in import order: the Performance, then its odds.
+# isort: off
+from engine.performance import commands, narrate, sheet  # noqa: F401  (registers)
+from engine.performance import view  # noqa: F401
+from engine.performance import odds  # noqa: F401
 # isort: on

@@ -323,9 +323,17 @@ class PN532Reader(SerialReader):
         """
         name = COMMAND_NAMES.get(command, hex(command))
         why = "no answer"
-        for _ in range(self.attempts):
+        for attempt in range(self.attempts):
             if self.stopping:  # stop() cut the exchange short: no retries, no timeouts counted
                 raise LinkLost(f"stopped during {name}")
+            if attempt:
+                # a busy PN532 hears no new command: abort the pending one with an ACK
+                # frame (NXP UM0701-02 section 6.2.1.3), then drop its late bytes, as
+                # Adafruit_CircuitPython_PN532's UART _write_data flushes before writing
+                port.write(ACK)
+                port.flush()
+                time.sleep(0.002)
+            port.reset_input_buffer()
             self._parser.reset()
             self._frames.clear()  # a late answer to an earlier try must not pass for this one
             self._crc_mark = self.stats.bad_crc

@@ -181,3 +181,16 @@ def test_a_device_that_is_not_a_pn532_fails_the_handshake(events):
 def test_passive_retries_of_0xff_is_refused(events):
     with pytest.raises(ValueError, match="forever"):
         PN532Reader("/dev/null", sink=events.queue, passive_retries=0xFF)
+
+
+def test_a_stalled_command_is_aborted_and_the_input_flushed_before_the_retry(emu, reader, events):
+    """A busy PN532 hears no new command until the host aborts the pending one with an ACK frame
+    (NXP UM0701-02, PN532 User Manual, 6.2.1.3); Adafruit_CircuitPython_PN532's UART transport
+    also flushes its input before each command (adafruit_pn532/uart.py, _write_data)."""
+    assert reader.wait_online(3)
+    connects = reader.stats.connects
+    emu.stall_next(1)  # the next InListPassiveTarget is acknowledged and never answered
+    wait_until(lambda: emu.aborts == 1, 5)
+    emu.lay("04A1B2C3")
+    assert brief([events.next()]) == [(0, "04A1B2C3", "present")]
+    assert reader.stats.connects == connects, "the retry should not have needed a reconnect"

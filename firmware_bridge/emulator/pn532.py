@@ -57,6 +57,8 @@ class PN532Emulator(EmulatedDevice):
         self.rx_stats = ReaderStats()  # what the emulator made of the host's bytes
         self._rng = random.Random(seed)
         self._corrupt = 0
+        self._stall = 0
+        self.aborts = 0  # ACK frames from the host that aborted a pending command
 
     # -- scripting ----------------------------------------------------------------
 
@@ -69,6 +71,15 @@ class PN532Emulator(EmulatedDevice):
         with self._lock:
             self.uid = None
             self._card_selected = False
+
+    def stall_next(self, commands: int = 1) -> None:
+        """Acknowledge the next ``commands`` commands and then stay busy with them, never answering.
+
+        A busy PN532 takes no new command until the host aborts the pending one
+        with an ACK frame (NXP UM0701-02, PN532 User Manual, section 6.2.1.3).
+        """
+        with self._lock:
+            self._stall += commands
 
     def corrupt_next(self, responses: int = 1) -> None:
         """Send the next ``responses`` response frames with a wrong DCS (line noise)."""
@@ -83,6 +94,7 @@ class PN532Emulator(EmulatedDevice):
         self.sam_configured = False
         self._card_selected = False
         self._waiting_for_card = False
+        self._busy = False
         self._last_response = b""
         self._parser = FrameParser(self.rx_stats)
 
@@ -109,16 +121,26 @@ class PN532Emulator(EmulatedDevice):
             self.awake = True
             incoming = incoming[i:].lstrip(b"\x55")
         for frame in self._parser.feed(incoming):
-            if frame.kind == "nack":
+            if frame.kind == "ack":  # the host aborts whatever is pending
+                if self._busy or self._waiting_for_card:
+                    self.aborts += 1
+                self._busy = False
+                self._waiting_for_card = False
+            elif frame.kind == "nack":
                 self.nacks += 1
                 self._out(self._last_response)
+            elif self._busy or self._waiting_for_card:
+                continue  # still busy with the last command: a new one is not heard
             elif frame.kind == "data" and frame.tfi == TFI_HOST and frame.data:
                 self._command(frame.data[0], frame.data[1:])
 
     def _command(self, cmd: int, params: bytes) -> None:
         self.commands.append(cmd)
-        self._waiting_for_card = False
         self._out(ACK)
+        if self._stall:
+            self._stall -= 1
+            self._busy = True
+            return
         if cmd == GET_FIRMWARE_VERSION:
             self._respond(bytes([cmd + 1, *self.firmware]))
         elif cmd == SAM_CONFIGURATION:

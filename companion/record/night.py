@@ -153,6 +153,9 @@ class Night:
     )
     final: TableState | None = None
     undone: set[int] = field(default_factory=set)
+    odds_cache: dict[tuple[int, str], tuple[TableState, GroupOdds | None]] = field(
+        default_factory=dict, repr=False
+    )
 
 
 @dataclass
@@ -214,6 +217,8 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
     night.final = state
     for perf in perfs.values():
         _close(night, perf, state)
+    for key, curve in night.curves.items():
+        night.curves[key] = [p for p in curve if p[0] not in night.undone]
     for row in night.draws:
         row.undone = row.seq in night.undone
     for g in night.groups:
@@ -277,7 +282,7 @@ def _draw_row(
     if c is None:
         return
     mine = next((g for g in groups(perf, before.rules["intersect"]["mode"]) if hero in g), (hero,))
-    seen = group_odds(before, hero) if odds else None
+    seen = _odds(night, before, hero) if odds else None
     open_ = perfs[perf.number]
     if seen is not None and DRAW_EVENTS[kind] == "draw":
         for h in seen.heroes:
@@ -305,12 +310,26 @@ def _draw_row(
         )
     )
     if odds:
-        after_odds = group_odds(step.after, hero)
+        after_odds = _odds(night, step.after, hero)
         curve = night.curves.setdefault((perf.number, mine), [])
         if not curve and seen is not None:
             curve.append((entry.seq - 1, seen.best_play, seen.as_drawn))
         if after_odds is not None:
             curve.append((entry.seq, after_odds.best_play, after_odds.as_drawn))
+
+
+def _odds(night: Night, state: TableState, hero: str) -> GroupOdds | None:
+    """The engine's odds, asked once per state: the odds after one draw are the odds
+    before the next when nothing came between."""
+    key = (id(state), hero)
+    hit = night.odds_cache.get(key)
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    found = group_odds(state, hero)
+    if len(night.odds_cache) > 16:
+        night.odds_cache.clear()
+    night.odds_cache[key] = (state, found)
+    return found
 
 
 def _close(night: Night, perf: _Open, state: TableState) -> None:

@@ -99,7 +99,17 @@ def mqtt_bridge(service: Service) -> Extension | None:
     config = load_mqtt_config(service.config.mqtt, str(service.config.source))
     if not config.enabled:
         return None
-    return MqttBridge(config, seq=service.store.last_event_seq)
+    from companion.mqtt.bridge import HISTORY
+    from companion.record.journal import JournalError, open_journal
+    from companion.record.narrate import recent
+
+    history: list[dict[str, Any]] = []
+    try:
+        with open_journal(service.store.path) as journal:
+            history = recent(journal, service.loop.state, HISTORY)
+    except JournalError as e:  # the table runs; …/history starts empty
+        log.warning("MQTT history: %s", e)
+    return MqttBridge(config, seq=service.store.last_event_seq, history=history)
 
 
 def load_registry(config: Config, initial: TableState) -> TagRegistry:

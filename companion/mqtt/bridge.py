@@ -28,6 +28,8 @@ import itertools
 import logging
 import queue
 import threading
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -50,6 +52,7 @@ from companion.mqtt.messages import (
     state_messages,
 )
 from companion.mqtt.topics import Topics, level
+from companion.record.narrate import outcome_entry
 from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.view import table_view
@@ -58,6 +61,8 @@ log = logging.getLogger("rhuna.mqtt")
 
 #: commands submitted and not yet answered; past it a command is refused as "busy"
 MAX_PENDING = 1000
+#: narrated journal entries kept on the retained ``…/history`` topic (docs/mqtt.md)
+HISTORY = 20
 #: a burst of outcomes handled before the retained state is brought up to date
 _BURST = 256
 
@@ -143,9 +148,13 @@ class MqttBridge:
     the service resumes a journal): the next event is ``seq + 1``.
     """
 
-    def __init__(self, config: MqttConfig, *, seq: int = 0) -> None:
+    def __init__(
+        self, config: MqttConfig, *, seq: int = 0, history: Iterable[dict[str, Any]] = ()
+    ) -> None:
         self.config = config
         self.seq = seq
+        #: the last narrated journal entries for ``…/history`` (the journal's, then each new one)
+        self.history: collections.deque[dict[str, Any]] = collections.deque(history, maxlen=HISTORY)
         self.stats = BridgeStats()
         self.topics: Topics | None = None
         self._loop: TableLoop | None = None
@@ -410,6 +419,8 @@ class MqttBridge:
             else:
                 reply = reply_ok(transaction, outcome.command, events)
             self._send(t.reply, encode(reply))
+        if outcome.error is None and outcome.command is not None and outcome.seq is not None:
+            self.history.append(outcome_entry(outcome, time.time()))
         self._latest = outcome.state
         self._dirty = True
 
@@ -441,6 +452,7 @@ class MqttBridge:
             ).items():
                 wanted[topic] = encode(config)
         wanted.update(state_messages(view, self.topics))
+        wanted[self.topics.history] = encode({"entries": list(self.history)})
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):
             self._retain(topic, "")  # a hero (and their HA sensors) no longer at the table

@@ -51,6 +51,11 @@ class Topics:
         return f"{self.root}/{name}"
 
     @property
+    def history(self) -> str:
+        """The last narrated journal entries, retained (``rhuna-table history --json``'s shape)."""
+        return f"{self.root}/history"
+
+    @property
     def heroes(self) -> str:
         """Filter matching every hero topic (to find retained heroes no longer at the table)."""
         return f"{self.root}/heroes/+"

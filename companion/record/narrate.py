@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.record.journal import Step
+from companion.record.journal import Entry, Journal, Step
 from engine.narrate import describe
+from engine.state import TableState
+
+if TYPE_CHECKING:
+    from companion.loop import Outcome
 
 #: how a journal ``source`` reads for people: its prefix → a word
 SOURCES = {
@@ -90,3 +94,31 @@ def narrate(step: Step) -> Line:
         command_text(entry.command),
         tuple(describe(step.after, e) for e in entry.events),
     )
+
+
+def outcome_entry(outcome: Outcome, at: float) -> dict[str, Any]:
+    """An accepted command as it is journaled, narrated (the MQTT ``…/history`` entries)."""
+    return Line(
+        int(outcome.seq or 0),
+        at,
+        source_name(outcome.source),
+        command_text(dict(outcome.command or {})),
+        tuple(describe(outcome.state, e) for e in outcome.events),
+    ).to_json()
+
+
+def _entry_line(entry: Entry, state: TableState) -> Line:
+    return Line(
+        entry.seq,
+        entry.at,
+        source_name(entry.source),
+        command_text(entry.command),
+        tuple(describe(state, e) for e in entry.events),
+    )
+
+
+def recent(journal: Journal, state: TableState, n: int) -> list[dict[str, Any]]:
+    """The last ``n`` journal rows narrated against ``state`` (the table now: names and
+    tokens do not change during a session), without replaying the journal."""
+    after = max(0, journal.last_seq() - n)
+    return [_entry_line(e, state).to_json() for e in journal.entries(after)]

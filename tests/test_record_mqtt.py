@@ -1,0 +1,99 @@
+"""The history on MQTT: the retained ``rhuna/<table>/history`` holds the last narrated journal
+entries — what ``rhuna-table history --json`` prints — for the table display (web/table.html).
+A real Mosquitto of the test's own; the service with its emulated hub."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from companion.cli import main
+from companion.config import load_config
+from companion.mqtt import MqttBridge
+from companion.mqtt.bridge import HISTORY
+from companion.service import Service
+from tests.mqtt_support import ARIA, BEGIN, WAIT, Watcher, running_broker
+from tests.service_support import write_config
+
+TOPIC = "rhuna/example/history"
+
+
+@pytest.fixture
+def broker(tmp_path):
+    with running_broker(tmp_path / "broker") as b:
+        yield b
+
+
+def serve(config):
+    service = Service(config)
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    [bridge] = [e for e in service.extensions if isinstance(e, MqttBridge)]
+    assert bridge.wait_ready(WAIT)
+    return service, stop, thread
+
+
+def latest(watcher: Watcher, seq: int) -> dict:
+    """The newest retained history once it reaches journal row ``seq``."""
+
+    def found(ms):
+        got = [m.json() for m in ms if m.topic == TOPIC]
+        return got and got[-1]["entries"] and got[-1]["entries"][-1]["seq"] == seq and got[-1]
+
+    return watcher.wait(found, f"history up to #{seq}")
+
+
+def test_the_retained_history_is_the_last_entries_of_the_journal_narrated(
+    tmp_path, broker, capsys
+) -> None:
+    config = load_config(
+        write_config(tmp_path, f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n')
+    )
+    service, stop, thread = serve(config)
+    try:
+        watcher = Watcher(broker.port, [TOPIC, "rhuna/example/reply"])
+        watcher.send("rhuna/example/command", {**BEGIN, "transaction": "t-1"})
+        watcher.reply("rhuna/example/reply", "t-1")
+        service.loop.submit(ARIA, "worldkeeper")
+        for seed in range(1, 5):
+            service.loop.submit({"cmd": "draw", "hero": "aria", "seed": seed}, "wheel")
+        history = latest(watcher, 6)
+        watcher.close()
+    finally:
+        stop.set()
+        thread.join(15)
+    assert main(["history", str(config.state_dir), "--json"]) == 0
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(printed) == 6
+    keys = ("seq", "time", "source", "command", "events")
+    assert [{k: e[k] for k in keys if k != "time"} for e in history["entries"]] == [
+        {k: e[k] for k in keys if k != "time"} for e in printed
+    ]
+    assert [e["source"] for e in history["entries"]][:3] == ["MQTT", "remote", "wheel"]
+
+
+def test_a_restarted_service_publishes_the_journals_last_entries_at_once(tmp_path, broker) -> None:
+    config = load_config(
+        write_config(tmp_path, f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n')
+    )
+    service, stop, thread = serve(config)
+    service.loop.submit(BEGIN, "worldkeeper")
+    for _ in range(HISTORY + 5):
+        service.loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1}, "worldkeeper")
+    stop.set()  # the service drains its queue before it stops
+    thread.join(15)
+    total = HISTORY + 6
+    service, stop, thread = serve(config)
+    try:
+        watcher = Watcher(broker.port, [TOPIC])
+        history = latest(watcher, total)
+        watcher.close()
+    finally:
+        stop.set()
+        thread.join(15)
+    entries = history["entries"]
+    assert [e["seq"] for e in entries] == list(range(total - HISTORY + 1, total + 1))
+    assert entries[-1]["events"] == [f"Aria now has {2 + HISTORY + 5} Favor, 2 Redraws"]

@@ -141,7 +141,7 @@ class ServedTable:
         assert self.bridge.wait_ready(WAIT), "the service's MQTT bridge did not connect"
         assert self.service.readers[0].wait_online(WAIT), "the emulated hub did not come up"
         self.hub = self.service.emulators["draw-board"]
-        self.slot = 0
+        self.slot = 0  # the next free Draw Board slot
 
     def command(self, cmd: dict[str, Any]) -> Any:
         """Submit a command as the table's own input would; wait until it is committed."""
@@ -164,16 +164,36 @@ class ServedTable:
         return result[0]
 
     def lay(self, token: str) -> None:
-        """Lay ``token`` on the next Draw Board slot (0–3) of the emulated hub, as a player would."""
-        slot = self.slot
-        self.slot = (self.slot + 1) % 4
-        self.hub.lift(slot)
-        time.sleep(0.03)  # the hub must see the slot empty before the next token (3 misses)
-        self.hub.lay(slot, self.service.registry.uid(token))
+        """Lay ``token`` on the next free Draw Board slot (0–3) of the emulated hub, as a player
+        would; with all four taken, the board is cleared first."""
+        if self.slot == 4:
+            self.clear_board()
+        self.hub.lay(self.slot, self.service.registry.uid(token))
+        self.slot += 1
 
-    def clear_board(self) -> None:
-        for slot in range(4):
-            self.hub.lift(slot)
+    def clear_board(self, timeout: float = WAIT) -> None:
+        """Take every token off the Draw Board and wait until the reader has seen each go (a
+        token laid again before that would still be "present", and draw nothing)."""
+        laid = set(range(self.slot))
+        gone: set[int] = set()
+        done = threading.Event()
+
+        def seen(outcome: Any) -> None:
+            tag = outcome.tag
+            if tag is not None and not tag.present and tag.channel in laid:
+                gone.add(tag.channel)
+                if gone == laid:
+                    done.set()
+
+        owner = object()
+        self.service.loop.subscribe(owner, seen)
+        try:
+            for slot in range(4):
+                self.hub.lift(slot)
+            if laid:
+                assert done.wait(timeout), f"the reader did not see slots {laid - gone} emptied"
+        finally:
+            self.service.loop.unsubscribe(owner)
         self.slot = 0
 
     def close(self) -> None:

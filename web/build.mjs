@@ -1,7 +1,7 @@
 // Builds dist/: one classic script (IIFE) per page for Chrome 103 (OBS's browser source, and
 // Mosquitto's http_dir, which sends no Content-Type: module scripts would be refused), plus the
 // pages and the style sheet copied as they are.
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
 const pages = readdirSync("src/pages")
@@ -22,6 +22,23 @@ await build({
   legalComments: "linked",
   logLevel: "warning",
 });
-for (const f of readdirSync("pages")) copyFileSync(`pages/${f}`, `dist/${f}`);
+// Each page is one file: Mosquitto's http_dir answers a request only on its main loop's tick
+// (about 100 ms when nothing else wakes it), so every extra request costs the first paint.
+const css = readFileSync("pages/rhuna.css", "utf8");
+for (const f of readdirSync("pages")) {
+  if (!f.endsWith(".html")) {
+    copyFileSync(`pages/${f}`, `dist/${f}`);
+    continue;
+  }
+  const name = f.slice(0, -5);
+  const js = readFileSync(`dist/${name}.js`, "utf8").replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n");
+  const html = readFileSync(`pages/${f}`, "utf8")
+    .replace('<link rel="stylesheet" href="rhuna.css" />', () => `<style>\n${css}</style>`)
+    .replace(`<script src="${name}.js"></script>`, () => `<script>\n${js.replaceAll("</script", "<\\/script")}</script>`);
+  if (html.includes(`src="${name}.js"`) || html.includes('href="rhuna.css"')) {
+    throw new Error(`pages/${f}: could not inline its script or style sheet`);
+  }
+  writeFileSync(`dist/${f}`, html);
+}
 writeFileSync("dist/BUILT", `${new Date().toISOString()}\n`);
 console.log(`web: built ${pages.map((p) => `${p}.html`).join(", ")} into web/dist/`);

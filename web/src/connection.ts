@@ -35,6 +35,7 @@ export class Connection {
   private client: MqttClient | null = null;
   private waiting = new Map<string, (reply: Reply) => void>();
   private counter = 0;
+  private routed = 0;
   private readonly id = Math.random().toString(36).slice(2, 10);
 
   constructor(
@@ -56,6 +57,7 @@ export class Connection {
 
   start(): void {
     this.store.setLink("connecting");
+    performance.mark("rhuna:connecting");
     const client = mqtt.connect(this.opts.url, {
       clientId: `rhuna-web-${this.id}`,
       username: this.opts.username ?? undefined,
@@ -69,6 +71,7 @@ export class Connection {
     });
     this.client = client;
     client.on("connect", () => {
+      performance.mark("rhuna:connected");
       client.subscribe(this.filters(), { qos: 1 }, (err) => {
         if (err) this.store.setLink("offline", `subscribe refused: ${err.message}`);
         else this.store.setLink("online");
@@ -117,6 +120,7 @@ export class Connection {
   }
 
   private route(topic: string, payload: Uint8Array): void {
+    if (!this.routed++) performance.mark("rhuna:first-message");
     const parts = topic.split("/");
     const table = parts[1];
     const what = parts[2];

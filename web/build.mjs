@@ -31,10 +31,16 @@ for (const f of readdirSync("pages")) {
     continue;
   }
   const name = f.slice(0, -5);
-  const js = readFileSync(`dist/${name}.js`, "utf8").replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n");
+  const js = readFileSync(`dist/${name}.js`, "utf8").replace(
+    /\n\/\/# sourceMappingURL=.*\n?$/,
+    "\n",
+  );
   const html = readFileSync(`pages/${f}`, "utf8")
     .replace('<link rel="stylesheet" href="rhuna.css" />', () => `<style>\n${css}</style>`)
-    .replace(`<script src="${name}.js"></script>`, () => `<script>\n${js.replaceAll("</script", "<\\/script")}</script>`);
+    .replace(
+      `<script src="${name}.js"></script>`,
+      () => `<script>\n${js.replaceAll("</script", "<\\/script")}</script>`,
+    );
   if (html.includes(`src="${name}.js"`) || html.includes('href="rhuna.css"')) {
     throw new Error(`pages/${f}: could not inline its script or style sheet`);
   }

@@ -23,6 +23,7 @@ SUBCOMMANDS = [
     "companion.cli.history",
     "companion.cli.export",
     "companion.cli.sheet",
+    "companion.cli.doctor",
 ]
 
 

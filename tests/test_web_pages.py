@@ -269,10 +269,21 @@ def test_table_display_lists_the_nights_draws_and_outcome_p6_p19(broker, table, 
         table.lay(token)  # one at a time: the hub reports tokens laid together in its own order
         expect(page.locator("#performance .token")).to_have_count(n, timeout=MS)
     table.command({"cmd": "resolve"})
+    # the service's retained …/history: the journal's entries, narrated, newest first here
     items = page.locator("#history-list .history-item")
-    expect(items).to_have_count(5, timeout=MS)
+    expect(items).to_have_count(7, timeout=MS)  # begin, declare, four draws, resolve
     expect(items.first).to_have_class(re.compile(r"kind-outcome"))
+    expect(items.first).to_contain_text(" vs 5 — ")
     expect(items.nth(4)).to_contain_text("draws Aria's skill Ember")
+    expect(items.last).to_contain_text("Performance 1 begins")
+    # a page opened now paints the same history from the retained topic
+    later = page.context.new_page()
+    later.goto(broker.url("table.html", last=3))
+    expect(later.locator("#history-list .history-item")).to_have_count(3, timeout=MS)
+    expect(later.locator("#history-list .history-item").first).to_have_class(
+        re.compile(r"kind-outcome")
+    )
+    later.close()
 
 
 def test_high_contrast_theme_and_scale_follow_the_url(broker, table, page):
@@ -283,3 +294,33 @@ def test_high_contrast_theme_and_scale_follow_the_url(broker, table, page):
     assert size == "44px"  # the table display's 22 px × scale 2
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(0, 0, 0)"
+
+
+def test_the_outcome_shows_what_it_cost_p13_p20(broker, table, page):
+    """Cass Exerts (P9): the overlay shows the service's own words for the cost (…/costs,
+    P13) beside the outcome, and the WorldKeeper's prompt after it (P20)."""
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    table.command(BEGIN)
+    table.command(
+        {
+            "cmd": "declare",
+            "hero": "cass",
+            "shade": "control",
+            "capability": "skill",
+            "action": "target",
+            "exert": True,
+        }
+    )
+    for seed in (4, 5, 6):
+        table.command({"cmd": "draw", "hero": "cass", "seed": seed})
+    table.command({"cmd": "resolve"})
+    view = published(table)
+    [cost] = view["costs"].values()
+    assert cost["text"], view["costs"]
+    perf = page.locator("#performance")
+    expect(perf.locator(".outcome .verdict")).to_have_text(
+        re.compile("SUCCESS|FAILURE"), timeout=MS
+    )
+    expect(perf.locator(".cost").first).to_have_text(f"Cass: {', '.join(cost['text'])}")
+    expect(perf.locator(".costs")).to_contain_text("(P20)")

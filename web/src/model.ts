@@ -50,7 +50,8 @@ export interface PerformanceView {
   contributions: ContributionView[];
   odds: OddsView[];
   outcomes: OutcomeView[];
-  /** the service's words for what the outcome cost (Fatigue, Strain, Wounds, prompts) */
+  /** the service's words for what the Performance cost (Fatigue, Strain, Wounds) and, once
+   * resolved, what it asks the WorldKeeper (Wear, Impact) */
   costs: string[];
 }
 
@@ -92,20 +93,18 @@ function odds(t: TableRecord, g: OddsGroup): OddsView {
   };
 }
 
-/** Event types whose narration says what a resolved Performance cost or asks for. */
-const COST_EVENTS = new Set([
-  "fatigue_gained",
-  "fatigue_overflow",
-  "strain_gained",
-  "strain_overflow",
-  "wound_gained",
-  "wear_prompt",
-  "impact_prompt",
-  "escalation_prompt",
-]);
+/** Event types whose narration asks the WorldKeeper for something after an outcome (P20). */
+const PROMPT_EVENTS = new Set(["wear_prompt", "impact_prompt", "escalation_prompt"]);
 
-/** The narrations of the cost events since the last `performance_resolved` of Performance n. */
-function costs(events: readonly EventMessage[], number: number): string[] {
+/** What the open Performance cost each hero, in the service's words (`…/costs`). */
+function costs(t: TableRecord): string[] {
+  return Object.entries(t.sections.costs ?? {})
+    .filter(([, c]) => c.text.length > 0)
+    .map(([hero, c]) => `${heroName(t, hero)}: ${c.text.join(", ")}`);
+}
+
+/** The narrations of the prompts since the last `performance_resolved` of Performance n. */
+function prompts(events: readonly EventMessage[], number: number): string[] {
   let start = -1;
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i];
@@ -118,7 +117,7 @@ function costs(events: readonly EventMessage[], number: number): string[] {
   if (start < 0) return [];
   return events
     .slice(start + 1)
-    .filter((e) => COST_EVENTS.has(e.type))
+    .filter((e) => PROMPT_EVENTS.has(e.type))
     .map((e) => e.text.trim());
 }
 
@@ -138,7 +137,7 @@ export function performance(t: TableRecord): PerformanceView | null {
       total: r.total,
       difficulty: r.difficulty,
     })),
-    costs: p.resolved ? costs(t.events, p.number) : [],
+    costs: [...costs(t), ...(p.resolved ? prompts(t.events, p.number) : [])],
   };
 }
 
@@ -238,19 +237,47 @@ export function combat(t: TableRecord): CombatView | null {
 export interface HistoryItem {
   seq: number;
   at: string;
-  kind: "draw" | "outcome";
+  kind: "event" | "outcome";
   text: string;
   success: boolean | null;
 }
 
-/** The last `n` draws and outcomes seen on the event stream, newest first. */
+/** A history line that reads as an outcome, for its colour only (the service's own words). */
+function verdict(text: string): boolean | null {
+  if (/\bSUCCESS\b/.test(text)) return true;
+  if (/\bFAILURE\b/.test(text)) return false;
+  return null;
+}
+
+/**
+ * The last `n` things that happened at the table, newest first: the service's retained
+ * `…/history` (the journal, narrated) when it publishes one, else the draws and outcomes this
+ * page saw on the event stream since it opened.
+ */
 export function history(t: TableRecord, n: number): HistoryItem[] {
+  const entries = t.sections.history?.entries;
+  if (entries) {
+    return entries
+      .slice(-n)
+      .reverse()
+      .map((e) => {
+        const text = e.events.length ? e.events.map((x) => x.trim()).join(" · ") : e.command;
+        const success = verdict(text);
+        return {
+          seq: e.seq,
+          at: new Date(e.at * 1000).toISOString(),
+          kind: success === null ? "event" : "outcome",
+          text,
+          success,
+        };
+      });
+  }
   const out: HistoryItem[] = [];
   for (let i = t.events.length - 1; i >= 0 && out.length < n; i--) {
     const e = t.events[i];
     if (!e) continue;
     if (e.type === "token_drawn" || e.type === "favor_called" || e.type === "token_replaced") {
-      out.push({ seq: e.seq, at: e.at, kind: "draw", text: e.text.trim(), success: null });
+      out.push({ seq: e.seq, at: e.at, kind: "event", text: e.text.trim(), success: null });
     } else if (e.type === "performance_resolved") {
       const success = typeof e.success === "boolean" ? e.success : null;
       out.push({ seq: e.seq, at: e.at, kind: "outcome", text: e.text.trim(), success });

@@ -196,13 +196,43 @@ export interface Reply {
   error?: { code: string; message: string; rule?: string; field?: string; fix?: string };
 }
 
+/** `…/costs`: what the open Performance has cost each hero (P13–P15), by hero id. */
+export interface HeroCost {
+  fatigue: number;
+  fatigue_overflows: number;
+  chained_wounds: number;
+  strain: number;
+  strain_overflows: number;
+  wounds: number;
+  /** the service's words: "+2 Fatigue → 1 Strain" */
+  text: string[];
+}
+export type Costs = Record<string, HeroCost>;
+
+/** One narrated journal entry of `…/history` (`rhuna-table history --json`). */
+export interface HistoryEntry {
+  seq: number;
+  at: number;
+  time: string;
+  source: string;
+  command: string;
+  events: string[];
+}
+
+/** `…/history`: the newest journal entries, oldest first. */
+export interface History {
+  entries: HistoryEntry[];
+}
+
 /** The retained state topics under `rhuna/<table>/`, by their last topic level. */
 export interface Sections {
   performance: Performance | null;
   odds: Odds | null;
   time: TimeBoard | null;
   combat: Combat | null;
+  costs: Costs | null;
+  history: History | null;
 }
 
-export const SECTION_NAMES = ["performance", "odds", "time", "combat"] as const;
+export const SECTION_NAMES = ["performance", "odds", "time", "combat", "costs", "history"] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];

@@ -55,7 +55,14 @@ function emptyTable(id: string): TableRecord {
   return {
     id,
     status: "unknown",
-    sections: { performance: null, odds: null, time: null, combat: null },
+    sections: {
+      performance: null,
+      odds: null,
+      time: null,
+      combat: null,
+      costs: null,
+      history: null,
+    },
     heroes: {},
     events: [],
     lastError: null,

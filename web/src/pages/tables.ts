@@ -10,7 +10,13 @@ import { ageText, wallCard } from "../model";
 boot({
   name: "tables",
   defaults: { table: "+", theme: "dark" },
-  connection: { table: "+", sections: ["performance"], heroes: true, events: true, errors: false },
+  connection: {
+    table: "+",
+    sections: ["performance", "history"],
+    heroes: true,
+    events: true,
+    errors: false,
+  },
   render(snap, _ctx, now) {
     const link = byId("status");
     const online = snap.link === "online";

@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from companion.mqtt.messages import state_messages
+from companion.mqtt.topics import Topics
 from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
@@ -58,8 +60,15 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
             running.loop.submit(command, source="script")
         watcher.wait(lambda ms: len(events(watcher)) == 3, "three events")
         expected = as_json(table_view(running.loop.state))
+        # every retained topic published (the state first, the heroes last): a subscriber
+        # that came earlier would get some of them live, not retained
+        retained = state_messages(table_view(running.loop.state), Topics("rhuna", "example"))
         watcher.wait(
-            lambda ms: watcher.last(f"{R}/state").json() == expected, "the state after the draw"
+            lambda ms: all(
+                [m.payload.decode() for m in ms if m.topic == t][-1:] == [p]
+                for t, p in retained.items()
+            ),
+            "every retained topic after the draw",
         )
         late = Watcher(broker.port, [f"{R}/#"])
         try:

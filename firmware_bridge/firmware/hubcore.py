@@ -283,7 +283,7 @@ class Hub:
                 self.faulty[ch] = True
                 self._error(p.ERR_READER_FAULT, ch, "reader not answering: %s" % e)
             return NOISE
-        if result == COLLISION:
+        if isinstance(result, str) and result == COLLISION:  # bytes == str warns in MicroPython
             if not self._collided[ch]:
                 self._collided[ch] = True
                 self._error(p.ERR_COLLISION, ch, "several tags on one reader")

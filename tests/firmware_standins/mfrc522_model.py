@@ -20,7 +20,9 @@ reference drivers guard against (miguelbalboa/rfid ``MFRC522.cpp``):
   for working clones;
 * ``miso_high``: the chip is missing and MISO floats high, every read is
   0xFF; ``dead``: MISO held low, every read is 0x00;
-* ``hung``: the chip accepts a Transceive and never raises an interrupt.
+* ``hung``: the chip accepts a Transceive and never raises an interrupt;
+* ``lift_after(n)``: the cards leave the field after ``n`` more frames, e.g. in
+  the middle of a cascade (a token snatched off the reader mid-read).
 """
 
 COMMAND = 0x01
@@ -127,7 +129,11 @@ class MFRC522Model:
         self.garble = 0
         self.transceives = 0
         self.starting = 0
+        self._lift_in = None
         self._reset()
+
+    def lift_after(self, frames):
+        self._lift_in = frames
 
     def _reset(self):
         self.regs = bytearray(64)
@@ -206,6 +212,12 @@ class MFRC522Model:
 
     def _transmit(self, last_bits):
         self.transceives += 1
+        if self._lift_in is not None:
+            if self._lift_in == 0:
+                self.lift()
+                self._lift_in = None
+            else:
+                self._lift_in -= 1
         if self.hung:
             return
         data = bytes(self.fifo)

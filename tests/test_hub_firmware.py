@@ -459,4 +459,4 @@ def test_the_hub_reports_a_card_lifted_mid_read_once_removed_and_nothing_else(hw
     frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
     tags = [(n, p.parse_tag(pl)) for n, pl in frames if n in ("present", "removed")]
     assert tags == [("removed", (0, UID7))]  # present came in the inventory
-    assert p.parse_inventory([pl for n, pl in frames if n == "inventory"][0])[2] == UID7
+    assert p.parse_inventory(next(pl for n, pl in frames if n == "inventory"))[2] == UID7

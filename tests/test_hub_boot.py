@@ -256,3 +256,27 @@ def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
         log.close()
         os.close(slave)
     assert "Warning" not in (tmp_path / "stderr.txt").read_text()
+
+
+def test_the_flashing_instructions_copy_every_file_the_board_runs():
+    """docs/hardware.md and docs/readers.md list the mpremote copies; the board imports these."""
+    import re
+
+    needed = {"main.py", "hubmain.py"}
+    for f in [
+        FIRMWARE / "main.py",
+        FIRMWARE / "hubmain.py",
+        FIRMWARE / "hubcore.py",
+        FIRMWARE / "mfrc522.py",
+    ]:
+        text = f.read_text()
+        needed |= {
+            f"{m}.py"
+            for m in re.findall(
+                r"^\s+(?:import|from) (protocol|hubcore|mfrc522|hubmain)\b", text, re.M
+            )
+        }
+    for doc in ("hardware.md", "readers.md"):
+        text = (ROOT / "docs" / doc).read_text()
+        copied = set(re.findall(r"^mpremote cp \S+ :(\S+)$", text, re.M))
+        assert copied == needed, (doc, copied ^ needed)

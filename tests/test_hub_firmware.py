@@ -460,3 +460,24 @@ def test_the_hub_reports_a_card_lifted_mid_read_once_removed_and_nothing_else(hw
     tags = [(n, p.parse_tag(pl)) for n, pl in frames if n in ("present", "removed")]
     assert tags == [("removed", (0, UID7))]  # present came in the inventory
     assert p.parse_inventory(next(pl for n, pl in frames if n == "inventory"))[2] == UID7
+
+
+def test_the_watchdog_runs_before_the_first_reader_is_touched_and_is_fed_through_the_resets(hw):
+    """issue 14, 1.1: a reader that hangs the bus at boot restarts the board, too."""
+    config = dict(hw.main.CONFIG, cs=(17, 20))
+    at_first_transfer = []
+
+    class Watching(hw.model.MFRC522Model):
+        def transfer(self, out):
+            if not at_first_transfer:
+                at_first_transfer.append(len(hw.machine.watchdogs))
+            return super().transfer(out)
+
+    hw.machine.attach(17, Watching())
+    slow = hw.model.MFRC522Model()
+    slow.miso_high = True  # every reset of this one fails: three tries
+    hw.machine.attach(20, slow)
+    hw.main.boot(config, transport=Capture(), loops=2)
+    assert at_first_transfer == [1]
+    assert len(hw.machine.watchdogs) == 1, "one watchdog, started once"
+    assert hw.machine.watchdogs[0].fed == 1 + 3 + 2  # each reset try (1 and 3), each loop turn

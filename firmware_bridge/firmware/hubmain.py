@@ -293,8 +293,11 @@ def run(hub, transport, feedback, watchdog_ms=2000, loops=None, wdt=None):
         n += 1
 
 
-def boot(config=CONFIG):
-    """Called by main.py: maintenance or the hub. Returns only to leave the board at the REPL."""
+def boot(config=CONFIG, transport=None, loops=None):
+    """Called by main.py: maintenance or the hub. Returns only to leave the board at the REPL.
+
+    ``transport`` and ``loops`` are for the tests (the USB serial port; run for ever).
+    """
     if _take(MAINTENANCE_FLAG) is not None or _bootsel():
         _write(RESTART_NOTE, DELIBERATE)  # the reset after the update is not a watchdog's
         micropython.kbd_intr(3)
@@ -302,5 +305,5 @@ def boot(config=CONFIG):
         return
     # early: a hang from here on restarts the board (imports are done; resets feed it)
     wdt = machine.WDT(timeout=config["watchdog_ms"]) if config["watchdog_ms"] else None
-    hub, transport, feedback = build(config, wdt=wdt)
-    run(hub, transport, feedback, config["watchdog_ms"], wdt=wdt)
+    hub, transport, feedback = build(config, transport, wdt=wdt)
+    run(hub, transport, feedback, config["watchdog_ms"], loops=loops, wdt=wdt)

@@ -94,10 +94,13 @@ class PanelOutput:
 
 
 def reader_banner(down: Mapping[str, str]) -> Banner:
-    """``Reader draw-board lost: <why>`` (the first), and how many others are down."""
-    name, why = next(iter(down.items()))
-    more = f" (+{len(down) - 1} more)" if len(down) > 1 else ""
-    return Banner(f"Reader {name} down{more}: {why}", "error")
+    """``Reader draw-board is not answering — check the cable: is it plugged in?`` (the first,
+    and how many others are down). The errno text is for the log, not the table."""
+    name = next(iter(down))
+    more = f" (and {len(down) - 1} more)" if len(down) > 1 else ""
+    return Banner(
+        f"Reader {name}{more} is not answering — check the cable: is it plugged in?", "error"
+    )
 
 
 def dial_banner(sel: Mapping[str, Any]) -> Banner | None:
@@ -111,12 +114,21 @@ def dial_banner(sel: Mapping[str, Any]) -> Banner | None:
         return None
     rings = list(sel.get("rings") or [])
     done = [
-        str(sel.get("hero_name") if r == "hero" else sel.get(r))
+        str(sel.get("hero_name")) if r == "hero" else _name(sel.get(r))
         for r in rings[: rings.index(ring)]
         if sel.get(r) is not None
     ]
     options = sel.get("options") or []
     at = sel.get("position")
     now = options[at] if at is not None and at < len(options) else "?"
-    text = " · ".join([*done, f"{ring}: {now}?"]) + (" · Exert" if sel.get("exert") else "")
+    if ring == "hero" and sel.get("hero_name") and now == sel.get("hero"):
+        now = str(sel["hero_name"])
+    text = " · ".join([*done, f"{_name(ring)}: {_name(now)}?"])
+    text += " · Exert" if sel.get("exert") else ""
     return Banner(f"Wheel: {text}", "info")
+
+
+def _name(value: Any) -> str:
+    """A wheel id as the table says it: ``control`` → ``Control``, ``arcane_lore`` → ``Arcane Lore``."""
+    text = str(value)
+    return text.replace("_", " ").title() if text.islower() else text

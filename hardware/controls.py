@@ -228,7 +228,9 @@ class TableControls:
                 for command in commands:
                     self._submit(command, source=SOURCE)
                 selection = self.wheel.selection() if self._on_change else None
-            if self._on_change is not None and selection is not None:
+            # an input that sent a command is shown by the loop's outcome: a selection read now
+            # would show the table before that command (a stale "next hero?" frame)
+            if self._on_change is not None and selection is not None and not commands:
                 self._on_change(selection)
         except Exception:  # a broken table callable must not kill the pin's thread
             self.failures += 1

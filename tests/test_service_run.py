@@ -146,7 +146,10 @@ def test_a_reader_unplugged_is_a_banner_until_it_is_back(running):
         assert time.monotonic() < deadline, service.reader_states
         time.sleep(0.02)
     down = service.output._banner()
-    assert down.severity == "error" and down.text.startswith("Reader draw-board down: ")
+    assert down.severity == "error"
+    # what to do at the table, not errno text (issue 15)
+    assert down.text == "Reader draw-board is not answering — check the cable: is it plugged in?"
+    assert "Errno" not in down.text and "/dev/" not in down.text
     state = service.loop.state
     assert panel_settles_on(service, state, service.output._banner)
     assert (

@@ -228,7 +228,9 @@ def test_the_wheel_on_mock_gpio_declares_through_the_loop_p4(example_state, tmp_
         undone = t.button("undo")
         assert undone.command == {"cmd": "undo"}
         assert t.loop.state.performance.contribution("bren").drawn == ()
-        with pytest.raises(KeyError, match="no 'juggling'"):
+        with pytest.raises(
+            KeyError, match=r"the capability ring has no juggling \(it offers: skill, "
+        ):
             t.dial({"hero": "aria", "capability": "juggling"})
 
 
@@ -250,7 +252,8 @@ def test_the_dial_banner_says_what_is_dialled_so_far():
         "warning": None,
         "message": None,
     }
-    assert dial_banner(sel).text == "Wheel: Aria · control · skill · action: defend? · Exert"
+    # names as the table says them, not ids (issue 15)
+    assert dial_banner(sel).text == "Wheel: Aria · Control · Skill · Action: Defend? · Exert"
     assert dial_banner({**sel, "warning": "the sheet says Adept"}).severity == "warning"
     assert dial_banner({**sel, "mode": "idle", "ring": None}) is None
 

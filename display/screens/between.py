@@ -45,6 +45,7 @@ def draw(c: Canvas, box: Box, view: View) -> None:
     # is wrapped, never cut; then the optional lines, while every hero keeps a row (T3, T10)
     blocking = _blocking_lines(time) if time is not None else []
     extra = _time_lines(time, view, roomy=c.spec.roomy) if time is not None else []
+    extra = _hurt_lines(view) + extra  # after a fight, until healed (C9, C10)
     row_h = max(_lh(m.body) + 2, int(m.small * 1.5))
     need_heroes = _lh(m.small) + 1 + len(heroes) * row_h
     compact_h = _lh(m.small) * 2 + 1 if heroes else 0
@@ -74,6 +75,39 @@ def draw(c: Canvas, box: Box, view: View) -> None:
         _compact_heroes(c, rest, heroes)
     else:
         _heroes(c, rest, heroes, time, row_h)
+
+
+def _hurt_lines(view: View) -> list[str]:
+    """``Hurt: Aria 1 injury (bleeding)``, one line a combatant — the roster's
+    injuries and conditions stay after ``end_combat`` until they are healed (C2, C9, C10)."""
+    if section(view, "combat") is not None:
+        return []  # the fight is on: the combat screen shows them
+    parts = []
+    for p in view.get("roster") or []:
+        if not isinstance(p, Mapping) or p.get("dead"):
+            continue
+        injuries = int(p.get("injuries") or 0)
+        kinds = list(
+            dict.fromkeys(
+                str(i.get("type")) for i in p.get("injury_list") or [] if isinstance(i, Mapping)
+            )
+        )
+        conditions = [
+            f"{k.get('name')}" + (f" {k.get('level')}" if k.get("level") else "")
+            for k in p.get("conditions") or []
+            if isinstance(k, Mapping)
+        ]
+        if not injuries and not conditions:
+            continue
+        what = []
+        if injuries:
+            what.append(
+                f"{injuries} injur{'y' if injuries == 1 else 'ies'}"
+                + (f" ({', '.join(kinds)})" if kinds else "")
+            )
+        what += conditions
+        parts.append(f"Hurt: {p.get('name') or p.get('id')} {', '.join(what)}")
+    return parts
 
 
 def _blocking_lines(time: Mapping[str, Any]) -> list[str]:

@@ -124,6 +124,13 @@ def roster_view(state: TableState) -> list[dict[str, Any]]:
             "dead": c.dead,
             "in_fight": fight is not None and fight.token(c.id) is not None,
             "injuries": c.injury_count,
+            "injury_list": [
+                {"type": i.type, "hits": i.hits, "detail": i.detail, "source": i.source}
+                for i in c.injuries
+            ],
+            "conditions": [
+                {"name": k.name, "level": k.level, "attribute": k.attribute} for k in c.conditions
+            ],
             "reflex": c.reflex,
             "renown": c.renown,
         }

@@ -10,6 +10,8 @@ One run measures, on one broker (plain + websockets listeners, ``set_tcp_nodelay
    cancel; only the draws are timed.
 2. **token → event**: the same draws, until a paho client on the plain listener receives the
    service's ``token_drawn`` event (the service's share of (1)).
+2b. **command → DOM**: the same draws submitted straight to the service's loop (as a reader's
+   tag becomes a command), until the DOM shows them: (1) without the emulated hub's polling.
 3. **raw paho**: paho publish → receive of a small QoS 1 message on the same broker (the
    floor any MQTT subscriber pays); (1) / (3) is the ratio reported.
 4. **first paint**: a fresh page opens the overlay mid-Performance; time from navigation start
@@ -35,6 +37,7 @@ from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
@@ -147,6 +150,24 @@ def raw_paho(port: int, n: int) -> list[float]:
     return out
 
 
+def submitted(table: ServedTable, page: Any, n: int) -> list[float]:
+    """Draw commands put straight on the service's queue → the overlay's DOM."""
+    out: list[float] = []
+    while len(out) < n:
+        table.command(dict(BEGIN))
+        table.command({**DECLARE, "action": "target"})
+        page.evaluate("window.__seen = {}")
+        for token in TOKENS[: min(4, n - len(out))]:
+            t0 = time.time() * 1000
+            table.service.loop.submit({"cmd": "draw", "hero": "aria", "token": token}, "bench")
+            page.wait_for_function(
+                f"window.__seen[{token!r}] !== undefined", timeout=10_000, polling=5
+            )
+            out.append(page.evaluate(f"window.__seen[{token!r}]") - t0)
+        table.command({"cmd": "cancel_performance"})
+    return out
+
+
 def draws(
     table: ServedTable, page: object, watcher: Paho, n: int
 ) -> tuple[list[float], list[float]]:
@@ -233,6 +254,7 @@ def main() -> int:
                 )
                 raw = raw_paho(broker.port, args.draws)
                 to_dom, to_event = draws(table, page, watcher, args.draws)
+                cmd_dom = submitted(table, page, args.draws)
                 raw_after = raw_paho(broker.port, args.draws)
                 # mid-Performance, for the first paint from retained state
                 table.command(dict(BEGIN))
@@ -259,6 +281,7 @@ def main() -> int:
             "  of which broker → page → DOM", [d - e for d, e in zip(to_dom, to_event, strict=True)]
         )
     )
+    print(line("draw command → overlay DOM", cmd_dom))
     print(
         f"  ratio token→DOM / raw paho:         p50 {statistics.median(to_dom) / statistics.median(raw_all):6.1f}×"
         f"   p99 {pct(to_dom, 0.99) / pct(raw_all, 0.99):6.1f}×"

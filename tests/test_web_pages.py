@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from engine.view import table_view
+from tests.conftest import ROOT
 from tests.mqtt_support import ARIA, BEGIN, WAIT, Watcher
 from tests.web_support import (
     SERVICE_PASSWORD,
@@ -324,3 +325,70 @@ def test_the_outcome_shows_what_it_cost_p13_p20(broker, table, page):
     )
     expect(perf.locator(".cost").first).to_have_text(f"Cass: {', '.join(cost['text'])}")
     expect(perf.locator(".costs")).to_contain_text("(P20)")
+
+
+def test_the_overlay_shows_the_combat_wheel_and_forecast_c1_c3(tmp_path, broker, page):
+    """During a fight (examples/fight.toml): who acts on which tick of the six-tick wheel (C1,
+    C3) and the attack forecast, as the service publishes them."""
+    fight = ROOT / "examples" / "fight.toml"
+    with served_table(tmp_path / "fight", broker, table_file=fight) as table:
+        page.goto(broker.url("overlay.html", table="fight"))
+        expect_live(page)
+        lines = (ROOT / "examples" / "fight.jsonl").read_text().splitlines()
+        for raw in [x for x in lines if x.strip() and not x.startswith("#")][:3]:
+            table.command(json.loads(raw))
+        combat = published(table)["combat"]
+        section = page.locator("#combat")
+        expect(section.locator("h2")).to_have_text(
+            f"Fight {combat['fight']} · Round {combat['round']} · Tick {combat['tick']}",
+            timeout=MS,
+        )
+        names = {c["id"]: c["name"] for c in combat["combatants"]}
+        for tick, ids in combat["wheel"].items():
+            expect(section.locator(f'.tick[data-tick="{tick}"] .tick-names')).to_have_text(
+                ", ".join(names[i] for i in ids)
+            )
+        expect(section.locator(f'.tick.now[data-tick="{combat["tick"]}"]')).to_have_count(1)
+        expect(section.locator(".forecast li")).to_have_count(len(combat["forecast"]))
+        first = combat["forecast"][0]
+        expect(section.locator(".forecast li").first).to_contain_text(
+            f"{names[first['attacker']]} → {first['target_name']}"
+        )
+
+
+def test_reduced_motion_and_the_reveal_delay(browser, broker, table):
+    """prefers-reduced-motion: nothing animates; delay=…: a draw shows only after the delay."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        page.goto(broker.url("overlay.html", delay=1500))
+        expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+        assert page.evaluate("document.documentElement.dataset.motion") == "off"
+        table.command(BEGIN)
+        table.command(ARIA)
+        watcher = watcher_for(broker)
+        try:
+            table.lay("aria.ember.skill")
+            wait_token_drawn(watcher, "aria.ember.skill")
+        finally:
+            watcher.close()
+        shown_at = time.monotonic()
+        token = page.locator('#performance .token[data-token="aria.ember.skill"]')
+        expect(token).to_have_count(0)  # held back by the reveal delay
+        expect(token).to_have_count(1, timeout=MS)
+        assert time.monotonic() - shown_at > 1.0
+        assert page.evaluate("document.getAnimations().length") == 0
+    finally:
+        context.close()
+
+
+def test_the_narrow_layout_fits_a_side_column(broker, table, page):
+    page.goto(broker.url("overlay.html", layout="narrow", panels="performance,heroes"))
+    expect_live(page)
+    table.command(BEGIN)
+    table.command(ARIA)
+    expect(page.locator("#performance .hero-name")).to_have_text("Aria", timeout=MS)
+    box = page.locator("#app").bounding_box()
+    assert box is not None and box["width"] <= 500, box
+    expect(page.locator("#time")).to_be_hidden()
+    expect(page.locator("#combat")).to_be_hidden()

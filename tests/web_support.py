@@ -121,14 +121,23 @@ def running_web_broker(workdir: Path) -> Iterator[WebBroker]:
 class ServedTable:
     """The real service on an emulated config, publishing on ``broker``; lay tokens on its hub."""
 
-    def __init__(self, folder: Path, broker: Broker, table_id: str | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        broker: Broker,
+        table_id: str | None = None,
+        table_file: Path | None = None,
+    ) -> None:
         extra = (
             f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
             f'username = "{SERVICE_USER}"\npassword = "{SERVICE_PASSWORD}"\n'
             "reconnect_min_delay = 1\nreconnect_max_delay = 1\n"
             + (f'table_id = "{table_id}"\n' if table_id else "")
         )
-        self.config = load_config(write_config(folder, extra))
+        config = write_config(folder, extra)
+        if table_file is not None:  # another table file than the example's (a fight's)
+            shutil.copy(table_file, folder / "table.toml")
+        self.config = load_config(config)
         self.service = Service(self.config)
         self.stop_flag = threading.Event()
         self.thread = threading.Thread(target=self.service.run, args=(self.stop_flag,), daemon=True)
@@ -203,9 +212,9 @@ class ServedTable:
 
 @contextmanager
 def served_table(
-    folder: Path, broker: Broker, table_id: str | None = None
+    folder: Path, broker: Broker, table_id: str | None = None, table_file: Path | None = None
 ) -> Iterator[ServedTable]:
-    table = ServedTable(folder, broker, table_id)
+    table = ServedTable(folder, broker, table_id, table_file)
     try:
         yield table
     finally:

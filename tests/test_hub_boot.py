@@ -190,7 +190,7 @@ import machine
 import mfrc522_model
 import utime
 
-T0 = utime.ticks_ms()
+BOOT_MS = utime.ticks_ms()
 
 
 class TimedChip(mfrc522_model.MFRC522Model):
@@ -201,7 +201,7 @@ class TimedChip(mfrc522_model.MFRC522Model):
         self.script = [(lay_ms, uid), (lift_ms, None)]
 
     def _transmit(self, last_bits):
-        if self.script and utime.ticks_diff(utime.ticks_ms(), T0) >= self.script[0][0]:
+        if self.script and utime.ticks_diff(utime.ticks_ms(), BOOT_MS) >= self.script[0][0]:
             _, uid = self.script.pop(0)
             if uid is None:
                 self.lift()

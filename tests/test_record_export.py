@@ -159,6 +159,43 @@ def test_history_follows_a_running_service_without_blocking_it(tmp_path) -> None
         running.close()
 
 
+def test_history_follows_into_the_next_session(tmp_path) -> None:
+    """`run --new-session` archives the journal under the follower: it prints the rows it
+    had not yet printed, then follows the new session's journal."""
+    config = setup_table(tmp_path)
+    running = start(config)
+    out = io.StringIO()
+    stop = threading.Event()
+    state_dir = running.service.config.state_dir
+    try:
+        running.command({"cmd": "begin_performance", "difficulty": 4})
+        journal = open_journal(state_dir / "journal.sqlite")
+        follower = threading.Thread(
+            target=history,
+            args=(journal, out),
+            kwargs={"follow": True, "stop": stop, "poll": 0.05},
+            daemon=True,
+        )
+        follower.start()
+        running.command({"cmd": "adjust_hero", "hero": "aria", "favor": 1})
+    finally:
+        running.close()
+    running = start(config, new_session=True)
+    try:
+        running.command({"cmd": "adjust_hero", "hero": "bren", "favor": 1})
+        deadline = time.monotonic() + 10
+        while "Bren now has" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        follower.join(5)
+        journal.close()
+        running.close()
+    text = out.getvalue()
+    assert text.index("Aria now has 3 Favor") < text.index("a new session begins")
+    assert text.index("a new session begins") < text.index("Bren now has 2 Favor")
+
+
 # --- export --------------------------------------------------------------------------------
 
 

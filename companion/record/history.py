@@ -9,12 +9,13 @@ the state it has, and prints them.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from companion.record.journal import Journal
+from companion.record.journal import CURRENT, Journal, JournalError, open_journal
 from companion.record.narrate import Line, narrate
 from engine.state import TableState
 
@@ -55,9 +56,46 @@ def history(
             _show([narrate(step)], out, as_json)
             printed += 1
     stop = stop or threading.Event()
-    while follow and not stop.wait(poll):
-        for step in journal.steps(state, seq):
-            state, seq = step.after, step.entry.seq
-            _show([narrate(step)], out, as_json)
-            printed += 1
+    current = journal.session_id == CURRENT
+    seen = _inode(journal.path)
+    opened: Journal | None = None
+    try:
+        while follow and not stop.wait(poll):
+            moved = current and _inode(journal.path) not in (None, seen)
+            for step in journal.steps(state, seq):  # what it got before it was archived too
+                state, seq = step.after, step.entry.seq
+                _show([narrate(step)], out, as_json)
+                printed += 1
+            if moved:  # `run --new-session` archived it: follow the new session
+                fresh = _reopen(journal.path, table)
+                if fresh is None:
+                    continue  # still being created: look again next time
+                if opened is not None:
+                    opened.close()
+                journal = opened = fresh[0]
+                seen, state, seq = _inode(journal.path), fresh[1], 0
+                if not as_json:
+                    out.write(f"--- a new session begins ({journal.path}) ---\n")
+    finally:
+        if opened is not None:
+            opened.close()
     return printed
+
+
+def _reopen(path: Path, table: str | Path | None) -> tuple[Journal, TableState] | None:
+    try:
+        journal = open_journal(path)
+    except JournalError:
+        return None
+    try:
+        return journal, journal.initial_state(table)
+    except JournalError:
+        journal.close()
+        return None
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None

@@ -333,7 +333,12 @@ def locate(session: str | None, state_dir: str | Path | None, config: str | Path
     if state_dir is None and (session is None or not Path(session).exists()) and config:
         from companion.config import load_config
 
-        state_dir = load_config(config).state_dir
+        try:
+            state_dir = load_config(config).state_dir
+        except ConfigError:
+            if session is None:
+                raise
+            # a mistyped path, most likely: say that, not that the default config is missing
     if session is None:
         if state_dir is None:
             raise JournalError("give a session: a state directory, a journal file or --state-dir")

@@ -119,7 +119,7 @@ class MFRC522Model:
     ``garble`` corrupts the next N received frames (a parity error).
     """
 
-    def __init__(self, version=0x92, startup=10):
+    def __init__(self, version=0x92, startup=3):
         self.version = version
         self.startup = startup
         self.cards = []

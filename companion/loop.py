@@ -16,6 +16,7 @@ committed is the new state kept and anyone told. A journal that cannot write
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -168,18 +169,18 @@ class TableLoop:
         try:
             state, events = apply(self.state, command)
         except CommandRejected as e:
-            log.info("%s: refused %r: %s", source, command, e.violation)
+            log.info("%s: refused %s: %s", source, as_json(command), e.violation)
             return Outcome(source, self.state, shown, error=e.violation, tag=tag)
         outcome = Outcome(source, state, command, tuple(events), tag=tag)
         if self.journal is not None:
             try:
                 outcome = replace(outcome, seq=self.journal(outcome))
             except Unsavable as e:  # the command itself, not the disk
-                log.info("%s: refused %r: %s", source, command, e)
+                log.info("%s: refused %s: %s", source, as_json(command), e)
                 error = RuleViolation(str(e), fix=inputs.FIX, code="malformed")
                 return Outcome(source, self.state, error=error, tag=tag)
             except Exception as e:  # not committed: not acknowledged, so not kept
-                log.error("%s: %r not saved, so not applied: %s", source, command, e)
+                log.error("%s: %s not saved, so not applied: %s", source, as_json(command), e)
                 return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
         self.state = state
         return outcome
@@ -198,3 +199,14 @@ def not_saved(error: Exception) -> RuleViolation:
         fix="the state directory's disk may be full or read-only: free space or fix it, then"
         " do it again",
     )
+
+
+def as_json(command: Any) -> str:
+    """A command as the log shows it: the JSON people send (``{"cmd": "draw", …}``), never a
+    Python dict's repr; anything else (a tag event) as it prints itself."""
+    if isinstance(command, Mapping):
+        try:
+            return json.dumps(dict(command), ensure_ascii=False, default=str)
+        except (TypeError, ValueError):  # a cycle: the loop's input guard refuses those
+            pass
+    return str(command)

@@ -34,7 +34,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from companion.config import Config, ReaderConfig
-from companion.loop import Outcome, TableLoop
+from companion.loop import Outcome, TableLoop, as_json
 from companion.panel_output import PanelOutput
 from companion.sdnotify import Notifier
 from companion.store import Restored, Store, archive
@@ -428,4 +428,4 @@ class Service:
         if outcome.error is not None and outcome.error.code == "store":
             self.notifier.status(f"the journal cannot be written: {outcome.error.message}")
         elif outcome.command is not None and outcome.error is None:
-            log.debug("#%s %s: %s", outcome.seq, outcome.source, dict(outcome.command))
+            log.debug("#%s %s: %s", outcome.seq, outcome.source, as_json(outcome.command))

@@ -27,8 +27,19 @@ SUBCOMMANDS = [
 ]
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml), or "unknown" from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rhuna-table")
+    except PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rhuna-table", description="The Rhuna table companion.")
+    parser.add_argument("--version", action="version", version=f"rhuna-table {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(name).register(sub)

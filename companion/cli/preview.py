@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
-from engine.textfile import read_text
+from engine.textfile import decode, read_text
 
 
 def register(sub: Any) -> None:
@@ -30,13 +30,40 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--banner", help="also show this error banner")
     p.add_argument("--severity", default="error", choices=SEVERITIES, help="banner severity")
-    p.add_argument("--scale", type=int, default=1, help="enlarge the PNG (pixels stay square)")
+    p.add_argument(
+        "--scale",
+        type=_scale,
+        default=1,
+        help=f"enlarge the PNG 1 to {MAX_SCALE} times (pixels stay square)",
+    )
     p.set_defaults(func=run)
+
+
+#: a 7.5" frame at 8× is 6400×3840: larger is memory, not detail
+MAX_SCALE = 8
+
+
+def _scale(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a whole number (1 to {MAX_SCALE})"
+        ) from None
+    if not 1 <= n <= MAX_SCALE:
+        raise argparse.ArgumentTypeError(f"{n} is not from 1 to {MAX_SCALE}")
+    return n
+
+
+def _stdin() -> str:
+    """Standard input as UTF-8 text: bytes where there are bytes, so a binary pipe is one line."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return decode(buffer.read(), "standard input") if buffer is not None else sys.stdin.read()
 
 
 def _read(path: str) -> Any:
     try:
-        text = sys.stdin.read() if path == "-" else read_text(path)
+        text = _stdin() if path == "-" else read_text(path)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
     try:

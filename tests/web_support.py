@@ -127,10 +127,11 @@ class ServedTable:
         broker: Broker,
         table_id: str | None = None,
         table_file: Path | None = None,
+        login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
     ) -> None:
         extra = (
             f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
-            f'username = "{SERVICE_USER}"\npassword = "{SERVICE_PASSWORD}"\n'
+            f'username = "{login[0]}"\npassword = "{login[1]}"\n'
             "reconnect_min_delay = 1\nreconnect_max_delay = 1\n"
             + (f'table_id = "{table_id}"\n' if table_id else "")
         )
@@ -212,9 +213,13 @@ class ServedTable:
 
 @contextmanager
 def served_table(
-    folder: Path, broker: Broker, table_id: str | None = None, table_file: Path | None = None
+    folder: Path,
+    broker: Broker,
+    table_id: str | None = None,
+    table_file: Path | None = None,
+    login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
 ) -> Iterator[ServedTable]:
-    table = ServedTable(folder, broker, table_id, table_file)
+    table = ServedTable(folder, broker, table_id, table_file, login)
     try:
         yield table
     finally:

@@ -137,7 +137,8 @@ export class Connection {
       console.warn(`rhuna: ${topic}: not JSON, ignored`);
       return;
     }
-    if ((SECTION_NAMES as readonly string[]).includes(what) && parts.length === 3) {
+    const sections: readonly string[] = this.opts.sections ?? SECTION_NAMES;
+    if (sections.includes(what) && parts.length === 3) {
       this.store.setSection(table, what as SectionName, data);
     } else if (what === "heroes" && parts[3] !== undefined) {
       this.store.setHero(table, parts[3], data as Hero | null);

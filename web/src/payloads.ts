@@ -232,7 +232,10 @@ export interface Sections {
   combat: Combat | null;
   costs: Costs | null;
   history: History | null;
+  /** `…/state`, when the page follows it (ConnectionOptions.sections) */
+  state?: TableView | null;
 }
 
 export const SECTION_NAMES = ["performance", "odds", "time", "combat", "costs", "history"] as const;
-export type SectionName = (typeof SECTION_NAMES)[number];
+/** `state` (the whole table in one message) only for pages that ask for it: the remote */
+export type SectionName = (typeof SECTION_NAMES)[number] | "state";

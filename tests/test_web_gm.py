@@ -1,0 +1,339 @@
+"""gm.html, the WorldKeeper's remote, clicked through in Debian's Chromium on a phone-size screen.
+
+Everything is real: Mosquitto with the password file and ACL that `rhuna-table accounts`
+writes (the page logs in as ``example.gm``, the service as ``example.service``), the
+service as ``rhuna-table run`` builds it, and the built page served by Mosquitto's
+websockets listener. After every click the test waits for the page to show the
+service's reply and then checks the service's own state.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from companion import accounts as A
+from tests.mqtt_support import WAIT, Broker, free_port
+from tests.web_support import built_pages, playwright_chromium, screenshot, served_table
+
+ROOT = Path(__file__).resolve().parent.parent
+PHONE = {"width": 390, "height": 844}
+
+
+class AccountsBroker(Broker):
+    """Mosquitto with the generated accounts, and a websockets listener serving web/dist."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.folder = workdir / "mqtt"
+        self.accounts = A.add_table(A.Accounts(), "example")
+        A.save(self.folder, self.accounts)
+        self.ws_port = free_port()
+        super().__init__(
+            workdir,
+            extra=(
+                f"password_file {self.folder / A.PASSWD_FILE}\nacl_file {self.folder / A.ACL_FILE}\n"
+                f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n"
+                f"http_dir {built_pages()}\nset_tcp_nodelay true\n"
+            ),
+        )
+
+    def login(self, role: str) -> tuple[str, str]:
+        t = self.accounts.tables["example"]
+        password = {"service": t.service, "gm": t.gm}.get(role) or t.viewers[role]
+        return A.user("example", role), password
+
+    def url(self, role: str = "gm", **params: Any) -> str:
+        user, password = self.login(role)
+        query = {
+            "broker": f"ws://127.0.0.1:{self.ws_port}/",
+            "table": "example",
+            "username": user,
+            "password": password,
+            **params,
+        }
+        return f"http://127.0.0.1:{self.ws_port}/gm.html?{urlencode(query)}"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    built_pages()
+    with playwright_chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def rig(tmp_path: Path, browser: Any) -> Iterator[tuple[Any, Any, AccountsBroker]]:
+    broker = AccountsBroker(tmp_path / "broker")
+    broker.start()
+    try:
+        with served_table(tmp_path / "svc", broker, login=broker.login("service")) as table:
+            context = browser.new_context(
+                viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
+            )
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(broker.url())
+            page.wait_for_selector("#status[data-state='live']", timeout=WAIT * 1000)
+            # the whole table (…/state: bags, roster, Undo depth) has arrived
+            page.wait_for_function(
+                "() => window.rhuna.store.snapshot.tables.get('example')?.sections.state",
+                timeout=WAIT * 1000,
+            )
+            yield page, table, broker
+            context.close()
+            assert errors == [], errors
+    finally:
+        broker.stop()
+
+
+def state(table: Any) -> Any:
+    return table.service.loop.state
+
+
+def replied(page: Any, key: str, expect: str = "ok") -> Any:
+    """Wait for the reply in outlet ``key`` and return it; it must be ``expect``."""
+    out = page.locator(f"output.reply[data-for='{key}']")
+    try:
+        page.wait_for_function(
+            "k => { const o = document.querySelector(`output.reply[data-for='${k}']`);"
+            " return o && !['pending', 'idle'].includes(o.dataset.state); }",
+            arg=key,
+            timeout=WAIT * 1000,
+        )
+    except Exception:
+        shot = screenshot(page, f"gm-timeout-{key}")
+        found = page.eval_on_selector_all(
+            "output.reply", "els => els.map(e => [e.dataset.for, e.dataset.state, e.textContent])"
+        )
+        pytest.fail(f"no reply in outlet {key!r} (outlets: {found}; screenshot {shot})")
+    got = out.get_attribute("data-state")
+    assert got == expect, out.inner_text()
+    return out
+
+
+def wait_state(table: Any, check: Any, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not check(state(table)):
+        assert time.monotonic() < deadline, f"the service never got {what}"
+        time.sleep(0.02)
+
+
+def tab(page: Any, name: str) -> None:
+    page.click(f"nav.tabs button[data-tab='{name}']")
+
+
+def test_a_whole_performance_by_clicking(rig):
+    page, table, _ = rig
+    # P19: begin with a Difficulty of 6, Weight off
+    page.click("button[data-difficulty='6']")
+    page.click("#performance-panel button:has-text('Begin')")
+    replied(page, "begin")
+    assert state(table).performance.difficulty == 6
+    # P1–P4: declare for Aria without a wheel
+    card = page.locator(".card", has_text="Aria: declare")
+    card.locator("select[name='capability']").select_option("skill")
+    card.locator("select[name='shade']").select_option("control")
+    card.locator("select[name='action']").select_option("target")
+    card.locator("button:has-text('Declare Aria')").click()
+    replied(page, "declare-aria")
+    [c] = state(table).performance.contributions
+    assert (c.hero, c.capability, c.shade.value) == ("aria", "skill", "control")
+    # P6: draw by picking from the bag's current contents (a tag the reader missed)
+    page.click("button[data-token='aria.ember.skill']")
+    out = replied(page, "draw-aria")
+    assert "Aria draws Aria's skill Ember" in out.inner_text()
+    assert [t for t in state(table).performance.contributions[0].drawn] == ["aria.ember.skill"]
+    # the token left the bag: the page no longer offers it
+    page.wait_for_selector("button[data-token='aria.ember.skill']", state="detached")
+    screenshot(page, "gm-performance-drawing")
+    page.click(".card:has-text('Aria:') button:has-text('Draw at random')")
+    replied(page, "draw-aria")
+    assert len(state(table).performance.contributions[0].drawn) == 2
+    # P11: Redraw (Adept) the first token
+    page.locator(".card:has-text('Aria:') select[name='replace']").select_option("aria.ember.skill")
+    page.click(".card:has-text('Aria:') button:has-text('Redraw')")
+    replied(page, "draw-aria")
+    contribution = state(table).performance.contributions[0]
+    assert "aria.ember.skill" not in contribution.drawn
+    assert state(table).heroes["aria"].redraws == 1
+    # P18: Call Favor
+    page.click(".card:has-text('Aria:') button:has-text('Call Favor')")
+    replied(page, "draw-aria")
+    assert len(state(table).performance.contributions[0].favor) == 1
+    # P6: an Adept draws 4; the service says how many are left, the page only shows it
+    while state(table).performance.contributions[0].draws_left > 0:
+        page.click(".card:has-text('Aria:') button:has-text('Draw at random')")
+        replied(page, "draw-aria")
+    # P19, P20: resolve; then P22: reset
+    page.click("button:has-text('Resolve')")
+    replied(page, "perf")
+    assert state(table).performance.resolved
+    page.wait_for_selector(".outcome")
+    screenshot(page, "gm-performance-resolved")
+    page.click("button:has-text('Reset')")
+    replied(page, "perf")
+    assert state(table).performance is None
+    page.wait_for_selector("button[data-difficulty='6']")
+
+
+def test_undo_says_what_it_takes_back_and_takes_it_back(rig):
+    page, table, _ = rig
+    page.click("#performance-panel button:has-text('Begin')")
+    replied(page, "begin")
+    undo = page.locator("#undo")
+    page.wait_for_function(
+        "() => /Performance 1 begins|Difficulty/.test(document.querySelector('#undo').textContent)"
+    )
+    label = undo.inner_text()
+    assert label.startswith("Undo: ") and "5" in label, label
+    undo.click()
+    replied(page, "undo")
+    assert state(table).performance is None
+    page.wait_for_function("() => document.querySelector('#undo').disabled")
+    assert page.locator("#undo").inner_text() == "Nothing to undo"
+
+
+def test_a_refused_command_shows_its_rule_id_and_changes_nothing(rig):
+    page, table, _ = rig
+    before = state(table)
+    tab(page, "all")
+    page.select_option("#command-pick", "begin_performance")
+    form = page.locator("#command-form")
+    form.locator("input[name='difficulty']").fill("9")
+    form.locator("button[data-send='begin_performance']").click()
+    out = replied(page, "all-begin_performance", "refused")
+    text = out.inner_text()
+    assert "[P19]" in text and "outside 3–8" in text and "fix:" in text
+    screenshot(page, "gm-refused")
+    assert state(table) is before  # the loop did not even replace its state
+    # a required field left empty is caught before anything is sent
+    page.select_option("#command-pick", "declare")
+    page.locator("#command-form button[data-send='declare']").click()
+    out = page.locator("output.reply[data-for='all-declare']")
+    assert out.get_attribute("data-state") == "invalid" and "hero is needed" in out.inner_text()
+
+
+def test_every_command_of_the_vocabulary_has_a_form(rig):
+    page, _, _ = rig
+    schema = json.loads((ROOT / "docs" / "commands.schema.json").read_text())
+    tab(page, "all")
+    for entry in schema["oneOf"]:
+        name = entry["title"]
+        fields = sorted(k for k in entry["properties"] if k not in ("cmd", "id", "source"))
+        page.select_option("#command-pick", name)
+        shown = page.eval_on_selector_all(
+            "#command-form .fields [data-field]", "els => els.map(e => e.dataset.field)"
+        )
+        assert sorted(shown) == fields, name
+
+
+def test_a_time_draw_with_its_prompt_answered_where_it_is_shown(rig):
+    page, table, _ = rig
+    tab(page, "time")
+    # T1: the session has begun with the weather unknown; draw it from the Overworld bag
+    assert state(table).time.weather is None
+    page.click("#time-panel .card:has-text('Weather') button:has-text('Overworld')")
+    replied(page, "weather")
+    assert state(table).time.weather is not None
+    # T3, T4: pick the Minor token drawn from the Morning bag; the service takes it
+    page.click("#time-panel summary:has-text('Or pick the token drawn')")
+    page.click("button[data-token='time.morning.minor.opportunity.1']")
+    replied(page, "time")
+    assert state(table).time.pending.token == "time.morning.minor.opportunity.1"
+    page.click("#time-panel button:has-text('Resolve')")
+    replied(page, "time")
+    assert state(table).time.pending is None and state(table).time.minor_done == 1
+    [prompt] = state(table).time.prompts
+    card = page.locator(f".card[data-prompt='{prompt.id}']")
+    card.wait_for()
+    screenshot(page, "gm-time-prompt")
+    card.locator("button:has-text('Done')").click()
+    replied(page, f"prompt-{prompt.id}")
+    assert state(table).time.prompts == ()
+    card.wait_for(state="detached")
+
+
+def add_foe(page: Any, cid: str, reflex: int = 1) -> None:
+    details = page.locator("details[data-add='combatant']")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    form = details.locator(".command-form")
+    for name, value in {
+        "combatant": cid,
+        "reflex": reflex,
+        "might": 2,
+        "dodge": 1,
+        "parry": 1,
+        "fortitude": 2,
+        "speed": 4,
+        "damage": 1,
+    }.items():
+        form.locator(f"[name='{name}']").fill(str(value))
+    form.locator("[name='side']").fill("foes" if cid != "aria" else "heroes")
+    form.locator("button[data-send='add_combatant']").click()
+    replied(page, "add")
+
+
+def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
+    page, table, _ = rig
+    tab(page, "combat")
+    add_foe(page, "gob")
+    add_foe(page, "rat")
+    assert set(state(table).combat.roster) == {"gob", "rat"}
+    # C3: initiative typed in from physical dice for one, rolled by the service for none
+    page.wait_for_selector("input[name='initiative-rat']")
+    page.fill("input[name='initiative-gob']", "6")
+    page.fill("input[name='initiative-rat']", "2")
+    page.click("button:has-text('Start the fight')")
+    replied(page, "start")
+    fight = state(table).combat.fight
+    assert fight is not None and [t.combatant for t in fight.tokens] == ["gob", "rat"]
+    # C4, C6: Gob attacks Rat, dice rolled by the service
+    card = page.locator(".card[data-acting='gob']")
+    card.locator("select[name='action']").select_option("attack")
+    card.locator("select[name='target']").select_option("rat")
+    card.locator("button:has-text('Act: Gob')").click()
+    replied(page, "act")
+    assert state(table).combat.fight.token("gob").time == 4  # Attack costs 3 (C1)
+    # C4, C7: Rat's turn now; it moves
+    card = page.locator(".card[data-acting='rat']")
+    card.wait_for()
+    card.locator("select[name='action']").select_option("move")
+    card.locator("button:has-text('Act: Rat')").click()
+    replied(page, "act")
+    assert state(table).combat.fight.token("rat").time == 4  # tick 2 + Move 2
+    screenshot(page, "gm-combat")
+    # I-C3b: an improvised foe joins the running fight from the same form
+    add_foe(page, "wolf", reflex=1)
+    token = state(table).combat.fight.token("wolf")
+    assert token is not None and token.time == state(table).combat.fight.now + 1
+    page.click("button:has-text('End the fight')")
+    replied(page, "end")
+    assert state(table).combat.fight is None
+
+
+def test_a_viewer_login_cannot_command_and_the_page_says_so(tmp_path, browser):
+    broker = AccountsBroker(tmp_path / "broker")
+    broker.start()
+    try:
+        with served_table(tmp_path / "svc", broker, login=broker.login("service")) as table:
+            context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+            page = context.new_page()
+            page.goto(broker.url("overlay"))
+            page.wait_for_selector("#status[data-state='live']", timeout=WAIT * 1000)
+            before = state(table)
+            page.click("#performance-panel button:has-text('Begin')")
+            out = replied(page, "begin", "failed")
+            assert "the broker refused it" in out.inner_text()
+            assert "Not authorized" in out.inner_text()
+            assert state(table) is before and before.performance is None
+            context.close()
+    finally:
+        broker.stop()

@@ -1,0 +1,218 @@
+/**
+ * Combat on the six-tick wheel: start a fight from the roster with initiative rolled by the
+ * service or typed in from physical dice; the combatant whose turn it is acts (action, target,
+ * defence, dice rolled or entered); injuries, conditions, renown; a foe improvised mid-fight
+ * added and joined; the end of the fight.
+ */
+
+import { h } from "../dom";
+import { FormError } from "./forms";
+import { type Builder, type Ctx, card, commandForm, remember, row, seed, sender } from "./ui";
+import * as v from "./view";
+
+function dice(raw: string, field: string): number[] | null {
+  const parts = raw.split(/[\s,]+/).filter(Boolean);
+  if (!parts.length) return null;
+  const values = parts.map(Number);
+  if (values.some((d) => !Number.isInteger(d))) {
+    throw new FormError(field, `${field}: dice are whole numbers, like 6 5 3`);
+  }
+  return values;
+}
+
+function diceInput(name: string, label: string): HTMLInputElement {
+  const el = h("input", {
+    name,
+    type: "text",
+    inputmode: "numeric",
+    placeholder: label,
+    autocomplete: "off",
+    "aria-label": label,
+  }) as HTMLInputElement;
+  return remember(el, `dice/${name}`);
+}
+
+function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
+  const rows: { id: string; check: HTMLInputElement; init: HTMLInputElement }[] = [];
+  const list = h("div", { class: "roster" });
+  for (const c of v.roster(t)) {
+    if (c.dead) continue;
+    const check = h("input", { type: "checkbox", checked: true, value: c.id }) as HTMLInputElement;
+    const init = diceInput(`initiative-${c.id}`, "REFLEX dice (blank: rolled)");
+    rows.push({ id: c.id, check, init });
+    list.append(row(h("label", { class: "check" }, check, ` ${c.name}`), init));
+  }
+  return card(
+    "Start a fight (C2, C3)",
+    list,
+    row(
+      sender(ctx, "start", "Start the fight", () => {
+        const chosen = rows.filter((r) => r.check.checked);
+        const initiative: Record<string, number[]> = {};
+        let rolled = false;
+        for (const r of chosen) {
+          const d = dice(r.init.value, `initiative of ${r.id}`);
+          if (d) initiative[r.id] = d;
+          else rolled = true;
+        }
+        return {
+          cmd: "start_combat",
+          combatants: chosen.map((r) => r.id),
+          ...(Object.keys(initiative).length ? { initiative } : {}),
+          ...(rolled ? { seed: seed() } : {}),
+        };
+      }),
+    ),
+    ctx.outlets.get("start"),
+  );
+}
+
+function actCard(f: v.Fight, ctx: Ctx, who: v.FightCombatant): HTMLElement {
+  const action = h(
+    "select",
+    { name: "action", "aria-label": "action" },
+    ...["attack", "aim", "move", "dash", "guard"].map((a) => h("option", { value: a }, a)),
+  ) as HTMLSelectElement;
+  const target = h(
+    "select",
+    { name: "target", "aria-label": "target" },
+    ...f.combatants
+      .filter((c) => c.id !== who.id && !c.dead)
+      .map((c) => h("option", { value: c.id }, c.name)),
+  ) as HTMLSelectElement;
+  const defense = h(
+    "select",
+    { name: "defense", "aria-label": "defence" },
+    h("option", { value: "" }, "defence: the rules'"),
+    h("option", { value: "dodge" }, "DODGE"),
+    h("option", { value: "parry" }, "PARRY"),
+  ) as HTMLSelectElement;
+  const inputs = {
+    attack_dice: diceInput("attack_dice", "ATTACK dice"),
+    defense_dice: diceInput("defense_dice", "DEFENSE dice"),
+    damage_dice: diceInput("damage_dice", "DAMAGE dice"),
+    fortitude_dice: diceInput("fortitude_dice", "FORTITUDE dice"),
+  };
+  const key = "act";
+  remember(action, `act-${who.id}/action`);
+  remember(target, `act-${who.id}/target`);
+  remember(defense, `act-${who.id}/defense`);
+  const el = card(
+    `${who.name} acts (round ${f.round}, tick ${f.tick})`,
+    row(action, target, defense),
+    h(
+      "details",
+      { class: "dice" },
+      h("summary", {}, "Physical dice (blank: the service rolls)"),
+      ...Object.values(inputs),
+    ),
+    row(
+      sender(ctx, key, `Act: ${who.name}`, () => {
+        const a = action.value;
+        const cmd: Record<string, unknown> = { cmd: "act", combatant: who.id, action: a };
+        if (a === "attack" || a === "aim") cmd.target = target.value;
+        if (a === "attack") {
+          if (defense.value) cmd.defense = defense.value;
+          let missing = false;
+          for (const [name, input] of Object.entries(inputs)) {
+            const d = dice(input.value, name);
+            if (d) cmd[name] = d;
+            else missing = true;
+          }
+          if (missing) cmd.seed = seed();
+        }
+        return cmd;
+      }),
+    ),
+    ctx.outlets.get(key),
+  );
+  el.dataset.acting = who.id;
+  return el;
+}
+
+function tools(ctx: Ctx): HTMLElement {
+  const box = h("details", { class: "more" }, h("summary", {}, "Injuries, conditions, renown"));
+  for (const name of [
+    "injure",
+    "heal_injuries",
+    "add_combat_condition",
+    "remove_combat_condition",
+    "adjust_renown",
+    "target_leaves_sight",
+  ]) {
+    box.append(h("h4", {}, name.replace(/_/g, " ")), commandForm(ctx, name, `tool-${name}`));
+  }
+  return box;
+}
+
+export const buildCombat: Builder = (t, ctx) => {
+  const f = v.fight(t);
+  const out: (HTMLElement | null)[] = [];
+  if (!f) {
+    out.push(ctx.outlets.latest("end", []), start(t, ctx));
+  } else {
+    out.push(
+      h(
+        "p",
+        { class: "summary" },
+        `Fight ${f.fight} · round ${f.round} · tick ${f.tick} · acting: ${
+          f.acting.map((id) => f.combatants.find((c) => c.id === id)?.name ?? id).join(", ") ||
+          "nobody can act"
+        }`,
+      ),
+    );
+    out.push(ctx.outlets.get("start"));
+    const who = f.combatants.find((c) => c.id === f.acting[0]);
+    if (who) out.push(actCard(f, ctx, who));
+    const waiting = v.roster(t).filter((c) => !c.in_fight && !c.dead);
+    const list = h(
+      "ul",
+      { class: "fighters" },
+      ...f.combatants.map((c) =>
+        h(
+          "li",
+          { class: c.dead ? "dead" : "" },
+          `${c.name} · tick ${c.tick} · ${c.injuries} injuries` +
+            (c.conditions.length ? ` · ${c.conditions.map((k) => k.name).join(", ")}` : "") +
+            (c.dead ? " · dead" : ""),
+        ),
+      ),
+    );
+    out.push(card("On the wheel", list));
+    if (waiting.length) {
+      out.push(
+        card(
+          "Join the fight (I-C3b)",
+          ...waiting.map((c) =>
+            row(
+              h("span", { class: "who" }, c.name),
+              sender(ctx, "join", `${c.name} joins`, () => ({
+                cmd: "join_combat",
+                combatant: c.id,
+                seed: seed(),
+              })),
+            ),
+          ),
+          ctx.outlets.get("join"),
+        ),
+      );
+    }
+    out.push(
+      tools(ctx),
+      card(
+        "End",
+        row(sender(ctx, "end", "End the fight", () => ({ cmd: "end_combat" }))),
+        ctx.outlets.get("end"),
+      ),
+    );
+  }
+  out.push(
+    h(
+      "details",
+      { class: "more", "data-add": "combatant" },
+      h("summary", {}, "Add a combatant (a foe you improvise)"),
+      commandForm(ctx, "add_combatant", "add", f ? { join: true, seed: seed() } : {}, null, "Add"),
+    ),
+  );
+  return out;
+};

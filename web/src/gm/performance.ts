@@ -1,0 +1,213 @@
+/**
+ * The Performance, two taps away: begin it with a Difficulty and the Weight; declare for a hero
+ * when there is no wheel; draw by picking from the bag's current contents (a missed tag, a
+ * damaged token) or let the service draw; Redraw, Call Favor, resolve, reset, cancel.
+ */
+
+import { h } from "../dom";
+import type { Contribution } from "../payloads";
+import type { TableRecord } from "../store";
+import {
+  type Builder,
+  type Ctx,
+  card,
+  commandForm,
+  keep,
+  recall,
+  remember,
+  row,
+  seed,
+  sender,
+  tokenPicks,
+} from "./ui";
+import * as v from "./view";
+
+/** "Aria's skill Ember (control)" on Aria's own card: "skill Ember (control)". */
+function short(name: string, owner: string): string {
+  return name.startsWith(`${owner}'s `) ? name.slice(owner.length + 3) : name;
+}
+
+function begin(ctx: Ctx): HTMLElement {
+  let difficulty = Number(recall("begin/difficulty") ?? 5);
+  const buttons: HTMLButtonElement[] = [];
+  const pick = h("div", { class: "row choice", role: "group", "aria-label": "Difficulty" });
+  for (let d = 3; d <= 8; d++) {
+    const b = h(
+      "button",
+      { type: "button", class: "btn pick", "aria-pressed": String(d === difficulty) },
+      String(d),
+    ) as HTMLButtonElement;
+    b.dataset.difficulty = String(d);
+    b.addEventListener("click", () => {
+      difficulty = d;
+      keep("begin/difficulty", String(d));
+      for (const o of buttons) o.setAttribute("aria-pressed", String(o === b));
+    });
+    buttons.push(b);
+    pick.append(b);
+  }
+  const weight = remember(
+    h(
+      "select",
+      { name: "weight", "aria-label": "Weight" },
+      h("option", { value: "off" }, "Weight off"),
+      h("option", { value: "mass" }, "Weight: MASS"),
+      h("option", { value: "light" }, "Weight: LIGHT"),
+    ) as HTMLSelectElement,
+    "begin/weight",
+  );
+  return card(
+    "Begin a Performance",
+    h("p", { class: "hint" }, "Difficulty"),
+    pick,
+    row(
+      weight,
+      sender(ctx, "begin", "Begin", () => ({
+        cmd: "begin_performance",
+        difficulty,
+        weight: weight.value,
+      })),
+    ),
+    ctx.outlets.get("begin"),
+  );
+}
+
+function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): HTMLElement {
+  const training = t.heroes[hero.id]?.training ?? {};
+  const capability = h("select", {
+    name: "capability",
+    "aria-label": "Capability",
+  }) as HTMLSelectElement;
+  for (const [cap, level] of Object.entries(training)) {
+    capability.append(h("option", { value: cap }, `${cap} (${level})`));
+  }
+  const shade = h(
+    "select",
+    { name: "shade", "aria-label": "Shade" },
+    h("option", { value: "control" }, "Control"),
+    h("option", { value: "impulse" }, "Impulse"),
+  ) as HTMLSelectElement;
+  const action = h(
+    "select",
+    { name: "action", "aria-label": "Action" },
+    ...["target", "defend", "gain", "spend"].map((a) => h("option", { value: a }, a)),
+  ) as HTMLSelectElement;
+  const exert = h("input", { type: "checkbox", name: "exert" }) as HTMLInputElement;
+  const key = `declare-${hero.id}`;
+  for (const el of [capability, shade, action, exert]) remember(el, `${key}/${el.name}`);
+  return card(
+    `${hero.name}: declare`,
+    row(shade, capability, action),
+    row(
+      h("label", { class: "check" }, exert, " Exert"),
+      sender(ctx, key, `Declare ${hero.name}`, () => ({
+        cmd: "declare",
+        hero: hero.id,
+        shade: shade.value,
+        capability: capability.value,
+        action: action.value,
+        ...(exert.checked ? { exert: true } : {}),
+      })),
+    ),
+    ctx.outlets.get(key),
+  );
+}
+
+function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElement {
+  const key = `draw-${c.hero}`;
+  const bag = v.heroBag(t, c.hero);
+  const drawn = h(
+    "ul",
+    { class: "drawn" },
+    ...c.drawn.map((d) => h("li", {}, `${d.name} +${d.value}`)),
+    ...c.favor.map((d) => h("li", { class: "favor" }, `Favor: ${d.name} +${d.value}`)),
+  );
+  const picks = tokenPicks(
+    ctx,
+    key,
+    bag?.tokens ?? [],
+    (id) => ({ cmd: "draw", hero: c.hero, token: id }),
+    (name) => short(name, c.name),
+  );
+  const replace = h(
+    "select",
+    { name: "replace", "aria-label": "token to redraw" },
+    ...c.drawn.map((d) => h("option", { value: d.id }, d.name)),
+  ) as HTMLSelectElement;
+  return card(
+    `${c.name}: ${c.total} · ${c.draws_left} draw${c.draws_left === 1 ? "" : "s"} left`,
+    h("p", { class: "hint" }, `${c.shade} · ${c.capability} · ${c.action} · ${c.training}`),
+    ctx.outlets.get(`declare-${c.hero}`),
+    drawn,
+    row(
+      sender(ctx, key, "Draw at random", () => ({ cmd: "draw", hero: c.hero, seed: seed() })),
+      sender(ctx, key, "Call Favor", () => ({ cmd: "call_favor", hero: c.hero, seed: seed() })),
+    ),
+    c.drawn.length
+      ? row(
+          replace,
+          sender(ctx, key, "Redraw", () => ({
+            cmd: "redraw",
+            hero: c.hero,
+            replace: replace.value,
+            seed: seed(),
+          })),
+        )
+      : null,
+    ctx.outlets.get(key),
+    h(
+      "p",
+      { class: "hint" },
+      `Or pick the token drawn from ${bag?.name ?? "the bag"} (${bag?.count ?? "?"} in it):`,
+    ),
+    picks,
+  );
+}
+
+export const buildPerformance: Builder = (t, ctx) => {
+  const perf = v.performance(t);
+  // the reply to the command that closed the last Performance stays in sight
+  if (!perf) return [ctx.outlets.latest("perf", []), begin(ctx)];
+  const out: (HTMLElement | null)[] = [
+    h(
+      "p",
+      { class: "summary" },
+      `Performance ${perf.number} · Difficulty ${perf.difficulty} · Weight ${perf.weight}` +
+        (perf.resolved ? " · resolved" : ""),
+    ),
+    ctx.outlets.get("begin"),
+  ];
+  for (const r of perf.results) {
+    out.push(
+      h(
+        "p",
+        { class: `outcome ${r.success ? "success" : "failure"}` },
+        `${r.success ? "SUCCESS" : "FAILURE"} · ${r.total} / ${r.difficulty}`,
+      ),
+    );
+  }
+  for (const hero of v.heroes(t)) {
+    const c = v.contribution(t, hero.id);
+    if (c) out.push(contributionCard(t, ctx, c));
+    else if (!perf.resolved) out.push(declare(t, ctx, hero));
+  }
+  out.push(
+    card(
+      "This Performance",
+      row(
+        sender(ctx, "perf", "Resolve", () => ({ cmd: "resolve" })),
+        sender(ctx, "perf", "Reset", () => ({ cmd: "reset" })),
+        sender(ctx, "perf", "Cancel", () => ({ cmd: "cancel_performance" })),
+      ),
+      ctx.outlets.get("perf"),
+    ),
+    h(
+      "details",
+      { class: "more" },
+      h("summary", {}, "More: Intersect, Moment, Reserve, a token of the Favor Bag"),
+      commandForm(ctx, "declare", "declare-more"),
+      commandForm(ctx, "call_favor", "favor-more", {}, ["hero", "token"]),
+    ),
+  );
+  return out;
+};

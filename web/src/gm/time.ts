@@ -1,0 +1,179 @@
+/**
+ * The Time Board: start the session, draw a Minor or Major token (picked from the band's bag, or
+ * drawn by the service), resolve or cancel it; Rest and the Full Rest choices; the weather; and
+ * every WorldKeeper prompt, answered on its own card.
+ */
+
+import { h } from "../dom";
+import type { TableRecord } from "../store";
+import { type Builder, type Ctx, card, commandForm, row, seed, sender, tokenPicks } from "./ui";
+import * as v from "./view";
+
+function weatherButtons(ctx: Ctx, key: string, cmd: "draw_weather" | "start_session") {
+  return row(
+    sender(ctx, key, "Overworld", () => ({ cmd, bag: "overworld", seed: seed() })),
+    sender(ctx, key, "Underworld", () => ({ cmd, bag: "underworld", seed: seed() })),
+  );
+}
+
+function fullRestChoices(t: TableRecord, ctx: Ctx, key: string): HTMLElement {
+  const rest = v.time(t)?.rest;
+  const resting = Object.entries(rest?.heroes ?? {})
+    .filter(([, role]) => role !== "watch")
+    .map(([id]) => id);
+  const box = h("div", { class: "full-rest" });
+  for (const id of resting) {
+    const name = t.heroes[id]?.name ?? id;
+    box.append(
+      row(
+        h("span", { class: "who" }, name),
+        sender(ctx, key, "all Fatigue", () => ({
+          cmd: "choose_full_rest",
+          hero: id,
+          choice: "fatigue",
+        })),
+        sender(ctx, key, "1 Strain", () => ({
+          cmd: "choose_full_rest",
+          hero: id,
+          choice: "strain",
+        })),
+      ),
+    );
+  }
+  return box;
+}
+
+function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {
+  const key = `prompt-${p.id}`;
+  const answers: (HTMLElement | null)[] = [];
+  if (p.kind === "interrupt") {
+    answers.push(
+      row(
+        sender(ctx, key, "It interrupts the Rest", () => ({
+          cmd: "answer_interruption",
+          interrupts: true,
+        })),
+        sender(ctx, key, "It does not", () => ({ cmd: "answer_interruption", interrupts: false })),
+      ),
+    );
+  } else {
+    if (p.kind === "full_rest") answers.push(fullRestChoices(t, ctx, key));
+    if (p.kind === "weather") answers.push(weatherButtons(ctx, key, "draw_weather"));
+    answers.push(
+      row(sender(ctx, key, "Done", () => ({ cmd: "acknowledge_prompt", prompt: p.id }))),
+    );
+  }
+  const el = card(
+    `Prompt ${p.id} · ${p.kind}`,
+    h("p", {}, p.text),
+    ...answers,
+    ctx.outlets.get(key),
+  );
+  el.dataset.prompt = String(p.id);
+  return el;
+}
+
+export const buildTime: Builder = (t, ctx) => {
+  const b = v.time(t);
+  if (!b) {
+    return [
+      card(
+        "Start the session (T1)",
+        h("p", { class: "hint" }, "Under open sky or below? The service draws the weather."),
+        weatherButtons(ctx, "session", "start_session"),
+        ctx.outlets.get("session"),
+      ),
+    ];
+  }
+  const out: (HTMLElement | null)[] = [
+    h(
+      "p",
+      { class: "summary" },
+      `Day ${b.day} · ${b.band} · ${b.minor_done} Minor done · ${b.due} due · weather: ${b.weather?.name ?? "unknown"}`,
+    ),
+  ];
+  const pending = b.last && !b.last.resolved ? b.last : null;
+  if (pending) {
+    out.push(
+      card(
+        `Drawn: ${pending.name}`,
+        h("p", { class: "hint" }, `${pending.size} · ${pending.face}`),
+        row(
+          sender(ctx, "time", "Resolve", () => ({ cmd: "resolve_time" })),
+          sender(ctx, "time", "Cancel the draw", () => ({ cmd: "cancel_time_draw" })),
+        ),
+        ctx.outlets.get("time"),
+      ),
+    );
+  } else {
+    const bag = v.bag(t, `time.${b.band}`);
+    const picks = tokenPicks(ctx, "time", bag?.tokens ?? [], (id) => ({
+      cmd: "draw_time",
+      token: id,
+    }));
+    out.push(
+      card(
+        `Draw ${b.due === "major" ? "a Major" : "a Minor"} Time token`,
+        row(
+          sender(ctx, "time", "Draw (the service draws)", () => ({
+            cmd: "draw_time",
+            seed: seed(),
+          })),
+        ),
+        h(
+          "details",
+          { class: "more" },
+          h("summary", {}, `Or pick the token drawn from ${bag?.name ?? "the band's bag"}`),
+          picks,
+        ),
+        ctx.outlets.get("time"),
+      ),
+    );
+  }
+  out.splice(1, 0, ctx.outlets.get("session"));
+  for (const p of b.prompts) out.push(promptCard(t, ctx, p));
+  // a prompt answered leaves the board: its reply stays where it was shown
+  out.push(
+    ctx.outlets.latest(
+      "prompt-",
+      b.prompts.map((p) => `prompt-${p.id}`),
+    ),
+  );
+  if (b.rest) {
+    out.push(
+      card(
+        `Resting (${b.rest.kind}): ${b.rest.minor_draws} / ${b.rest.full_rest_at} Minor draws`,
+        fullRestChoices(t, ctx, "rest"),
+        row(sender(ctx, "rest", "End the Rest", () => ({ cmd: "end_rest" }))),
+        ctx.outlets.get("rest"),
+      ),
+    );
+  } else {
+    out.push(
+      card(
+        "Rest (T7, T8)",
+        row(
+          sender(ctx, "rest", "Safe Rest", () => ({ cmd: "begin_rest", kind: "safe" })),
+          sender(ctx, "rest", "Unsafe Rest", () => ({ cmd: "begin_rest", kind: "unsafe" })),
+        ),
+        ctx.outlets.get("rest"),
+      ),
+    );
+  }
+  out.push(
+    card(
+      "Weather (T1, T2)",
+      weatherButtons(ctx, "weather", "draw_weather"),
+      ctx.outlets.get("weather"),
+    ),
+    h(
+      "details",
+      { class: "more" },
+      h("summary", {}, "More: who keeps watch, set the weather or the board"),
+      commandForm(ctx, "begin_rest", "rest-more"),
+      commandForm(ctx, "set_weather", "weather-more"),
+      commandForm(ctx, "set_time", "set-time"),
+    ),
+  );
+  return out;
+};

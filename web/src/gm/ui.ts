@@ -1,0 +1,197 @@
+/**
+ * The remote's building blocks: big buttons, reply outlets that survive a repaint, panels that
+ * are rebuilt only when what they show changed (so a half-filled form is not wiped every second).
+ */
+
+import type { Connection } from "../connection";
+import { h } from "../dom";
+import type { TableRecord } from "../store";
+import { type Choices, FormError, fieldsFor, readFields } from "./forms";
+import { spec } from "./schema";
+import { outlet, send } from "./send";
+
+/** One reply outlet per place a command is sent from, kept across repaints. */
+export class Outlets {
+  private readonly map = new Map<string, HTMLElement>();
+
+  get(key: string): HTMLElement {
+    let el = this.map.get(key);
+    if (!el) {
+      el = outlet();
+      el.dataset.for = key;
+      this.map.set(key, el);
+    }
+    return el;
+  }
+
+  /** The outlet (key starting with `prefix`) that sent last, unless its key is in `open`. */
+  latest(prefix: string, open: readonly string[]): HTMLElement | null {
+    let best: HTMLElement | null = null;
+    for (const [key, el] of this.map) {
+      if (!key.startsWith(prefix) || open.includes(key) || !el.dataset.sent) continue;
+      if (!best || Number(el.dataset.sent) > Number(best.dataset.sent)) best = el;
+    }
+    return best;
+  }
+}
+
+/** What the WorldKeeper chose or typed, kept across repaints (a hero's sheet changing must
+ *  not wipe a Difficulty picked a moment ago). Keyed by place and field. */
+const memory = new Map<string, string>();
+
+export function remember<T extends HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+  el: T,
+  key: string,
+): T {
+  const kept = memory.get(key);
+  if (kept !== undefined) {
+    if (el instanceof HTMLInputElement && el.type === "checkbox") el.checked = kept === "true";
+    else if (
+      !(el instanceof HTMLSelectElement) ||
+      Array.from(el.options).some((o) => o.value === kept)
+    ) {
+      el.value = kept;
+    }
+  }
+  const save = () =>
+    memory.set(
+      key,
+      el instanceof HTMLInputElement && el.type === "checkbox" ? String(el.checked) : el.value,
+    );
+  el.addEventListener("change", save);
+  el.addEventListener("input", save);
+  return el;
+}
+
+export function recall(key: string): string | undefined {
+  return memory.get(key);
+}
+
+export function keep(key: string, value: string): void {
+  memory.set(key, value);
+}
+
+export interface Ctx {
+  connection: Connection;
+  outlets: Outlets;
+  table: string;
+  choices: Choices;
+}
+
+/** A seed for the service's dice: the page never rolls, it only says "roll" (the engine does). */
+export function seed(): number {
+  const a = new Uint32Array(1);
+  crypto.getRandomValues(a);
+  return (a[0] ?? 0) % 2_147_483_647;
+}
+
+/** A button that sends `command()` and shows the reply in the outlet `key`. */
+export function sender(
+  ctx: Ctx,
+  key: string,
+  label: string,
+  command: () => Record<string, unknown> | null,
+  attrs: Record<string, string> = {},
+): HTMLButtonElement {
+  const b = h("button", { type: "button", class: "btn", ...attrs }, label) as HTMLButtonElement;
+  b.addEventListener("click", () => {
+    let cmd: Record<string, unknown> | null;
+    try {
+      cmd = command();
+    } catch (e) {
+      const out = ctx.outlets.get(key);
+      out.dataset.state = "invalid";
+      out.textContent = e instanceof Error ? `✗ ${e.message}` : String(e);
+      return;
+    }
+    if (cmd) void send(ctx.connection, cmd, ctx.outlets.get(key), [b]);
+  });
+  return b;
+}
+
+/**
+ * A generated form for command `name` (schema.ts + forms.ts) with some fields preset; its own
+ * Send button and reply outlet. This is how every hand-made panel reaches the rarer commands.
+ */
+export function commandForm(
+  ctx: Ctx,
+  name: string,
+  key: string,
+  preset: Record<string, unknown> = {},
+  shown: readonly string[] | null = null,
+  label = "Send",
+): HTMLElement {
+  const s = spec(name);
+  const fields = fieldsFor(s, ctx.choices, preset, shown);
+  for (const el of Array.from(
+    fields.querySelectorAll<HTMLInputElement>("input, select, textarea"),
+  )) {
+    remember(el, `${key}/${el.name || `${el.dataset.of}=${el.value}`}`);
+  }
+  const b = sender(ctx, key, label, () => {
+    try {
+      return readFields(s, fields);
+    } catch (e) {
+      if (e instanceof FormError) {
+        fields.querySelector<HTMLElement>(`[name="${e.field}"]`)?.focus();
+      }
+      throw e;
+    }
+  });
+  b.dataset.send = name;
+  return h("div", { class: "command-form", "data-cmd": name }, fields, b, ctx.outlets.get(key));
+}
+
+/** A panel rebuilt only when `key` changes. */
+export class Panel {
+  private shown: string | null = null;
+
+  constructor(readonly el: HTMLElement) {}
+
+  refresh(key: string, build: () => (HTMLElement | null)[]): void {
+    if (key === this.shown) return;
+    this.shown = key;
+    // a section the WorldKeeper opened stays open through the repaint
+    const open = new Set(
+      Array.from(this.el.querySelectorAll("details[open] > summary")).map((x) => x.textContent),
+    );
+    this.el.replaceChildren(...build().filter((x): x is HTMLElement => x !== null));
+    for (const summary of Array.from(this.el.querySelectorAll("details > summary"))) {
+      if (open.has(summary.textContent)) summary.parentElement?.setAttribute("open", "");
+    }
+  }
+}
+
+export function card(title: string, ...body: (HTMLElement | string | null)[]): HTMLElement {
+  return h("div", { class: "card" }, h("h3", {}, title), ...body);
+}
+
+export function row(...items: (HTMLElement | null)[]): HTMLElement {
+  return h("div", { class: "row" }, ...items);
+}
+
+/**
+ * One button per kind of token in a bag (same name: the same token for the game), with how
+ * many of it are in the bag; pressing it sends ``command(id)`` for one of them.
+ */
+export function tokenPicks(
+  ctx: Ctx,
+  key: string,
+  tokens: readonly { id: string; name: string }[],
+  command: (id: string) => Record<string, unknown>,
+  label: (name: string) => string = (n) => n,
+): HTMLElement {
+  const byName = new Map<string, string[]>();
+  for (const t of tokens) byName.set(t.name, [...(byName.get(t.name) ?? []), t.id]);
+  const box = h("div", { class: "row picks" });
+  for (const [name, ids] of byName) {
+    const first = ids[0] as string;
+    const text = label(name) + (ids.length > 1 ? ` ×${ids.length}` : "");
+    box.append(
+      sender(ctx, key, text, () => command(first), { "data-token": first, class: "btn token" }),
+    );
+  }
+  return box;
+}
+
+export type Builder = (t: TableRecord, ctx: Ctx) => (HTMLElement | null)[];

@@ -1,0 +1,177 @@
+/**
+ * What the remote reads out of the table's record: the one gm module that names payload keys
+ * (as model.ts is for the other pages). It picks names and lists, it never decides a rule:
+ * whether a draw, an action or a Rest is allowed is the service's answer to the command.
+ */
+
+import type { Contribution, EventMessage, Hero, Performance } from "../payloads";
+import type { TableRecord } from "../store";
+import type { Choices } from "./forms";
+
+export interface BagToken {
+  id: string;
+  name: string;
+}
+export interface Bag {
+  name: string;
+  owner: string | null;
+  count: number;
+  tokens?: BagToken[];
+}
+export interface RosterEntry {
+  id: string;
+  name: string;
+  side: string | null;
+  dead: boolean;
+  in_fight: boolean;
+  injuries: number;
+  renown: number;
+}
+export interface Prompt {
+  id: number;
+  kind: string;
+  text: string;
+  blocking: boolean;
+}
+export interface TimeDraw {
+  token: string;
+  name: string;
+  size: string;
+  face: string;
+  resolved: boolean;
+}
+export interface TimeBoard {
+  day: number;
+  band: string;
+  minor_done: number;
+  due: string;
+  weather: { name: string } | null;
+  rest: {
+    kind: string;
+    minor_draws: number;
+    full_rest_at: number;
+    heroes: Record<string, string>;
+  } | null;
+  last: TimeDraw | null;
+  prompts: Prompt[];
+}
+export interface FightCombatant {
+  id: string;
+  name: string;
+  tick: number;
+  injuries: number;
+  dead: boolean;
+  can_act: boolean;
+  conditions: { name: string; level: number }[];
+  renown: number;
+}
+export interface Fight {
+  fight: number;
+  round: number;
+  tick: number;
+  acting: string[];
+  combatants: FightCombatant[];
+}
+
+interface GmState {
+  bags?: Record<string, Bag>;
+  roster?: RosterEntry[];
+  can_undo?: number;
+}
+
+function state(t: TableRecord): GmState {
+  return (t.sections.state ?? {}) as GmState;
+}
+
+export function heroes(t: TableRecord): Hero[] {
+  return Object.values(t.heroes);
+}
+
+export function performance(t: TableRecord): Performance | null {
+  return t.sections.performance;
+}
+
+export function contribution(t: TableRecord, hero: string): Contribution | null {
+  return performance(t)?.contributions.find((c) => c.hero === hero) ?? null;
+}
+
+/** The bag a hero draws from, with what is in it now (from `…/state`). */
+export function heroBag(t: TableRecord, hero: string): Bag | null {
+  const bags = state(t).bags ?? {};
+  return Object.values(bags).find((b) => b.owner === hero) ?? null;
+}
+
+/** A bag by its id (`favor`, `time.morning`, `weather.overworld` …), with what is in it now. */
+export function bag(t: TableRecord, id: string): Bag | null {
+  return state(t).bags?.[id] ?? null;
+}
+
+export function roster(t: TableRecord): RosterEntry[] {
+  return state(t).roster ?? [];
+}
+
+export function canUndo(t: TableRecord): number {
+  return state(t).can_undo ?? 0;
+}
+
+export function time(t: TableRecord): TimeBoard | null {
+  return t.sections.time as unknown as TimeBoard | null;
+}
+
+export function fight(t: TableRecord): Fight | null {
+  return t.sections.combat as unknown as Fight | null;
+}
+
+/**
+ * What Undo would take back: the newest change this page saw (the events of one command share
+ * their source and time), less the ones already undone. Null when the page did not see it.
+ */
+export function undoTarget(events: readonly EventMessage[]): string | null {
+  const groups: EventMessage[][] = [];
+  for (const e of events) {
+    if (e.type === "undone") {
+      groups.pop();
+      continue;
+    }
+    const last = groups[groups.length - 1];
+    const head = last?.[0];
+    if (last && head && head.source === e.source && head.at === e.at) last.push(e);
+    else groups.push([e]);
+  }
+  const top = groups[groups.length - 1];
+  if (!top) return null;
+  const texts = top.map((e) => e.text).filter(Boolean);
+  return texts.slice(0, 2).join("; ") + (texts.length > 2 ? " …" : "");
+}
+
+/** The names a generated form offers for a field, by the field's name. */
+export function choices(t: TableRecord | undefined): Choices {
+  if (!t) return {};
+  const hs = heroes(t).map((h) => [h.id, h.name] as const);
+  const fighters = roster(t).map((c) => [c.id, c.name] as const);
+  const tokens: (readonly [string, string])[] = [];
+  for (const bag of Object.values(state(t).bags ?? {})) {
+    for (const tok of bag.tokens ?? []) tokens.push([tok.id, `${tok.name} · ${bag.name}`]);
+  }
+  const drawn: (readonly [string, string])[] = [];
+  for (const c of performance(t)?.contributions ?? []) {
+    for (const d of c.drawn) drawn.push([d.id, `${d.name} (${c.name})`]);
+  }
+  const capabilities = new Set<string>();
+  for (const h of heroes(t)) for (const k of Object.keys(h.training)) capabilities.add(k);
+  const prompts = (time(t)?.prompts ?? []).map(
+    (p) => [String(p.id), `${p.id}: ${p.text}`] as const,
+  );
+  return {
+    hero: hs,
+    intersect: hs,
+    watch: hs,
+    combatant: fighters,
+    target: fighters,
+    combatants: fighters,
+    token: tokens,
+    replace: drawn,
+    capability: [...capabilities].sort().map((c) => [c, c] as const),
+    prompt: prompts,
+  };
+}

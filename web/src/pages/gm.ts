@@ -1,0 +1,113 @@
+/**
+ * gm.html: the WorldKeeper's remote, for a phone held in one hand.
+ *
+ * Tabs for what is done every minute (the Performance, the Time Board, combat), built by hand
+ * from the published state; and "All commands", a form generated from the vocabulary's JSON
+ * Schema for every command, so a new command appears with no new UI code. Every command's
+ * reply is shown where it was sent; nothing is shown as done before the service says so. The
+ * page never decides a rule: it offers what the service published and sends the one vocabulary.
+ */
+
+import { boot, renderStatus } from "../app";
+import { byId, h } from "../dom";
+import { buildCombat } from "../gm/combat";
+import { buildPerformance } from "../gm/performance";
+import { COMMANDS } from "../gm/schema";
+import { buildTime } from "../gm/time";
+import { type Ctx, commandForm, Outlets, Panel, sender } from "../gm/ui";
+import * as v from "../gm/view";
+import type { TableRecord } from "../store";
+
+const outlets = new Outlets();
+const panels = {
+  performance: new Panel(byId("performance-panel")),
+  time: new Panel(byId("time-panel")),
+  combat: new Panel(byId("combat-panel")),
+};
+let ctx: Ctx | null = null;
+
+// --- tabs: one thumb's reach, at the bottom of the screen ----------------------------------
+const tabs = Array.from(document.querySelectorAll<HTMLButtonElement>("nav.tabs button"));
+function show(tab: string): void {
+  for (const b of tabs) b.setAttribute("aria-current", String(b.dataset.tab === tab));
+  for (const s of Array.from(document.querySelectorAll<HTMLElement>("main > section.tab"))) {
+    s.hidden = s.id !== `tab-${tab}`;
+  }
+  history.replaceState(null, "", `#${tab}`);
+}
+for (const b of tabs) b.addEventListener("click", () => show(b.dataset.tab ?? "performance"));
+show(location.hash.slice(1) || "performance");
+
+// --- every command, from the schema ----------------------------------------------------------
+const picker = byId("command-pick") as HTMLSelectElement;
+for (const c of [...COMMANDS].sort((a, b) => a.name.localeCompare(b.name))) {
+  picker.append(h("option", { value: c.name }, c.name.replace(/_/g, " ")));
+}
+function showCommand(): void {
+  if (!ctx) return;
+  const c = COMMANDS.find((x) => x.name === picker.value);
+  const box = byId("command-form");
+  if (!c) {
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(
+    h("p", { class: "hint" }, c.description),
+    h("p", { class: "rules" }, c.rules.length ? `Rules: ${c.rules.join(", ")}` : ""),
+    commandForm(ctx, c.name, `all-${c.name}`),
+  );
+}
+picker.addEventListener("change", showCommand);
+
+// --- Undo: say what it will take back before it is pressed -------------------------------------
+function renderUndo(t: TableRecord | undefined): void {
+  const slot = byId("undo-slot");
+  const n = t ? v.canUndo(t) : 0;
+  const target = t ? v.undoTarget(t.events) : null;
+  const label = n === 0 ? "Nothing to undo" : target ? `Undo: ${target}` : "Undo the last change";
+  const key = `${n}|${label}`;
+  if (slot.dataset.key === key || !ctx) return;
+  slot.dataset.key = key;
+  const b = sender(ctx, "undo", label, () => ({ cmd: "undo" }), { id: "undo" });
+  b.disabled = n === 0;
+  b.title =
+    n === 0
+      ? "the service has nothing to take back"
+      : target
+        ? `takes back: ${target}`
+        : "this page did not see the last change: look at the table first";
+  slot.replaceChildren(b, ctx.outlets.get("undo"));
+}
+
+const page = boot({
+  name: "gm",
+  defaults: { table: "example", theme: "dark" },
+  connection: {
+    sections: ["performance", "odds", "time", "combat", "state"],
+    replies: true,
+  },
+  render(snap, context, now) {
+    const id = context.params.table;
+    renderStatus(snap, id, now);
+    byId("table-name").textContent = `Table ${id} · WorldKeeper`;
+    const t = snap.tables.get(id);
+    const first = ctx === null;
+    ctx = { connection: context.connection, outlets, table: id, choices: v.choices(t) };
+    if (first) showCommand();
+    renderUndo(t);
+    if (!t) return;
+    const key = (...parts: unknown[]) => JSON.stringify(parts);
+    const state = t.sections.state as { bags?: unknown; roster?: unknown } | null | undefined;
+    panels.performance.refresh(key(t.sections.performance, state?.bags, t.heroes), () =>
+      buildPerformance(t, ctx as Ctx),
+    );
+    panels.time.refresh(key(t.sections.time, state?.bags, t.heroes), () =>
+      buildTime(t, ctx as Ctx),
+    );
+    const combat = t.sections.combat as { forecast?: unknown } | null;
+    panels.combat.refresh(key({ ...(combat ?? {}), forecast: null }, state?.roster), () =>
+      buildCombat(t, ctx as Ctx),
+    );
+  },
+});
+void page;

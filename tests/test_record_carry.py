@@ -148,3 +148,44 @@ def test_carry_on_the_command_line_and_its_mistakes(night: Night, capsys) -> Non
     )
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--reset luck" in err and all(p in err for p in PARTS)
+
+
+NEW_HERO = """
+[[heroes]]
+id = "dana"
+name = "Dana"
+pathways = { skill = "control", lore = "versatility", wild = "impulse" }
+"""
+
+
+def test_a_changed_table_file_carries_from_the_services_last_snapshot(tmp_path: Path) -> None:
+    """A hero joins the campaign: the table file changes, so the last session cannot be
+    replayed from it; the service's snapshot at its last command (taken at stop) is used."""
+    night = play_night(tmp_path)
+    last = last_state(night)
+    text = night.table.read_text("utf-8")
+    at = text.index("# The 23-token Favor Bag")
+    night.table.write_text(text[:at] + NEW_HERO + "\n" + text[at:], "utf-8")
+    first = carried_first_state(night.config, carry=frozenset())
+    for hero in last.heroes:
+        assert first.heroes[hero] == last.heroes[hero]
+    assert first.heroes["dana"] == load_table(night.table).heroes["dana"]
+
+
+def test_without_a_snapshot_a_changed_table_file_is_one_line(tmp_path: Path, capsys) -> None:
+    import sqlite3
+
+    night = play_night(tmp_path)
+    db = sqlite3.connect(night.state_dir / "journal.sqlite")
+    db.execute("DELETE FROM snapshots")
+    db.commit()
+    db.close()
+    text = night.table.read_text("utf-8")
+    at = text.index("# The 23-token Favor Bag")
+    night.table.write_text(text[:at] + NEW_HERO + "\n" + text[at:], "utf-8")
+    capsys.readouterr()  # the night's own logging
+    code = main(["run", "--config", str(night.config), "--new-session", "--carry"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "--carry: the last session's state cannot be read" in err and "without --carry" in err
+    assert not (night.state_dir / "archive").exists()  # nothing was archived

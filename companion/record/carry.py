@@ -248,6 +248,13 @@ def carry_from(
     path = Path(state_dir) / JOURNAL
     if not path.exists():
         return Carry(skipped=[f"{path}: no journal, so no earlier session to carry on from"])
-    with open_journal(path) as journal:
-        last = journal.last_state(table_file)
+    try:
+        with open_journal(path) as journal:
+            last = journal.last_state(table_file)
+    except ConfigError as e:
+        raise ConfigError(
+            f"--carry: the last session's state cannot be read: {e}. Without a snapshot at its"
+            " last command it is replayed from the table file as it was: put that file back for"
+            " this start, or start the new session without --carry"
+        ) from None
     return carry(start, last, reset)

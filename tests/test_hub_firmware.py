@@ -139,7 +139,7 @@ def test_main_loop_reports_tags_feeds_the_watchdog_and_tells_of_a_watchdog_reset
     config = dict(hw.main.CONFIG, leds=(2, 3, 4, 5), buzzer=6)
     chips = chips_for(hw, config)
     chips[3].dead = True
-    hw.machine.RESET_CAUSE = hw.machine.WDT_RESET
+    hw.machine.watchdog_timeout()
     chips[1].lay(UID7)
     link = Capture()
     hub, transport, feedback = hw.main.build(config, transport=link)
@@ -364,7 +364,7 @@ def test_a_hung_transceive_is_bounded_in_milliseconds_not_in_spi_reads(hw):
 
 
 def test_a_watchdog_restart_is_reported_a_deliberate_one_is_not_and_a_crash_says_why(hw):
-    """rp2: machine.reset() is a watchdog reboot, so the firmware leaves a note before its own."""
+    """rp2: machine.reset() is a watchdog reboot too; the pico-sdk's scratch[4] tells them apart."""
     config = dict(hw.main.CONFIG, cs=(17,))
     chips_for(hw, config)
 
@@ -372,11 +372,15 @@ def test_a_watchdog_restart_is_reported_a_deliberate_one_is_not_and_a_crash_says
         hub, _t, _f = hw.main.build(config, transport=Capture())
         return [(code, text) for code, _ch, text in hub._pending_errors]
 
-    hw.machine.RESET_CAUSE = hw.machine.WDT_RESET
+    hw.machine.watchdog_timeout()  # the loop hung: the watchdog fired
     assert boot_errors() == [(p.ERR_WATCHDOG_RESET, "restarted by the watchdog")]
+    hw.machine.WDT(timeout=2000)  # the hub runs, its watchdog on ...
     with pytest.raises(hw.machine.Reset):
-        hw.main.restart()  # e.g. after maintenance
+        hw.machine.reset()  # ... and after flashing, mpremote reset: no note, no watchdog
     assert hw.machine.reset_cause() == hw.machine.WDT_RESET
+    assert boot_errors() == []
+    with pytest.raises(hw.machine.Reset):
+        hw.main.restart()  # maintenance
     assert boot_errors() == []
     with pytest.raises(hw.machine.Reset):
         hw.main.restart("ZeroDivisionError: divide")

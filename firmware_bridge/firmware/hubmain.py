@@ -21,9 +21,11 @@ next boot sees the flag and stops in the REPL with Ctrl-C on and no watchdog,
 so ``mpremote`` can copy files. The rp2 watchdog cannot be stopped once
 started, which is why this needs a restart.
 
-A restart the firmware makes itself (maintenance, a crash) leaves a note file
-first: on an RP2040 ``machine.reset()`` goes through the watchdog, so
-``reset_cause()`` alone would call every such restart a watchdog reset.
+A restart the firmware makes itself after a crash leaves a note file first, so
+the next hello names the exception. On an RP2040 ``machine.reset()`` (and so
+``mpremote reset`` after flashing) reboots through the watchdog, and
+``reset_cause()`` alone would call it a watchdog reset: the pico-sdk's
+watchdog scratch register tells a timeout from a deliberate reboot.
 """
 
 import os
@@ -188,12 +190,34 @@ def _feed(wdt):
         wdt.feed()
 
 
+#: pico-sdk: watchdog_enable() (machine.WDT) leaves this in WATCHDOG scratch[4];
+#: watchdog_reboot(0, …) (machine.reset(), mpremote reset) leaves 0 there
+NON_REBOOT_MAGIC = 0x6AB73121
+WATCHDOG_SCRATCH4 = {"RP2040": 0x40058000 + 0x1C, "RP2350": 0x400D8000 + 0x1C}
+
+
+def _watchdog_fired(cause):
+    """True when the board's own watchdog timed out, not a deliberate machine.reset().
+
+    On rp2 both reboot through the watchdog, so reset_cause() says WDT_RESET for
+    either (ports/rp2/modmachine.c); the pico-sdk's scratch[4] tells them apart
+    (hardware_watchdog/watchdog.c: watchdog_enable vs watchdog_reboot).
+    """
+    if cause != machine.WDT_RESET:
+        return False
+    chip = "RP2350" if "RP2350" in getattr(sys.implementation, "_machine", "") else "RP2040"
+    mem32 = getattr(machine, "mem32", None)
+    if mem32 is None:
+        return True  # cannot tell: say it
+    return mem32[WATCHDOG_SCRATCH4[chip]] & 0xFFFFFFFF == NON_REBOOT_MAGIC
+
+
 def _boot_errors(cause):
-    """What to tell the host about why the board started: a crash note, or an unasked watchdog."""
+    """What to tell the host about why the board started: a crash note, or a watchdog timeout."""
     note = _take(RESTART_NOTE)
     if note is not None and note != DELIBERATE:
         return [(p.ERR_CRASH_RESTART, p.NO_CHANNEL, ("restarted after " + note)[: p.MAX_ERROR_TEXT])]
-    if note is None and cause == machine.WDT_RESET:
+    if note is None and _watchdog_fired(cause):
         return [(p.ERR_WATCHDOG_RESET, p.NO_CHANNEL, "restarted by the watchdog")]
     return []
 

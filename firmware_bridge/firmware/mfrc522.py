@@ -169,11 +169,14 @@ class MFRC522:
         # the oscillator restarts: registers ignore writes until PowerDown clears
         # (miguelbalboa/rfid PCD_Reset waits up to 3 x 50 ms for the same bit)
         start = utime.ticks_ms()
+        polls = 0
         while True:
             command = self._r(COMMAND)
+            polls += 1
             if command in NO_CHIP or not command & POWER_DOWN:
                 break
-            if utime.ticks_diff(utime.ticks_ms(), start) > self.reset_ms:
+            # bounded by time, but never fewer than a few looks (a host under load oversleeps)
+            if polls > 4 and utime.ticks_diff(utime.ticks_ms(), start) > self.reset_ms:
                 raise OSError("MFRC522 still powered down %d ms after a soft reset" % self.reset_ms)
             utime.sleep_ms(1)
         version = self._r(VERSION)

@@ -25,6 +25,12 @@ WDT_RESET = 3
 RESET_CAUSE = PWRON_RESET
 UNIQUE_ID = b"\xe6\x61\x4c\x3a\x12\x34\x56\x78"
 
+#: pico-sdk (hardware_watchdog/watchdog.c): watchdog_enable() writes this to scratch[4],
+#: watchdog_reboot(0, ...) -- machine.reset()'s -- writes 0 (RP2040 WATCHDOG_BASE 0x40058000)
+NON_REBOOT_MAGIC = 0x6AB73121
+SCRATCH4 = 0x40058000 + 0x1C
+mem32 = {SCRATCH4: 0}
+
 _levels = {}
 _chips = {}
 watchdogs = []
@@ -46,6 +52,14 @@ def reset_all():
     contended[0] = 0
     SPI_MS = 0
     RESET_CAUSE = PWRON_RESET
+    mem32[SCRATCH4] = 0
+
+
+def watchdog_timeout():
+    """The board's machine.WDT was not fed in time: a watchdog reboot, scratch[4] as it left it."""
+    global RESET_CAUSE
+    RESET_CAUSE = WDT_RESET
+    mem32[SCRATCH4] = NON_REBOOT_MAGIC
 
 
 class Reset(SystemExit):
@@ -55,7 +69,8 @@ class Reset(SystemExit):
 def reset():
     global RESET_CAUSE
     resets.append(1)
-    RESET_CAUSE = WDT_RESET  # rp2: machine.reset() is a watchdog reboot
+    RESET_CAUSE = WDT_RESET  # rp2: machine.reset() is a watchdog reboot ...
+    mem32[SCRATCH4] = 0  # ... through watchdog_reboot(0, SRAM_END, 0)
     raise Reset(99)
 
 
@@ -125,6 +140,7 @@ class WDT:
         self.timeout = timeout
         self.fed = 0
         watchdogs.append(self)
+        mem32[SCRATCH4] = NON_REBOOT_MAGIC  # rp2 machine_wdt.c: watchdog_enable()
 
     def feed(self):
         self.fed += 1

@@ -147,11 +147,21 @@ def percent(p: Any) -> str:
     return f"{round(value):d}%"
 
 
-def success_percent(group: Mapping[str, Any]) -> str | None:
-    s = group.get("success")
+def _percent_of(group: Mapping[str, Any], key: str) -> str | None:
+    s = group.get(key)
     if isinstance(s, Mapping) and s.get("percent") is not None:
         return percent(s["percent"])
     return None
+
+
+def best_play_percent(group: Mapping[str, Any]) -> str | None:
+    """The headline: P(success) with the Redraws and Favor left used well (docs/odds.md)."""
+    return _percent_of(group, "best_play")
+
+
+def as_drawn_percent(group: Mapping[str, Any]) -> str | None:
+    """The secondary figure: P(success) with no more choices."""
+    return _percent_of(group, "as_drawn")
 
 
 def advice_texts(group: Mapping[str, Any]) -> list[str]:
@@ -163,25 +173,48 @@ def advice_texts(group: Mapping[str, Any]) -> list[str]:
     return out
 
 
-_ACTION_WORD = {"redraw": "Redraw", "call_favor": "Favor", "favor": "Favor", "exert": "Exert"}
+_ACTION_WORD = {
+    "redraw": "Redraw",
+    "call_favor": "Favor",
+    "favor": "Favor",
+    "exert": "Exert",
+    "draw": "Draw",
+    "resolve": "Resolve",
+}
 
 
 def short_advice(group: Mapping[str, Any]) -> list[str]:
-    """``Redraw → 58%``: the advice cut to what a strip panel has room for (the strip sketch in docs/display.md)."""
+    """``Redraw → 58%``: the advice cut to what a strip panel has room for (DESIGN.md sketch)."""
     out = []
     for a in group.get("advice") or []:
         if not isinstance(a, Mapping):
             continue
         text = str(a.get("text") or "")
         word = _ACTION_WORD.get(str(a.get("action") or ""), text.split(" ")[0] if text else "")
-        target = text.rsplit("→", 1)[1].strip() if "→" in text else ""
-        if not target and isinstance(a.get("to"), int | float):
-            target = percent(a["to"])
+        value = a.get("best_play")
+        target = percent(value["percent"]) if isinstance(value, Mapping) else ""
+        if not target and "→" in text:
+            target = text.rsplit("→", 1)[1].strip()
         if word and target:
             out.append(f"{word} → {target}")
         elif text:
             out.append(text)
     return out
+
+
+def next_move(group: Mapping[str, Any], cur: Mapping[str, Any]) -> str | None:
+    """The best move when it is a choice (``Redraw W0``, ``Favor``); None while drawing on
+    (or resolving) is best: the strip has no room for the obvious."""
+    advice = group.get("advice") or []
+    top = advice[0] if advice and isinstance(advice[0], Mapping) else None
+    if top is None or top.get("hero") not in (None, cur.get("hero")):
+        return None
+    if top.get("action") == "redraw":
+        drawn = [t for t in cur.get("drawn") or [] if t.get("id") == top.get("token")]
+        return f"Redraw {token_code(drawn[0])}" if drawn else "Redraw"
+    if top.get("action") == "call_favor":
+        return "Favor"
+    return None
 
 
 # --- outcome and cost -------------------------------------------------------

@@ -48,28 +48,30 @@ ODDS_MID = {
         {
             "heroes": ["aria"],
             "difficulty": 6,
-            "success": {"num": 29, "den": 50, "percent": 58.0},
+            "best_play": {"num": 71, "den": 100, "percent": 71.0},
+            "as_drawn": {"num": 31, "den": 100, "percent": 31.0},
             "advice": [
                 {
-                    "text": "Redraw Aria's Weight 0: 31% → 58%",
+                    "text": "Redraw Aria's Weight 0, then Favor if still short → 71%",
                     "action": "redraw",
+                    "hero": "aria",
                     "token": "aria.weight.0",
-                    "from": 31.0,
-                    "to": 58.0,
+                    "best_play": {"num": 71, "den": 100, "percent": 71.0},
                     "command": {"cmd": "redraw", "hero": "aria", "replace": "aria.weight.0"},
                 },
                 {
-                    "text": "Call Favor: 58% → 71%",
-                    "action": "call_favor",
+                    "text": "Draw, then Redraw while short, then Favor if still short → 58%",
+                    "action": "draw",
+                    "hero": "aria",
                     "token": None,
-                    "from": 58.0,
-                    "to": 71.0,
-                    "command": {"cmd": "call_favor", "hero": "aria"},
+                    "best_play": {"num": 29, "den": 50, "percent": 58.0},
+                    "command": {"cmd": "draw", "hero": "aria"},
                 },
             ],
             "distribution": [[3, 0.12], [4, 0.3], [5, 0.3], [6, 0.2], [7, 0.08]],
             "expected_fatigue": 0.0,
             "expected_strain": 0.0,
+            "expected_wounds": 0.0,
         }
     ]
 }
@@ -194,7 +196,7 @@ def performance_long_names() -> dict[str, Any]:
     c["name"] = longer
     c["capability"] = LONG_CAPABILITY
     view["heroes"]["aria"]["name"] = longer
-    view["odds"]["groups"][0]["advice"][0]["text"] = f"Redraw {LONG_HERO}'s Weight 0: 31% → 58%"
+    view["odds"]["groups"][0]["advice"][0]["text"] = f"Redraw {LONG_HERO}'s Weight 0 → 71%"
     return view
 
 

@@ -14,7 +14,7 @@ from display.panels import ACCENT, BLACK, PANELS, WHITE, panel_spec
 from display.render import Frame, Renderer, draw, render, screen_of
 from display.screens.banner import Banner
 from display.source import load_view
-from display.viewmodel import focus, percent, short_advice, token_code
+from display.viewmodel import focus, next_move, percent, short_advice, token_code
 from engine.errors import ConfigError
 from engine.view import table_view
 from tests import display_views as dv
@@ -79,7 +79,16 @@ def test_p6_p19_mid_performance_shows_total_difficulty_draws_left_and_odds() -> 
     shown = [t.shown for t in texts]
     assert "ARIA" in shown and "1" in shown and "/6" in shown
     line = " ".join(shown)
-    assert "2 draws left" in line and "odds 58%" in line and "Redraw → 58%" in line
+    assert "2 draws left" in line and "best play 71%" in line and "Redraw W0" in line
+
+
+@pytest.mark.parametrize("panel", ["4.2", "7.5"])
+def test_p11_p18_roomy_panels_show_both_names_and_the_advice(panel: str) -> None:
+    """docs/odds.md: best play is the headline, as drawn the secondary figure, the advice in
+    full (best move first, then the runner-up)."""
+    line = " ".join(t.shown for t in draw(dv.performance_mid(), panel, "bw").texts)
+    assert "best play 71%" in line and "as drawn 31%" in line
+    assert "Redraw Aria's Weight 0, then Favor if still short → 71%" in line
 
 
 def test_p16_weight_token_values_are_shown_signed() -> None:
@@ -225,7 +234,17 @@ def test_percent_never_rounds_to_certainty(value: float, text: str) -> None:
 
 
 def test_short_advice_for_a_strip() -> None:
-    assert short_advice(dv.ODDS_MID["groups"][0]) == ["Redraw → 58%", "Favor → 71%"]
+    assert short_advice(dv.ODDS_MID["groups"][0]) == ["Redraw → 71%", "Draw → 58%"]
+
+
+def test_next_move_names_the_token_to_redraw() -> None:
+    """The strip shows the best move only when it is a choice (docs/odds.md)."""
+    view = dv.performance_mid()
+    group = view["odds"]["groups"][0]
+    cur = view["performance"]["contributions"][0]
+    assert next_move(group, cur) == "Redraw W0"
+    group["advice"] = group["advice"][1:]  # drawing on is best: nothing to say
+    assert next_move(group, cur) is None
 
 
 @pytest.mark.parametrize(

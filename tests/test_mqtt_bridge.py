@@ -240,7 +240,8 @@ def test_home_assistant_discovery_and_removal_of_a_hero_who_left(broker):
             assert config["availability_topic"] == f"{R}/status"
             assert config["unique_id"] == "rhuna_example_aria_fatigue"
             assert config["device"]["name"] == "Rhuna table example"
-            ha.first(f"{prefix}/success_odds/config")
+            ha.first(f"{prefix}/best_play_odds/config")
+            ha.first(f"{prefix}/as_drawn_odds/config")
             ha.first(f"{prefix}/combat_tick/config")
             # HA restarts and says so: discovery comes again
             ha.send("homeassistant/status", "online")

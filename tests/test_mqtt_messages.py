@@ -180,7 +180,7 @@ def test_discovery_gives_every_sensor_a_device_and_the_status_topic(example_stat
     found = discovery.discovery_messages(table_view(example_state), T, HA, "1.0")
     assert "homeassistant/sensor/rhuna_example/aria_fatigue/config" in found
     unique = {c["unique_id"] for c in found.values()}
-    assert len(unique) == len(found) == 3 * 4 + 8
+    assert len(unique) == len(found) == 3 * 4 + 9  # best play and as drawn: two odds sensors
     for config in found.values():
         assert config["availability_topic"] == "rhuna/example/status"
         assert config["device"]["identifiers"] == ["rhuna_example"]
@@ -200,7 +200,8 @@ def test_ha_hero_sensors_read_fatigue_strain_wounds_favor(example_state):
 def test_ha_table_sensors_are_unknown_when_nothing_is_going_on(example_state):
     view = table_view(example_state)
     c = configs(view)
-    for key in ("performance_total", "performance_difficulty", "success_odds", "weather"):
+    keys = ("performance_total", "performance_difficulty", "best_play_odds", "as_drawn_odds")
+    for key in (*keys, "weather"):
         assert ha_state(view, c[key]) == "None", key  # HA's MQTT sensor: unknown
     assert ha_state(view, c["combat_round"]) == "None"
     assert ha_state(view, c["time_band"]) == "morning" and ha_state(view, c["day"]) == "1"
@@ -222,11 +223,11 @@ def test_ha_performance_sensors_follow_the_draw_p19(example_state):
     )
     assert ha_state(view, c["performance_total"]) == "2"  # Adept Ember with its Pathway + Weight 0
     assert ha_state(view, c["performance_difficulty"]) == "5"
-    percent = view["odds"]["groups"][0]["success"]["percent"]
-    assert (
-        ha_state(view, c["success_odds"]) == str(percent)
-        and c["success_odds"]["unit_of_measurement"] == "%"
-    )
+    for key in ("best_play", "as_drawn"):  # docs/odds.md: the same two names everywhere
+        percent = view["odds"]["groups"][0][key]["percent"]
+        assert ha_state(view, c[f"{key}_odds"]) == str(percent)
+        assert c[f"{key}_odds"]["unit_of_measurement"] == "%"
+    assert ha_state(view, c["best_play_odds"]) != ha_state(view, c["as_drawn_odds"])
 
 
 def test_ha_weather_and_combat_sensors_t1_c1(example_state):

@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from engine.performance.commands import value_of
-from engine.performance.odds import group_numbers, odds_view
+from engine.performance.odds import group_numbers, odds_view, percent_text
 from engine.state import TableState
 from engine.view import table_view
 from tests.conftest import run
@@ -93,7 +93,7 @@ def only_group(state: TableState) -> dict[str, Any]:
     return group
 
 
-def success(group: dict[str, Any], key: str = "success") -> Fraction:
+def success(group: dict[str, Any], key: str = "as_drawn") -> Fraction:
     return Fraction(group[key]["num"], group[key]["den"])
 
 
@@ -118,20 +118,6 @@ def as_drawn(state: TableState) -> Fraction:
     """No memo: literally every ordered draw."""
     counter = iter(range(10**9))
     return engine_best(state, _must_draw, lambda s: next(counter))
-
-
-def _key(state: TableState) -> object:
-    assert state.performance is not None
-    return tuple(
-        (
-            tuple(sorted(c.drawn)),
-            tuple(sorted(c.set_aside)),
-            tuple(c.favor),
-            c.pending_redraw,
-            state.heroes[c.hero].redraws,
-        )
-        for c in state.performance.contributions
-    )
 
 
 # --- as drawn ------------------------------------------------------------------------
@@ -221,22 +207,22 @@ def test_p13_p14_exertion_cost_runs_the_cascade() -> None:
 # --- Favor ---------------------------------------------------------------------------
 
 
-def test_p18_call_favor_advice_equals_the_call_through_the_engine() -> None:
-    """The Favor token is an independent draw from the Favor Bag as it is now (P18)."""
+def test_p18_favor_is_advised_only_once_it_is_the_best_move() -> None:
+    """Before the draw, drawing on is best (Favor waits until the hero is still short, P18);
+    with everything drawn and short, calling it is the best move, worth the engine's own
+    game tree over the Favor Bag as it is now."""
     state = declared(small_table(), 5, "mass")
-    state, _ = engine.apply(state, {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"})
     group = only_group(state)
-    (advice,) = [a for a in group["advice"] if a["action"] == "call_favor"]
-    favor_bag = state.bags["favor"].contents
-
-    def options(s: TableState) -> list[list[dict[str, object]]]:
-        if not _c(s, "aria").favor:
-            return [[{"cmd": "call_favor", "hero": "aria", "token": t} for t in favor_bag]]
-        return _must_draw(s)
-
-    oracle = engine_best(state, options, _key)
-    assert advice["to"] == round(float(oracle) * 100, 2)
-    assert advice["from"] == group["success"]["percent"]
+    assert [a["action"] for a in group["advice"]] == ["draw"]
+    for t in ("aria.weight.1", "aria.ember.skill", "aria.ember.lore", "aria.weight.2"):
+        state, _ = engine.apply(state, {"cmd": "draw", "hero": "aria", "token": t})
+    state, _ = engine.apply(state, {"cmd": "adjust_hero", "hero": "aria", "redraws": -2})
+    group = only_group(state)
+    assert success(group) == 0  # 0 + 2 + 1 + 1 = 4 < 5
+    top = group["advice"][0]
+    assert top["action"] == "call_favor" and top["command"] == {"cmd": "call_favor", "hero": "aria"}
+    assert success(group, "best_play") == success(top, "best_play") == best_through_engine(state)
+    assert success(group, "best_play") == Fraction(4, 5)  # every Favor token but Xantyr
     # after the call, the token is on the board and the odds condition on it
     called, _ = engine.apply(state, {"cmd": "call_favor", "hero": "aria", "token": "favor.04"})
     assert success(only_group(called)) == as_drawn(called)
@@ -246,63 +232,143 @@ def test_p18_call_favor_advice_equals_the_call_through_the_engine() -> None:
 # --- Redraw --------------------------------------------------------------------------
 
 
-def _redraw_options(s: TableState) -> list[list[dict[str, object]]]:
-    """Draw the next token, or (Adept, a Redraw left) replace any token on the board now,
-    or resolve once everything is drawn."""
-    nodes = _must_draw(s) or [[]]  # [] : resolve now (keep)
-    c = _c(s, "aria")
-    bag = s.bags["aria"].contents
-    if s.heroes["aria"].redraws and bag and c.pending_redraw is None:
-        # the Redraw itself is certain; its replacement is the next forced draw, from the bag
-        # as it is after the Redraw (with the replaced token back in it if I-P11 is off)
-        nodes += [[{"cmd": "redraw", "hero": "aria", "replace": x}] for x in c.drawn]
-    return nodes
+def _choices(s: TableState) -> list[list[dict[str, object]]]:
+    """Every move the engine allows now, each a chance node over the token that comes out:
+    draw (P6), Redraw any token on a board at any moment (P11; its replacement is the next
+    draw), Call Favor at any moment (P18), resolve once every hero has drawn."""
+    assert s.performance is not None
+    nodes: list[list[dict[str, object]]] = []
+    finished = True
+    favor_bag = s.bags["favor"].contents
+    adept = s.rules["training"]["redraw_minimum"]
+    for c in s.performance.contributions:
+        if not c.checks:
+            continue
+        hero = s.heroes[c.hero]
+        bag = s.bags[hero.bag].contents
+        if (c.draws_left > 0 or c.pending_redraw) and bag:
+            finished = False
+            nodes.append([{"cmd": "draw", "hero": c.hero, "token": t} for t in bag])
+        may_redraw = hero.redraws and c.training.at_least(adept) and c.pending_redraw is None
+        if may_redraw and (bag or not s.rules["redraw"]["set_aside"]):
+            nodes += [[{"cmd": "redraw", "hero": c.hero, "replace": x}] for x in c.drawn]
+        if hero.favor and len(c.favor) < s.rules["favor"]["calls_per_performance"] and favor_bag:
+            nodes.append([{"cmd": "call_favor", "hero": c.hero, "token": t} for t in favor_bag])
+    return [*nodes, []] if finished else nodes  # [] : resolve now
+
+
+def _full_key(state: TableState) -> object:
+    assert state.performance is not None
+    return tuple(
+        (
+            tuple(sorted(c.drawn)),
+            tuple(sorted(c.set_aside)),
+            tuple(c.favor),
+            c.pending_redraw,
+            state.heroes[c.hero].redraws,
+            state.heroes[c.hero].favor,
+        )
+        for c in state.performance.contributions
+    )
+
+
+#: one memo per game: every state of a test's Performance has its own key (_full_key)
+_MEMO: dict[object, Fraction] = {}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> None:
+    _MEMO.clear()
+
+
+def best_through_engine(state: TableState) -> Fraction:
+    """Best play over the whole game tree, every move applied by the real engine."""
+    return engine_best(state, _choices, _full_key, _MEMO)
+
+
+def move_through_engine(state: TableState, advice: dict[str, Any]) -> Fraction:
+    """What an advice entry is worth: its command applied (for every token that could come
+    out of the bag, when it draws one), then best play through the real engine."""
+    command = dict(advice["command"])
+    if command["cmd"] == "resolve":
+        after, _ = engine.apply(state, command)
+        assert after.performance is not None
+        return Fraction(int(all(r.success for r in after.performance.results)))
+    if command["cmd"] == "redraw":
+        return best_through_engine(engine.apply(state, command)[0])
+    hero = state.heroes[str(command["hero"])]
+    pool = state.bags["favor" if command["cmd"] == "call_favor" else hero.bag].contents
+    total = sum(
+        (best_through_engine(engine.apply(state, {**command, "token": t})[0]) for t in pool),
+        Fraction(0),
+    )
+    return total / len(pool)
+
+
+def assert_advice_like_the_engine(state: TableState) -> dict[str, Any]:
+    """The headline and every advice entry against the engine's own game tree; the headline
+    equals the top advice and is at least every other entry (issue 13 item 7)."""
+    group = only_group(state)
+    head = success(group, "best_play")
+    assert head == best_through_engine(state)
+    assert head >= success(group)
+    assert group["advice"] and success(group["advice"][0], "best_play") == head
+    for a in group["advice"]:
+        assert success(a, "best_play") == move_through_engine(state, a), a["text"]
+        assert success(a, "best_play") <= head
+        assert a["text"].endswith(f"→ {percent_text(success(a, 'best_play'))}")
+    return group
 
 
 @pytest.mark.parametrize(
     ("per_pathway", "extra_redraws", "weight", "difficulty"),
-    [(0, 0, "mass", 3), (0, 0, "mass", 4), (0, 0, "off", 5), (0, 1, "off", 4), (1, 0, "mass", 4)],
+    [(0, 0, "mass", 3), (0, 0, "mass", 4), (0, 0, "off", 5), (0, 1, "off", 4), (0, 0, "light", 6)],
 )
-def test_p11_with_redraws_is_the_best_play_through_the_engine(
+def test_p11_p18_best_play_is_the_whole_game_through_the_engine(
     per_pathway: int, extra_redraws: int, weight: str, difficulty: int
 ) -> None:
-    """Adept Aria with her Redraws: the view's with_redraws equals the engine game tree where
-    she may Redraw any token at any moment, or keep (set aside, I-P11). With a third Redraw
-    her 6-token bag is too short for 4 draws and 3 Redraws, where Redrawing early pays."""
+    """Adept Aria with her Redraws and a Favor: the headline equals the engine game tree where
+    she may Redraw any token at any moment, Call Favor at any moment or never, or keep (set
+    aside, I-P11). With a third Redraw her 6-token bag is too short for 4 draws and 3 Redraws,
+    where Redrawing early pays."""
     state = small_table(per_pathway=per_pathway)
     if extra_redraws:
         state, _ = engine.apply(
             state, {"cmd": "adjust_hero", "hero": "aria", "redraws": extra_redraws}
         )
-    state = declared(state, difficulty, weight)
-    group = only_group(state)
-    assert success(group, "with_redraws") == engine_best(state, _redraw_options, _key)
+    assert_advice_like_the_engine(declared(state, difficulty, weight))
 
 
-def test_p11_redraw_advice_is_worth_what_the_engine_says() -> None:
+@pytest.mark.parametrize(
+    "drawn",
+    [
+        ["aria.weight.0", "aria.ember.wild"],
+        ["aria.weight.0", "aria.ember.wild", "aria.potential.lore.1"],
+        ["aria.weight.0", "aria.ember.wild", "aria.potential.lore.1", "aria.weight.1"],
+    ],
+)
+def test_p11_every_advice_entry_is_worth_what_the_engine_says(drawn: list[str]) -> None:
+    """Mid-draw and after it: each entry (draw on, Redraw the lowest, Favor when best,
+    resolve) valued with best play after it, through the real engine; its command is real."""
     state = declared(small_table(per_pathway=1), 4, "mass")
-    for t in ("aria.weight.0", "aria.ember.wild", "aria.potential.lore.1"):
+    for t in drawn:
         state, _ = engine.apply(state, {"cmd": "draw", "hero": "aria", "token": t})
-    group = only_group(state)
+    group = assert_advice_like_the_engine(state)
     redraws = [a for a in group["advice"] if a["action"] == "redraw"]
-    now = as_drawn(state)
-    # every token on the board (values −1, 0 and 1 here), Redrawn through the real engine
-    worth = {}
-    for token in ("aria.weight.0", "aria.ember.wild", "aria.potential.lore.1"):
-        after, _ = engine.apply(state, {"cmd": "redraw", "hero": "aria", "replace": token})
-        worth[token] = as_drawn(after)
-    # the advice offers exactly the Redraws that raise the odds, one per distinct value
-    assert {a["token"] for a in redraws} == {t for t, p in worth.items() if p > now}
-    assert redraws and len(redraws) < len(worth)  # this board has both kinds
-    for a in redraws:
-        after, _ = engine.apply(state, a["command"])  # the advice's command is a real command
-        assert _c(after, "aria").pending_redraw == a["token"]
-        assert a["to"] == round(float(worth[a["token"]]) * 100, 2)
-        assert success(only_group(after)) == worth[a["token"]]
-    assert [a["to"] for a in group["advice"]] == sorted(
-        (a["to"] for a in group["advice"]), reverse=True
-    )
-    assert "→" in redraws[0]["text"] and redraws[0]["text"].startswith("Redraw Aria's")
+    assert redraws and redraws[0]["token"] == "aria.weight.0"  # the lowest token (−1)
+    after, _ = engine.apply(state, redraws[0]["command"])
+    assert _c(after, "aria").pending_redraw == "aria.weight.0"
+    assert redraws[0]["text"].startswith("Redraw Aria's Weight 0")
+
+
+def test_p11_never_a_bare_zero_while_a_plan_can_win() -> None:
+    """All drawn and short (as drawn 0%): the advice says what still wins (issue 13)."""
+    state = declared(small_table(per_pathway=1), 5, "mass")
+    for t in ("aria.weight.0", "aria.ember.wild", "aria.potential.lore.1", "aria.weight.1"):
+        state, _ = engine.apply(state, {"cmd": "draw", "hero": "aria", "token": t})
+    group = assert_advice_like_the_engine(state)
+    assert success(group) == 0 < success(group, "best_play")
+    assert group["advice"][0]["action"] == "redraw"
 
 
 @pytest.mark.parametrize("set_aside", [True, False])
@@ -314,15 +380,14 @@ def test_i_p11_after_a_redraw_the_replaced_token_is_out_of_the_bag(set_aside: bo
     state, _ = engine.apply(state, {"cmd": "redraw", "hero": "aria", "replace": "aria.weight.0"})
     assert ("aria.weight.0" in state.bags["aria"].contents) is not set_aside
     assert success(only_group(state)) == as_drawn(state)
-    # the plan value with the remaining Redraw matches the engine game tree
-    assert success(only_group(state), "with_redraws") == engine_best(state, _redraw_options, _key)
+    # best play with the remaining Redraw and the Favor matches the engine game tree
+    assert_advice_like_the_engine(state)
 
 
 def test_p11_no_redraw_advice_below_adept_or_without_redraws() -> None:
     state = declared(small_table(), 3, capability="lore")  # Trained in lore
     state, _ = engine.apply(state, {"cmd": "draw", "hero": "aria", "token": "aria.weight.0"})
-    group = only_group(state)
-    assert group["with_redraws"] is None
+    group = assert_advice_like_the_engine(state)
     assert not [a for a in group["advice"] if a["action"] == "redraw"]
 
 
@@ -357,7 +422,31 @@ def test_i_p10_intersecting_heroes_sum_against_one_difficulty() -> None:
     state = _intersect("sum")
     group = only_group(state)
     assert sorted(group["heroes"]) == ["aria", "bren"]
-    assert success(group) == engine_best(state, _must_draw, _key)
+    assert success(group) == engine_best(state, _must_draw, _full_key)
+
+
+def test_i_p10_p23_an_intersect_group_plays_best_together() -> None:
+    """Adept Aria Intersecting with Master Bren in skill: either may Redraw, either may Call
+    Favor from the one Favor Bag; the headline and the advice match the engine game tree."""
+    state = small_table()
+    state, _ = run(
+        state,
+        {"cmd": "begin_performance", "difficulty": 7, "weight": "mass"},
+        {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "skill"}
+        | {"action": "target"},
+        {"cmd": "declare", "hero": "aria", "shade": "impulse", "capability": "skill"}
+        | {"action": "target", "intersect": "bren"},
+        {"cmd": "adjust_hero", "hero": "aria", "redraws": -1},
+        {"cmd": "draw", "hero": "bren", "token": "bren.weight.0"},
+        {"cmd": "draw", "hero": "bren", "token": "bren.ember.skill"},
+        {"cmd": "draw", "hero": "bren", "token": "bren.weight.1"},
+        {"cmd": "draw", "hero": "bren", "token": "bren.ember.lore"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.weight.2"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
+        {"cmd": "draw", "hero": "aria", "token": "aria.weight.0"},
+    )
+    group = assert_advice_like_the_engine(state)
+    assert success(group, "best_play") > success(group)
 
 
 def test_i_p10_separate_mode_gives_one_group_per_hero() -> None:
@@ -368,7 +457,7 @@ def test_i_p10_separate_mode_gives_one_group_per_hero() -> None:
     product = Fraction(1)
     for g in view["groups"]:
         product *= success(g)
-    assert product == engine_best(state, _must_draw, _key)
+    assert product == engine_best(state, _must_draw, _full_key)
 
 
 # --- the view ------------------------------------------------------------------------
@@ -384,13 +473,14 @@ def test_p19_odds_only_while_a_performance_is_open() -> None:
     assert set(group) >= {
         "heroes",
         "difficulty",
-        "success",
+        "best_play",
+        "as_drawn",
         "advice",
         "distribution",
         "expected_fatigue",
         "expected_strain",
     }
-    assert set(group["success"]) == {"num", "den", "percent"}
+    assert set(group["best_play"]) == set(group["as_drawn"]) == {"num", "den", "percent"}
     state, _ = run(
         state, *({"cmd": "draw", "hero": "aria", "seed": i} for i in range(4)), {"cmd": "resolve"}
     )

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.performance.combinatorics import Dist, counts_of, draw_sum
+import engine
+from engine.performance.combinatorics import counts_of, draw_sum
 from engine.performance.odds import plan_odds
 from tests.test_odds_montecarlo import _values, big_state
 
@@ -42,14 +43,20 @@ def test_p6_draw_sum_agrees_with_icepool_deal(values: list[int], data: st.DataOb
 
 
 @pytest.mark.parametrize("favor", [False, True])
-def test_p18_p19_forty_token_bag_and_favor_agree_with_icepool(favor: bool) -> None:
+def test_p18_p19_forty_token_bag_and_favor_if_short_agree_with_icepool(favor: bool) -> None:
+    """Vesna without Redraws: as drawn is icepool's deal; best play with a Favor call made
+    only when still short (I-P18a) succeeds when the draw plus max(Favor, 0) meets the
+    Difficulty — icepool's deal plus the Favor die floored at 0."""
     state = big_state(difficulty=3)
-    odds = plan_odds(state, "vesna", tuple(range(3, 9)), favor=favor)
-    total = deal_sum(_values(state, "vesna"), 4)
+    state, _ = engine.apply(state, {"cmd": "adjust_hero", "hero": "vesna", "redraws": -2})
+    if not favor:
+        state, _ = engine.apply(state, {"cmd": "adjust_hero", "hero": "vesna", "favor": -3})
+    odds = plan_odds(state, "vesna", tuple(range(3, 9)))
+    drawn = deal_sum(_values(state, "vesna"), 4)
+    best = drawn
     if favor:
-        total = total + deal_sum(_values(state, "favor"), 1)  # independent bag: a sum of dice
-    for d, p in odds.with_plan.items():
-        assert p == Fraction(total.probability(">=", d))
-    shown = odds.plan_distribution
-    assert isinstance(shown, Dist)
-    assert shown.probabilities() == icepool_probs(total)
+        best = drawn + deal_sum(_values(state, "favor"), 1).map(lambda f: max(f, 0))
+    for d in range(3, 9):
+        assert odds.as_drawn[d] == Fraction(drawn.probability(">=", d))
+        assert odds.best_play[d] == Fraction(best.probability(">=", d))
+    assert odds.distribution.probabilities() == icepool_probs(drawn)

@@ -78,14 +78,24 @@ def table_sensors(topics: Topics) -> list[Sensor]:
             "{{ value_json.difficulty if value_json else None }}",
             icon="mdi:target",
         ),
+        # docs/odds.md: best play is the headline, as drawn the secondary figure
         Sensor(
-            "success_odds",
-            "Success odds",
+            "best_play_odds",
+            "Best play odds",
             odds,
-            "{{ value_json.groups[0].success.percent"
+            "{{ value_json.groups[0].best_play.percent"
             " if value_json and value_json.groups else None }}",
             unit="%",
             icon="mdi:dice-multiple",
+        ),
+        Sensor(
+            "as_drawn_odds",
+            "As drawn odds",
+            odds,
+            "{{ value_json.groups[0].as_drawn.percent"
+            " if value_json and value_json.groups else None }}",
+            unit="%",
+            icon="mdi:dice-multiple-outline",
         ),
         Sensor(
             "time_band",

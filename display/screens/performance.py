@@ -20,6 +20,8 @@ from display.text import font, line_height
 from display.viewmodel import (
     View,
     advice_texts,
+    as_drawn_percent,
+    best_play_percent,
     consequence,
     contributions,
     declaration,
@@ -29,12 +31,11 @@ from display.viewmodel import (
     group_total,
     is_gain,
     names,
+    next_move,
     odds_for,
     outcome_word,
     result_for,
-    short_advice,
     signed,
-    success_percent,
     title,
     token_code,
 )
@@ -217,12 +218,13 @@ def _status_line(c: Canvas, box: Box, view: View, cur: Mapping[str, Any]) -> Non
     parts: list[tuple[str, bool]] = [(draws_text(cur), False)]
     odds = odds_for(view, str(cur.get("hero")))
     if odds is not None:
-        pct = success_percent(odds)
-        if pct:
-            parts.append((f"odds {pct}", True))
-        advice = short_advice(odds)
-        if advice:
-            parts.append((advice[0], False))
+        best, drawn, move = best_play_percent(odds), as_drawn_percent(odds), next_move(odds, cur)
+        if best:
+            parts.append((f"best play {best}", True))
+        if move:
+            parts.append((move, False))
+        if drawn:
+            parts.append((f"as drawn {drawn}", False))
     _segments(c, box, parts, c.m.body, TIGHT)
 
 
@@ -337,14 +339,17 @@ def _roomy_bottom(
     odds = odds_for(view, str(cur.get("hero")))
     advice: list[str] = []
     if odds is not None:
-        pct = success_percent(odds)
-        if pct:
-            status.append(f"success {pct}")
+        best, drawn = best_play_percent(odds), as_drawn_percent(odds)
+        if best:
+            status.append(f"best play {best}")
+        if drawn:
+            status.append(f"as drawn {drawn}")
         advice = advice_texts(odds)[:2]
     n = 1 + len(advice)
     used, _ = box.bottom(n * _lh(m.body) + (n - 1))
     lines_at = used.rows(n, 1)
-    _segments(c, lines_at[0], [(status[0], False)] + [(s, True) for s in status[1:]], m.body)
+    marked = [(status[0], False)] + [(s, s.startswith("best play")) for s in status[1:]]
+    _segments(c, lines_at[0], marked, m.body)
     for row, text in zip(lines_at[1:], advice, strict=True):
         c.text(row, text, m.body)
     return used

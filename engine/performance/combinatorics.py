@@ -1,4 +1,4 @@
-"""Exact odds of a draw from a bag, as whole-number ways over a whole-number denominator.
+"""Exact odds of a draw from a bag, and of best play, as whole numbers over whole numbers.
 
 This module knows nothing about heroes or tokens: only multisets of *values*.
 Tokens of equal value are interchangeable for the total, so a bag is reduced to
@@ -8,30 +8,33 @@ are made").
 Everything is integer arithmetic; a :class:`fractions.Fraction` appears only
 where a probability is handed out.
 
-Redraw (P11, set aside per I-P11) is a decision, not a draw, so its odds are
-those of the best policy. Two facts make that cheap (proofs in docs/odds.md):
+**Best play** (P11 Redraw, P18 Favor) is the value of the game: every Redraw and
+Favor decision made as well as it can be, at any moment. Three facts make it cheap
+for one hero deciding with the replaced token set aside (I-P11); docs/odds.md
+gives the reasons and the tests check them against brute force over the whole
+game tree:
 
-* waiting until every token is drawn before using a Redraw loses nothing, so a
-  plan is "draw the rest, then Redraw while failing";
-* for "total ≥ Difficulty" with the replaced token set aside, replacing the
-  lowest token is always at least as good as replacing any other.
+* while the bag cannot run out, waiting until every token is drawn before a
+  Redraw or a Favor call loses nothing (the draws are exchangeable; waiting knows more);
+* replacing the lowest token is always at least as good as replacing any other;
+* after the draw the hero walks the path of lowest-token replacements and, at the
+  best moment while still short, may Call Favor (:func:`_fast` finds that moment
+  exactly, for every Difficulty asked at once).
 
-With one hero deciding, success then means "the highest sum the path of
-lowest-token replacements ever reaches, plus what is fixed, meets the
-Difficulty" — a distribution that does not depend on the Difficulty. Where those
-facts do not hold (several heroes choosing who redraws in one Intersect group,
-or a table that returns the replaced token to the bag), :func:`plan_success`
-runs a full expectimax instead.
+Elsewhere (several heroes of one Intersect group deciding together, more than one
+Favor call, a table that returns the replaced token to the bag, a bag too short
+for every draw and Redraw) :func:`_game` runs a memoised expectimax over the
+whole game tree instead. It is exact, only slower.
 
 All public functions are pure and memoised on their (immutable) arguments.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
-from itertools import product
 from math import comb
 
 #: a bag (or a hand) reduced to values: ``((value, count), …)``, sorted by value, counts > 0
@@ -136,156 +139,6 @@ def hands(bag: Counts, k: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     return tuple(out)
 
 
-# --- one hero deciding: the reach of the lowest-replacement path ---------------------
-
-
-def _start(
-    bag: Counts, board: tuple[int, ...], k: int, r: int
-) -> tuple[list[int], int, int, int, list[tuple[list[int], list[int], int, int]]]:
-    """Per-kind arrays for the Redraw walks: the values, how many replacements can happen
-    (``steps``), the denominator they add, the bag size after the draws, and for every
-    hand of the k draws (board included) its counts, the bag left, its total and ways."""
-    values = sorted({v for v, _ in bag} | set(board))
-    index = {v: i for i, v in enumerate(values)}
-    base_bag = [0] * len(values)
-    for v, n in bag:
-        base_bag[index[v]] = n
-    base_hand = [0] * len(values)
-    for v in board:
-        base_hand[index[v]] += 1
-    n_after = size(bag) - k
-    steps = min(r, n_after) if board or k else 0
-    den_steps = 1
-    for i in range(steps):
-        den_steps *= n_after - i
-    starts = []
-    for picked, ways in hands(bag, k):
-        hand = base_hand[:]
-        left = base_bag[:]
-        total = sum(board)
-        for (v, _), c in zip(bag, picked, strict=True):
-            if c:
-                hand[index[v]] += c
-                left[index[v]] -= c
-                total += v * c
-        starts.append((hand, left, total, ways))
-    return values, steps, den_steps, n_after, starts
-
-
-@lru_cache(maxsize=1024)
-def redraw_reach(bag: Counts, board: tuple[int, ...], k: int, r: int, cap: int) -> Dist:
-    """Highest sum reached when the k remaining tokens are drawn and then the lowest token
-    is replaced r times (each replaced token set aside, I-P11), capped at ``cap``.
-
-    The hero stops as soon as the total meets the target, so success for a target
-    t ≤ cap is exactly "reach ≥ t" (the path up to that point does not depend on
-    t). Sums at or above ``cap`` are lumped into ``cap``, which prunes the walk.
-    """
-    values, steps, den_steps, n_after, starts = _start(bag, board, k, r)
-    out: dict[int, int] = {}
-    for hand, left, total, ways in starts:
-        _walk(values, hand, left, total, total, steps, ways, cap, den_steps, n_after, out)
-    return Dist(tuple(sorted(out.items())), comb(size(bag), k) * den_steps)
-
-
-def _walk(
-    values: list[int],
-    hand: list[int],
-    left: list[int],
-    total: int,
-    best: int,
-    steps: int,
-    ways: int,
-    cap: int,
-    den_steps: int,
-    n_left: int,
-    out: dict[int, int],
-) -> None:
-    """Depth-first over the replacement draws; ``den_steps`` is what the rest of the path
-    multiplies the denominator by (so a pruned path still counts its full share)."""
-    if best >= cap:
-        out[cap] = out.get(cap, 0) + ways * den_steps
-        return
-    if steps == 0:
-        out[best] = out.get(best, 0) + ways
-        return
-    low = 0
-    while not hand[low]:
-        low += 1
-    base = total - values[low]
-    hand[low] -= 1
-    rest = den_steps // n_left
-    for j, n in enumerate(left):
-        if not n:
-            continue
-        new_total = base + values[j]
-        new_best = new_total if new_total > best else best
-        if steps == 1 or new_best >= cap:
-            key = cap if new_best >= cap else new_best
-            out[key] = out.get(key, 0) + ways * n * rest
-            continue
-        hand[j] += 1
-        left[j] -= 1
-        _walk(
-            values, hand, left, new_total, new_best, steps - 1, ways * n, cap, rest, n_left - 1, out
-        )
-        hand[j] -= 1
-        left[j] += 1
-    hand[low] += 1
-
-
-@lru_cache(maxsize=1024)
-def redraw_final(bag: Counts, board: tuple[int, ...], k: int, r: int, target: int) -> Dist:
-    """The final total of the same plan aimed at ``target`` (it stops once the total meets it).
-
-    For the distribution shown beside a plan; the success odds come from
-    :func:`redraw_reach`, which serves every target at once.
-    """
-    values, steps, den_steps, n_after, starts = _start(bag, board, k, r)
-    out: dict[int, int] = {}
-    for hand, left, total, ways in starts:
-        _walk_final(values, hand, left, total, steps, ways, target, den_steps, n_after, out)
-    return Dist(tuple(sorted(out.items())), comb(size(bag), k) * den_steps)
-
-
-def _walk_final(
-    values: list[int],
-    hand: list[int],
-    left: list[int],
-    total: int,
-    steps: int,
-    ways: int,
-    target: int,
-    den_steps: int,
-    n_left: int,
-    out: dict[int, int],
-) -> None:
-    if total >= target or steps == 0:
-        out[total] = out.get(total, 0) + ways * den_steps
-        return
-    low = 0
-    while not hand[low]:
-        low += 1
-    base = total - values[low]
-    hand[low] -= 1
-    rest = den_steps // n_left
-    for j, n in enumerate(left):
-        if not n:
-            continue
-        if steps == 1:
-            t = base + values[j]
-            out[t] = out.get(t, 0) + ways * n * rest
-            continue
-        hand[j] += 1
-        left[j] -= 1
-        _walk_final(
-            values, hand, left, base + values[j], steps - 1, ways * n, target, rest, n_left - 1, out
-        )
-        hand[j] -= 1
-        left[j] += 1
-    hand[low] += 1
-
-
 def _minus(bag: Counts, v: int) -> Counts:
     return tuple((u, n - (u == v)) for u, n in bag if n - (u == v))
 
@@ -296,151 +149,399 @@ def _plus(bag: Counts, v: int) -> Counts:
     return tuple(sorted((*bag, (v, 1))))
 
 
-# --- the general case: expectimax over who redraws which token -----------------------
+def _falling(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+# --- a resolving group, as values ------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class Redrawer:
-    """A hero whose Redraws are part of the plan: what is on the board, left in the bag,
-    still to draw, and how many Redraws may be used."""
+class Side:
+    """One hero's part of a group as the odds see it (values only, so equal bags share memos).
 
-    bag: Counts
+    ``board`` holds the sorted values drawn so far (a Redraw may replace them);
+    ``draws`` the tokens still to draw from ``bag`` (a Redraw waiting for its token
+    counts as one); ``redraws`` the Redraws the hero may use (0 when P11 does not
+    allow them); ``calls`` the Favor calls still open (P18, I-P18a) and ``favor``
+    this hero's value of each Favor *kind* (an index into :attr:`Group.favor_bag`);
+    ``redraw_now`` is False while a Redraw waits for its token.
+    """
+
     board: tuple[int, ...]
+    bag: Counts
     draws: int
     redraws: int
+    calls: int = 0
+    favor: tuple[int, ...] = ()
+    redraw_now: bool = True
+
+    def short(self, set_aside: bool = True) -> bool:
+        """True when the bag could run out before every draw and Redraw is made.
+
+        Then drawing stops early (P6: the hero draws what the bag holds), and a Redraw
+        made *before* the last draw can be worth more than one made after: setting a bad
+        token aside early leaves fewer tokens to come out. Only the full tree is exact.
+        """
+        return size(self.bag) < self.draws + (self.redraws if set_aside else 0)
 
 
-def plan_success(
-    redrawers: tuple[Redrawer, ...], fixed: Dist, target: int, set_aside: bool
-) -> Fraction:
-    """P(success) under the best Redraw decisions of every hero in ``redrawers``.
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Heroes resolving together against one Difficulty (I-P10), and the shared Favor Bag.
 
-    ``fixed`` is the independent rest of the group total (other heroes' draws,
-    Favor). Every hero draws first; then, knowing all hands and the fixed part,
-    the group picks Redraws one at a time (expectimax). With ``set_aside`` each
-    hero only ever needs to consider its lowest token; otherwise every distinct
-    value on its board is a candidate.
+    ``favor_bag`` counts the tokens of each Favor kind left in the bag (a token one
+    hero calls is gone for the next); ``fixed`` is what is already in the total besides
+    the boards (the Favor tokens called); ``set_aside`` is I-P11.
     """
-    memo: dict[tuple[object, ...], Fraction] = {}
-    per_hero = [hands(h.bag, h.draws) for h in redrawers]
+
+    sides: tuple[Side, ...]
+    favor_bag: tuple[int, ...] = ()
+    fixed: int = 0
+    set_aside: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """A move open now, worth P(success) when it is made now and best play follows.
+
+    ``action`` is ``draw``, ``redraw``, ``call_favor`` or ``resolve``; ``side`` the index
+    of the hero making it (None for ``resolve``); ``replace`` the value a Redraw replaces.
+    """
+
+    action: str
+    side: int | None
+    replace: int | None
+    value: Fraction
+
+
+#: ties between moves go to the one that keeps the most options open
+_PREFER = {"draw": 0, "resolve": 1, "redraw": 2, "call_favor": 3}
+
+
+def _open(s: Side, g: Group) -> bool:
+    """Does this hero still have a choice to make (a Redraw or a Favor call)?"""
+    can_redraw = s.redraws > 0 and bool(s.board or s.draws)
+    return can_redraw or (s.calls > 0 and any(g.favor_bag))
+
+
+def _passive(sides: tuple[Side, ...]) -> Dist:
+    """The total of heroes with no choice left: their boards and the rest of their draws."""
+    dist = Dist.point(0)
+    for s in sides:
+        dist = dist.convolve(draw_sum(s.bag, s.draws).shift(sum(s.board)))
+    return dist
+
+
+def as_drawn(g: Group) -> Dist:
+    """The group total with no more choices: the boards, the draws left, nothing else."""
+    return _passive(g.sides).shift(g.fixed)
+
+
+def _favor_counts(s: Side, favor_bag: tuple[int, ...]) -> Counts:
+    out: dict[int, int] = {}
+    for kind, n in enumerate(favor_bag):
+        if n:
+            out[s.favor[kind]] = out.get(s.favor[kind], 0) + n
+    return tuple(sorted(out.items()))
+
+
+@lru_cache(maxsize=2048)
+def best_play(g: Group, target: int) -> Fraction:
+    """P(group total ≥ target) under best play: every Redraw and Favor decision made well."""
+    active = [s for s in g.sides if _open(s, g)]
+    if not active:
+        return as_drawn(g).at_least(target)
+    rest = _passive(tuple(s for s in g.sides if not _open(s, g))).shift(g.fixed)
+    if len(active) == 1 and g.set_aside and active[0].calls <= 1 and not active[0].short():
+        s = active[0]
+        favor = _favor_counts(s, g.favor_bag) if s.calls else ()
+        targets = tuple(target - t for t, _ in rest.ways)
+        ways, den = _fast(s.bag, s.board, s.draws, s.redraws, favor, targets)
+        num = sum(w * wr for w, (_, wr) in zip(ways, rest.ways, strict=True))
+        return Fraction(num, den * rest.den)
+    sides = tuple(active)
+    early = any(s.short(g.set_aside) for s in sides)
+    start = tuple((s.board, s.bag, s.draws, s.redraws, s.calls, s.redraw_now) for s in sides)
+    favors = tuple(s.favor for s in sides)
     total = Fraction(0)
-    den = 1
-    for h in redrawers:
-        den *= comb(size(h.bag), h.draws)
-    for combo in product(*per_hero):
-        weight = 1
-        state = []
-        for h, (picked, ways) in zip(redrawers, combo, strict=True):
-            weight *= ways
-            drawn = tuple(v for (v, _), c in zip(h.bag, picked, strict=True) for _ in range(c))
-            hand = tuple(sorted((*h.board, *drawn)))
-            left = tuple((v, n - c) for (v, n), c in zip(h.bag, picked, strict=True) if n - c)
-            state.append((hand, left, h.redraws if hand else 0))
-        key = tuple(state)
-        inner = Fraction(0)
-        for f, wf in fixed.ways:
-            inner += wf * _best(key, target - f, set_aside, memo)
-        total += weight * inner
-    return total / (den * fixed.den)
+    for t, w in rest.ways:
+        memo: dict[object, Fraction] = {}
+        total += w * _game(start, g.favor_bag, target - t, favors, g.set_aside, early, memo)
+    return total / rest.den
 
 
-def _best(
-    state: tuple[tuple[tuple[int, ...], Counts, int], ...],
-    target: int,
-    set_aside: bool,
-    memo: dict[tuple[object, ...], Fraction],
-) -> Fraction:
-    if sum(sum(hand) for hand, _, _ in state) >= target:
-        return Fraction(1)
-    key = (state, target)
-    hit = memo.get(key)
-    if hit is not None:
-        return hit
-    best = Fraction(0)
-    for i, (hand, left, r) in enumerate(state):
-        if r == 0:
-            continue
-        candidates = hand[:1] if set_aside else tuple(sorted(set(hand)))
-        for x in candidates:
-            pool = left if set_aside else _plus(left, x)
-            n_pool = size(pool)
-            if n_pool == 0:
-                continue
-            rest = list(hand)
-            rest.remove(x)
+def best_moves(g: Group, target: int) -> tuple[MoveValue, ...]:
+    """Every move open now (one Redraw per candidate value), valued with best play after it,
+    best first. The first one is worth :func:`best_play`."""
+    out: list[MoveValue] = []
+    drawing = [i for i, s in enumerate(g.sides) if s.draws and size(s.bag)]
+    if drawing:
+        i = drawing[0]
+        s = g.sides[i]
+        if not any(o.short(g.set_aside) for o in g.sides):
+            value = best_play(g, target)  # waiting loses nothing: drawing on is best play
+        else:
+            value = _chance(g, i, s.board, s.bag, s.draws - 1, s.redraws, target)
+        out.append(MoveValue("draw", i, None, value))
+    else:
+        total = sum(sum(s.board) for s in g.sides) + g.fixed
+        out.append(MoveValue("resolve", None, None, Fraction(int(total >= target))))
+    for i, s in enumerate(g.sides):
+        if s.redraws and s.board and s.redraw_now:
+            for x in s.board[:1] if g.set_aside else sorted(set(s.board)):
+                pool = s.bag if g.set_aside else _plus(s.bag, x)
+                if not size(pool):
+                    continue  # P11: the bag cannot give a replacement
+                rest = list(s.board)
+                rest.remove(x)
+                value = _chance(g, i, tuple(rest), pool, s.draws, s.redraws - 1, target)
+                out.append(MoveValue("redraw", i, x, value))
+        if s.calls and any(g.favor_bag):
             value = Fraction(0)
-            for v, n in pool:
-                new = (tuple(sorted((*rest, v))), _minus(pool, v), r - 1)
-                child = (*state[:i], new, *state[i + 1 :])
-                value += n * _best(child, target, set_aside, memo)
-            value /= n_pool
-            if value > best:
-                best = value
-    memo[key] = best
-    return best
+            for kind, n in enumerate(g.favor_bag):
+                if n:
+                    bag = tuple(c - (k == kind) for k, c in enumerate(g.favor_bag))
+                    after = Group(
+                        tuple(replace(o, calls=o.calls - 1) if o is s else o for o in g.sides),
+                        bag,
+                        g.fixed + s.favor[kind],
+                        g.set_aside,
+                    )
+                    value += n * best_play(after, target)
+            out.append(MoveValue("call_favor", i, None, value / sum(g.favor_bag)))
+    out.sort(key=lambda m: (-m.value, _PREFER[m.action]))
+    return tuple(out)
 
 
-def short_bag(r: Redrawer) -> bool:
-    """True when the bag could run out before every draw and Redraw is made.
-
-    Then drawing stops early (P6: the hero draws what the bag holds), and a Redraw
-    made *before* the last draw can be worth more than one made after: setting a
-    bad token aside early means fewer tokens are left to come out. Only the full
-    game tree (:func:`game_success`) is exact there.
-    """
-    return size(r.bag) < r.draws + r.redraws
+def _add(board: tuple[int, ...], v: int) -> tuple[int, ...]:
+    return tuple(sorted((*board, v)))
 
 
-def game_success(
-    redrawers: tuple[Redrawer, ...], fixed: Dist, target: int, set_aside: bool
+def _with(g: Group, i: int, s: Side) -> Group:
+    if s.draws > size(s.bag):  # P6: a hero whose bag runs out stops drawing
+        s = replace(s, draws=size(s.bag))
+    return Group((*g.sides[:i], s, *g.sides[i + 1 :]), g.favor_bag, g.fixed, g.set_aside)
+
+
+def _chance(
+    g: Group, i: int, board: tuple[int, ...], pool: Counts, draws: int, redraws: int, target: int
 ) -> Fraction:
-    """P(success) under the best play over the whole game tree: at every point any hero may
-    draw its next token or Redraw (the lowest token when set aside, any value otherwise);
-    drawing must go on while there are draws left and tokens in the bag (P6)."""
-    memo: dict[tuple[object, ...], Fraction] = {}
-    start = tuple((tuple(sorted(h.board)), h.bag, h.draws, h.redraws) for h in redrawers)
+    """Best play averaged over the token that comes out of ``pool`` onto hero i's ``board``."""
+    s = g.sides[i]
     total = Fraction(0)
-    for f, wf in fixed.ways:
-        total += wf * _game(start, target - f, set_aside, memo)
-    return total / fixed.den
+    for v, n in pool:
+        after = replace(s, board=_add(board, v), bag=_minus(pool, v), draws=draws, redraws=redraws)
+        total += n * best_play(_with(g, i, after), target)
+    return total / size(pool)
+
+
+# --- one hero deciding, tokens set aside: the path of lowest replacements ---------------
+
+
+def _fast(
+    bag: Counts,
+    board: tuple[int, ...],
+    k: int,
+    r: int,
+    favor: Counts,
+    targets: tuple[int, ...],
+) -> tuple[list[int], int]:
+    """Best-play ways for each target, over one denominator, for one hero whose bag cannot
+    run out: draw the k tokens, then at every point while short either replace the lowest
+    token (set aside) or Call Favor once (``favor``: the Favor Bag's values for this hero,
+    empty when no call is open).
+
+    A node of the walk is a hand after some replacements. It knows two things for the
+    targets asked: ``V[t]``, the best-play ways from there, and ``G[u]``, the ways the
+    path of replacements from there *ever* reaches u (what a Favor token worth t − u needs).
+    Calling Favor at a node is worth Σ over Favor values f of count(f) · G[t − f]; going
+    on is worth the children's V; the hero takes the better (I-P18a: only while short).
+    """
+    values = sorted({v for v, _ in bag} | set(board))
+    index = {v: i for i, v in enumerate(values)}
+    m = len(values)
+    n_bag = size(bag)
+    n_after = n_bag - k
+    steps = min(r, n_after) if board or k else 0
+    fav_n = sum(c for _, c in favor) or 1
+    ts = list(targets)
+    us = sorted({t - f for t in ts for f, _ in favor})
+    u_at = {u: i for i, u in enumerate(us)}
+    # Favor at a node: Σ count · G[t − f]; and the same for a leaf's children in closed form
+    calls = [[(c, u_at[t - f]) for f, c in favor] for t in ts]
+    ups = [[(c, f) for f, c in favor if f > 0] for t in ts]
+    top = max(ts + us)
+    n_t, n_u = len(ts), len(us)
+
+    def node(
+        hand: list[int], left: list[int], s: int, steps: int, n: int, scale: int
+    ) -> tuple[list[int], list[int]]:
+        if s >= top:
+            return [scale * fav_n] * n_t, [scale] * n_u
+        if steps == 0:
+            g = [int(s >= u) for u in us]
+            return [
+                fav_n if s >= t else sum(c * g[j] for c, j in calls[i]) for i, t in enumerate(ts)
+            ], g
+        low = 0
+        while not hand[low]:
+            low += 1
+        base = s - values[low]
+        hand[low] -= 1
+        if steps == 1:
+            # the children are leaves: count the tokens left whose value takes the sum to u
+            suffix = [0] * (m + 1)
+            for j in range(m - 1, -1, -1):
+                suffix[j] = suffix[j + 1] + left[j]
+
+            def q(u: int) -> int:
+                return suffix[bisect_left(values, u - base)]
+
+            g_sum = [q(u) for u in us]
+            v_sum = []
+            for i, t in enumerate(ts):
+                qt = q(t)
+                v_sum.append(fav_n * qt + sum(c * (q(t - f) - qt) for c, f in ups[i]))
+        else:
+            g_sum = [0] * n_u
+            v_sum = [0] * n_t
+            child = scale // n
+            for j in range(m):
+                c = left[j]
+                if not c:
+                    continue
+                hand[j] += 1
+                left[j] -= 1
+                vc, gc = node(hand, left, base + values[j], steps - 1, n - 1, child)
+                hand[j] -= 1
+                left[j] += 1
+                for i in range(n_t):
+                    v_sum[i] += c * vc[i]
+                for i in range(n_u):
+                    g_sum[i] += c * gc[i]
+        hand[low] += 1
+        g = [scale if s >= u else g_sum[i] for i, u in enumerate(us)]
+        v = []
+        for i, t in enumerate(ts):
+            if s >= t:
+                v.append(scale * fav_n)
+            else:
+                v.append(max(v_sum[i], sum(c * g[j] for c, j in calls[i])))
+        return v, g
+
+    base_bag = [0] * m
+    for v, n in bag:
+        base_bag[index[v]] = n
+    base_hand = [0] * m
+    for v in board:
+        base_hand[index[v]] += 1
+    scale = _falling(n_after, steps)
+    acc = [0] * n_t
+    board_sum = sum(board)
+    for picked, ways in hands(bag, k):
+        hand = base_hand[:]
+        left = base_bag[:]
+        s = board_sum
+        for (v, _), c in zip(bag, picked, strict=True):
+            if c:
+                hand[index[v]] += c
+                left[index[v]] -= c
+                s += v * c
+        got = node(hand, left, s, steps, n_after, scale)[0]
+        for i in range(n_t):
+            acc[i] += ways * got[i]
+    return acc, comb(n_bag, k) * scale * fav_n
+
+
+# --- the general case: expectimax over the whole game tree ------------------------------
+
+#: one hero in the tree: (board, bag, draws left, Redraws left, Favor calls left, may Redraw now)
+_Hero = tuple[tuple[int, ...], Counts, int, int, int, bool]
 
 
 def _game(
-    state: tuple[tuple[tuple[int, ...], Counts, int, int], ...],
+    state: tuple[_Hero, ...],
+    favor_bag: tuple[int, ...],
     target: int,
+    favors: tuple[tuple[int, ...], ...],
     set_aside: bool,
-    memo: dict[tuple[object, ...], Fraction],
+    early: bool,
+    memo: dict[object, Fraction],
 ) -> Fraction:
-    key = (state, target)
+    """Best P(total ≥ target) from ``state``: at every point a hero may draw its next token,
+    Redraw (the lowest token when set aside, any value otherwise), Call Favor, or, once
+    everyone has drawn, resolve (P6: the draws must be made while the bag holds tokens).
+    Unless ``early`` (a bag that can run out), the draws are made first: waiting loses
+    nothing. ``target`` already has the Favor tokens called subtracted."""
+    key = (state, favor_bag, target)
     hit = memo.get(key)
     if hit is not None:
         return hit
-    best: Fraction | None = None
-    finished = True
-    for i, (board, bag, left, r) in enumerate(state):
-        n_bag = size(bag)
-        moves: list[tuple[Counts, tuple[int, ...], int, int]] = []
-        if left and n_bag:
-            finished = False
-            moves.append((bag, board, left - 1, r))
-        if r and board:
-            for x in board[:1] if set_aside else sorted(set(board)):
+    drawing = [i for i, h in enumerate(state) if h[2] and size(h[1])]
+    best = Fraction(0)
+    if not drawing:
+        best = Fraction(int(sum(sum(h[0]) for h in state) >= target))
+    for i, op, x in _options(state, favor_bag, drawing, set_aside, early):
+        if best == 1:
+            break
+        board, bag, left, r, calls, _ = state[i]
+        value = Fraction(0)
+        if op == "favor":
+            den = sum(favor_bag)
+            for kind, n in enumerate(favor_bag):
+                if n:
+                    after = (
+                        *state[:i],
+                        (board, bag, left, r, calls - 1, state[i][5]),
+                        *state[i + 1 :],
+                    )
+                    fav = tuple(c - (k == kind) for k, c in enumerate(favor_bag))
+                    t = target - favors[i][kind]
+                    value += n * _game(after, fav, t, favors, set_aside, early, memo)
+        else:
+            pool, rest = bag, list(board)
+            if op == "redraw":
+                rest.remove(x)
                 pool = bag if set_aside else _plus(bag, x)
-                if size(pool):
-                    rest = list(board)
-                    rest.remove(x)
-                    moves.append((pool, tuple(rest), left, r - 1))
-        for pool, rest_board, new_left, new_r in moves:
-            value = Fraction(0)
+            den = size(pool)
             for v, n in pool:
-                new = (tuple(sorted((*rest_board, v))), _minus(pool, v), new_left, new_r)
-                value += n * _game((*state[:i], new, *state[i + 1 :]), target, set_aside, memo)
-            value /= size(pool)
-            if best is None or value > best:
-                best = value
-    if finished:
-        done = Fraction(int(sum(sum(b) for b, _, _, _ in state) >= target))
-        best = done if best is None or done > best else best
-    assert best is not None
+                h = (
+                    _add(tuple(rest), v),
+                    _minus(pool, v),
+                    left - (op == "draw"),
+                    r - (op == "redraw"),
+                    calls,
+                    True,
+                )
+                after = (*state[:i], h, *state[i + 1 :])
+                value += n * _game(after, favor_bag, target, favors, set_aside, early, memo)
+        value /= den
+        if value > best:
+            best = value
     memo[key] = best
     return best
+
+
+def _options(
+    state: tuple[_Hero, ...],
+    favor_bag: tuple[int, ...],
+    drawing: list[int],
+    set_aside: bool,
+    early: bool,
+) -> list[tuple[int, str, int]]:
+    """The moves open in ``state``: (hero index, ``draw``/``redraw``/``favor``, value replaced)."""
+    if drawing and not early:
+        return [(drawing[0], "draw", 0)]  # draw on first: the order of the draws is free
+    out: list[tuple[int, str, int]] = [(i, "draw", 0) for i in drawing]
+    for i, (board, bag, _, r, calls, now) in enumerate(state):
+        if r and board and now:
+            for x in board[:1] if set_aside else sorted(set(board)):
+                if size(bag if set_aside else _plus(bag, x)):
+                    out.append((i, "redraw", x))
+        if calls and any(favor_bag):
+            out.append((i, "favor", 0))
+    return out

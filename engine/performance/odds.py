@@ -1,4 +1,16 @@
-"""Exact odds for the open Performance, and what each choice is worth after every draw.
+"""Exact odds for the open Performance: best play first, as drawn second, advice that looks ahead.
+
+Two numbers, under the same names everywhere (the view, MQTT, the panels, the CLI):
+
+- **best play**: P(success) when every hero of the group uses the Redraws left as well
+  as they can be used (P11) and calls Favor only when it helps, which is once still
+  short after the draw (P18, I-P18a);
+- **as drawn**: P(success) with no more choices: the Draw Board as it is, the draws
+  left from the bag as it is, no Redraw, no Favor.
+
+The advice is every move open now (draw on, resolve, one Redraw per candidate value,
+Call Favor), each valued with best play after it, best first: the first one is worth
+the best play. Favor is advised only when calling it now is the best move.
 
 Odds are derived from the state, never stored in it, so :func:`engine.apply`
 stays as fast as before: the view (``table_view(state)["odds"]``) and the
@@ -11,7 +23,7 @@ Wounds). The combinatorics live in :mod:`engine.performance.combinatorics`.
 
 Rules: P6 (draw totals), P9 (Exertion and its Fatigue), P11 / I-P11 (Redraw,
 set aside), P12–P17 and I-P1 / I-P16 (token values, Weight modes), P18 / I-P18
-(Favor), P19 (total ≥ Difficulty), I-P10 (Intersect groups sum their totals).
+(Favor), P19 (total ≥ Difficulty), I-P10 / P23 (Intersect groups sum their totals).
 """
 
 from __future__ import annotations
@@ -23,18 +35,16 @@ from functools import lru_cache
 from typing import Any
 
 from engine.errors import CommandRejected
-from engine.immutable import replace
+from engine.performance import combinatorics
 from engine.performance.combinatorics import (
-    Counts,
     Dist,
-    Redrawer,
+    Group,
+    MoveValue,
+    Side,
+    as_drawn,
+    best_moves,
+    best_play,
     counts_of,
-    draw_sum,
-    game_success,
-    plan_success,
-    redraw_final,
-    redraw_reach,
-    short_bag,
     size,
 )
 from engine.performance.commands import groups, value_of
@@ -45,29 +55,6 @@ from engine.tokens import Training
 from engine.view import view_section
 
 # --- a hero's part, reduced to numbers ----------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class HeroDraw:
-    """One contribution as the odds see it: values only, so equal bags share a cache entry.
-
-    ``board`` holds the values of the tokens drawn so far (a Redraw may replace
-    them); ``fixed`` what else is already in the total (a Favor token called);
-    ``draws`` the tokens still to draw from ``bag`` (a Redraw waiting for its
-    token counts as one); ``redraws`` the Redraws the hero may still use (0
-    below the Training P11 asks for); ``favor`` the Favor Bag's values for this
-    hero's Shade when the hero may still Call Favor.
-    """
-
-    hero: str
-    board: tuple[int, ...]
-    fixed: int
-    bag: Counts
-    draws: int
-    redraws: int
-    favor: Counts
-    #: a Redraw can be started right now (none is waiting for its token)
-    redraw_now: bool = True
 
 
 def _kind(state: TableState, token_id: str) -> tuple[object, ...]:
@@ -95,115 +82,59 @@ def can_redraw(state: TableState, c: Contribution) -> bool:
     return c.checks and c.training.at_least(Training(minimum)) and state.heroes[c.hero].redraws > 0
 
 
+def favor_calls(state: TableState, c: Contribution) -> int:
+    """P18 / I-P18a: the Favor calls still open to ``c`` (Favor to spend, calls left)."""
+    if not c.checks:
+        return 0
+    limit = int(state.rules["favor"]["calls_per_performance"])
+    return max(0, min(state.heroes[c.hero].favor, limit - len(c.favor)))
+
+
 def can_call_favor(state: TableState, c: Contribution) -> bool:
     """P18: a check, Favor to spend, a call left this Performance, a token in the Favor Bag."""
-    limit = int(state.rules["favor"]["calls_per_performance"])
-    return (
-        c.checks
-        and state.heroes[c.hero].favor > 0
-        and len(c.favor) < limit
-        and bool(state.bags[FAVOR_BAG].contents)
-    )
+    return favor_calls(state, c) > 0 and bool(state.bags[FAVOR_BAG].contents)
 
 
-def hero_draw(state: TableState, c: Contribution) -> HeroDraw:
-    """Reduce one contribution to a :class:`HeroDraw` (drawing without replacement, P6)."""
+def favor_kinds(state: TableState) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The Favor Bag by kind (its tokens' Shade relation, P18): one token id of each kind,
+    and how many of each kind are in the bag now."""
+    first: dict[str, str] = {}
+    count: dict[str, int] = {}
+    for t in state.bags[FAVOR_BAG].contents:
+        shade = str(state.tokens[t].shade)
+        first.setdefault(shade, t)
+        count[shade] = count.get(shade, 0) + 1
+    kinds = sorted(first)
+    return tuple(first[k] for k in kinds), tuple(count[k] for k in kinds)
+
+
+def side_of(state: TableState, c: Contribution, favor_tokens: tuple[str, ...]) -> Side:
+    """Reduce one contribution to a :class:`Side` (drawing without replacement, P6)."""
     hero = state.heroes[c.hero]
     contents = state.bags[hero.bag].contents
-    favor: Counts = ()
-    if can_call_favor(state, c):
-        favor = counts_of(bag_values(state, c, state.bags[FAVOR_BAG].contents))
-    return HeroDraw(
-        hero=c.hero,
-        board=tuple(value_of(state, c, t) for t in c.drawn),
-        fixed=sum(value_of(state, c, t) for t in c.favor),
+    return Side(
+        board=tuple(sorted(value_of(state, c, t) for t in c.drawn)),
         bag=counts_of(bag_values(state, c, contents)),
         draws=min(c.draws_left, len(contents)) if c.checks else 0,
         redraws=hero.redraws if can_redraw(state, c) else 0,
-        favor=favor,
+        calls=favor_calls(state, c),
+        favor=tuple(value_of(state, c, t) for t in favor_tokens),
         redraw_now=c.pending_redraw is None,
     )
 
 
+def group_of(state: TableState, heroes: Iterable[str]) -> tuple[Group, tuple[Contribution, ...]]:
+    """The resolving group of ``heroes`` as values, and their contributions (in that order)."""
+    perf = state.performance
+    assert perf is not None
+    cs = tuple(c for h in heroes if (c := perf.contribution(h)) is not None)
+    tokens, counts = favor_kinds(state)
+    sides = tuple(side_of(state, c, tokens) for c in cs)
+    fixed = sum(value_of(state, c, t) for c in cs for t in c.favor)
+    return Group(sides, counts, fixed, bool(state.rules["redraw"]["set_aside"])), cs
+
+
 # --- the numbers for one resolving group --------------------------------------------
-
-
-def total_dist(draws: tuple[HeroDraw, ...], favor_calls: frozenset[str] = frozenset()) -> Dist:
-    """The group total with no further choices (I-P10: Intersecting heroes sum their totals),
-    plus a Favor call (an independent token from the Favor Bag, P18) for ``favor_calls``."""
-    dist = Dist.point(0)
-    for h in draws:
-        dist = dist.convolve(draw_sum(h.bag, h.draws).shift(sum(h.board) + h.fixed))
-        if h.hero in favor_calls and h.favor:
-            dist = dist.convolve(Dist.of(h.favor))
-    return dist
-
-
-def plan_curve(
-    draws: tuple[HeroDraw, ...],
-    redrawing: frozenset[str],
-    favor_calls: frozenset[str],
-    difficulties: tuple[int, ...],
-    set_aside: bool,
-) -> dict[int, Fraction]:
-    """P(success) for each Difficulty when the heroes in ``redrawing`` use their Redraws with
-    the best replace-or-keep decisions and those in ``favor_calls`` Call Favor.
-
-    Favor, being called anyway, is called first so the Redraw decisions know it.
-    """
-    active = [h for h in draws if h.hero in redrawing and h.redraws and (h.board or h.draws)]
-    rest = tuple(h for h in draws if h not in active)
-    fixed = total_dist(rest, favor_calls)
-    for h in active:
-        fixed = fixed.shift(h.fixed)
-        if h.hero in favor_calls and h.favor:
-            fixed = fixed.convolve(Dist.of(h.favor))
-    if not active:
-        return {d: fixed.at_least(d) for d in difficulties}
-    redrawers = tuple(active_redrawer(h) for h in active)
-    if any(short_bag(r) for r in redrawers):
-        return {d: game_success(redrawers, fixed, d, set_aside) for d in difficulties}
-    if len(active) == 1 and set_aside:
-        h = active[0]
-        cap = max(difficulties) - fixed.ways[0][0]
-        reach = redraw_reach(h.bag, h.board, h.draws, h.redraws, cap).convolve(fixed)
-        return {d: reach.at_least(d) for d in difficulties}
-    return {d: plan_success(redrawers, fixed, d, set_aside) for d in difficulties}
-
-
-def active_redrawer(h: HeroDraw) -> Redrawer:
-    return Redrawer(h.bag, h.board, h.draws, h.redraws)
-
-
-def plan_dist(
-    draws: tuple[HeroDraw, ...],
-    redrawing: frozenset[str],
-    favor_calls: frozenset[str],
-    difficulty: int,
-    set_aside: bool,
-) -> Dist | None:
-    """The final group total under the plan of :func:`plan_curve` aimed at ``difficulty``.
-
-    None where the plan is an expectimax over several heroes (or Redraw returns
-    the token): its odds are exact, its distribution is not computed.
-    """
-    active = [h for h in draws if h.hero in redrawing and h.redraws and (h.board or h.draws)]
-    if not active:
-        return total_dist(draws, favor_calls)
-    if len(active) > 1 or not set_aside or short_bag(active_redrawer(active[0])):
-        return None
-    h = active[0]
-    fixed = total_dist(tuple(x for x in draws if x is not h), favor_calls).shift(h.fixed)
-    if h.hero in favor_calls and h.favor:
-        fixed = fixed.convolve(Dist.of(h.favor))
-    out: dict[int, int] = {}
-    den = 0
-    for f, wf in fixed.ways:
-        final = redraw_final(h.bag, h.board, h.draws, h.redraws, difficulty - f)
-        den = final.den
-        for t, w in final.ways:
-            out[t + f] = out.get(t + f, 0) + wf * w
-    return Dist(tuple(sorted(out.items())), den * fixed.den)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,59 +142,48 @@ class GroupNumbers:
     """Everything the view shows for one group, as exact numbers (no names yet)."""
 
     distribution: Dist
-    success: Fraction
-    with_redraws: Fraction | None
-    #: (hero, value replaced, P(success) after that Redraw alone)
-    redraw: tuple[tuple[str, int, Fraction], ...]
-    #: (hero, P(success) after that Favor call alone)
-    favor: tuple[tuple[str, Fraction], ...]
+    as_drawn: Fraction
+    best_play: Fraction
+    moves: tuple[MoveValue, ...]
 
 
 @lru_cache(maxsize=512)
-def group_numbers(draws: tuple[HeroDraw, ...], difficulty: int, set_aside: bool) -> GroupNumbers:
-    """As is, with every Redraw used well, and each single choice open right now."""
-    dist = total_dist(draws)
-    redrawing = frozenset(h.hero for h in draws if h.redraws)
-    with_redraws = None
-    if redrawing:
-        with_redraws = plan_curve(draws, redrawing, frozenset(), (difficulty,), set_aside)[
-            difficulty
-        ]
-    redraw = []
-    for h in draws:
-        if not h.redraws or not h.redraw_now or (set_aside and size(h.bag) == 0):
-            continue
-        for x in sorted(set(h.board)):
-            board = list(h.board)
-            board.remove(x)
-            bag = h.bag if set_aside else counts_of([*_values(h.bag), x])
-            after = replace(h, board=tuple(board), bag=bag, draws=min(h.draws + 1, size(bag)))
-            swapped = tuple(after if o is h else o for o in draws)
-            redraw.append((h.hero, x, total_dist(swapped).at_least(difficulty)))
-    favor = [
-        (h.hero, total_dist(draws, frozenset({h.hero})).at_least(difficulty))
-        for h in draws
-        if h.favor
-    ]
-    return GroupNumbers(dist, dist.at_least(difficulty), with_redraws, tuple(redraw), tuple(favor))
-
-
-def _values(bag: Counts) -> list[int]:
-    return [v for v, n in bag for _ in range(n)]
+def group_numbers(group: Group, difficulty: int) -> GroupNumbers:
+    """As drawn, best play, and every move open now valued with best play after it."""
+    dist = as_drawn(group)
+    moves = best_moves(group, difficulty)
+    return GroupNumbers(dist, dist.at_least(difficulty), best_play(group, difficulty), moves)
 
 
 def clear_caches() -> None:
     """Forget every memoised result (benchmarks measure cold queries this way)."""
-    from engine.performance import combinatorics
-
     group_numbers.cache_clear()
-    for fn in (
-        combinatorics.draw_sum,
-        combinatorics.hands,
-        combinatorics.redraw_reach,
-        combinatorics.redraw_final,
-    ):
+    for fn in (combinatorics.draw_sum, combinatorics.hands, combinatorics.best_play):
         fn.cache_clear()
+
+
+@dataclass(frozen=True, slots=True)
+class HeroOdds:
+    """The two odds of the group a hero resolves in, at a given state."""
+
+    heroes: tuple[str, ...]
+    difficulty: int
+    best_play: Fraction
+    as_drawn: Fraction
+
+
+def hero_odds(state: TableState, hero_id: str) -> HeroOdds | None:
+    """Best play and as drawn for ``hero_id``'s group now; None when no Performance is open
+    or the hero makes no check in it (P7 Gain, or not declared)."""
+    perf = state.performance
+    if perf is None or perf.resolved:
+        return None
+    for heroes in groups(perf, state.rules["intersect"]["mode"]):
+        if hero_id in heroes:
+            group, _ = group_of(state, heroes)
+            nums = group_numbers(group, perf.difficulty)
+            return HeroOdds(heroes, perf.difficulty, nums.best_play, nums.as_drawn)
+    return None
 
 
 # --- cost -------------------------------------------------------------------------
@@ -319,61 +239,84 @@ def percent_text(p: Fraction) -> str:
     return f"{pct}%"
 
 
-def _percent(p: Fraction) -> float:
-    return round(float(p) * 100, 2)
+def _then(group: Group, move: MoveValue) -> str:
+    """What best play may still do after ``move``: ", then Redraw while short, …"."""
+    redraws = favor = False
+    for i, s in enumerate(group.sides):
+        used = move.side == i
+        if s.redraws - (used and move.action == "redraw") > 0:
+            redraws = True
+        calls = s.calls - (used and move.action == "call_favor")
+        left = sum(group.favor_bag) - (move.action == "call_favor")
+        if calls > 0 and left > 0:
+            favor = True
+    parts = (["Redraw while short"] if redraws else []) + (
+        ["Favor if still short"] if favor else []
+    )
+    return "".join(f", then {p}" for p in parts)
+
+
+def _advice(
+    state: TableState, group: Group, cs: tuple[Contribution, ...], move: MoveValue
+) -> dict[str, Any]:
+    c = cs[move.side] if move.side is not None else None
+    hero = c.hero if c is not None else None
+    token = None
+    command: dict[str, Any]
+    if move.action == "resolve":
+        head, command = "Resolve", {"cmd": "resolve"}
+    elif move.action == "draw":
+        assert c is not None
+        head = "Draw" if len(cs) == 1 else f"Draw for {state.heroes[c.hero].name}"
+        # the token comes from the Draw Board's reader (or add a "seed")
+        command = {"cmd": "draw", "hero": c.hero}
+    elif move.action == "redraw":
+        assert c is not None
+        token = next(t for t in c.drawn if value_of(state, c, t) == move.replace)
+        head = f"Redraw {state.tokens[token].name}"
+        command = {"cmd": "redraw", "hero": c.hero, "replace": token}
+    else:
+        assert c is not None
+        head = f"Call Favor for {state.heroes[c.hero].name}"
+        command = {"cmd": "call_favor", "hero": c.hero}
+    then = "" if move.action == "resolve" else _then(group, move)
+    return {
+        "action": move.action,
+        "hero": hero,
+        "token": token,
+        "best_play": fraction_json(move.value),
+        "text": f"{head}{then} → {percent_text(move.value)}",
+        "command": command,
+    }
+
+
+def advice(state: TableState, heroes: Iterable[str], difficulty: int) -> list[dict[str, Any]]:
+    """Every move open now to the group of ``heroes``, valued with best play after it, best
+    first. Favor is advised only once calling it is the best move now (P18, I-P18a)."""
+    group, cs = group_of(state, heroes)
+    return _advice_list(state, group, cs, group_numbers(group, difficulty).moves)
+
+
+def _advice_list(
+    state: TableState, group: Group, cs: tuple[Contribution, ...], moves: tuple[MoveValue, ...]
+) -> list[dict[str, Any]]:
+    return [
+        _advice(state, group, cs, m)
+        for i, m in enumerate(moves)
+        if i == 0 or m.action != "call_favor"
+    ]
 
 
 def _group_view(state: TableState, perf: Performance, heroes: tuple[str, ...]) -> dict[str, Any]:
-    contributions = [perf.contribution(h) for h in heroes]
-    cs = [c for c in contributions if c is not None]
-    draws = tuple(hero_draw(state, c) for c in cs)
-    set_aside = bool(state.rules["redraw"]["set_aside"])
-    nums = group_numbers(draws, perf.difficulty, set_aside)
-    now = nums.success
-    advice: list[dict[str, Any]] = []
-    by_hero = {c.hero: c for c in cs}
-    # only choices that raise the odds: "Redraw X: 0% → 0%" is noise on a 250-pixel panel
-    for hero_id, x, p in nums.redraw:
-        if p <= now:
-            continue
-        c = by_hero[hero_id]
-        token = next(t for t in c.drawn if value_of(state, c, t) == x)
-        name = state.tokens[token].name
-        advice.append(
-            {
-                "text": f"Redraw {name}: {percent_text(now)} → {percent_text(p)}",
-                "action": "redraw",
-                "hero": hero_id,
-                "token": token,
-                "from": _percent(now),
-                "to": _percent(p),
-                "command": {"cmd": "redraw", "hero": hero_id, "replace": token},
-            }
-        )
-    for hero_id, p in nums.favor:
-        if p <= now:
-            continue
-        who = state.heroes[hero_id].name
-        advice.append(
-            {
-                "text": f"Call Favor for {who}: {percent_text(now)} → {percent_text(p)}",
-                "action": "call_favor",
-                "hero": hero_id,
-                "token": None,
-                "from": _percent(now),
-                "to": _percent(p),
-                # the token comes from the Favor Bag's reader (or add a "seed")
-                "command": {"cmd": "call_favor", "hero": hero_id},
-            }
-        )
-    advice.sort(key=lambda a: -a["to"])
+    group, cs = group_of(state, heroes)
+    nums = group_numbers(group, perf.difficulty)
     cost = exertion_cost(state, heroes)
     return {
         "heroes": list(heroes),
         "difficulty": perf.difficulty,
-        "success": fraction_json(now),
-        "with_redraws": None if nums.with_redraws is None else fraction_json(nums.with_redraws),
-        "advice": advice,
+        "best_play": fraction_json(nums.best_play),
+        "as_drawn": fraction_json(nums.as_drawn),
+        "advice": _advice_list(state, group, cs, nums.moves),
         "distribution": [[t, float(p)] for t, p in nums.distribution.probabilities()],
         "expected_fatigue": float(cost.fatigue),
         "expected_strain": float(cost.strain),
@@ -391,80 +334,53 @@ def odds_view(state: TableState) -> dict[str, Any] | None:
     return {"groups": [_group_view(state, perf, g) for g in groups(perf, mode)]}
 
 
-# --- a declared hero's plan (the CLI) -------------------------------------------------
+# --- a declared hero's odds for a range of Difficulties (the CLI) ---------------------
 
 
 @dataclass(frozen=True, slots=True)
 class PlanOdds:
-    """The odds of one declared hero for a range of Difficulties, as drawn and with a plan."""
+    """The odds of one hero's group for a range of Difficulties: best play and as drawn."""
 
     hero: str
+    heroes: tuple[str, ...]
     draws: int
     bag: int
     redraws: int
-    favor: bool
+    favor_calls: int
+    best_play: dict[int, Fraction]
     as_drawn: dict[int, Fraction]
-    with_plan: dict[int, Fraction]
     distribution: Dist
-    plan_distribution: Dist | None
     cost: Cost
 
 
-def plan_odds(
-    state: TableState,
-    hero_id: str,
-    difficulties: tuple[int, ...],
-    *,
-    redraw: bool = False,
-    favor: bool = False,
-) -> PlanOdds:
-    """Odds for ``hero_id``'s declared contribution: as drawn, and using Redraw / Favor.
+def plan_odds(state: TableState, hero_id: str, difficulties: tuple[int, ...]) -> PlanOdds:
+    """Best play and as drawn for ``hero_id``'s group at each of ``difficulties``.
 
-    Raises :class:`CommandRejected` naming the rule when the plan is not open to
-    the hero (P7 Gain draws nothing, P11 Redraw, P18 Favor).
+    Raises :class:`CommandRejected` naming the rule when the hero makes no check
+    (P23 not declared, P7 Gain draws nothing).
     """
     perf = state.performance
     c = perf.contribution(hero_id) if perf is not None else None
-    if c is None:
+    if perf is None or c is None:
         raise CommandRejected(f"{hero_id} has not declared", rule="P23", field="hero")
-    name = state.heroes[hero_id].name
     if not c.checks:
+        name = state.heroes[hero_id].name
         raise CommandRejected(
             f"{name} declared Gain: no draw, no check, no odds", rule="P7", field="action"
         )
-    h = hero_draw(state, c)
-    if redraw and not h.redraws:
-        minimum = state.rules["training"]["redraw_minimum"]
-        raise CommandRejected(
-            f"{name} cannot Redraw: it needs {minimum} Training in {c.capability} and a Redraw"
-            f" left ({c.training.value}, {state.heroes[hero_id].redraws} left)",
-            rule="P11",
-            field="redraw",
-            fix="leave out --redraw",
-        )
-    if favor and not h.favor:
-        raise CommandRejected(
-            f"{name} has no Favor to spend", rule="P18", field="favor", fix="leave out --favor"
-        )
-    draws = (h,)
-    set_aside = bool(state.rules["redraw"]["set_aside"])
-    redrawing = frozenset({hero_id}) if redraw else frozenset()
-    calls = frozenset({hero_id}) if favor else frozenset()
-    plan_distribution = None
-    if len(difficulties) == 1:
-        plan_distribution = plan_dist(draws, redrawing, calls, difficulties[0], set_aside)
-    elif not redraw:
-        plan_distribution = total_dist(draws, calls)
-    as_drawn = total_dist(draws)
+    heroes = next(g for g in groups(perf, state.rules["intersect"]["mode"]) if hero_id in g)
+    group, cs = group_of(state, heroes)
+    side = group.sides[cs.index(c)]
+    dist = as_drawn(group)
     return PlanOdds(
         hero=hero_id,
-        draws=h.draws,
-        bag=size(h.bag),
-        redraws=h.redraws if redraw else 0,
-        favor=favor,
-        as_drawn={d: as_drawn.at_least(d) for d in difficulties},
-        with_plan=plan_curve(draws, redrawing, calls, difficulties, set_aside),
-        distribution=as_drawn,
-        plan_distribution=plan_distribution,
-        cost=exertion_cost(state, [hero_id]),
+        heroes=heroes,
+        draws=side.draws,
+        bag=size(side.bag),
+        redraws=side.redraws,
+        favor_calls=side.calls if any(group.favor_bag) else 0,
+        best_play={d: best_play(group, d) for d in difficulties},
+        as_drawn={d: dist.at_least(d) for d in difficulties},
+        distribution=dist,
+        cost=exertion_cost(state, heroes),
     )

@@ -94,10 +94,17 @@ def watcher_for(broker: WebBroker) -> Watcher:
 
 
 def expect_percent(locator: Any, percent: float) -> None:
-    """``Success 21.21%``: the service's percentage, as JSON gave it (0.0 prints as 0)."""
-    expect(locator).to_have_text(re.compile(r"Success [0-9.]+%"), timeout=MS)
+    """``Best play 75.76%`` / ``· as drawn 11.31%``: the service's percentage, as JSON gave it
+    (0.0 prints as 0)."""
+    number = re.compile(r"([0-9.]+)%")
+    expect(locator).to_have_text(re.compile(r"(Best play|as drawn) [0-9.]+%"), timeout=MS)
     deadline = time.monotonic() + WAIT
-    while float(locator.inner_text().split()[1].rstrip("%")) != percent:
+
+    def shown() -> float:
+        found = number.search(locator.inner_text())
+        return float(found.group(1)) if found else -1.0
+
+    while shown() != percent:
         assert time.monotonic() < deadline, f"{locator.inner_text()!r} is not {percent}%"
         time.sleep(0.02)
 
@@ -126,7 +133,8 @@ def test_overlay_opened_mid_session_paints_the_retained_state_p6(broker, table, 
     expect(perf.locator('.token[data-token="aria.ember.skill"]')).to_have_count(1, timeout=MS)
     expect(perf.locator(".total")).to_have_text(str(contribution["total"]))
     expect(perf.locator(".of")).to_have_text(f" / {view['performance']['difficulty']}")
-    expect_percent(perf.locator(".odds-success"), odds["success"]["percent"])
+    expect_percent(perf.locator(".odds-best-play"), odds["best_play"]["percent"])
+    expect_percent(perf.locator(".odds-as-drawn"), odds["as_drawn"]["percent"])
     expect(perf.locator(".advice").first).to_have_text(odds["advice"][0]["text"])
     expect(perf.locator(".declaration")).to_contain_text("Skill · Control · Target")
     aria = view["heroes"]["aria"]
@@ -161,8 +169,8 @@ def test_overlay_follows_each_token_laid_to_the_outcome_p6_p19(broker, table, pa
             expect(perf.locator(".total")).to_have_text(str(event["total"]))
             view = published(table)
             if view["odds"] is not None and event["draws_left"] > 0:
-                percent = view["odds"]["groups"][0]["success"]["percent"]
-                expect_percent(perf.locator(".odds-success"), percent)
+                percent = view["odds"]["groups"][0]["best_play"]["percent"]
+                expect_percent(perf.locator(".odds-best-play"), percent)
             # draws and outcomes are announced in the service's own words
             expect(page.locator("#announce")).to_contain_text(event["text"].strip())
     finally:

@@ -37,8 +37,9 @@ export interface OutcomeView {
 
 export interface OddsView {
   heroes: string;
-  success: number;
-  withRedraws: number | null;
+  /** best play, the headline, and as drawn, the secondary figure (docs/odds.md) */
+  bestPlay: number;
+  asDrawn: number;
   advice: string[];
 }
 
@@ -87,8 +88,8 @@ function contribution(c: Contribution): ContributionView {
 function odds(t: TableRecord, g: OddsGroup): OddsView {
   return {
     heroes: g.heroes.map((h) => heroName(t, h)).join(" + "),
-    success: g.success.percent,
-    withRedraws: g.with_redraws ? g.with_redraws.percent : null,
+    bestPlay: g.best_play.percent,
+    asDrawn: g.as_drawn.percent,
     advice: g.advice.map((a) => a.text),
   };
 }

@@ -81,16 +81,19 @@ export interface Advice {
   action: string;
   hero: string | null;
   token: string | null;
-  from: number;
-  to: number;
-  command: Record<string, unknown>;
+  /** the chance if this move is made now and best play follows (docs/odds.md) */
+  best_play: Chance;
+  command: Record<string, unknown> | null;
 }
 
 export interface OddsGroup {
   heroes: string[];
   difficulty: number;
-  success: Chance;
-  with_redraws: Chance | null;
+  /** the headline: the Redraws and Favor left used well (docs/odds.md) */
+  best_play: Chance;
+  /** the secondary figure: no more choices */
+  as_drawn: Chance;
+  /** best first: [0] the best next move, [1] the runner-up */
   advice: Advice[];
   distribution: [number, number][];
   expected_fatigue: number;

@@ -115,15 +115,13 @@ export function renderPerformance(
   keyed(
     part(section, ".odds"),
     p.resolved ? [] : p.odds,
-    (o) => `${o.heroes}|${o.success}|${o.withRedraws}|${o.advice.join("|")}`,
+    (o) => `${o.heroes}|${o.bestPlay}|${o.asDrawn}|${o.advice.join("|")}`,
     (o) =>
       h(
         "div",
         { class: "odds-group" },
-        h("span", { class: "odds-success" }, `Success ${o.success}%`),
-        o.withRedraws !== null
-          ? h("span", { class: "odds-redraws" }, ` · with Redraws ${o.withRedraws}%`)
-          : null,
+        h("span", { class: "odds-best-play" }, `Best play ${o.bestPlay}%`),
+        h("span", { class: "odds-as-drawn" }, ` · as drawn ${o.asDrawn}%`),
         ...o.advice.map((a) => h("div", { class: "advice" }, a)),
       ),
     false,

@@ -190,4 +190,5 @@ def test_install_dry_run_sets_up_the_broker_and_its_accounts(tmp_path):
     )
     assert f"s|/etc/rhuna-table|{config}|g; s|/opt/rhuna-table|{prefix}|g" in out
     assert "would run: systemctl restart mosquitto.service" in out
+    assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out  # the pages for http_dir
     assert not config.exists()

@@ -309,6 +309,19 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     card.locator("button:has-text('Act: Rat')").click()
     replied(page, "act")
     assert state(table).combat.fight.token("rat").time == 4  # tick 2 + Move 2
+    # C6: Gob again (tick 4, higher initiative first, I-C3), with physical ATTACK and DEFENSE
+    # dice typed in; the DAMAGE and FORTITUDE pools left blank are rolled by the service
+    card = page.locator(".card[data-acting='gob']")
+    card.wait_for()
+    card.locator("select[name='action']").select_option("attack")
+    card.locator("select[name='target']").select_option("rat")
+    card.locator("summary:has-text('Physical dice')").click()
+    card.locator("input[name='attack_dice']").fill("6 6")
+    card.locator("input[name='defense_dice']").fill("1")
+    card.locator("button:has-text('Act: Gob')").click()
+    out = replied(page, "act")
+    assert "ATTACK 6 6 vs" in out.inner_text()
+    assert state(table).combat.fight.token("gob").time == 7
     screenshot(page, "gm-combat")
     # I-C3b: an improvised foe joins the running fight from the same form
     add_foe(page, "wolf", reflex=1)

@@ -20,7 +20,9 @@ function dice(raw: string, field: string): number[] | null {
   return values;
 }
 
-function diceInput(name: string, label: string): HTMLInputElement {
+/** Dice typed for one roll; `scope` keeps them through repaints of that turn only, so the
+ *  next turn (or the next fight) never reuses them by accident. */
+function diceInput(name: string, label: string, scope: string | null): HTMLInputElement {
   const el = h("input", {
     name,
     type: "text",
@@ -29,7 +31,7 @@ function diceInput(name: string, label: string): HTMLInputElement {
     autocomplete: "off",
     "aria-label": label,
   }) as HTMLInputElement;
-  return remember(el, `dice/${name}`);
+  return scope === null ? el : remember(el, `dice/${scope}/${name}`);
 }
 
 function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
@@ -38,7 +40,7 @@ function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
   for (const c of v.roster(t)) {
     if (c.dead) continue;
     const check = h("input", { type: "checkbox", checked: true, value: c.id }) as HTMLInputElement;
-    const init = diceInput(`initiative-${c.id}`, "REFLEX dice (blank: rolled)");
+    const init = diceInput(`initiative-${c.id}`, "REFLEX dice (blank: rolled)", null);
     rows.push({ id: c.id, check, init });
     list.append(row(h("label", { class: "check" }, check, ` ${c.name}`), init));
   }
@@ -87,11 +89,12 @@ function actCard(f: v.Fight, ctx: Ctx, who: v.FightCombatant): HTMLElement {
     h("option", { value: "dodge" }, "DODGE"),
     h("option", { value: "parry" }, "PARRY"),
   ) as HTMLSelectElement;
+  const turn = `${f.fight}/${f.round}/${f.tick}/${who.id}`;
   const inputs = {
-    attack_dice: diceInput("attack_dice", "ATTACK dice"),
-    defense_dice: diceInput("defense_dice", "DEFENSE dice"),
-    damage_dice: diceInput("damage_dice", "DAMAGE dice"),
-    fortitude_dice: diceInput("fortitude_dice", "FORTITUDE dice"),
+    attack_dice: diceInput("attack_dice", "ATTACK dice", turn),
+    defense_dice: diceInput("defense_dice", "DEFENSE dice", turn),
+    damage_dice: diceInput("damage_dice", "DAMAGE dice", turn),
+    fortitude_dice: diceInput("fortitude_dice", "FORTITUDE dice", turn),
   };
   const key = "act";
   remember(action, `act-${who.id}/action`);

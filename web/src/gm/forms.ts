@@ -35,6 +35,25 @@ function label(f: FieldSpec): HTMLElement {
 
 let lists = 0;
 
+/**
+ * Offered, not imposed: a field named like the table's things may also name a new one
+ * (add_combatant's id), so the names come as suggestions the phone's keyboard shows.
+ */
+function suggest(
+  f: FieldSpec,
+  input: HTMLElement,
+  known: readonly (readonly [string, string])[],
+): HTMLElement {
+  const id = `choices-${f.name}-${++lists}`;
+  input.setAttribute("list", id);
+  return h(
+    "span",
+    { class: "suggest" },
+    input,
+    h("datalist", { id }, ...known.map(([value, text]) => h("option", { value }, text))),
+  );
+}
+
 function select(f: FieldSpec, options: readonly (readonly [string, string])[]): HTMLElement {
   const el = h("select", { name: f.name, "data-type": f.type }) as HTMLSelectElement;
   el.append(h("option", { value: "" }, f.required ? "— choose —" : "—"));
@@ -56,20 +75,10 @@ function control(f: FieldSpec, choices: Choices): HTMLElement {
       autocomplete: "off",
       "data-type": "string",
     });
-    if (!known?.length) return input;
-    // offered, not imposed: a field named like the table's things may also name a new one
-    // (add_combatant's id), so the names come as suggestions the phone's keyboard shows
-    const id = `choices-${f.name}-${++lists}`;
-    input.setAttribute("list", id);
-    return h(
-      "span",
-      { class: "suggest" },
-      input,
-      h("datalist", { id }, ...known.map(([value, text]) => h("option", { value }, text))),
-    );
+    return known?.length ? suggest(f, input, known) : input;
   }
   if (f.type === "integer") {
-    return h("input", {
+    const input = h("input", {
       name: f.name,
       type: "number",
       inputmode: "numeric",
@@ -78,6 +87,7 @@ function control(f: FieldSpec, choices: Choices): HTMLElement {
       max: f.maximum ?? undefined,
       "data-type": "integer",
     });
+    return known?.length ? suggest(f, input, known) : input;
   }
   if (f.type === "boolean") {
     return select(f, [

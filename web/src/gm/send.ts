@@ -16,9 +16,6 @@ export type Outcome =
   | { state: "refused"; reply: Reply }
   | { state: "failed"; message: string };
 
-/** The last outcome of every command sent, for tests and for the Undo label. */
-export const sent: { command: Record<string, unknown>; outcome: Outcome | null }[] = [];
-
 export function outlet(): HTMLElement {
   return h("output", { class: "reply", "aria-live": "polite", "data-state": "idle" });
 }
@@ -61,11 +58,6 @@ export async function send(
   buttons: readonly HTMLButtonElement[] = [],
 ): Promise<Outcome> {
   const what = String(command.cmd);
-  const record: { command: Record<string, unknown>; outcome: Outcome | null } = {
-    command,
-    outcome: null,
-  };
-  sent.push(record);
   out.dataset.sent = String(Date.now());
   show(out, "pending", what);
   for (const b of buttons) b.disabled = true;
@@ -82,7 +74,6 @@ export async function send(
         : `${message} — it may or may not have been applied: look at the table`,
     };
   }
-  record.outcome = outcome;
   if (out.isConnected) {
     show(out, outcome, what);
     out.scrollIntoView({ block: "nearest" });

@@ -232,6 +232,12 @@ def test_every_command_of_the_vocabulary_has_a_form(rig):
             "#command-form .fields [data-field]", "els => els.map(e => e.dataset.field)"
         )
         assert sorted(shown) == fields, name
+        # no JSON to type for what a command needs: only optional fields may be JSON text
+        json_fields = page.eval_on_selector_all(
+            "#command-form .fields textarea[data-type='object']", "els => els.map(e => e.name)"
+        )
+        required = set(entry.get("required", ())) - {"cmd"}
+        assert not required & set(json_fields), (name, json_fields)
 
 
 def test_a_time_draw_with_its_prompt_answered_where_it_is_shown(rig):

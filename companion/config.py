@@ -4,7 +4,7 @@ Sections: ``[table]`` (the table TOML), ``[state]`` (the journal's directory),
 ``[[readers]]`` (token readers and their channel roles), ``[registry]`` (UID →
 token), ``[display]`` (the e-ink panel), ``[gpio]`` (the Performance Wheel,
 read by :mod:`hardware.config`), ``[mqtt]`` (handed untouched to the MQTT
-bridge) and ``[log]``. ``examples/rhuna.toml`` shows every key with its default.
+bridge), ``[log]`` and ``[record]`` (the recap written when a session ends). ``examples/rhuna.toml`` shows every key with its default.
 
 Each section is declared by its owner with :mod:`engine.settings` (``[display]`` in
 :mod:`display.config`, ``[[readers]]`` in :mod:`firmware_bridge.config`, ``[gpio]``
@@ -51,7 +51,7 @@ __all__ = [
     "load_config",
 ]
 
-SECTIONS = ("table", "state", "readers", "registry", "display", "gpio", "mqtt", "log")
+SECTIONS = ("table", "state", "readers", "registry", "display", "gpio", "mqtt", "log", "record")
 #: where systemd's StateDirectory= puts it; $STATE_DIRECTORY when systemd says so
 DEFAULT_STATE_DIR = "/var/lib/rhuna-table"
 #: a snapshot every so many commands: replaying is fast (≈0.04 ms a command here) and loading
@@ -73,6 +73,19 @@ STATE = Section(
             DEFAULT_SNAPSHOT_EVERY,
             minimum=0,
             fix="e.g. 1000 (0: a snapshot only when the service stops)",
+        ),
+    },
+)
+RECORD = Section(
+    "record",
+    {
+        "recap": Key("boolean", "write the last session's recap when a new session starts", True),
+        "recaps": Key("string", "the recaps' folder (relative: in the state directory)", "recaps"),
+        "recap_url": Key(
+            "string",
+            "where that folder is served, for the table display's link",
+            off=True,
+            fix='e.g. recap_url = "http://rhuna.local:9001/recaps/" (false: no link)',
         ),
     },
 )
@@ -101,6 +114,10 @@ class Config:
     #: the ``[mqtt]`` section as written, for the MQTT bridge to check and use
     mqtt: dict[str, Any]
     log_level: str
+    #: ``[record]``: a recap of each session that ends (docs/record.md)
+    recap: bool = True
+    recaps_dir: Path | None = None
+    recap_url: str | None = None
 
     @property
     def roles(self) -> ReaderRoles:
@@ -163,6 +180,7 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
         load_mqtt_config(mqtt, source)
     except ConfigError as e:
         problems.absorb(e)
+    record = RECORD.read(data.get("record"), problems)
     level = LOG.read(data.get("log"), problems)["level"]
     if not isinstance(level, str) or level.lower() not in LOG_LEVELS:
         if isinstance(level, str):
@@ -185,4 +203,7 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
         gpio=gpio,
         mqtt=dict(mqtt),
         log_level=level.lower(),
+        recap=bool(record["recap"]),
+        recaps_dir=_path(record["recaps"], state_dir),
+        recap_url=record["recap_url"],
     )

@@ -109,7 +109,11 @@ def mqtt_bridge(service: Service) -> Extension | None:
             history = recent(journal, service.loop.state, HISTORY)
     except JournalError as e:  # the table runs; …/history starts empty
         log.warning("MQTT history: %s", e)
-    return MqttBridge(config, seq=service.store.last_event_seq, history=history)
+    from companion.record.recap import latest_recap
+
+    recaps = service.config.recaps_dir
+    recap = latest_recap(recaps, service.config.recap_url) if recaps is not None else None
+    return MqttBridge(config, seq=service.store.last_event_seq, history=history, recap=recap)
 
 
 def load_registry(config: Config, initial: TableState) -> TagRegistry:
@@ -200,6 +204,7 @@ class Service:
             from companion.record.carry import carry_from
 
             carried = carry_from(config.state_dir, config.table_file, initial, carry)
+        archived = None
         if new_session:
             archived = archive(config.state_dir, clock)
             if archived is not None:
@@ -231,12 +236,32 @@ class Service:
             self.extensions += extra
             for rc in config.readers:
                 self.readers.append(self._reader(rc))
+            if archived is not None and config.recap and config.recaps_dir is not None:
+                self._write_recap(archived, config.recaps_dir)
             self._controls()  # wires the pins now: a pin gpiozero refuses fails the start here
         except BaseException:
             self._release()
             raise
 
     # --- building ----------------------------------------------------------------------
+
+    def _write_recap(self, archived: Any, recaps: Any) -> None:
+        """The session that just ended, exported to ``recaps/<session>/`` in the background
+        (a long night takes seconds); the table display's link follows (docs/record.md)."""
+        from companion.record.recap import write_session_recap
+
+        def work() -> None:
+            info = write_session_recap(
+                archived, recaps, self.config.table_file, self.config.recap_url
+            )
+            if info is None:
+                return
+            for ext in self.extensions:
+                show = getattr(ext, "show_recap", None)
+                if show is not None:
+                    show(info)
+
+        threading.Thread(target=work, name="recap", daemon=True).start()
 
     def _carry(self, carried: Any) -> None:
         """Journal the carried session's first commands (source ``carry``) before anything."""

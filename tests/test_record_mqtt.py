@@ -97,3 +97,59 @@ def test_a_restarted_service_publishes_the_journals_last_entries_at_once(tmp_pat
     entries = history["entries"]
     assert [e["seq"] for e in entries] == list(range(total - HISTORY + 1, total + 1))
     assert entries[-1]["events"] == [f"Aria now has {2 + HISTORY + 5} Favor, 2 Redraws"]
+
+
+def test_when_a_session_ends_its_recap_is_written_and_linked_beside_the_history(
+    tmp_path, broker
+) -> None:
+    """`run --new-session` ends the last session: its recap goes to recaps/<session>/ in the
+    state directory, and `…/history` carries the link the table display shows."""
+    extra = (
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
+        '[record]\nrecap_url = "http://rhuna.local:9001/recaps/"\n'
+    )
+    config = load_config(write_config(tmp_path, extra))
+    service, stop, thread = serve(config)
+    service.loop.submit(BEGIN, "worldkeeper")
+    service.loop.submit(ARIA, "worldkeeper")
+    stop.set()
+    thread.join(15)
+    service = Service(config, new_session=True)
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        watcher = Watcher(broker.port, [TOPIC])
+        history = watcher.wait(
+            lambda ms: next(
+                (m.json() for m in reversed(ms) if m.topic == TOPIC and m.json()["recap"]), None
+            ),
+            "the recap's link",
+            timeout=60,
+        )
+        watcher.close()
+    finally:
+        stop.set()
+        thread.join(15)
+    [archived] = (config.state_dir / "archive").glob("journal-*.sqlite")
+    session = archived.name.removeprefix("journal-").removesuffix(".sqlite")
+    assert history["recap"] == {
+        "session": session,
+        "file": "recap.html",
+        "href": f"http://rhuna.local:9001/recaps/{session}/recap.html",
+    }
+    recap = config.state_dir / "recaps" / session / "recap.html"
+    assert "Aria declares Control · skill" in recap.read_text("utf-8")
+    assert (recap.parent / "draws.csv").exists()
+    # a restart within the new session still links the last one's recap
+    service, stop, thread = serve(config)
+    try:
+        watcher = Watcher(broker.port, [TOPIC])
+        again = watcher.wait(
+            lambda ms: next((m.json() for m in ms if m.topic == TOPIC), None), "the history"
+        )
+        watcher.close()
+    finally:
+        stop.set()
+        thread.join(15)
+    assert again["recap"] == history["recap"]

@@ -149,12 +149,19 @@ class MqttBridge:
     """
 
     def __init__(
-        self, config: MqttConfig, *, seq: int = 0, history: Iterable[dict[str, Any]] = ()
+        self,
+        config: MqttConfig,
+        *,
+        seq: int = 0,
+        history: Iterable[dict[str, Any]] = (),
+        recap: dict[str, Any] | None = None,
     ) -> None:
         self.config = config
         self.seq = seq
         #: the last narrated journal entries for ``…/history`` (the journal's, then each new one)
         self.history: collections.deque[dict[str, Any]] = collections.deque(history, maxlen=HISTORY)
+        #: the last ended session's recap, beside the history (docs/record.md)
+        self.recap = recap
         self.stats = BridgeStats()
         self.topics: Topics | None = None
         self._loop: TableLoop | None = None
@@ -232,6 +239,11 @@ class MqttBridge:
         connection is gone). For tests and the demo; True unless it timed out."""
         with self._cond:
             return self._cond.wait_for(lambda: self._ready == ready, timeout)
+
+    def show_recap(self, recap: dict[str, Any]) -> None:
+        """A session's recap is written (any thread): it goes out with ``…/history``."""
+        self.recap = recap
+        self._inbox.put(_Refresh())
 
     # --- the table loop's thread ---------------------------------------------------
 
@@ -452,7 +464,7 @@ class MqttBridge:
             ).items():
                 wanted[topic] = encode(config)
         wanted.update(state_messages(view, self.topics))
-        wanted[self.topics.history] = encode({"entries": list(self.history)})
+        wanted[self.topics.history] = encode({"entries": list(self.history), "recap": self.recap})
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):
             self._retain(topic, "")  # a hero (and their HA sensors) no longer at the table

@@ -272,6 +272,13 @@ def plan(config: Config) -> list[str]:
     except ConfigError as e:
         problems.absorb(e)
     out.append(f"log       {config.log_level}")
+    if config.recap and config.recaps_dir is not None:
+        link = f", linked as {config.recap_url}" if config.recap_url else ""
+        out.append(
+            f"record    a session's recap when it ends → {config.recaps_dir}/<session>{link}"
+        )
+    else:
+        out.append("record    no recap when a session ends ([record] recap = false)")
     problems.raise_if_any()
     return out
 

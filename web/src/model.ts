@@ -104,13 +104,13 @@ function costs(t: TableRecord): string[] {
     .map(([hero, c]) => `${heroName(t, hero)}: ${c.text.join(", ")}`);
 }
 
-/** The narrations of the prompts since the last `performance_resolved` of Performance n. */
-function prompts(events: readonly EventMessage[], number: number): string[] {
+/** The narrations of the prompts since the last `performance_resolved` (of the open one). */
+function prompts(events: readonly EventMessage[]): string[] {
   let start = -1;
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i];
     if (e?.type === "performance_started") break;
-    if (e?.type === "performance_resolved" && (e.number === undefined || e.number === number)) {
+    if (e?.type === "performance_resolved") {
       start = i;
       break;
     }
@@ -138,7 +138,7 @@ export function performance(t: TableRecord): PerformanceView | null {
       total: r.total,
       difficulty: r.difficulty,
     })),
-    costs: [...costs(t), ...(p.resolved ? prompts(t.events, p.number) : [])],
+    costs: [...costs(t), ...(p.resolved ? prompts(t.events) : [])],
   };
 }
 

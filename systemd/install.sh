@@ -10,6 +10,8 @@
 #      dialout gpio spi i2c (groups missing on a plain Debian are created);
 #   2. a virtualenv in /opt/rhuna-table/venv (with the system's site packages, so
 #      Debian's python3-lgpio is used) holding this checkout, byte-compiled;
+#   2b. the web pages (web/dist, built with npm when missing or stale) in /opt/rhuna-table/web,
+#      which Mosquitto serves (http_dir);
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
 #      (an existing config is never overwritten);
 #   4. the broker: Debian's mosquitto, the table's accounts (`rhuna-table accounts add`:
@@ -101,6 +103,17 @@ run "$VENV/bin/pip" install --quiet --upgrade --constraint "$SRC/constraints.txt
 run "$VENV/bin/python" -m compileall -q "$VENV/lib"
 run install -d -m 0755 "$PREFIX/docs"
 run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
+
+# 2b. the web pages the broker serves (web/README.md): built with npm when missing or older
+#     than their sources, then copied to $PREFIX/web (systemd/mosquitto-rhuna.conf's http_dir)
+WEB=$SRC/web
+if [ ! -e "$WEB/dist/BUILT" ] || [ -n "$(find "$WEB/src" "$WEB/pages" "$WEB/package-lock.json" \
+        -newer "$WEB/dist/BUILT" 2>/dev/null | head -n 1)" ]; then
+    command -v npm >/dev/null || run apt-get install -y nodejs npm
+    run sh -c "cd '$WEB' && npm ci --no-audit --no-fund && npm run --silent build"
+fi
+run install -d -m 0755 "$PREFIX/web"
+run cp -R "$WEB/dist/." "$PREFIX/web/"
 
 # 3. the config (never overwritten)
 run install -d -m 0755 "$CONFIG_DIR"

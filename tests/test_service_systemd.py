@@ -182,6 +182,7 @@ def test_install_dry_run_says_every_step_and_changes_nothing(tmp_path):
     assert f"-m venv --system-site-packages {prefix}/venv" in out
     assert f"pip install --quiet --upgrade --constraint {ROOT}/constraints.txt {ROOT}[inky]" in out
     assert f"install -m 0644 {ROOT}/examples/rhuna.toml {config}/rhuna.toml" in out
+    assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out  # the pages http_dir serves
     assert f"s|/opt/rhuna-table|{prefix}|g; s|/etc/rhuna-table|{config}|g" in out
     assert "would run: systemctl enable rhuna-table.service" in out
     assert "Done (dry run: nothing was changed)." in out

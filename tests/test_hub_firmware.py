@@ -485,3 +485,16 @@ def test_the_watchdog_runs_before_the_first_reader_is_touched_and_is_fed_through
     assert at_first_transfer == [1]
     assert len(hw.machine.watchdogs) == 1, "one watchdog, started once"
     assert hw.machine.watchdogs[0].fed == 1 + 3 + 2  # each reset try (1 and 3), each loop turn
+
+
+def test_reqa_wakes_an_idle_card_but_not_a_halted_one_wupa_wakes_both(hw):
+    """ISO/IEC 14443-3 6.3: HALT cards answer WUPA (0x52) only; IDLE cards answer REQA (0x26) too."""
+    reader, chip = reader_on_bus(hw)
+    reqa, wupa = bytes((0x26,)), bytes((0x52,))
+    chip.lay(UID4)  # entering the field: IDLE
+    assert reader._transceive(reqa, last_bits=7) == (0, b"\x04\x00", 16)  # ATQA, single size
+    chip.lift()
+    chip.lay(UID4)
+    assert reader.poll() == UID4  # WUPA, select, then HLTA: the card is HALT
+    assert reader._transceive(reqa, last_bits=7)[0] == 1  # timeout: a halted card ignores REQA
+    assert reader._transceive(wupa, last_bits=7) == (0, b"\x04\x00", 16)

@@ -7,10 +7,10 @@ import time
 from collections.abc import Callable
 
 from firmware_bridge.emulator.device import EmulatedDevice
-from firmware_bridge.uid import parse_uid
+from firmware_bridge.uid import format_uid, parse_uid
 
 FORMATS: dict[str, Callable[[bytes], str]] = {
-    "hex": lambda uid: uid.hex().upper(),
+    "hex": format_uid,
     "colon": lambda uid: ":".join(f"{b:02x}" for b in uid),
     "decimal": lambda uid: f"{int.from_bytes(uid, 'big'):010d}",
 }

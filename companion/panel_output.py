@@ -17,7 +17,7 @@ display worker keeps only the newest frame).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from companion.loop import Outcome
@@ -39,7 +39,7 @@ class PanelOutput:
         self.worker = worker
         #: the banner of the last outcome (an error, or a reader back online); None: none
         self.banner: Banner | None = None
-        self.view: dict[str, Any] | None = None
+        self.view: Mapping[str, Any] | None = None
         #: reader name → why it is down
         self.readers_down: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -50,13 +50,13 @@ class PanelOutput:
                 self.banner = Banner(str(outcome.error.message), "error")
             elif outcome.command is not None:
                 self.banner = None  # the next accepted command clears the banner
-            self.view = table_view(outcome.state)
+            self.view = LazyView(outcome.state)  # computed by the display worker, if shown
             self._submit(self._banner())
 
     def show(self, state: TableState) -> None:
         """Show a state with no outcome behind it (the table as restored at start)."""
         with self._lock:
-            self.view = table_view(state)
+            self.view = LazyView(state)
             self._submit(self._banner())
 
     def dial(self, selection: Mapping[str, Any]) -> None:
@@ -91,6 +91,31 @@ class PanelOutput:
     def _submit(self, banner: Banner | None) -> None:
         if self.view is not None:
             self.worker.submit(Frame(self.view, banner))
+
+
+class LazyView(Mapping[str, Any]):
+    """``table_view(state)``, computed on first use: on the display worker's thread, for the
+    newest state only (a burst's older states are never shown), never on the loop's."""
+
+    __slots__ = ("_state", "_view")
+
+    def __init__(self, state: TableState) -> None:
+        self._state = state
+        self._view: dict[str, Any] | None = None
+
+    def _get(self) -> dict[str, Any]:
+        if self._view is None:
+            self._view = table_view(self._state)
+        return self._view
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
 
 
 def reader_banner(down: Mapping[str, str]) -> Banner:

@@ -55,6 +55,11 @@ from hardware.registry import TagRegistry
 log = logging.getLogger("rhuna.service")
 
 
+#: seconds of quiet before the panel renders (display.worker: a burst is one render, after
+#: its MQTT messages); e-ink refreshes take seconds, so the table never sees the wait
+PANEL_SETTLE = 0.03
+
+
 class Extension(Protocol):
     """An output or input beside the core (the MQTT bridge, ``--commands``, an overlay feed).
 
@@ -281,7 +286,10 @@ class Service:
             return
         panel = open_panel(d.driver, panel=d.panel, colour=d.colour, **d.options)
         self.worker = DisplayWorker(
-            panel, Renderer(panel.spec, panel.colour), full_every=d.full_every
+            panel,
+            Renderer(panel.spec, panel.colour),
+            full_every=d.full_every,
+            settle=PANEL_SETTLE,
         )
         self.output = PanelOutput(self.worker)
         self.loop.subscribe("panel", self.output)

@@ -72,6 +72,7 @@ class DisplayWorker(Generic[T]):
         full_every: int = 5,
         name: str = "display",
         clock: Callable[[], float] = time.monotonic,
+        settle: float = 0.0,
     ) -> None:
         if full_every < 0:
             raise ValueError("full_every must be 0 (always full) or more")
@@ -79,6 +80,11 @@ class DisplayWorker(Generic[T]):
         self.render = render
         self.full_every = full_every
         self.name = name
+        #: seconds without a new submit before rendering (at most 10 × this after the first):
+        #: a burst of outcomes is one render, and the render's CPU comes after the burst's
+        #: MQTT messages, not in their way. E-ink takes seconds anyway; 0: render at once.
+        self.settle = settle
+        self._last_submit = 0.0
         self.stats = WorkerStats()
         self._clock = clock
         self._lock = threading.Lock()
@@ -101,6 +107,7 @@ class DisplayWorker(Generic[T]):
         with self._lock:
             self._slot = item
             self._has_item = True
+            self._last_submit = self._clock()
             self.stats.submitted += 1
             self._changed.notify_all()
 
@@ -149,6 +156,13 @@ class DisplayWorker(Generic[T]):
             with self._lock:
                 while not self._has_item and not self._stopping:
                     self._changed.wait()
+                if self.settle > 0:
+                    latest = self._clock() + 10 * self.settle
+                    while not self._stopping:
+                        left = min(self._last_submit + self.settle, latest) - self._clock()
+                        if left <= 0:
+                            break
+                        self._changed.wait(left)
                 if self._stopping and not (self._flush and self._has_item):
                     self._changed.notify_all()
                     return

@@ -1,0 +1,262 @@
+"""The whole product's latency, measured from outside, against raw paho on the same broker.
+
+    .venv/bin/python benchmarks/latency.py [--samples 300] [--json out.json]
+
+One run, one Mosquitto (``set_tcp_nodelay true``, as docs/mqtt.md recommends),
+the real :class:`~companion.service.Service` on the emulated config: journal in
+SQLite (WAL, synchronous=FULL), the PNG panel on (2.13" three-colour), an
+emulated hub on a real pty, the MQTT bridge. Three distributions, interleaved so
+that they share the machine's load:
+
+1. **raw**: paho publish (QoS 1) → receive at another paho client, no service in
+   the path: the floor any MQTT figure stands on;
+2. **command → event**: a client publishes a command on ``…/command`` → the first
+   event of that command arrives at a subscriber of ``…/events``;
+3. **tag → state**: the emulated hub writes a tag frame on the pty → the retained
+   ``…/state`` that follows arrives at a subscriber.
+
+Targets (issue 17): p99 of 2 and 3 ≤ 3 × raw p99, and p50 ≤ 2 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+ROOT = _HERE.parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+
+from companion.mqtt.client import no_delay  # noqa: E402
+from engine import load_table  # noqa: E402
+from firmware_bridge import protocol as p  # noqa: E402
+from firmware_bridge.emulator import HubEmulator  # noqa: E402
+from hardware.registry import TagRegistry  # noqa: E402
+from tests.mqtt_support import Broker  # noqa: E402
+from tests.service_support import write_config  # noqa: E402
+
+R = "rhuna/example"
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill",
+        "action": "target"}  # fmt: skip
+CYCLE = [BEGIN, ARIA, {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
+         {"cmd": "cancel_performance"}]  # fmt: skip
+
+
+class Client:
+    """A paho client that notes the arrival time of every message by topic."""
+
+    def __init__(self, port: int, topics: list[str]) -> None:
+        self.cond = threading.Condition()
+        self.arrivals: dict[str, list[float]] = {t: [] for t in topics}
+        self.payloads: dict[str, bytes] = {}
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_socket_open = no_delay
+        self.client.on_message = self._message
+        self.client.connect("127.0.0.1", port)
+        if topics:
+            self.client.subscribe([(t, 1) for t in topics])
+        self.client.loop_start()
+        time.sleep(0.3)
+
+    def _message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        now = time.perf_counter()
+        with self.cond:
+            self.arrivals.setdefault(msg.topic, []).append(now)
+            self.payloads[msg.topic] = bytes(msg.payload)
+            self.cond.notify_all()
+
+    def last_payload(self, topic: str) -> bytes | None:
+        with self.cond:
+            return self.payloads.get(topic)
+
+    def count(self, topic: str) -> int:
+        with self.cond:
+            return len(self.arrivals[topic])
+
+    def wait(self, topic: str, n: int, timeout: float = 10.0) -> float:
+        with self.cond:
+            ok = self.cond.wait_for(lambda: len(self.arrivals[topic]) >= n, timeout)
+            if not ok:
+                raise SystemExit(f"bench: no message #{n} on {topic}")
+            return self.arrivals[topic][n - 1]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def summary(xs: list[float]) -> dict[str, float]:
+    return {"p50_ms": pct(xs, 0.5) * 1e3, "p99_ms": pct(xs, 0.99) * 1e3, "n": len(xs)}
+
+
+def measure(samples: int = 300, *, panel: bool = True, where: str | None = None) -> dict[str, Any]:
+    """The three distributions and the ratios, from one run (see the module docstring).
+
+    The service is its own process (``rhuna-table run``), as at the table; the hub
+    emulator (on a real pty), the broker's clients and the clock are this one's.
+    ``where``: the folder for the state directory (default: the system's temporary one).
+    """
+    with tempfile.TemporaryDirectory(dir=where) as tmp:
+        folder = Path(tmp)
+        broker = Broker(folder / "broker", extra="set_tcp_nodelay true").start()
+        hub = HubEmulator(channels=4, hub_id="EMU-bench", poll_ms=2.0)
+        hub.start()
+        service: subprocess.Popen[bytes] | None = None
+        try:
+            readers = f'[[readers]]\nbackend = "hub"\nname = "draw-board"\nport = "{hub.link}"\n'
+            extra = f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
+            path = write_config(folder / "table", extra, readers=readers)
+            if not panel:
+                text = path.read_text().replace('driver = "png"', 'driver = "none"')
+                path.write_text(text)
+            log = (folder / "service.log").open("w")
+            service = subprocess.Popen(
+                [sys.executable, "-m", "companion.cli", "run", "--config", str(path)],
+                cwd=ROOT,
+                stdout=log,
+                stderr=log,
+                env={**os.environ, "TMPDIR": str(folder)},
+            )
+            return _measure(hub, broker.port, samples, service, folder / "service.log")
+        finally:
+            if service is not None:
+                service.send_signal(signal.SIGTERM)
+                service.wait(30)
+            hub.stop()
+            broker.stop()
+
+
+def _measure(
+    hub: HubEmulator, port: int, samples: int, service: subprocess.Popen[bytes], log: Path
+) -> dict[str, Any]:
+    watcher = Client(port, [f"{R}/events", f"{R}/state", f"{R}/status", "bench/raw"])
+    deadline = time.monotonic() + 30
+    while not watcher.count(f"{R}/status") or watcher.last_payload(f"{R}/status") != b"online":
+        if service.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"bench: the service did not come up: {log.read_text()[-2000:]}")
+        time.sleep(0.05)
+    writes: list[float] = []
+    removals: list[float] = []
+
+    def on_write(frame: bytes, t: float) -> None:
+        kind = p.cobs_decode(frame[:-1])[0]
+        if kind == p.PRESENT:
+            writes.append(t)
+        elif kind == p.REMOVED:
+            removals.append(t)
+
+    hub.on_write = on_write
+    sender = Client(port, [])
+    raw: list[float] = []
+    command: list[float] = []
+    tag: list[float] = []
+    registry = TagRegistry.synthetic(load_table(ROOT / "examples" / "table.toml").tokens)
+    tokens = ["aria.weight.0", "aria.weight.1"]
+    try:
+        time.sleep(0.5)  # the retained state after start has gone out
+        while min(len(raw), len(command), len(tag)) < samples:
+            # 1. raw paho
+            seen = watcher.count("bench/raw")
+            t0 = time.perf_counter()
+            sender.client.publish("bench/raw", b"x" * 200, qos=1)
+            raw.append(watcher.wait("bench/raw", seen + 1) - t0)
+            # 2. command → event (every command of the cycle tells at least one event)
+            for cmd in (BEGIN, ARIA):
+                seen = watcher.count(f"{R}/events")
+                t0 = time.perf_counter()
+                sender.client.publish(f"{R}/command", json.dumps(cmd), qos=1)
+                command.append(watcher.wait(f"{R}/events", seen + 1) - t0)
+                _settle(watcher, f"{R}/state")
+            # 3. tag frame on the pty → the retained state at the subscriber
+            for channel, token in enumerate(tokens):
+                uid = registry.uid(token)
+                assert uid is not None
+                seen = watcher.count(f"{R}/state")
+                before = len(writes)
+                hub.lay(channel, uid)
+                arrived = watcher.wait(f"{R}/state", seen + 1)
+                while len(writes) <= before:
+                    time.sleep(0.0005)
+                tag.append(arrived - writes[before])
+                _settle(watcher, f"{R}/state")
+            lifted = len(removals)
+            for channel in range(len(tokens)):
+                hub.lift(channel)
+            deadline = time.monotonic() + 10
+            while len(removals) < lifted + len(tokens):  # the hub saw them go
+                if time.monotonic() > deadline:
+                    raise SystemExit("bench: the hub never reported the tokens lifted")
+                time.sleep(0.001)
+            seen = watcher.count(f"{R}/events")
+            t0 = time.perf_counter()
+            sender.client.publish(f"{R}/command", json.dumps({"cmd": "cancel_performance"}), qos=1)
+            command.append(watcher.wait(f"{R}/events", seen + 1) - t0)
+            _settle(watcher, f"{R}/state")
+    finally:
+        hub.on_write = None
+        watcher.close()
+        sender.close()
+    out: dict[str, Any] = {
+        "raw": summary(raw),
+        "command_event": summary(command),
+        "tag_state": summary(tag),
+    }
+    raw_p99 = out["raw"]["p99_ms"]
+    for key in ("command_event", "tag_state"):
+        out[key]["p99_ratio"] = out[key]["p99_ms"] / raw_p99
+    return out
+
+
+def _settle(watcher: Client, topic: str, quiet: float = 0.01) -> None:
+    """Wait until nothing more arrives on ``topic`` for ``quiet`` seconds (the burst is over)."""
+    last = watcher.count(topic)
+    while True:
+        time.sleep(quiet)
+        now = watcher.count(topic)
+        if now == last:
+            return
+        last = now
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--no-panel", action="store_true", help="display driver none")
+    parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--dir", help="put the state directory there (e.g. /dev/shm)")
+    args = parser.parse_args()
+    result = measure(args.samples, panel=not args.no_panel, where=args.dir)
+    for key, label in (
+        ("raw", "raw paho publish → receive"),
+        ("command_event", "MQTT command → event"),
+        ("tag_state", "tag frame on the pty → state"),
+    ):
+        r = result[key]
+        ratio = f"  p99 {r['p99_ratio']:.2f}× raw" if "p99_ratio" in r else ""
+        print(f"{label:32s} p50 {r['p50_ms']:6.2f} ms  p99 {r['p99_ms']:6.2f} ms{ratio}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

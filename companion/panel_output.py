@@ -42,6 +42,8 @@ class PanelOutput:
         self.view: Mapping[str, Any] | None = None
         #: reader name → why it is down
         self.readers_down: dict[str, str] = {}
+        #: an extension's standing problem (a second service on the table id) → its text
+        self.alerts: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def __call__(self, outcome: Outcome) -> None:
@@ -81,11 +83,24 @@ class PanelOutput:
             if self.view is not None:
                 self._submit(self._banner())
 
+    def alert(self, key: str, text: str | None) -> None:
+        """A standing problem (any thread): an error banner until ``alert(key, None)``."""
+        with self._lock:
+            if text is None:
+                if self.alerts.pop(key, None) is None:
+                    return
+            else:
+                self.alerts[key] = text
+            if self.view is not None:
+                self._submit(self._banner())
+
     def _banner(self) -> Banner | None:
         if self.banner is not None and self.banner.severity == "error":
             return self.banner
         if self.readers_down:
             return reader_banner(self.readers_down)
+        if self.alerts:
+            return Banner(next(iter(self.alerts.values())), "error")
         return self.banner
 
     def _submit(self, banner: Banner | None) -> None:

@@ -118,7 +118,9 @@ def mqtt_bridge(service: Service) -> Extension | None:
 
     recaps = service.config.recaps_dir
     recap = latest_recap(recaps, service.config.recap_url) if recaps is not None else None
-    return MqttBridge(config, seq=service.store.last_event_seq, history=history, recap=recap)
+    bridge = MqttBridge(config, seq=service.store.last_event_seq, history=history, recap=recap)
+    bridge.on_alert = service.alert
+    return bridge
 
 
 def load_registry(config: Config, initial: TableState) -> TagRegistry:
@@ -441,6 +443,14 @@ class Service:
                     log.exception("extension %r: reader_status failed", ext)
         if status.state != "connecting":
             self.notifier.status(self.status_line())
+
+    def alert(self, key: str, text: str | None) -> None:
+        """An extension's problem for the table to see (a second service on the same table
+        id): on the panel until cleared (``text`` None), and in ``systemctl status``."""
+        if self.output is not None:
+            self.output.alert(key, text)
+        if text is not None:
+            self.notifier.status(text)
 
     def status_line(self) -> str:
         """One line for ``systemctl status``: the table, the journal, the readers."""

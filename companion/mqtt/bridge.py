@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import collections
 import itertools
+import json
 import logging
+import os
 import queue
+import secrets
+import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -77,6 +81,10 @@ class BridgeStats:
     dropped: int = 0
     commands: int = 0
     last_error: str | None = None
+    #: times a retained ``…/status`` not ours was put back to ``online``
+    status_restored: int = 0
+    #: other instances seen publishing the same table id
+    duplicates: int = 0
 
 
 # --- what the publisher thread is asked to do -------------------------------------------
@@ -108,6 +116,13 @@ class _Seen:
     empty: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Info:
+    """A retained ``…/info`` (ours, or another instance's with the same table id)."""
+
+    payload: bytes
+
+
 class _Refresh:
     """Home Assistant restarted: send discovery and state again."""
 
@@ -116,7 +131,7 @@ class _Stop:
     pass
 
 
-_Item = _Outcome | _Reply | _Ready | _Seen | _Refresh | _Stop
+_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop
 
 
 def now() -> str:
@@ -186,6 +201,15 @@ class MqttBridge:
         self._latest: TableState | None = None
         self._dirty = False
         self._version = package_version()
+        #: this process's id on the broker: in the client id and in the retained ``…/info``
+        self.instance = secrets.token_hex(4)
+        self.started_at = now()
+        #: called (the publisher's thread) with a key and a text to show, or None to clear it:
+        #: the service puts it on the panel and in systemctl status
+        self.on_alert: Callable[[str, str | None], None] | None = None
+        #: the other instance publishing this table id, as its ``…/info`` says (None: none)
+        self.duplicate: dict[str, Any] | None = None
+        self._stopping = False
 
     # --- the extension's life -------------------------------------------------------
 
@@ -199,7 +223,8 @@ class MqttBridge:
         self._loop = loop
         self._latest = loop.state
         self._dirty = True
-        client_id = cfg.client_id or f"rhuna-{level(table_id)}"
+        # unique per instance: two services with one table id must not knock each other off
+        client_id = cfg.client_id or f"rhuna-{level(table_id)}-{self.instance}"
         client = make_client(cfg, self.topics, client_id)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
@@ -267,7 +292,13 @@ class MqttBridge:
             return
         assert self.topics is not None
         t = self.topics
-        subscriptions = [(t.command, 1), (t.command_filter, 1), (t.heroes, 1)]
+        subscriptions = [
+            (t.command, 1),
+            (t.command_filter, 1),
+            (t.heroes, 1),
+            (t.status, 1),
+            (t.info, 1),
+        ]
         ha = self.config.homeassistant
         if ha.enabled:
             subscriptions += [(discovery.config_filter(ha, t), 1), (ha.status_topic, 1)]
@@ -280,6 +311,9 @@ class MqttBridge:
         self.stats.last_error = None
         # its acknowledgement arrives after paho re-sent whatever was in flight: see _Ready
         self._online_mid = client.publish(t.status, ONLINE, qos=1, retain=True).mid
+        with self._cond:
+            self._outstanding += 1
+        client.publish(t.info, encode(self.info()), qos=1, retain=True)
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
@@ -334,8 +368,24 @@ class MqttBridge:
         except Exception:  # paho's thread must survive any payload
             log.exception("MQTT: could not handle a message on %s", message.topic)
 
+    def info(self) -> dict[str, Any]:
+        """The retained ``…/info``: which process publishes this table."""
+        return {
+            "instance": self.instance,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "started": self.started_at,
+            "version": self._version,
+        }
+
     def _take(self, topic: str, payload: bytes) -> None:
         assert self.topics is not None and self._loop is not None
+        if topic == self.topics.status:
+            self._status_seen(payload)
+            return
+        if topic == self.topics.info:
+            self._inbox.put(_Info(payload))
+            return
         name = self.topics.command_name(topic)
         if name is None:
             if topic == self.config.homeassistant.status_topic:
@@ -364,6 +414,21 @@ class MqttBridge:
             return
         self.stats.commands += 1
         self._loop.submit(request.command, source=source)
+
+    def _status_seen(self, payload: bytes) -> None:
+        """Someone (a forged message, an old will, a duplicate's will) retained a status that
+        is not ours while we are up: put ``online`` back."""
+        client = self._client
+        with self._cond:
+            up = self._connected and not self._stopping
+        if payload == ONLINE.encode() or not up or client is None or self.topics is None:
+            return
+        log.warning("MQTT: %s says %r while this table is up; republishing online",
+                    self.topics.status, payload[:40])  # fmt: skip
+        with self._cond:
+            self._outstanding += 1
+        client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+        self.stats.status_restored += 1
 
     # --- the publisher thread ---------------------------------------------------------
 
@@ -405,6 +470,8 @@ class MqttBridge:
             elif item.topic not in self._wanted:  # not the echo of our own publishing
                 self._seen.add(item.topic)
                 self._dirty = True
+        elif isinstance(item, _Info):
+            self._info_seen(item.payload)
         elif isinstance(item, _Refresh):
             self._published.clear()
             self._dirty = True
@@ -435,6 +502,40 @@ class MqttBridge:
             self.history.append(outcome_entry(outcome, time.time()))
         self._latest = outcome.state
         self._dirty = True
+
+    def _info_seen(self, payload: bytes) -> None:
+        """A retained ``…/info``: ours, or a second service publishing the same table id. The
+        report stands until this service restarts (which of two is the right one is for the
+        people at the tables to say)."""
+        assert self.topics is not None
+        try:
+            info = json.loads(payload) if payload else None
+        except ValueError:
+            info = None
+        if not isinstance(info, dict) or info.get("instance") == self.instance:
+            return  # ours (its echo comes after the other's retained one: no all-clear)
+        first = self.duplicate is None or self.duplicate.get("instance") != info.get("instance")
+        self.duplicate = info
+        if not first:
+            return
+        where = f"host {info.get('host', '?')}, pid {info.get('pid', '?')}"
+        text = (
+            f"another service publishes table {self.topics.table_id!r} on this broker"
+            f" ({where}, instance {info.get('instance', '?')}, started"
+            f" {info.get('started', '?')})"
+        )
+        fix = (
+            "stop one of them, or give each table its own [table] id (or mqtt.table_id):"
+            " two services on one table id overwrite each other's state"
+        )
+        log.error("MQTT: %s — %s", text, fix)
+        self.stats.duplicates += 1
+        violation = RuleViolation(text, fix=fix, code="duplicate")
+        message = error_message(violation, "mqtt", now())
+        message["other"] = info
+        self._send(self.topics.error, encode(message))
+        if self.on_alert is not None:
+            self.on_alert("mqtt-duplicate", f"MQTT: {text}")
 
     def _become_ready(self, generation: int) -> None:
         with self._cond:
@@ -477,6 +578,8 @@ class MqttBridge:
     def _finish(self) -> None:
         """Stopping: ``offline`` (retained) and wait a little for the broker's acks."""
         assert self.topics is not None and self._client is not None
+        with self._cond:
+            self._stopping = True  # our own offline must not be "restored"
         if not self.connected:
             if self._buffer:
                 log.warning("MQTT: stopping offline; %d messages not sent", len(self._buffer))

@@ -42,6 +42,12 @@ class Topics:
         return f"{self.root}/status"
 
     @property
+    def info(self) -> str:
+        """Who publishes this table (instance id, host, pid, start, version), retained: a second
+        service with the same table id sees it and says so (docs/mqtt.md)."""
+        return f"{self.root}/info"
+
+    @property
     def state(self) -> str:
         """The whole table view, retained."""
         return f"{self.root}/state"

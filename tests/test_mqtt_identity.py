@@ -1,0 +1,130 @@
+"""The table's identity on the broker: one client id per instance, a duplicate table id
+detected and reported, a forged retained ``…/status`` put back (docs/mqtt.md).
+
+A real Mosquitto of the test's own; the second "service" is a second bridge on its
+own loop, exactly what a second ``rhuna-table run`` with the same table id would
+connect.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+
+from companion.config import load_config
+from companion.mqtt import MqttBridge
+from companion.service import Service
+from tests.mqtt_support import (
+    WAIT,
+    RunningLoop,
+    Watcher,
+    bridge_config,
+    example_loop,
+    running_broker,
+    send,
+    wait_until,
+)
+from tests.service_support import write_config
+
+R = "rhuna/example"
+
+
+@pytest.fixture
+def broker(tmp_path):
+    with running_broker(tmp_path / "broker") as b:
+        yield b
+
+
+def test_two_services_with_one_table_id_keep_their_connections_and_both_say_so(
+    tmp_path, broker, caplog
+):
+    config = load_config(
+        write_config(tmp_path / "a", f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n')
+    )
+    service = Service(config)
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    watcher = Watcher(broker.port, [f"{R}/error", f"{R}/info"])
+    running = RunningLoop(example_loop())
+    second = MqttBridge(bridge_config(broker.port))
+    try:
+        [first] = [e for e in service.extensions if isinstance(e, MqttBridge)]
+        assert first.wait_ready(WAIT)
+        with caplog.at_level(logging.ERROR, "rhuna.mqtt"):
+            second.start(running.loop)
+            assert second.wait_ready(WAIT)
+            wait_until(lambda: first.duplicate and second.duplicate, "both see the other")
+        assert first.duplicate["instance"] == second.instance
+        assert second.duplicate["instance"] == first.instance
+        assert first._client._client_id != second._client._client_id
+        # the log, MQTT and the panel say it, naming the other one and the fix
+        assert f"instance {second.instance}" in caplog.text and "[table] id" in caplog.text
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/error")) >= 2, "two reports")
+        errors = watcher.json_on(f"{R}/error")
+        assert {e["code"] for e in errors} == {"duplicate"}
+        assert {e["other"]["instance"] for e in errors} == {first.instance, second.instance}
+        assert service.output is not None
+        assert (
+            "another service publishes table 'example'" in service.output.alerts["mqtt-duplicate"]
+        )
+        # unique client ids: nobody is knocked off the broker (the old shared id meant a
+        # reconnect every few seconds)
+        time.sleep(2)
+        assert (first.stats.connects, second.stats.connects) == (1, 1)
+        assert first.connected and second.connected
+    finally:
+        second.stop()
+        running.close()
+        watcher.close()
+        stop.set()
+        thread.join(15)
+
+
+def test_a_forged_retained_offline_is_put_back_to_online(broker):
+    running = RunningLoop(example_loop())
+    bridge = MqttBridge(bridge_config(broker.port))
+    bridge.start(running.loop)
+    try:
+        assert bridge.wait_ready(WAIT)
+        send(broker.port, f"{R}/status", "offline", retain=True)
+        wait_until(lambda: bridge.stats.status_restored >= 1, "the status put back")
+        late = Watcher(broker.port, [f"{R}/status"])
+        try:
+            assert late.first(f"{R}/status").payload == b"online"
+        finally:
+            late.close()
+    finally:
+        bridge.stop()
+        running.close()
+    # a clean stop's own offline stays: nothing puts it back
+    late = Watcher(broker.port, [f"{R}/status"])
+    try:
+        assert late.first(f"{R}/status").payload == b"offline"
+    finally:
+        late.close()
+
+
+def test_info_names_the_instance_host_and_pid(broker):
+    import os
+
+    running = RunningLoop(example_loop())
+    bridge = MqttBridge(bridge_config(broker.port))
+    bridge.start(running.loop)
+    try:
+        assert bridge.wait_ready(WAIT)
+        watcher = Watcher(broker.port, [f"{R}/info"])
+        try:
+            info = watcher.first(f"{R}/info")
+            assert info.retain and info.json()["instance"] == bridge.instance
+            assert info.json()["pid"] == os.getpid()
+            assert bridge.instance.encode() in bridge._client._client_id
+        finally:
+            watcher.close()
+        assert bridge.duplicate is None
+    finally:
+        bridge.stop()
+        running.close()

@@ -195,3 +195,10 @@ def test_undo_takes_back_the_newcomer_and_its_token(running):
     s, _ = apply(running, {**GOB, "join": True, "initiative": [4]})
     back, events = apply(s, {"cmd": "undo"})
     assert back.combat == running.combat and events[0].type == "undone"
+
+
+def test_c9_c10_the_view_names_the_injury_types_and_conditions_a_remote_offers(example_state):
+    terms = table_view(example_state)["combat_terms"]
+    assert "bleeding" in terms["injuries"] and "prone" in terms["conditions"]
+    s, _ = apply(example_state, {**GOB, "injury": terms["injuries"][-1]})  # each one is accepted
+    assert combatant(s, "gob").weapon.injury == terms["injuries"][-1]

@@ -333,6 +333,29 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     add_foe(page, "wolf", reflex=1)
     token = state(table).combat.fight.token("wolf")
     assert token is not None and token.time == state(table).combat.fight.now + 1
+    # C9, C10, C11: an injury, a condition and renown, from the forms the schema makes; the
+    # injury types and conditions offered are the table's rules' (the view's combat_terms)
+    page.click("summary:has-text('Injuries, conditions, renown')")
+    injure = page.locator(".command-form[data-cmd='injure']")
+    assert injure.locator("datalist option[value='bleeding']").count() == 1
+    injure.locator("[name='combatant']").fill("gob")
+    injure.locator("[name='type']").fill("burned")
+    injure.locator("button[data-send='injure']").click()
+    replied(page, "tool-injure")
+    assert state(table).combat.roster["gob"].hits_of("burned") == 1
+    condition = page.locator(".command-form[data-cmd='add_combat_condition']")
+    assert condition.locator("datalist option[value='prone']").count() == 1
+    condition.locator("[name='combatant']").fill("gob")
+    condition.locator("[name='condition']").fill("prone")
+    condition.locator("button[data-send='add_combat_condition']").click()
+    replied(page, "tool-add_combat_condition")
+    assert state(table).combat.roster["gob"].condition("prone") is not None
+    renown = page.locator(".command-form[data-cmd='adjust_renown']")
+    renown.locator("[name='combatant']").fill("gob")
+    renown.locator("[name='change']").fill("2")
+    renown.locator("button[data-send='adjust_renown']").click()
+    replied(page, "tool-adjust_renown")
+    assert state(table).combat.roster["gob"].renown == 2
     page.click("button:has-text('End the fight')")
     replied(page, "end")
     assert state(table).combat.fight is None

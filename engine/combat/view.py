@@ -136,3 +136,11 @@ def roster_view(state: TableState) -> list[dict[str, Any]]:
         }
         for c in combat.roster.values()
     ]
+
+
+@view_section("combat_terms")
+def combat_terms_view(state: TableState) -> dict[str, list[str]]:
+    """The injury types (C9) and conditions (C10) this table's rules know: what a remote offers
+    for ``injure``'s type or ``add_combat_condition``'s condition instead of a blank field."""
+    r = CombatRules(state.rules)
+    return {"injuries": list(r.injury_types), "conditions": list(r.condition_names)}

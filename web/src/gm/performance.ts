@@ -161,6 +161,16 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
       `Or pick the token drawn from ${bag?.name ?? "the bag"} (${bag?.count ?? "?"} in it):`,
     ),
     picks,
+    h(
+      "details",
+      { class: "more" },
+      h("summary", {}, "Or pick the Favor token drawn (a missed tag)"),
+      tokenPicks(ctx, key, v.bag(t, "favor")?.tokens ?? [], (id) => ({
+        cmd: "call_favor",
+        hero: c.hero,
+        token: id,
+      })),
+    ),
   );
 }
 

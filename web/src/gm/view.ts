@@ -74,6 +74,7 @@ export interface Fight {
 }
 
 interface GmState {
+  combat_terms?: { injuries: string[]; conditions: string[] };
   bags?: Record<string, Bag>;
   roster?: RosterEntry[];
   can_undo?: number;
@@ -162,7 +163,12 @@ export function choices(t: TableRecord | undefined): Choices {
   const prompts = (time(t)?.prompts ?? []).map(
     (p) => [String(p.id), `${p.id}: ${p.text}`] as const,
   );
+  const terms = state(t).combat_terms ?? { injuries: [], conditions: [] };
+  const named = (xs: string[]) => xs.map((x) => [x, x] as const);
   return {
+    type: named(terms.injuries),
+    injury: named(terms.injuries),
+    condition: named(terms.conditions),
     hero: hs,
     intersect: hs,
     watch: hs,

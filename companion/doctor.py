@@ -473,7 +473,7 @@ class Doctor:
             yield Check("broker", True, "not needed (no [mqtt])")
             return
         where = f"{mqtt_cfg.host}:{mqtt_cfg.broker_port}"
-        who = f" as {mqtt_cfg.username}" if mqtt_cfg.username else ""
+        who = f" as {mqtt_cfg.username}" if mqtt_cfg.username else " (anonymous)"
         problem = _mqtt_login(mqtt_cfg, self.timeout)
         if problem is None:
             yield Check("broker", True, f"{where} takes the login{who}")

@@ -400,3 +400,26 @@ def test_the_narrow_layout_fits_a_side_column(broker, table, page):
     assert box is not None and box["width"] <= 500, box
     expect(page.locator("#time")).to_be_hidden()
     expect(page.locator("#combat")).to_be_hidden()
+
+
+def test_table_display_links_the_last_sessions_recap(broker, page):
+    """`…/history` carries the last ended session's recap (docs/record.md): the table display
+    links it. The payload is the documented one, published retained as the service does."""
+    watcher = watcher_for(broker)
+    try:
+        watcher.client.publish(f"{R}/status", "online", qos=1, retain=True).wait_for_publish(WAIT)
+        href = "http://rhuna.local:9001/recaps/20261130T230512Z/recap.html"
+        history = {
+            "entries": [],
+            "recap": {"session": "20261130T230512Z", "file": "recap.html", "href": href},
+        }
+        watcher.client.publish(
+            f"{R}/history", json.dumps(history), qos=1, retain=True
+        ).wait_for_publish(WAIT)
+    finally:
+        watcher.close()
+    page.goto(broker.url("table.html"))
+    link = page.locator("#recap")
+    expect(link).to_be_visible(timeout=MS)
+    expect(link).to_have_attribute("href", href)
+    expect(link).to_contain_text("20261130T230512Z")

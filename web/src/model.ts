@@ -287,6 +287,12 @@ export function history(t: TableRecord, n: number): HistoryItem[] {
   return out;
 }
 
+/** The last ended session's recap, when the service has written one. */
+export function recap(t: TableRecord): { session: string; href: string } | null {
+  const r = t.sections.history?.recap;
+  return r ? { session: r.session, href: r.href } : null;
+}
+
 /** The narration to announce through the aria-live region for an event, or null. */
 export function announcement(e: EventMessage): string | null {
   const spoken = new Set(["token_drawn", "token_replaced", "favor_called", "performance_resolved"]);

@@ -222,9 +222,17 @@ export interface HistoryEntry {
   events: string[];
 }
 
-/** `…/history`: the newest journal entries, oldest first. */
+/** The last ended session's recap (`rhuna-table export`, docs/record.md). */
+export interface Recap {
+  session: string;
+  file: string;
+  href: string;
+}
+
+/** `…/history`: the newest journal entries, oldest first, and the last session's recap. */
 export interface History {
   entries: HistoryEntry[];
+  recap?: Recap | null;
 }
 
 /** The retained state topics under `rhuna/<table>/`, by their last topic level. */

@@ -46,5 +46,12 @@ boot({
       animate,
     );
     byId("history-empty").hidden = items.length > 0;
+    const last = t ? model.recap(t) : null;
+    const link = byId("recap");
+    byId("recap-line").hidden = last === null;
+    if (last) {
+      link.setAttribute("href", last.href);
+      link.textContent = `The last session's recap (${last.session})`;
+    }
   },
 });

@@ -296,3 +296,13 @@ def test_every_waveshare_model_maps_to_a_panel_we_lay_out() -> None:
     for name, model in MODELS.items():
         assert model.panel in ("2.13", "2.9", "4.2", "7.5"), name
         assert (model.partial is None) == (model.partial_refresh_s is None), name
+
+
+def test_inky_colour_board_driven_in_black_and_white_works_without_its_third_ink() -> None:
+    """The config's default colour is bw: a red board must not refuse it (it just stays unused)."""
+    device = FakeInky(colour="red")
+    panel = InkyPanel(device, colour="bw")
+    assert panel.colour == "bw"
+    frame = _frame("2.13", "bw")
+    panel.show(frame)
+    assert device.image is not None and ACCENT not in device.image.tobytes()

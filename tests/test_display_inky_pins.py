@@ -146,3 +146,30 @@ def test_the_worker_survives_a_systemexit_from_a_driver_counts_and_logs_it(caplo
     assert worker.stats.errors == 1 and worker.stats.refreshes == 1
     assert worker.stats.last_error == "panel: SystemExit: Woah there, some pins we need are in use!"
     assert "Woah there" in caplog.text
+
+
+def test_rhuna_table_run_with_the_kernels_chip_select_is_a_start_up_error_not_a_dead_thread(
+    inky_on_a_pi, tmp_path, monkeypatch, capsys
+):
+    """The whole service: one line naming the overlay, exit 2, no traceback, nothing started."""
+    import display.drivers.inky as driver
+    from companion.cli import main
+    from tests.service_support import write_config
+
+    device, _chip = inky_on_a_pi({8: "spi0 CS0"})
+    monkeypatch.setattr(driver, "detect", lambda: device)
+    config = write_config(tmp_path)
+    config.write_text(
+        config.read_text().replace(
+            '[display]\ndriver = "png"\npanel = "2.13"\ncolour = "bwr"\n',
+            '[display]\ndriver = "inky"\n',
+        )
+    )
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert (
+        last.startswith("rhuna-table: the Inky board cannot claim its pins")
+        and "dtoverlay=spi0-0cs" in last
+    )
+    assert "Traceback" not in err

@@ -19,6 +19,7 @@ pins when it opens, and a conflict is a start-up error naming the fix
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from PIL import Image
@@ -26,6 +27,8 @@ from PIL import Image
 from display.drivers.base import DriverUnavailable, Panel
 from display.panels import ACCENT, BLACK, WHITE, Colour, check_colour, panel_spec, spec_for_size
 from engine.errors import ConfigError
+
+log = logging.getLogger("rhuna.display")
 
 INSTALL = "pip install 'rhuna-table[inky]'"
 
@@ -78,7 +81,15 @@ class InkyPanel(Panel):
                 " use a black, red or yellow pHAT/wHAT, or the png driver"
             )
         chosen = native if colour is None else check_colour(str(colour))
-        if chosen != native and not (
+        if chosen == "bw" and native != "bw":
+            # black and white frames show on any board; only its third ink stays unused
+            log.info(
+                "Inky %s board driven in black and white: set [display] colour = %r to use its %s",
+                device.colour,
+                native,
+                device.colour,
+            )
+        elif chosen != native and not (
             native == "bwr" and chosen == "bwy" and device.colour == "red/yellow"
         ):
             raise ConfigError(

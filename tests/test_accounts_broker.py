@@ -282,3 +282,29 @@ def test_a_rotated_password_locks_the_old_one_out_after_a_reload(tmp_path, accou
             assert not c.refused_login
         with client(broker.port, "example.gm", acc.tables["example"].gm) as c:
             assert not c.refused_login  # the others keep theirs
+
+
+def test_a_retained_command_is_never_run_and_is_cleared(tmp_path, accounts):
+    """The ACL lets the gm publish commands, and MQTT lets any publish be retained: a retained
+    command would run again at every reconnect of the service (an `undo` each time). The
+    service ignores a command the broker kept, and clears it."""
+    folder, acc = accounts
+    with acl_broker(tmp_path, folder) as broker:
+        with client(broker.port, "example.gm", acc.tables["example"].gm) as gm:
+            info = gm.client.publish("rhuna/example/command", json.dumps(BEGIN), qos=1, retain=True)
+            info.wait_for_publish(WAIT)
+        with service(broker.port, folder, "example") as (bridge, run):
+            assert bridge.wait_ready(WAIT)
+            # the service has subscribed and been sent the kept command by now; then a live one
+            with client(broker.port, "example.gm", acc.tables["example"].gm) as gm:
+                gm.subscribe("rhuna/example/reply")
+                assert gm.publish("rhuna/example/command", {"cmd": "undo", "transaction": 1}) == 0
+                reply = gm.wait_message("rhuna/example/reply", lambda p: p.get("transaction") == 1)
+            assert reply["status"] == "error"  # nothing to undo: the kept begin never ran
+            assert run.loop.state.performance is None
+        # and the broker no longer keeps it
+        with client(broker.port, "example.gm", acc.tables["example"].gm) as gm:
+            gm.subscribe("rhuna/example/command")
+            gm.subscribe("rhuna/example/status")
+            gm.wait_message("rhuna/example/status")
+            assert [t for t, p in gm.messages if t == "rhuna/example/command" and p] == []

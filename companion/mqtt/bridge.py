@@ -364,9 +364,26 @@ class MqttBridge:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
+            if message.retain and self._retained_command(client, message):
+                return
             self._take(message.topic, bytes(message.payload))
         except Exception:  # paho's thread must survive any payload
             log.exception("MQTT: could not handle a message on %s", message.topic)
+
+    def _retained_command(self, client: mqtt.Client, message: mqtt.MQTTMessage) -> bool:
+        """A command the broker kept (published with retain) is never run: it would run again at
+        every reconnect. It is cleared (an empty retained message on its topic) and logged."""
+        assert self.topics is not None
+        if self.topics.command_name(message.topic) is None:
+            return False
+        if message.payload:
+            log.warning(
+                "MQTT: ignored and cleared a retained command on %s (publish commands without"
+                " retain)",
+                message.topic,
+            )
+            client.publish(message.topic, b"", qos=1, retain=True)
+        return True
 
     def info(self) -> dict[str, Any]:
         """The retained ``…/info``: which process publishes this table."""

@@ -423,3 +423,27 @@ def test_table_display_links_the_last_sessions_recap(broker, page):
     expect(link).to_be_visible(timeout=MS)
     expect(link).to_have_attribute("href", href)
     expect(link).to_contain_text("20261130T230512Z")
+
+
+def test_events_dropped_during_an_outage_show_as_a_gap(tmp_path, broker, page):
+    """The bridge keeps at most max_queued messages while the broker is away and drops the
+    oldest (docs/mqtt.md): after the restart the page says it missed events, not nothing."""
+    with served_table(tmp_path / "small", broker, mqtt_extra="max_queued = 10\n") as table:
+        page.goto(broker.url("overlay.html"))
+        expect_live(page)
+        table.command(BEGIN)
+        expect(page.locator("#performance .perf-title")).to_contain_text("Performance", timeout=MS)
+        broker.stop()
+        expect(page.locator("#status")).to_have_attribute("data-state", "offline", timeout=MS)
+        table.command({"cmd": "cancel_performance"})
+        for _ in range(5):  # 15 more events than the bridge may keep
+            table.command(BEGIN)
+            table.command(ARIA)
+            table.command({"cmd": "cancel_performance"})
+        broker.start()
+        assert table.bridge.wait_ready(WAIT)
+        expect_live(page)
+        table.command(BEGIN)
+        assert table.bridge.stats.dropped > 0, table.bridge.stats
+        expect(page.locator("#status-gap")).to_contain_text("missed event", timeout=MS)
+        expect(page.locator("#performance .perf-title")).to_contain_text("Performance", timeout=MS)

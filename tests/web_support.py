@@ -128,12 +128,14 @@ class ServedTable:
         table_id: str | None = None,
         table_file: Path | None = None,
         login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
+        mqtt_extra: str = "",
     ) -> None:
         extra = (
             f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
             f'username = "{login[0]}"\npassword = "{login[1]}"\n'
             "reconnect_min_delay = 1\nreconnect_max_delay = 1\n"
             + (f'table_id = "{table_id}"\n' if table_id else "")
+            + mqtt_extra
         )
         config = write_config(folder, extra)
         if table_file is not None:  # another table file than the example's (a fight's)
@@ -218,8 +220,9 @@ def served_table(
     table_id: str | None = None,
     table_file: Path | None = None,
     login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
+    mqtt_extra: str = "",
 ) -> Iterator[ServedTable]:
-    table = ServedTable(folder, broker, table_id, table_file, login)
+    table = ServedTable(folder, broker, table_id, table_file, login, mqtt_extra)
     try:
         yield table
     finally:

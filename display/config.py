@@ -112,3 +112,29 @@ def read_display(value: Any, problems: Problems, state_dir: Path) -> DisplayConf
     if driver == "waveshare" and not isinstance(options.get("model"), str):
         options.pop("model", None)
     return DisplayConfig(str(driver), panel, str(d["colour"]), int(d["full_every"]), options)
+
+
+#: the library each hardware driver imports, and the extra that installs it
+LIBRARIES = {"inky": ("inky", "inky"), "waveshare": ("epaper", "waveshare")}
+
+
+def library_problem(driver: str) -> str | None:
+    """Why ``driver``'s library cannot be imported here (for ``check-config``), or None.
+
+    Only whether the module is installed is checked: nothing is opened.
+    """
+    import importlib.util
+
+    if driver not in LIBRARIES:
+        return None
+    module, extra = LIBRARIES[driver]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    return (
+        f"the {driver} driver needs the {module} library, not installed here"
+        f" — pip install 'rhuna-table[{extra}]' in the service's venv, or driver = \"png\""
+    )

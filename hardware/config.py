@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.errors import CommandRejected, ConfigError
 from engine.settings import Key, Problems, Section
+from engine.settings import show as _show
 from engine.textfile import read_text
 from engine.tokens import WeightMode
 from engine.vocabulary import parse_command
@@ -403,10 +404,6 @@ def read_registry(value: Any, problems: Problems, state_dir: Path) -> tuple[Path
 
 def _actions_fix() -> str:
     return f"buttons are named by what they do: {', '.join(ACTIONS)}"
-
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, dict) else "a table"
 
 
 def _normalise(pin: Pin) -> str:

@@ -17,6 +17,8 @@ from display.panels import ACCENT, BLACK, PANELS
 from display.render import draw
 from display.screens.banner import Banner
 from display.text import ELLIPSIS
+from engine import apply
+from engine.view import table_view
 from tests import display_views as dv
 from tests.test_display_text import assert_texts_fit
 
@@ -161,4 +163,43 @@ def test_p11_p18_p21_roomy_panels_show_redraw_spent_escalation_and_awakened(pane
     shown = _shown(c)
     assert "Redraw spent: Ember Wild set aside" in shown
     assert "Escalation +2" in shown and "Awakened: Xantyr" in shown
+    assert_texts_fit(c)
+
+
+def _intersect_view() -> dict[str, Any]:
+    state = dv.example_state()
+    for c in (
+        {"cmd": "begin_performance", "difficulty": 7},
+        {
+            "cmd": "declare",
+            "hero": "bren",
+            "shade": "impulse",
+            "capability": "steel",
+            "action": "target",
+        },
+        {
+            "cmd": "declare",
+            "hero": "aria",
+            "shade": "control",
+            "capability": "skill",
+            "action": "target",
+            "intersect": "bren",
+        },
+        *({"cmd": "draw", "hero": "bren", "seed": i} for i in range(3)),
+        *({"cmd": "draw", "hero": "aria", "seed": 10 + i} for i in range(2)),
+    ):
+        state, _ = apply(state, c)
+    view = table_view(state)
+    assert view["performance"]["groups"] == [["bren", "aria"]]
+    return view
+
+
+@pytest.mark.parametrize("panel", tuple(PANELS))
+def test_p23_an_intersect_shows_each_heros_part_on_every_size(panel: str) -> None:
+    """I-P10/P23: the group's total is huge; Aria's own tokens and total are there too."""
+    c = draw(_intersect_view(), panel, "bw")
+    shown = _shown(c)
+    assert "BREN + ARIA" in shown and "/7" in shown
+    aria = _record(c, "Aria")
+    assert "0W0 1P" in aria.shown or "0W0 1P" in shown
     assert_texts_fit(c)

@@ -167,3 +167,38 @@ def test_one_error_shape_for_every_section() -> None:
     ]
     shape = re.compile(r"^[^:]+: [\w.\[\]]+: .+ — .+$")
     assert all(shape.match(e) for e in problems.errors), json.dumps(problems.errors)
+
+
+def test_a_display_driver_whose_library_is_missing_is_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """waveshare-epaper is not installed here (it imports only on a Pi): check-config says so."""
+    import importlib.util
+
+    assert importlib.util.find_spec("epaper") is None, "this test needs epaper absent"
+    config = write_config(tmp_path)
+    _replace(
+        config,
+        'driver = "png"\npanel = "2.13"\n',
+        'driver = "waveshare"\nmodel = "epd2in13_V4"\npanel = "2.13"\n',
+    )
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0] == (
+        f"{config}: display.driver: the waveshare driver needs the epaper library, not installed"
+        " here — pip install 'rhuna-table[waveshare]' in the service's venv, or driver = \"png\""
+    )
+
+
+def test_a_password_file_that_is_not_utf8_says_save_it_as_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = tmp_path / "mqtt.pass"
+    secret.write_bytes("s\u00e9same\n".encode("latin-1"))
+    config = write_config(tmp_path, f'[mqtt]\nusername = "t"\npassword_file = "{secret}"\n')
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err[0] == (
+        f"{config}: mqtt.password_file: {secret}:1: byte 0xE9 is not UTF-8 (Latin-1 or Windows"
+        " text?) — save the file as UTF-8"
+    )

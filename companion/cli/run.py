@@ -259,6 +259,12 @@ def plan(config: Config) -> list[str]:
             f'display   {d.driver} {d.panel}" {d.colour}{where}; a full refresh every'
             f" {d.full_every}{extra}"
         )
+    from display.config import library_problem
+
+    why = library_problem(d.driver)
+    if why:
+        problem, _, fix = why.partition(" — ")
+        problems.add("display.driver", problem, fix)
     out.append(f"wheel     {_wheel(config.gpio)}")
     if config.gpio is not None:
         from hardware.controls import pin_factory_problem

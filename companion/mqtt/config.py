@@ -25,6 +25,8 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.settings import Key, Problems, Section
+from engine.settings import show as _show
+from engine.textfile import read_text
 
 #: one MQTT topic level we build topics from: no wildcards, no separators, no '$' at the start
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -290,11 +292,14 @@ class _Reader:
     def read_secret(self, value: Any) -> str:
         path = self.path(value, "password_file")
         try:
-            secret = path.read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError) as e:
+            secret = read_text(path).strip()
+        except OSError as e:
             raise self.fail(
-                "password_file", f"cannot read {path} ({e})", "check its permissions"
+                "password_file", f"cannot read {path} ({e.strerror})", "check its permissions"
             ) from None
+        except ConfigError as e:  # not UTF-8: the message names the file and says what to do
+            problem, _, fix = str(e).partition(" — ")
+            raise self.fail("password_file", problem, fix) from None
         if not secret:
             raise self.fail("password_file", f"{path} is empty", "write the password in it")
         return secret
@@ -347,7 +352,3 @@ class _Reader:
             discovery_topic=prefix.rstrip("/"),
             status_topic=status,
         )
-
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, dict) else "a table"

@@ -184,7 +184,7 @@ _ACTION_WORD = {
 
 
 def short_advice(group: Mapping[str, Any]) -> list[str]:
-    """``Redraw → 58%``: the advice cut to what a strip panel has room for (DESIGN.md sketch)."""
+    """``Redraw → 58%``: the advice cut to what a strip panel's status line has room for."""
     out = []
     for a in group.get("advice") or []:
         if not isinstance(a, Mapping):

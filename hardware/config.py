@@ -176,48 +176,82 @@ class _Reader:
             raise ConfigError(
                 f"{self.source}: {self.section}: {_show(data)} is not a table — write [{self.section}]"
             )
-        unknown = set(data) - top
-        if unknown:
-            bad = sorted(unknown)[0]
-            keys = {k: Key("any", k) for k in ("enabled", *sorted(top))}
-            raise self.fail(bad, *Section(self.section, keys).unknown(bad))
-        enc = self.table(
-            data.get("encoder", {}),
-            "encoder",
-            {"a", "b", "push", "bounce_time", "steps_per_choice", "half_step"},
+        problems = Problems(self.source)
+        listing = Section(self.section, {k: Key("any", k) for k in ("enabled", *sorted(top))})
+        for bad in sorted(set(data) - top):
+            problems.add(f"{self.section}.{bad}", *listing.unknown(bad))
+
+        def each(read: Any, default: Any) -> Any:
+            """One key's value, or (its problem kept) the default: every problem is listed."""
+            try:
+                return read()
+            except ConfigError as e:
+                problems.absorb(e)
+                return default
+
+        enc = each(
+            lambda: self.table(
+                data.get("encoder", {}),
+                "encoder",
+                {"a", "b", "push", "bounce_time", "steps_per_choice", "half_step"},
+            ),
+            {},
         )
-        a = self.pin(enc.get("a", d.encoder_a), "encoder.a")
-        b = self.pin(enc.get("b", d.encoder_b), "encoder.b")
-        push = self.optional_pin(enc.get("push", d.encoder_push), "encoder.push")
+        a = each(lambda: self.pin(enc.get("a", d.encoder_a), "encoder.a"), d.encoder_a)
+        b = each(lambda: self.pin(enc.get("b", d.encoder_b), "encoder.b"), d.encoder_b)
+        push = each(
+            lambda: self.optional_pin(enc.get("push", d.encoder_push), "encoder.push"),
+            d.encoder_push,
+        )
         steps = enc.get("steps_per_choice", d.steps_per_choice)
         if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 16:
-            raise self.fail(
-                "encoder.steps_per_choice",
+            problems.add(
+                f"{self.section}.encoder.steps_per_choice",
                 f"{_show(steps)} is not a whole number from 1 to 16",
                 "use 1 (one detent per position) or 2 for encoders with two steps a detent",
             )
-        buttons = self.buttons(data.get("buttons"))
+            steps = d.steps_per_choice
         cfg = GpioConfig(
             encoder_a=a,
             encoder_b=b,
             encoder_push=push,
-            encoder_bounce_time=self.seconds(enc.get("bounce_time", 0), "encoder.bounce_time"),
-            steps_per_choice=steps,
-            half_step=self.boolean(enc.get("half_step", d.half_step), "encoder.half_step"),
-            buttons=buttons,
-            pull_up=self.boolean(data.get("pull_up", d.pull_up), "pull_up"),
-            bounce_time=self.seconds(data.get("bounce_time", d.bounce_time), "bounce_time"),
-            pin_factory=self.pin_factory(data.get("pin_factory")),
-            hero_ring=self.boolean(data.get("hero_ring", d.hero_ring), "hero_ring"),
-            training_mismatch=self.choice(
-                data.get("training_mismatch", d.training_mismatch),
-                "training_mismatch",
-                TRAINING_MISMATCH,
+            encoder_bounce_time=each(
+                lambda: self.seconds(enc.get("bounce_time", 0), "encoder.bounce_time"), None
             ),
-            call_favor=self.choice(data.get("call_favor", d.call_favor), "call_favor", DRAW_MODES),
-            time=self.choice(data.get("time", d.time), "time", DRAW_MODES),
-            weight=self.choice(data.get("weight", d.weight), "weight", tuple(WeightMode)),
+            steps_per_choice=steps,
+            half_step=each(
+                lambda: self.boolean(enc.get("half_step", d.half_step), "encoder.half_step"),
+                d.half_step,
+            ),
+            buttons=each(lambda: self.buttons(data.get("buttons")), _default_buttons()),
+            pull_up=each(lambda: self.boolean(data.get("pull_up", d.pull_up), "pull_up"), True),
+            bounce_time=each(
+                lambda: self.seconds(data.get("bounce_time", d.bounce_time), "bounce_time"),
+                d.bounce_time,
+            ),
+            pin_factory=each(lambda: self.pin_factory(data.get("pin_factory")), None),
+            hero_ring=each(
+                lambda: self.boolean(data.get("hero_ring", d.hero_ring), "hero_ring"), True
+            ),
+            training_mismatch=each(
+                lambda: self.choice(
+                    data.get("training_mismatch", d.training_mismatch),
+                    "training_mismatch",
+                    TRAINING_MISMATCH,
+                ),
+                d.training_mismatch,
+            ),
+            call_favor=each(
+                lambda: self.choice(data.get("call_favor", d.call_favor), "call_favor", DRAW_MODES),
+                d.call_favor,
+            ),
+            time=each(lambda: self.choice(data.get("time", d.time), "time", DRAW_MODES), d.time),
+            weight=each(
+                lambda: self.choice(data.get("weight", d.weight), "weight", tuple(WeightMode)),
+                d.weight,
+            ),
         )
+        problems.raise_if_any()  # every key's problem at once (the wiring needs good pins)
         self.check_wiring(cfg)
         return cfg
 

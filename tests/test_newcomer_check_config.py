@@ -202,3 +202,20 @@ def test_a_password_file_that_is_not_utf8_says_save_it_as_utf8(
         f"{config}: mqtt.password_file: {secret}:1: byte 0xE9 is not UTF-8 (Latin-1 or Windows"
         " text?) — save the file as UTF-8"
     )
+
+
+def test_every_gpio_problem_is_listed_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(
+        tmp_path,
+        "[gpio]\nenabled = false\npull_upp = true\nhero_ring = 1\n[gpio.encoder]\na = 99\n",
+    )
+    assert main(["check-config", str(config)]) == 2
+    err = _errors(capsys)
+    assert [line.split(": ")[1] for line in err[:-1]] == [
+        "gpio.pull_upp",
+        "gpio.encoder.a",
+        "gpio.hero_ring",
+    ]
+    assert "did you mean pull_up?" in err[0]

@@ -26,15 +26,18 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import shutil
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
 from companion.config import Config, ReaderConfig
 from companion.loop import Outcome, TableLoop, as_json
+from companion.mqtt.topics import level
 from companion.panel_output import PanelOutput
 from companion.sdnotify import Notifier
 from companion.store import Restored, Store, archive
@@ -54,6 +57,9 @@ from hardware.registry import TagRegistry
 
 log = logging.getLogger("rhuna.service")
 
+
+#: the state directory's folder for emulated hubs' port links (cleared at every start)
+RUN_DIR = "run"
 
 #: seconds of quiet before the panel renders (display.worker: a burst is one render, after
 #: its MQTT messages); e-ink refreshes take seconds, so the table never sees the wait
@@ -146,15 +152,29 @@ def load_registry(config: Config, initial: TableState) -> TagRegistry:
 
 
 def build_reader(
-    rc: ReaderConfig, sink: Sink, on_status: StatusSink | None = None
+    rc: ReaderConfig,
+    sink: Sink,
+    on_status: StatusSink | None = None,
+    *,
+    link_dir: Path | None = None,
 ) -> tuple[SerialReader, HubEmulator | None]:
     """The reader a ``[[readers]]`` entry describes (not started), and for ``emulated-hub``
     the in-process :class:`HubEmulator` it talks to (start it before the reader, stop it
-    after). The service and ``rhuna-table enroll`` both build their readers here."""
+    after). The service and ``rhuna-table enroll`` both build their readers here.
+
+    ``link_dir``: where an emulated hub's port link goes (the service's state directory,
+    so a kill -9 leaves no ``rhuna-serial-*`` folder behind: the next start clears it);
+    None: a temporary folder the emulator removes when it stops."""
     common: dict[str, Any] = {"sink": sink, "name": rc.name, "on_status": on_status}
     o = rc.options
     if rc.backend == "emulated-hub":
-        hub = HubEmulator(channels=int(o["channels"]), hub_id=f"EMU-{rc.name}", poll_ms=5.0)
+        hub_id = f"EMU-{rc.name}"
+        link = (
+            None
+            if link_dir is None
+            else link_dir / "serial" / "by-id" / f"usb-Rhuna_TokenHub_{level(hub_id)}-if00"
+        )
+        hub = HubEmulator(link, channels=int(o["channels"]), hub_id=hub_id, poll_ms=5.0)
         return HubReader(hub.link, **common), hub
     port = str(rc.port)
     if rc.backend == "hub":
@@ -217,6 +237,10 @@ class Service:
             if archived is not None:
                 log.warning("new session: the previous journal is now %s", archived)
         self.store = Store.open(config.state_dir, clock=clock, snapshot_every=config.snapshot_every)
+        # the emulated hubs' port links: ours alone while the store's lock is held, so what a
+        # killed service left there goes now
+        self.run_dir = config.state_dir / RUN_DIR
+        shutil.rmtree(self.run_dir, ignore_errors=True)
         self.readers: list[SerialReader] = []
         self.emulators: dict[str, HubEmulator] = {}
         self.worker: DisplayWorker[Frame] | None = None
@@ -297,7 +321,9 @@ class Service:
         self.loop.subscribe("panel", self.output)
 
     def _reader(self, rc: ReaderConfig) -> SerialReader:
-        reader, hub = build_reader(rc, self.loop.tag_sink, self._reader_status)
+        reader, hub = build_reader(
+            rc, self.loop.tag_sink, self._reader_status, link_dir=self.run_dir
+        )
         if hub is not None:
             self.emulators[rc.name] = hub
         return reader

@@ -45,6 +45,7 @@ import json
 import logging
 import os
 import sqlite3
+import struct
 import threading
 import time
 import zlib
@@ -156,6 +157,72 @@ def _damaged(path: Path, error: BaseException) -> StoreError:
     )
 
 
+def wal_damage(path: Path) -> str | None:
+    """What a power cut left at the end of the journal's write-ahead log, in words; None when
+    the log is whole (or absent).
+
+    SQLite keeps a commit only if every frame up to its commit frame carries the right
+    salts and checksum (https://www.sqlite.org/fileformat2.html#walformat) and silently
+    drops the rest when it opens the file; this reads the log the same way first, so the
+    service can say that something was dropped, and where. A commit the service
+    acknowledged was fsync'd (synchronous=FULL) before its answer, so a cut can only take
+    the commit being written, unless the file itself was damaged afterwards.
+    """
+    wal = Path(f"{path}-wal")
+    try:
+        data = wal.read_bytes()
+    except OSError:
+        return None
+    if not data:
+        return None
+    if len(data) < 32:
+        return f"{wal}: the write-ahead log is cut short in its header ({len(data)} bytes)"
+    magic, _version, page_size, _ckpt, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:32])
+    if magic not in (0x377F0682, 0x377F0683) or _wal_sum(data[:24], magic, 0, 0) != (c1, c2):
+        return (
+            f"{wal}: the write-ahead log's header is damaged: SQLite ignores the whole log, so"
+            " the commands written since its last checkpoint are lost"
+        )
+    frame = 24 + page_size
+    s1, s2 = c1, c2
+    good_end, good_frames, at, frames = 32, 0, 32, 0
+    while at + frame <= len(data):
+        header = data[at : at + 24]
+        _page, commit, fs1, fs2, fc1, fc2 = struct.unpack(">6I", header)
+        if (fs1, fs2) != (salt1, salt2):
+            break
+        s1, s2 = _wal_sum(header[:8], magic, s1, s2)
+        s1, s2 = _wal_sum(data[at + 24 : at + frame], magic, s1, s2)
+        if (s1, s2) != (fc1, fc2):
+            break
+        at += frame
+        frames += 1
+        if commit:
+            good_end, good_frames = at, frames
+    rest = len(data) - good_end
+    if rest == 0 or not any(data[good_end:]):
+        return None
+    # frames of an older generation (with other salts) stay behind after SQLite restarts the
+    # log from its beginning: they are no damage
+    next_salts = data[good_end + 8 : good_end + 16]
+    if len(next_salts) == 8 and struct.unpack(">2I", next_salts) != (salt1, salt2):
+        return None
+    return (
+        f"{wal}: {rest} bytes after the last complete commit of the write-ahead log are torn"
+        f" or damaged (a power cut mid-write?); SQLite drops them, so the journal is restored"
+        f" to its last good commit ({good_frames} frames kept)"
+    )
+
+
+def _wal_sum(data: bytes, magic: int, s1: int, s2: int) -> tuple[int, int]:
+    """SQLite's WAL checksum: Fibonacci-weighted over 32-bit words, in the magic's order."""
+    words = struct.unpack(f"{'>' if magic & 1 else '<'}{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s1 = (s1 + words[i] + s2) & 0xFFFFFFFF
+        s2 = (s2 + words[i + 1] + s1) & 0xFFFFFFFF
+    return s1, s2
+
+
 class Store:
     """One state directory's journal. Use from one thread at a time (the table loop's)."""
 
@@ -196,6 +263,8 @@ class Store:
         self._asked_at = time.monotonic()
         self._writing = False  # the snapshot thread is writing one
         self.snapshot_stats = {"taken": 0, "failed": 0, "seconds_max": 0.0}
+        #: what :func:`wal_damage` found when the journal was opened (None: nothing)
+        self.damage: str | None = None
 
     # --- opening -------------------------------------------------------------------
 
@@ -215,6 +284,9 @@ class Store:
         _make_dir(state_dir)
         fd = _lock(state_dir) if lock else None
         path = state_dir / JOURNAL
+        damage = wal_damage(path)  # before SQLite opens the file and drops what is torn
+        if damage is not None:
+            log.warning("%s", damage)
         try:
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as e:
@@ -229,7 +301,7 @@ class Store:
             db.close()
             _unlock(fd)
             raise
-        return cls(
+        store = cls(
             state_dir,
             db,
             fd,
@@ -237,6 +309,8 @@ class Store:
             snapshot_every=snapshot_every,
             snapshot_seconds=snapshot_seconds,
         )
+        store.damage = damage
+        return store
 
     @staticmethod
     def _prepare(db: sqlite3.Connection, path: Path) -> None:

@@ -100,18 +100,22 @@ def journal_rows(state_dir: Path) -> list[tuple[int, dict]]:
         db.close()
 
 
+#: kill -9 at this many random moments (issue 17: at least 20)
+KILLS = 20
+
+
 def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path):
     config = write_config(tmp_path, state="snapshot_every = 5\n")  # kills land in snapshots too
     state_dir = tmp_path / "state"
     initial = load_table(tmp_path / "table.toml")
-    commands = session(initial, 250, seed=11)
+    commands = session(initial, 400, seed=11)
     rng = random.Random(5)
     acked: list[tuple[int, dict]] = []
     at = 0
     rounds = 0
-    while at < len(commands) and rounds < 6:
+    while at < len(commands) and rounds < KILLS:
         rounds += 1
-        chunk = commands[at : at + rng.randint(25, 60)]
+        chunk = commands[at : at + rng.randint(8, 30)]
         service = Running(config)
         service.send(chunk)
         answers: list[str] = []
@@ -141,7 +145,9 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path):
             done += 1
         acked += rows[len(acked) :]
         at += done
-    assert acked, "nothing was acknowledged"
+        # the emulated hub's port link lives in the state dir: nothing left in TMPDIR
+        assert not list(tmp_path.glob("rhuna-serial-*"))
+    assert rounds == KILLS and acked, "nothing was acknowledged"
     with Store.open(state_dir) as store:
         restored = store.restore(initial, tmp_path / "table.toml")
     assert restored.seq == len(acked)

@@ -305,24 +305,39 @@ def _details(p: Combatant, *, long: bool) -> str:
 
 
 def _listing(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str]) -> None:
-    """Each combatant, in tick order: name, tick, and what is wrong with them."""
+    """Each combatant, in tick order: name, tick, and what is wrong with them — the details on
+    two lines where they need them and the panel has the room (cut with "…" only past that)."""
     m = c.m
     order = sorted(people, key=lambda p: (int(p.get("tick") or 0), -int(p.get("initiative") or 0)))
     name_h = _lh(m.body, True)
     detail_h = _lh(m.small)
-    each = name_h + detail_h + m.gap
-    room = max(1, box.h // each)
-    shown = order if len(order) <= room else order[: room - 1]
-    for i, p in enumerate(shown):
-        top = box.y0 + i * each
+    details = []
+    for p in order:
+        detail = _details(p, long=True)
+        details.append(detail.split(": ", 1)[1] if ": " in detail else "ready")
+    one = name_h + detail_h + m.gap
+    shown = len(order)
+    while shown and shown * one + (name_h if shown < len(order) else 0) > box.h:
+        shown -= 1
+    # then a second detail line for whoever needs one, in order, while the room lasts
+    spare = box.h - shown * one - (name_h if shown < len(order) else 0)
+    wide = [1] * len(order)
+    for i, d in enumerate(details[:shown]):
+        if spare >= detail_h and len(wrap(d, box.w - 1, font(m.small))) > 1:
+            wide[i], spare = 2, spare - detail_h
+    heights = [one + (n - 1) * detail_h for n in wide]
+    top = box.y0
+    for p, detail, n, h in zip(order[:shown], details, wide, heights, strict=False):
         name_row = Box(box.x0, top, box.x1, top + name_h)
-        detail_row = Box(box.x0, top + name_h, box.x1, top + name_h + detail_h)
+        detail_box = Box(box.x0, top + name_h, box.x1, top + name_h + n * detail_h)
         tick_text = f"tick {p.get('tick', '?')}"
         tick_box, name_box = name_row.right(c.width_of(tick_text, m.small) + 1, m.gap)
         _combatant_name(c, name_box, p, str(p.get("id")) in acting, m.body, "left")
         c.text(tick_box, tick_text, m.small, align="right")
-        detail = _details(p, long=True)
-        c.text(detail_row, detail.split(": ", 1)[1] if ": " in detail else "ready", m.small)
-    if len(shown) < len(order):
-        top = box.y0 + len(shown) * each
-        c.text(Box(box.x0, top, box.x1, top + name_h), f"+ {len(order) - len(shown)} more", m.body)
+        if n == 1:
+            c.text(detail_box, detail, m.small)
+        else:
+            c.lines(detail_box, detail, m.small)
+        top += h
+    if shown < len(order):
+        c.text(Box(box.x0, top, box.x1, top + name_h), f"+ {len(order) - shown} more", m.body)

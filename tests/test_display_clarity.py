@@ -203,3 +203,17 @@ def test_p23_an_intersect_shows_each_heros_part_on_every_size(panel: str) -> Non
     aria = _record(c, "Aria")
     assert "0W0 1P" in aria.shown or "0W0 1P" in shown
     assert_texts_fit(c)
+
+
+@pytest.mark.parametrize("panel", ROOMY)
+@pytest.mark.parametrize("build", [dv.between_plain, dv.between_time])
+def test_p18_p21_the_between_screen_shows_escalation_and_awakened_where_there_is_room(
+    panel: str, build: Any
+) -> None:
+    view = copy.deepcopy(build())
+    view["escalation"], view["awakened"] = -1, ["Xantyr"]
+    c = draw(view, panel, "bw")
+    assert "Escalation −1 · Awakened: Xantyr" in _shown(c)
+    for name in ("Aria", "Bren", "Cass"):
+        assert name in _shown(c)
+    assert_texts_fit(c)

@@ -15,6 +15,7 @@ from typing import Any
 from display.canvas import Canvas
 from display.layout import Box
 from display.panels import BLACK, WHITE
+from display.screens.performance import track_line
 from display.text import font, line_height, wrap
 from display.viewmodel import View, section, title
 
@@ -46,6 +47,9 @@ def draw(c: Canvas, box: Box, view: View) -> None:
     blocking = _blocking_lines(time) if time is not None else []
     extra = _time_lines(time, view, roomy=c.spec.roomy) if time is not None else []
     extra = _hurt_lines(view) + extra  # after a fight, until healed (C9, C10)
+    track = track_line(view) if c.spec.roomy else ""
+    if track:  # the Escalation track and the Awakened, where there is room (P18, P21)
+        extra.append(track)
     row_h = max(_lh(m.body) + 2, int(m.small * 1.5))
     need_heroes = _lh(m.small) + 1 + len(heroes) * row_h
     compact_h = _lh(m.small) * 2 + 1 if heroes else 0

@@ -382,6 +382,14 @@ def table_notes(view: View, cur: Mapping[str, Any]) -> list[str]:
     spent = [_token_name(t) for t in cur.get("set_aside") or []]
     if spent:
         out.append(f"Redraw spent: {', '.join(spent)} set aside")
+    track = track_line(view)
+    if track:
+        out.append(track)
+    return out
+
+
+def track_line(view: View) -> str:
+    """``Escalation +2 · Awakened: Xantyr`` (P18, P21), or "" when both are at rest."""
     track = []
     escalation = int(view.get("escalation") or 0)
     if escalation:
@@ -389,9 +397,7 @@ def table_notes(view: View, cur: Mapping[str, Any]) -> list[str]:
     awakened = [title(str(a)) if str(a).islower() else str(a) for a in view.get("awakened") or []]
     if awakened:
         track.append(f"Awakened: {', '.join(awakened)}")
-    if track:
-        out.append(SEP.join(track))
-    return out
+    return SEP.join(track)
 
 
 def _token_name(token: Any) -> str:

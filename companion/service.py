@@ -282,8 +282,12 @@ class Service:
         from companion.record.recap import write_session_recap
 
         def work() -> None:
+            d = self.config.display
+            frames = (
+                Path(d.options["out_dir"]) if d.driver == "png" and "out_dir" in d.options else None
+            )
             info = write_session_recap(
-                archived, recaps, self.config.table_file, self.config.recap_url
+                archived, recaps, self.config.table_file, self.config.recap_url, frames
             )
             if info is None:
                 return

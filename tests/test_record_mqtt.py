@@ -141,6 +141,7 @@ def test_when_a_session_ends_its_recap_is_written_and_linked_beside_the_history(
     recap = config.state_dir / "recaps" / session / "recap.html"
     assert "Aria declares Control · skill" in recap.read_text("utf-8")
     assert (recap.parent / "draws.csv").exists()
+    assert "class=frames" in recap.read_text("utf-8")  # the panel's last frames, embedded
     # a restart within the new session still links the last one's recap
     service, stop, thread = serve(config)
     try:

@@ -472,10 +472,11 @@ def latest_recap(recaps: Path, url: str | None) -> dict[str, Any] | None:
 
 
 def write_session_recap(
-    journal: Path, recaps: Path, table: Path, url: str | None
+    journal: Path, recaps: Path, table: Path, url: str | None, frames: Path | None = None
 ) -> dict[str, Any] | None:
     """Export an ended session into ``recaps/<session id>/`` (HTML when matplotlib is there,
-    else Markdown); returns its link, or None (logged) when it cannot be written."""
+    else Markdown; with the png panel's last ``frames``); returns its link, or None (logged)
+    when it cannot be written."""
     import importlib.util
     import logging
 
@@ -488,7 +489,8 @@ def write_session_recap(
     try:
         with open_journal(journal) as j:
             folder = recaps / j.session_id
-            export(j, folder, table=str(table), fmt=fmt)
+            shots = frames if frames is not None and frames.is_dir() else None
+            export(j, folder, table=str(table), fmt=fmt, frames=shots)
     except ConfigError as e:
         log.warning("no recap of %s: %s", journal, e)
         return None

@@ -70,17 +70,12 @@ def states_before(night: Night) -> dict[int, object]:
 
 
 def view_odds(group: dict) -> tuple[Fraction, Fraction]:
-    """(as drawn, best play) of one group of the view's odds section — the keys of issue 13's
-    reshaped section when it has them, else today's (success, with_redraws)."""
+    """(as drawn, best play) of one group of the view's odds section."""
 
     def f(x: dict) -> Fraction:
         return Fraction(x["num"], x["den"])
 
-    if "as_drawn" in group:
-        return f(group["as_drawn"]), f(group["best_play"])
-    as_drawn = f(group["success"])
-    best = group["with_redraws"]
-    return as_drawn, as_drawn if best is None else f(best)
+    return f(group["as_drawn"]), f(group["best_play"])
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

@@ -219,3 +219,17 @@ def test_every_gpio_problem_is_listed_too(
         "gpio.hero_ring",
     ]
     assert "did you mean pull_up?" in err[0]
+
+
+def test_run_refuses_the_same_config_with_every_problem_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, '[log]\nlevel = "loud"\n')
+    _replace(config, 'colour = "bwr"', 'colour = "red"')
+    assert main(["run", "--config", str(config)]) == 2
+    err = _errors(capsys)
+    assert err == [
+        f"rhuna-table: {config}: display.colour: 'red' is not allowed — use one of: bw, bwr, bwy",
+        f"rhuna-table: {config}: log.level: 'loud' is not a log level — use one of: debug, info,"
+        " warning, error",
+    ]

@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ConfigError as e:
-        print(f"rhuna-table: {e}", file=sys.stderr)
+        for line in str(e).splitlines() or [type(e).__name__]:  # ConfigErrors: one a line
+            print(f"rhuna-table: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

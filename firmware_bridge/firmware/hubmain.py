@@ -100,6 +100,7 @@ def restart(note=DELIBERATE):
 def enter_maintenance():
     """Restart into the REPL (no watchdog, Ctrl-C on) for a firmware update."""
     _write(MAINTENANCE_FLAG, "1")
+    utime.sleep_ms(50)  # let the USB stack send the ACK before the board goes away
     restart(DELIBERATE)
 
 

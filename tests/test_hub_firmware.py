@@ -488,7 +488,7 @@ def test_the_watchdog_runs_before_the_first_reader_is_touched_and_is_fed_through
 
 
 def test_reqa_wakes_an_idle_card_but_not_a_halted_one_wupa_wakes_both(hw):
-    """ISO/IEC 14443-3 6.3: HALT cards answer WUPA (0x52) only; IDLE cards answer REQA (0x26) too."""
+    """ISO/IEC 14443-3 type A state machine: a HALT card answers WUPA (0x52) only, an IDLE one REQA too."""
     reader, chip = reader_on_bus(hw)
     reqa, wupa = bytes((0x26,)), bytes((0x52,))
     chip.lay(UID4)  # entering the field: IDLE

@@ -328,7 +328,7 @@ class PN532Reader(SerialReader):
                 raise LinkLost(f"stopped during {name}")
             if attempt:
                 # a busy PN532 hears no new command: abort the pending one with an ACK
-                # frame (NXP UM0701-02 section 6.2.1.3), then drop its late bytes, as
+                # frame (NXP UM0701-02, the ACK frame), then drop its late bytes, as
                 # Adafruit_CircuitPython_PN532's UART _write_data flushes before writing
                 port.write(ACK)
                 port.flush()

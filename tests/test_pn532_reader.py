@@ -185,7 +185,7 @@ def test_passive_retries_of_0xff_is_refused(events):
 
 def test_a_stalled_command_is_aborted_and_the_input_flushed_before_the_retry(emu, reader, events):
     """A busy PN532 hears no new command until the host aborts the pending one with an ACK frame
-    (NXP UM0701-02, PN532 User Manual, 6.2.1.3); Adafruit_CircuitPython_PN532's UART transport
+    (NXP UM0701-02, PN532 User Manual, "ACK frame"); Adafruit_CircuitPython_PN532's UART transport
     also flushes its input before each command (adafruit_pn532/uart.py, _write_data)."""
     assert reader.wait_online(3)
     connects = reader.stats.connects

@@ -76,7 +76,7 @@ class PN532Emulator(EmulatedDevice):
         """Acknowledge the next ``commands`` commands and then stay busy with them, never answering.
 
         A busy PN532 takes no new command until the host aborts the pending one
-        with an ACK frame (NXP UM0701-02, PN532 User Manual, section 6.2.1.3).
+        with an ACK frame (NXP UM0701-02, PN532 User Manual, "ACK frame").
         """
         with self._lock:
             self._stall += commands

@@ -156,12 +156,15 @@ def test_a_whole_performance_by_clicking(rig):
     page.click(".card:has-text('Aria:') button:has-text('Draw at random')")
     replied(page, "draw-aria")
     assert len(state(table).performance.contributions[0].drawn) == 2
-    # P11: Redraw (Adept) the first token
+    # P11: Redraw (Adept) the first token, picking the replacement drawn from the bag
     page.locator(".card:has-text('Aria:') select[name='replace']").select_option("aria.ember.skill")
-    page.click(".card:has-text('Aria:') button:has-text('Redraw')")
+    page.click(".card:has-text('Aria:') summary:has-text('Or pick the replacement drawn')")
+    pick = page.locator(".card:has-text('Aria:') button[data-replacement]").first
+    replacement = pick.get_attribute("data-replacement")
+    pick.click()
     replied(page, "draw-aria")
     contribution = state(table).performance.contributions[0]
-    assert "aria.ember.skill" not in contribution.drawn
+    assert "aria.ember.skill" not in contribution.drawn and replacement in contribution.drawn
     assert state(table).heroes["aria"].redraws == 1
     # P18: Call Favor
     page.click(".card:has-text('Aria:') button:has-text('Call Favor')")

@@ -154,6 +154,21 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
           })),
         )
       : null,
+    c.drawn.length
+      ? h(
+          "details",
+          { class: "more" },
+          h("summary", {}, "Or pick the replacement drawn (P11)"),
+          tokenPicks(
+            ctx,
+            key,
+            bag?.tokens ?? [],
+            (id) => ({ cmd: "redraw", hero: c.hero, replace: replace.value, token: id }),
+            (name) => short(name, c.name),
+            "data-replacement",
+          ),
+        )
+      : null,
     ctx.outlets.get(key),
     h(
       "p",
@@ -165,11 +180,14 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
       "details",
       { class: "more" },
       h("summary", {}, "Or pick the Favor token drawn (a missed tag)"),
-      tokenPicks(ctx, key, v.bag(t, "favor")?.tokens ?? [], (id) => ({
-        cmd: "call_favor",
-        hero: c.hero,
-        token: id,
-      })),
+      tokenPicks(
+        ctx,
+        key,
+        v.bag(t, "favor")?.tokens ?? [],
+        (id) => ({ cmd: "call_favor", hero: c.hero, token: id }),
+        (name) => name,
+        "data-favor",
+      ),
     ),
   );
 }

@@ -180,6 +180,7 @@ export function tokenPicks(
   tokens: readonly { id: string; name: string }[],
   command: (id: string) => Record<string, unknown>,
   label: (name: string) => string = (n) => n,
+  attr = "data-token",
 ): HTMLElement {
   const byName = new Map<string, string[]>();
   for (const t of tokens) byName.set(t.name, [...(byName.get(t.name) ?? []), t.id]);
@@ -187,9 +188,7 @@ export function tokenPicks(
   for (const [name, ids] of byName) {
     const first = ids[0] as string;
     const text = label(name) + (ids.length > 1 ? ` ×${ids.length}` : "");
-    box.append(
-      sender(ctx, key, text, () => command(first), { "data-token": first, class: "btn token" }),
-    );
+    box.append(sender(ctx, key, text, () => command(first), { [attr]: first, class: "btn token" }));
   }
   return box;
 }

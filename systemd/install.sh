@@ -18,8 +18,8 @@
 #      service, gm, viewers, wall; existing passwords are kept) in /etc/rhuna-table/mqtt,
 #      a config freshly installed in step 3 given the service's login, and
 #      systemd/mosquitto-rhuna.conf as /etc/mosquitto/conf.d/rhuna.conf (every client logs
-#      in; the ACL keeps each account to its own table); the built pages (web/dist, made
-#      with npm when missing) in /opt/rhuna-table/web for its http_dir; mosquitto restarted;
+#      in; the ACL keeps each account to its own table; its http_dir is step 2b's pages);
+#      mosquitto restarted;
 #   5. the unit /etc/systemd/system/rhuna-table.service, enabled; once the config passes
 #      `rhuna-table check-config`, restarted if it was running (an update), else
 #      started unless --no-start.
@@ -144,13 +144,6 @@ else
         [ ! -e "$secret" ] || run chgrp "$SERVICE_USER" "$secret"
     done
 fi
-# the pages Mosquitto serves (http_dir): built here when this checkout has none (make web)
-if [ ! -e "$SRC/web/dist/BUILT" ]; then
-    command -v npm >/dev/null || run apt-get install -y npm
-    run sh -c "cd '$SRC/web' && npm ci --no-audit --no-fund && npm run --silent build"
-fi
-run install -d -m 0755 "$PREFIX/web"
-run cp -R "$SRC/web/dist/." "$PREFIX/web/"
 conf_edits="s|/etc/rhuna-table|$CONFIG_DIR|g; s|/opt/rhuna-table|$PREFIX|g"
 if [ "$DRY_RUN" = 1 ]; then
     echo "would write: $MOSQUITTO_CONF (systemd/mosquitto-rhuna.conf with: $conf_edits)"

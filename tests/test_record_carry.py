@@ -91,7 +91,10 @@ def test_a_carried_session_starts_from_the_last_state_t1_t11(night: Night) -> No
     got = what_the_rules_reset(first, table)
     assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
     # the archive keeps the last session whole; the new journal replays to the carried state
-    assert len(list((night.state_dir / "archive").glob("journal-*.sqlite"))) == 1
+    [archived] = (night.state_dir / "archive").glob("journal-*.sqlite")
+    session = archived.name.removeprefix("journal-").removesuffix(".sqlite")
+    with open_journal(archived) as old:
+        assert old.session_id == session and old.final_state().to_json() == last.to_json()
     with open_journal(night.state_dir / "journal.sqlite") as journal:
         rows = list(journal.entries())
         assert {r.source for r in rows} == {"carry"}
@@ -137,6 +140,26 @@ def test_the_worldkeeper_resets_what_should_not_carry(tmp_path: Path) -> None:
     assert first.combat is not None and table.combat is not None
     assert first.combat.roster["aria"].injuries == table.combat.roster["aria"].injuries == ()
     assert first.combat.roster["aria"].renown == last.combat.roster["aria"].renown  # type: ignore[union-attr]
+
+
+def test_history_and_export_find_the_archived_session_by_its_id(
+    night: Night, tmp_path: Path, capsys
+) -> None:
+    """Once the new session began, the night is an archived session."""
+    if not list((night.state_dir / "archive").glob("journal-*.sqlite")):
+        carried_first_state(night.config, carry=frozenset())  # run alone (-k): begin it here
+    [archived] = (night.state_dir / "archive").glob("journal-*.sqlite")
+    session = archived.name.removeprefix("journal-").removesuffix(".sqlite")
+    capsys.readouterr()
+    assert main(["history", session, "--state-dir", str(night.state_dir), "--last", "1"]) == 0
+    assert "reset" in capsys.readouterr().out  # the night's last command, not the carry's
+    args = ["export", session, "--state-dir", str(night.state_dir), "--to", str(tmp_path)]
+    assert main([*args, "--format", "md"]) == 0
+    assert (
+        "Performance 1 (Difficulty 5): Aria 5 vs 5: SUCCESS" in (tmp_path / "recap.md").read_text()
+    )
+    assert main(["history", "current", "--state-dir", str(night.state_dir)]) == 0
+    assert "start_session number=" in capsys.readouterr().out
 
 
 def test_carry_on_the_command_line_and_its_mistakes(night: Night, capsys) -> None:

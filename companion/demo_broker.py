@@ -105,9 +105,12 @@ class DemoBroker:
         return acc.user(table, "service"), self.accounts.table(table).service
 
     def urls(self, table: str) -> list[tuple[str, str]]:
-        """(what, URL) of the overlay, the table display and the wall, viewer logins in them."""
+        """(what, URL) of the overlay, the table display, the wall and the WorldKeeper's remote
+        (the demo's accounts are throwaway, and whoever runs the demo is the WorldKeeper)."""
         host = f"127.0.0.1:{self.ws_port}"
-        return acc.urls(self.accounts, table, http_base=f"http://{host}", ws_url=f"ws://{host}/")
+        return acc.urls(
+            self.accounts, table, http_base=f"http://{host}", ws_url=f"ws://{host}/", gm=True
+        )
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

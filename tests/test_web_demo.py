@@ -39,6 +39,8 @@ def test_demo_serve_prints_the_pages_urls_and_serves_them_live(tmp_path):
         )
         assert set(urls) == {"overlay (OBS) [example]", "convention wall"}, out
         assert "table display [example]: http://127.0.0.1:" in out
+        gm = re.search(r"WorldKeeper remote \(secret!\) \[example\]: (\S+)$", out, re.M)
+        assert gm is not None and "/gm.html?" in gm.group(1), out
         with playwright_chromium() as browser:
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             page.goto(urls["convention wall"])
@@ -52,6 +54,10 @@ def test_demo_serve_prints_the_pages_urls_and_serves_them_live(tmp_path):
                 "data-state", "live", timeout=WAIT * 1000
             )
             expect(page.locator('#heroes .hero[data-hero="aria"]')).to_be_visible()
+            page.goto(gm.group(1))  # the remote logs in as example.gm and offers the table
+            expect(page.locator("#status")).to_have_attribute(
+                "data-state", "live", timeout=WAIT * 1000
+            )
     finally:
         proc.send_signal(signal.SIGTERM)
         rest, _ = proc.communicate(timeout=30)

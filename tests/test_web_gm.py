@@ -29,9 +29,11 @@ PHONE = {"width": 390, "height": 844}
 class AccountsBroker(Broker):
     """Mosquitto with the generated accounts, and a websockets listener serving web/dist."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, tables: tuple[str, ...] = ("example",)) -> None:
         self.folder = workdir / "mqtt"
-        self.accounts = A.add_table(A.Accounts(), "example")
+        self.accounts = A.Accounts()
+        for table in tables:
+            self.accounts = A.add_table(self.accounts, table)
         A.save(self.folder, self.accounts)
         self.ws_port = free_port()
         super().__init__(
@@ -43,13 +45,13 @@ class AccountsBroker(Broker):
             ),
         )
 
-    def login(self, role: str) -> tuple[str, str]:
-        t = self.accounts.tables["example"]
+    def login(self, role: str, table: str = "example") -> tuple[str, str]:
+        t = self.accounts.tables[table]
         password = {"service": t.service, "gm": t.gm}.get(role) or t.viewers[role]
-        return A.user("example", role), password
+        return A.user(table, role), password
 
-    def url(self, role: str = "gm", **params: Any) -> str:
-        user, password = self.login(role)
+    def url(self, role: str = "gm", login_table: str = "example", **params: Any) -> str:
+        user, password = self.login(role, login_table)
         query = {
             "broker": f"ws://127.0.0.1:{self.ws_port}/",
             "table": "example",
@@ -378,6 +380,33 @@ def test_a_viewer_login_cannot_command_and_the_page_says_so(tmp_path, browser):
             out = replied(page, "begin", "failed")
             assert "the broker refused it" in out.inner_text()
             assert "Not authorized" in out.inner_text()
+            assert state(table) is before and before.performance is None
+            context.close()
+    finally:
+        broker.stop()
+
+
+def test_another_tables_gm_login_cannot_command_this_table_from_the_page(tmp_path, browser):
+    broker = AccountsBroker(tmp_path / "broker", tables=("example", "annex"))
+    broker.start()
+    try:
+        with served_table(tmp_path / "svc", broker, login=broker.login("service")) as table:
+            context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+            page = context.new_page()
+            page.goto(broker.url("gm", login_table="annex"))  # annex's gm, table=example
+            page.wait_for_function(
+                "() => window.rhuna.store.snapshot.link === 'online'", timeout=WAIT * 1000
+            )
+            before = state(table)
+            # it cannot even read the example table: no status, no state ever arrives
+            assert page.locator("#status").get_attribute("data-state") != "live"
+            page.wait_for_selector("#performance-panel .empty:has-text('may not read it')")
+            tab(page, "all")
+            page.select_option("#command-pick", "begin_performance")
+            page.fill("#command-form input[name='difficulty']", "5")
+            page.click("#command-form button[data-send='begin_performance']")
+            out = replied(page, "all-begin_performance", "failed")
+            assert "the broker refused it" in out.inner_text()
             assert state(table) is before and before.performance is None
             context.close()
     finally:

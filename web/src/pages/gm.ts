@@ -95,7 +95,16 @@ const page = boot({
     ctx = { connection: context.connection, outlets, table: id, choices: v.choices(t) };
     if (first) showCommand();
     renderUndo(t);
-    if (!t) return;
+    if (!t) {
+      // nothing at all from this table yet: say so, rather than an empty page
+      const why =
+        snap.link === "online"
+          ? `Nothing from table ${id} yet: the service is not running, or this page's account may not read it (docs/web.md, Accounts).`
+          : "Connecting to the broker…";
+      for (const p of Object.values(panels))
+        p.refresh(`none|${why}`, () => [h("p", { class: "hint empty" }, why)]);
+      return;
+    }
     const key = (...parts: unknown[]) => JSON.stringify(parts);
     const state = t.sections.state as { bags?: unknown; roster?: unknown } | null | undefined;
     panels.performance.refresh(key(t.sections.performance, state?.bags, t.heroes), () =>

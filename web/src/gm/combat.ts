@@ -46,7 +46,13 @@ function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
   }
   return card(
     "Start a fight (C2, C3)",
-    list,
+    rows.length
+      ? list
+      : h(
+          "p",
+          { class: "hint" },
+          "No combatants yet: add them below, or as [[combatants]] in the table file.",
+        ),
     row(
       sender(ctx, "start", "Start the fight", () => {
         const chosen = rows.filter((r) => r.check.checked);
@@ -212,7 +218,7 @@ export const buildCombat: Builder = (t, ctx) => {
   out.push(
     h(
       "details",
-      { class: "more", "data-add": "combatant" },
+      { class: "more", "data-add": "combatant", open: v.roster(t).length === 0 },
       h("summary", {}, "Add a combatant (a foe you improvise)"),
       commandForm(ctx, "add_combatant", "add", f ? { join: true, seed: seed() } : {}, null, "Add"),
     ),

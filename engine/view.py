@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.contracts.view import HeroView
 from engine.state import TableState
 
 ViewSection = Callable[[TableState], Any]
@@ -53,7 +54,7 @@ def table_view(state: TableState) -> dict[str, Any]:
     return out
 
 
-def hero_view(state: TableState, hero_id: str) -> dict[str, Any]:
+def hero_view(state: TableState, hero_id: str) -> HeroView:
     h = state.heroes[hero_id]
     return {
         "id": h.id,

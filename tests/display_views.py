@@ -311,7 +311,7 @@ COMBAT = {
                 {"type": "burned", "hits": 2, "detail": None, "source": None},
                 {"type": "sprained", "hits": 1, "detail": None, "source": None},
             ],
-            "conditions": [{"name": "prone", "level": None, "attribute": None}],
+            "conditions": [{"name": "prone", "level": 1, "attribute": None}],
             "armour": {"name": "scale", "reduction": 2, "durability": 3},
             "aim": 0,
             "guarding": False,
@@ -350,7 +350,7 @@ COMBAT = {
             "initiative": 16,
             "injuries": 0,
             "injury_list": [],
-            "conditions": [{"name": "frightened", "level": None, "attribute": None}],
+            "conditions": [{"name": "frightened", "level": 1, "attribute": None}],
             "armour": {"name": "leather", "reduction": 1, "durability": 1},
             "aim": 0,
             "guarding": True,
@@ -371,6 +371,30 @@ COMBAT = {
         },
     ],
 }
+
+
+def _complete_combat(view: dict[str, Any]) -> dict[str, Any]:
+    """Give the hand-made fight every key the engine's combat section has (CombatView in
+    engine/contracts/view.py; tests/test_contracts.py checks it), so the panels are tested on
+    the engine's shape, not on a subset of it."""
+    view.setdefault("fight", 1)
+    wheel: dict[str, list[str]] = {str(t): [] for t in range(1, 7)}
+    for c in view["combatants"]:
+        wheel[str(c["tick"])].append(c["id"])
+        c.setdefault("side", None)
+        c.setdefault("round", view["round"])
+        c.setdefault("death_limit", 6)
+        c.setdefault("aim_target", None)
+        c.setdefault("aim_bonus", 2 * c["aim"])
+        c.setdefault("can_act", not c["dead"])
+        c.setdefault("fortitude_dice", 3)
+        c.setdefault("speed", 6)
+        c.setdefault("renown", 0)
+    view.setdefault("wheel", wheel)
+    return view
+
+
+COMBAT = _complete_combat(COMBAT)
 
 
 def combat() -> dict[str, Any]:

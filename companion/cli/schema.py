@@ -1,4 +1,5 @@
-"""``rhuna-table schema``: print or write the command vocabulary (JSON Schema and Markdown)."""
+"""``rhuna-table schema``: print or write the command vocabulary (JSON Schema and Markdown) and the
+JSON Schemas of the MQTT state topics and event messages (engine/contracts)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,21 @@ from pathlib import Path
 from typing import Any
 
 import engine  # noqa: F401  (registers every command)
+from engine.contracts.schema import dumps, events_schema, state_schema
 from engine.docs import commands_markdown, schema_json
+
+#: the generated files beside commands.schema.json: name → what makes it
+CONTRACTS = {"state.schema.json": state_schema, "events.schema.json": events_schema}
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("schema", help="print the command vocabulary's JSON Schema")
     p.add_argument("--markdown", action="store_true", help="print docs/commands.md instead")
-    p.add_argument("--write", metavar="DIR", help="write commands.schema.json and commands.md")
+    p.add_argument(
+        "--write",
+        metavar="DIR",
+        help="write commands.schema.json, commands.md, state.schema.json and events.schema.json",
+    )
     p.set_defaults(func=run)
 
 
@@ -24,7 +33,10 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "commands.schema.json").write_text(schema_json(), "utf-8")
         (out / "commands.md").write_text(commands_markdown(), "utf-8")
-        print(f"wrote {out / 'commands.schema.json'} and {out / 'commands.md'}")
+        for name, make in CONTRACTS.items():
+            (out / name).write_text(dumps(make()), "utf-8")
+        written = ["commands.schema.json", "commands.md", *CONTRACTS]
+        print(f"wrote {', '.join(str(out / n) for n in written)}")
         return 0
     sys.stdout.write(commands_markdown() if args.markdown else schema_json())
     return 0

@@ -14,8 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.contracts.view import RETAINED_SECTIONS
+
 #: the retained views besides the whole table and the heroes: topic suffix → table_view key
-SECTIONS = ("performance", "time", "combat", "odds", "costs")
+#: (the contracts say which, and docs/state.schema.json gives each one's payload)
+SECTIONS = tuple(RETAINED_SECTIONS)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 

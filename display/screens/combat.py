@@ -234,10 +234,11 @@ def _injury(x: Any) -> str:
 
 
 def _condition(x: Any) -> str:
-    """``fatigued 2`` from ``{"name", "level", …}`` (a plain name is kept)."""
+    """``fatigued 2`` from ``{"name", "level", …}`` (a plain name is kept). The engine gives
+    every condition a level, 1 for one that does not stack: ``prone``, not ``prone 1``."""
     if isinstance(x, Mapping):
         level = x.get("level")
-        return f"{x.get('name', '?')}{f' {level}' if level else ''}"
+        return f"{x.get('name', '?')}{f' {level}' if level and level > 1 else ''}"
     return str(x)
 
 

@@ -8,17 +8,16 @@ injury_list, conditions, armour, aim, guarding, dead (and a few more).
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.combat import pools, wheel
 from engine.combat.forecast import attack_forecast
 from engine.combat.rules import CombatRules
+from engine.contracts.view import CombatantView, CombatView, ForecastView, RosterEntry
 from engine.state import TableState
 from engine.view import view_section
 
 
 @view_section("combat")
-def combat_view(state: TableState) -> dict[str, Any] | None:
+def combat_view(state: TableState) -> CombatView | None:
     combat = state.combat
     if combat is None or combat.fight is None:
         return None
@@ -26,7 +25,7 @@ def combat_view(state: TableState) -> dict[str, Any] | None:
     r = CombatRules(state.rules)
     n = r.wheel_ticks
     ticks: dict[str, list[str]] = {str(t): [] for t in range(1, n + 1)}
-    combatants = []
+    combatants: list[CombatantView] = []
     for t in fight.tokens:
         c = combat.roster[t.combatant]
         tick = wheel.tick_of(t.time, n)
@@ -77,14 +76,14 @@ def combat_view(state: TableState) -> dict[str, Any] | None:
     }
 
 
-def forecasts(state: TableState, attacker: str) -> list[dict[str, Any]]:
+def forecasts(state: TableState, attacker: str) -> list[ForecastView]:
     """Exact odds of an Attack by the combatant whose turn it is, on each foe it could pick
     (C6, C8, C9): shown while the attacker declares. Its Aim target first, then the likeliest
     to be hurt. Foes: living combatants on another side (any other, when sides are not set)."""
     combat = state.combat
     assert combat is not None
     me = combat.roster[attacker]
-    out = []
+    out: list[ForecastView] = []
     for c in combat.roster.values():
         if c.id == attacker or c.dead or (me.side is not None and c.side == me.side):
             continue
@@ -108,7 +107,7 @@ def forecasts(state: TableState, attacker: str) -> list[dict[str, Any]]:
 
 
 @view_section("roster")
-def roster_view(state: TableState) -> list[dict[str, Any]]:
+def roster_view(state: TableState) -> list[RosterEntry]:
     """Every combatant of the roster, in or out of a fight: whom a fight can start with or take
     in (C2, I-C3b). Empty when the table has none."""
     combat = state.combat

@@ -6,9 +6,18 @@ Registered as the view's ``performance`` section (``None`` between Performances)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from engine.codec import to_data
+from engine.contracts.view import (
+    ContributionView,
+    CostsView,
+    CostView,
+    PerformanceView,
+    RedrawView,
+    Refusal,
+    TokenView,
+)
 from engine.performance.commands import contribution_total, groups, value_of
 from engine.performance.costs import describe
 from engine.performance.questions import redraws
@@ -16,7 +25,7 @@ from engine.state import Contribution, TableState
 from engine.view import view_section
 
 
-def _token(state: TableState, c: Contribution, token_id: str) -> dict[str, Any]:
+def _token(state: TableState, c: Contribution, token_id: str) -> TokenView:
     t = state.tokens[token_id]
     return {
         "id": token_id,
@@ -29,11 +38,11 @@ def _token(state: TableState, c: Contribution, token_id: str) -> dict[str, Any]:
 
 
 @view_section("performance")
-def performance_view(state: TableState) -> dict[str, Any] | None:
+def performance_view(state: TableState) -> PerformanceView | None:
     perf = state.performance
     if perf is None:
         return None
-    contributions = []
+    contributions: list[ContributionView] = []
     for c in perf.contributions:
         contributions.append(
             {
@@ -76,24 +85,24 @@ def performance_view(state: TableState) -> dict[str, Any] | None:
     }
 
 
-def _redraw_view(state: TableState) -> dict[str, Any]:
+def _redraw_view(state: TableState) -> RedrawView:
     """What a Redraw may replace now (P11), and why the other heroes on the board may not."""
     answer = redraws(state)
     return {
         "candidates": [{"hero": h, "token": t} for h, t in answer.candidates],
-        "refusals": {h: v.to_json() for h, v in answer.refusals.items()},
+        "refusals": {h: cast(Refusal, v.to_json()) for h, v in answer.refusals.items()},
     }
 
 
 @view_section("costs")
-def costs_view(state: TableState) -> dict[str, Any] | None:
+def costs_view(state: TableState) -> CostsView | None:
     """What the open Performance has cost each hero so far (P9, P13–P15); None between
     Performances. ``text`` words it for a panel: ``["+2 Fatigue → 1 Strain"]``."""
     perf = state.performance
     if perf is None:
         return None
     return {
-        hero: {**to_data(cost), "text": describe(cost)}
+        hero: cast(CostView, {**to_data(cost), "text": describe(cost)})
         for hero, cost in perf.costs.items()
         if not cost.empty
     }

@@ -6,15 +6,20 @@ Keys (kept stable for the display and MQTT): ``day``, ``band``, ``minor_done``,
 
 from __future__ import annotations
 
-from typing import Any
-
+from engine.contracts.view import (
+    PromptView,
+    RestView,
+    TimeDrawView,
+    TimeView,
+    WeatherView,
+)
 from engine.state import TableState
 from engine.time.board import Prompt, TimeDraw
 from engine.time.temporary import expires_text
 from engine.view import view_section
 
 
-def _draw(state: TableState, d: TimeDraw, resolved: bool) -> dict[str, Any]:
+def _draw(state: TableState, d: TimeDraw, resolved: bool) -> TimeDrawView:
     return {
         "token": d.token,
         "name": state.tokens[d.token].name,
@@ -27,7 +32,7 @@ def _draw(state: TableState, d: TimeDraw, resolved: bool) -> dict[str, Any]:
     }
 
 
-def _prompt(p: Prompt) -> dict[str, Any]:
+def _prompt(p: Prompt) -> PromptView:
     return {
         "id": p.id,
         "kind": p.kind,
@@ -41,16 +46,16 @@ def _prompt(p: Prompt) -> dict[str, Any]:
 
 
 @view_section("time")
-def time_view(state: TableState) -> dict[str, Any] | None:
+def time_view(state: TableState) -> TimeView | None:
     """Day, band, cadence, weather, Rest, temporary tokens, the last draw and open prompts."""
     b = state.time
     if b is None:
         return None
     minor_per_band = int(state.rules["time"]["minor_per_band"])
-    weather = None
+    weather: WeatherView | None = None
     if b.weather is not None:
         weather = {"bag": b.weather.bag, "token": b.weather.token, "name": b.weather.name}
-    rest = None
+    rest: RestView | None = None
     if b.rest is not None:
         rest = {
             "kind": b.rest.kind.value,
@@ -58,7 +63,7 @@ def time_view(state: TableState) -> dict[str, Any] | None:
             "full_rest_at": int(state.rules["rest"]["full_rest_draws"]),
             "heroes": {h: r.value for h, r in b.rest.roles.items()},
         }
-    last = None
+    last: TimeDrawView | None = None
     if b.pending is not None:
         last = _draw(state, b.pending, False)
     elif b.last is not None:

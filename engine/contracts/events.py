@@ -1,0 +1,634 @@
+"""The event catalogue: every event the engine tells, by name, and its payload's shape.
+
+An :class:`~engine.events.Event` is a name and a dict; this module says which
+names exist and what each dict holds, as ``TypedDict``s. The JSON Schema of the
+MQTT ``…/events`` messages (``docs/events.schema.json``) is generated from it,
+and ``tests/test_contracts.py`` checks that every event the engine emits in the
+example sessions fits, and that the engine's code names no event missing here.
+"""
+
+from typing import Any, NotRequired, TypedDict
+
+Dice = list[int]
+#: a compared pair of dice: [attacker's or damage die, defender's or FORTITUDE die (None:
+#: unopposed), "attacker" | "defender"]
+Pair = list[int | str | None]
+
+# --- the Performance (P1–P23) ------------------------------------------------------------
+
+
+class PerformanceStarted(TypedDict):
+    number: int
+    difficulty: int
+    weight: str
+
+
+class Declared(TypedDict):
+    hero: str
+    shade: str
+    capability: str
+    action: str
+    training: str
+    exert: bool
+    draws: int
+    moment: str | None
+    intersect: str | None
+
+
+class GainResolved(TypedDict):
+    hero: str
+    capability: str
+    fatigue_cost: int
+    rule: str
+
+
+class ReserveChanged(TypedDict):
+    hero: str
+    token: str
+    rule: NotRequired[str]
+
+
+class TokenDrawn(TypedDict):
+    hero: str
+    token: str
+    name: str
+    token_kind: str
+    value: int
+    total: int
+    draws_left: int
+
+
+class TokenReplaced(TokenDrawn):
+    replaced: str
+
+
+class FavorCalled(TokenDrawn):
+    favor_left: int
+
+
+class RedrawStarted(TypedDict):
+    hero: str
+    set_aside: str
+    name: str
+    redraws_left: int
+    rule: str
+
+
+class DeityAwakened(TypedDict):
+    deity: str
+    hero: str
+    rule: str
+
+
+class PerformanceResolved(TypedDict):
+    heroes: list[str]
+    total: int
+    difficulty: int
+    success: bool
+    rule: str
+
+
+class Prompt(TypedDict):
+    """``wear_prompt`` / ``impact_prompt`` (P20)."""
+
+    heroes: list[str]
+    rule: str
+
+
+class EscalationPrompt(TypedDict):
+    hero: str
+    moment: str
+    success: bool
+    shift: int
+    escalation: int
+    rule: str
+
+
+class EscalationShifted(TypedDict):
+    shift: int
+    escalation: int
+    rule: str
+
+
+class PerformanceReset(TypedDict):
+    number: int
+    returned: list[str]
+    removed: list[str]
+    rule: str
+
+
+class PerformanceCancelled(TypedDict):
+    number: int
+    returned: list[str]
+    removed: list[str]
+
+
+class Undone(TypedDict):
+    remaining: int
+
+
+# --- the hero sheet and health (P4, P12–P15, P18) ------------------------------------------
+
+
+class HealthChanged(TypedDict):
+    """``fatigue_gained`` / ``fatigue_recovered``."""
+
+    hero: str
+    amount: int
+    fatigue: int
+    cause: str
+
+
+class FatigueOverflow(TypedDict):
+    hero: str
+    added: int
+    was: int
+    rule: str
+
+
+class StrainGained(TypedDict):
+    hero: str
+    #: None: the sheet has fewer Strain tokens than its capacity
+    token: str | None
+    strain: int
+    cause: str
+    rule: str
+
+
+class StrainRecovered(TypedDict):
+    hero: str
+    token: str | None
+    strain: int
+    cause: str
+
+
+class StrainOverflow(TypedDict):
+    hero: str
+    removed_tokens: list[str]
+    rule: str
+
+
+class WoundGained(TypedDict):
+    hero: str
+    wounds: int
+    cause: str
+    rule: str
+
+
+class WoundRecovered(TypedDict):
+    hero: str
+    wounds: int
+    cause: str
+
+
+class HeroAdjusted(TypedDict):
+    hero: str
+    favor: int
+    redraws: int
+
+
+TrainingChanged = TypedDict(
+    "TrainingChanged", {"hero": str, "capability": str, "from": str, "to": str}
+)
+
+
+class BagChanged(TypedDict):
+    hero: str
+    removed: str
+    added: str
+    rule: str
+    say: str
+
+
+# --- Time, Weather, Rest, temporary tokens (T1–T12) ---------------------------------------
+
+
+class SessionStarted(TypedDict):
+    session: int
+    day: int
+    band: str
+    weather: str | None
+
+
+class BandStarted(TypedDict):
+    day: int
+    band: str
+    new_day: bool
+    rule: str
+
+
+class TimeSet(TypedDict):
+    day: int
+    band: str
+    minor_done: int
+    rule: str
+
+
+class TimeDrawn(TypedDict):
+    token: str
+    name: str
+    size: str
+    face: str
+    band: str
+    day: int
+    step: int
+    rule: str
+
+
+class TimeResolved(TypedDict):
+    token: str
+    size: str
+    face: str
+    band: str
+    day: int
+    step: int
+    rule: str
+
+
+class TimeDrawCancelled(TypedDict):
+    token: str
+    rule: str
+
+
+class TimeFatigueIgnored(TypedDict):
+    heroes: list[str]
+    rule: str
+
+
+class TimePrompt(TypedDict):
+    prompt: int
+    kind: str
+    text: str
+    face: str | None
+    size: str | None
+    blocking: bool
+
+
+class PromptAcknowledged(TypedDict):
+    prompts: list[int]
+    kinds: list[str]
+
+
+class WeatherDrawn(TypedDict):
+    bag: str
+    token: str
+    face: str
+    name: str
+    replaced: str | None
+    cause: str
+    rule: str
+
+
+class WeatherChanged(TypedDict):
+    bag: str
+    name: str
+    replaced: str | None
+    cause: str
+    rule: str
+
+
+class RestStarted(TypedDict):
+    kind: str
+    resting: list[str]
+    watch: list[str]
+    full_rest_at: int
+    rule: str
+
+
+class RestStep(TypedDict):
+    minor_draws: int
+    full_rest_at: int
+    rule: str
+
+
+class RestEnded(TypedDict):
+    reason: str
+    minor_draws: int
+    kind: str
+
+
+class RuleOnly(TypedDict):
+    """``rest_interrupted`` / ``rest_not_interrupted`` (I-T10)."""
+
+    rule: str
+
+
+class FullRestChoice(TypedDict):
+    choice: str
+    default: bool
+
+
+class FullRestCompleted(TypedDict):
+    heroes: dict[str, FullRestChoice]
+    rule: str
+
+
+class FullRestChosen(TypedDict):
+    hero: str
+    choice: str
+    rule: str
+
+
+class TemporaryGranted(TypedDict):
+    token: str
+    name: str
+    hero: str
+    face: str
+    on: str
+    remaining: int
+    expires: str
+    rule: str
+
+
+class TemporaryTimer(TypedDict):
+    token: str
+    hero: str
+    face: str
+    remaining: int
+    expires: str
+    rule: str
+
+
+class TemporaryExpired(TypedDict):
+    token: str
+    name: str
+    hero: str
+    face: str
+    leaves: str
+    rule: str
+
+
+# --- combat (C1–C11) ------------------------------------------------------------------------
+
+
+class CombatantAdded(TypedDict):
+    combatant: str
+    name: str
+    side: str
+    rule: str
+
+
+class CombatStarted(TypedDict):
+    fight: int
+    combatants: list[str]
+
+
+class CombatantJoined(TypedDict):
+    combatant: str
+    fight: int
+    initiative: int
+    tick: int
+    round: int
+    rule: str
+
+
+class InitiativeRolled(TypedDict):
+    combatant: str
+    dice: Dice
+    penalty: int
+    score: int
+    rolled: bool
+    rule: str
+
+
+class RolledOff(TypedDict):
+    combatants: list[str]
+    roll: int
+    dice: dict[str, Dice]
+    scores: dict[str, int]
+    rule: str
+
+
+class Placement(TypedDict):
+    combatant: str
+    tick: int
+    initiative: int
+
+
+class TokensPlaced(TypedDict):
+    placement: list[Placement]
+    rule: str
+
+
+class CombatRound(TypedDict):
+    round: int
+    rule: str
+
+
+class CombatTurn(TypedDict):
+    round: int
+    tick: int
+    acting: list[str]
+    rule: str
+
+
+class TokenMoved(TypedDict):
+    combatant: str
+    action: str
+    cost: int
+    from_tick: int
+    to_tick: int
+    round: int
+    rule: str
+
+
+class Aimed(TypedDict):
+    combatant: str
+    target: str
+    ticks: int
+    bonus: int
+    rule: str
+
+
+class AimLost(TypedDict):
+    combatant: str
+    target: str
+    reason: str
+    rule: str
+
+
+class Guarding(TypedDict):
+    combatant: str
+    rule: str
+
+
+class Moved(TypedDict):
+    combatant: str
+    action: str
+    distance: int
+    rule: str
+
+
+class AttackResolved(TypedDict):
+    attacker: str
+    target: str
+    defense: str
+    attack_dice: Dice
+    defense_dice: Dice
+    #: which pools the engine rolled (the others were entered)
+    rolled: list[str]
+    aim_bonus: int
+    guard: int
+    sorted_attack: Dice
+    #: Guard's always-winning dice are the string "guard" (I-C7)
+    sorted_defense: list[int | str]
+    pairs: list[Pair]
+    attacker_successes: int
+    defender_successes: int
+    rule: str
+
+
+class DamageResolved(TypedDict):
+    attacker: str
+    target: str
+    damage_dice: Dice
+    fortitude_dice: Dice
+    rolled: list[str]
+    armour: str
+    armour_removed: Dice
+    sorted_damage: Dice
+    armour_durability: int
+    pairs: list[Pair]
+    hits: int
+    negated: int
+    injuries: int
+    rule: str
+
+
+class CombatantInjured(TypedDict):
+    combatant: str
+    injury: str
+    hits: int
+    detail: str | None
+    source: str | None
+    injuries: int
+    fortitude_dice: int
+    death_limit: int
+    rule: str
+
+
+class InjurySavePrompt(TypedDict):
+    combatant: str
+    injury: str
+    hits: int
+    fortitude_dice: int
+    rule: str
+
+
+class InjuriesHealed(TypedDict):
+    combatant: str
+    hits: int
+    type: str | None
+    injuries: int
+
+
+class ConditionChanged(TypedDict):
+    """``condition_added`` (with its rule) / ``condition_removed``."""
+
+    combatant: str
+    condition: str
+    level: int
+    attribute: str | None
+    rule: NotRequired[str]
+
+
+class CombatantDied(TypedDict):
+    combatant: str
+    injuries: int
+    limit: int
+    rule: str
+
+
+class RenownChanged(TypedDict):
+    combatant: str
+    change: int
+    renown: int
+    reason: str
+    rule: str
+
+
+class CombatEnded(TypedDict):
+    fight: int
+    rounds: int
+    survivors: list[str]
+    dead: list[str]
+    injuries: dict[str, int]
+    rule: str
+
+
+#: every event name → the TypedDict of its payload (``Event.data``), in the order of the rules
+EVENTS: dict[str, Any] = {
+    "performance_started": PerformanceStarted,
+    "declared": Declared,
+    "gain_resolved": GainResolved,
+    "reserve_activated": ReserveChanged,
+    "reserve_returned": ReserveChanged,
+    "token_drawn": TokenDrawn,
+    "token_replaced": TokenReplaced,
+    "redraw_started": RedrawStarted,
+    "favor_called": FavorCalled,
+    "deity_awakened": DeityAwakened,
+    "performance_resolved": PerformanceResolved,
+    "wear_prompt": Prompt,
+    "impact_prompt": Prompt,
+    "escalation_prompt": EscalationPrompt,
+    "escalation_shifted": EscalationShifted,
+    "performance_reset": PerformanceReset,
+    "performance_cancelled": PerformanceCancelled,
+    "undone": Undone,
+    "fatigue_gained": HealthChanged,
+    "fatigue_recovered": HealthChanged,
+    "fatigue_overflow": FatigueOverflow,
+    "strain_gained": StrainGained,
+    "strain_recovered": StrainRecovered,
+    "strain_overflow": StrainOverflow,
+    "wound_gained": WoundGained,
+    "wound_recovered": WoundRecovered,
+    "hero_adjusted": HeroAdjusted,
+    "training_changed": TrainingChanged,
+    "bag_changed": BagChanged,
+    "session_started": SessionStarted,
+    "band_started": BandStarted,
+    "time_set": TimeSet,
+    "time_drawn": TimeDrawn,
+    "time_resolved": TimeResolved,
+    "time_draw_cancelled": TimeDrawCancelled,
+    "time_fatigue_ignored": TimeFatigueIgnored,
+    "time_prompt": TimePrompt,
+    "prompt_acknowledged": PromptAcknowledged,
+    "weather_drawn": WeatherDrawn,
+    "weather_changed": WeatherChanged,
+    "rest_started": RestStarted,
+    "rest_step": RestStep,
+    "rest_ended": RestEnded,
+    "rest_interrupted": RuleOnly,
+    "rest_not_interrupted": RuleOnly,
+    "full_rest_completed": FullRestCompleted,
+    "full_rest_chosen": FullRestChosen,
+    "temporary_granted": TemporaryGranted,
+    "temporary_timer": TemporaryTimer,
+    "temporary_expired": TemporaryExpired,
+    "combatant_added": CombatantAdded,
+    "combat_started": CombatStarted,
+    "combatant_joined": CombatantJoined,
+    "initiative_rolled": InitiativeRolled,
+    "rolled_off": RolledOff,
+    "tokens_placed": TokensPlaced,
+    "combat_round": CombatRound,
+    "combat_turn": CombatTurn,
+    "token_moved": TokenMoved,
+    "aimed": Aimed,
+    "aim_lost": AimLost,
+    "guarding": Guarding,
+    "moved": Moved,
+    "attack_resolved": AttackResolved,
+    "damage_resolved": DamageResolved,
+    "combatant_injured": CombatantInjured,
+    "injury_save_prompt": InjurySavePrompt,
+    "injuries_healed": InjuriesHealed,
+    "condition_added": ConditionChanged,
+    "condition_removed": ConditionChanged,
+    "combatant_died": CombatantDied,
+    "renown_changed": RenownChanged,
+    "combat_ended": CombatEnded,
+}

@@ -1,0 +1,360 @@
+"""The table view's shape: one ``TypedDict`` per section, the whole view, and its parts.
+
+:func:`engine.view.table_view` builds the view the display, MQTT and the web
+pages read; each rule family builds its own section. These types are what the
+builders return (so mypy refuses a renamed key), what the JSON Schema of the
+MQTT state topics (``docs/state.schema.json``) is generated from, and what the
+display's test fixtures are checked against.
+"""
+
+from typing import Any, TypedDict
+
+# --- the core: the table, its heroes and its bags ------------------------------------------
+
+
+class HeroView(TypedDict):
+    """``…/heroes/<id>``: one hero sheet as it is now (P2, P13–P18)."""
+
+    id: str
+    name: str
+    fatigue: int
+    fatigue_capacity: int
+    strain: int
+    strain_capacity: int
+    wounds: int
+    favor: int
+    redraws: int
+    #: capability → Training level
+    training: dict[str, str]
+    pathways: list[str]
+    active_reserve: list[str]
+    bag_count: int
+
+
+class BagToken(TypedDict):
+    id: str
+    name: str
+
+
+class BagView(TypedDict):
+    name: str
+    owner: str | None
+    count: int
+    #: what is in the bag now (a remote can draw by picking one when a tag is missed)
+    tokens: list[BagToken]
+
+
+# --- the Performance (P1–P23) ----------------------------------------------------------------
+
+
+class TokenView(TypedDict):
+    id: str
+    name: str
+    kind: str
+    shade: str | None
+    weight: int | None
+    #: what it adds to this contribution's total
+    value: int
+
+
+class ContributionView(TypedDict):
+    hero: str
+    name: str
+    shade: str
+    capability: str
+    action: str
+    training: str
+    exert: bool
+    moment: str | None
+    intersect: str | None
+    allowed: int
+    draws_left: int
+    pending_redraw: str | None
+    drawn: list[TokenView]
+    favor: list[TokenView]
+    set_aside: list[str]
+    total: int
+
+
+class ResultView(TypedDict):
+    heroes: list[str]
+    total: int
+    difficulty: int
+    success: bool
+
+
+class RedrawCandidate(TypedDict):
+    hero: str
+    token: str
+
+
+class Refusal(TypedDict, total=False):
+    """A :class:`~engine.errors.RuleViolation` as JSON: ``code`` and ``message`` always."""
+
+    code: str
+    message: str
+    rule: str
+    field: str
+    fix: str
+
+
+class RedrawView(TypedDict):
+    """What a Redraw may replace now (P11), and per hero why not."""
+
+    candidates: list[RedrawCandidate]
+    refusals: dict[str, Refusal]
+
+
+class PerformanceView(TypedDict):
+    """``…/performance``: the Performance on the Draw Board (None between Performances)."""
+
+    number: int
+    difficulty: int
+    weight: str
+    resolved: bool
+    #: the resolving groups: Intersecting heroes together when the table sums them (I-P10)
+    groups: list[list[str]]
+    contributions: list[ContributionView]
+    results: list[ResultView]
+    #: the hero drawing now: a Favor token laid is theirs (P18)
+    drawing: str | None
+    redraw: RedrawView
+
+
+class CostView(TypedDict):
+    """One hero's Fatigue → Strain → Wound in the open Performance (P9, P13–P15)."""
+
+    fatigue: int
+    fatigue_overflows: int
+    chained_wounds: int
+    strain: int
+    strain_overflows: int
+    wounds: int
+    #: in words: ``["+2 Fatigue → 1 Strain"]``
+    text: list[str]
+
+
+#: ``…/costs``: hero id → cost (None between Performances)
+CostsView = dict[str, CostView]
+
+
+class Percent(TypedDict):
+    """An exact probability: ``num / den``, and as a percentage (two decimals)."""
+
+    num: int
+    den: int
+    percent: float
+
+
+class Advice(TypedDict):
+    """One move open now, valued with best play after it (P11, P18, I-P18a)."""
+
+    #: "draw" | "redraw" | "call_favor" | "resolve"
+    action: str
+    hero: str | None
+    #: the drawn token a Redraw replaces
+    token: str | None
+    best_play: Percent
+    text: str
+    #: the command of the vocabulary that makes the move (a draw's token comes from the reader)
+    command: dict[str, Any]
+
+
+class OddsGroup(TypedDict):
+    heroes: list[str]
+    difficulty: int
+    #: the odds with the best play from here (Redraws and Favor used well): the headline
+    best_play: Percent
+    #: the odds if nothing more than the draws left is done
+    as_drawn: Percent
+    advice: list[Advice]
+    #: [total, probability] for every total the draw can make
+    distribution: list[list[float]]
+    expected_fatigue: float
+    expected_strain: float
+    expected_wounds: float
+
+
+class OddsView(TypedDict):
+    """``…/odds``: exact odds of the open Performance (None unless one is open)."""
+
+    groups: list[OddsGroup]
+
+
+# --- the Time Board (T1–T12) ----------------------------------------------------------------
+
+
+class WeatherView(TypedDict):
+    bag: str
+    #: None: set by the WorldKeeper, not drawn (T2)
+    token: str | None
+    name: str
+
+
+class RestView(TypedDict):
+    kind: str
+    minor_draws: int
+    full_rest_at: int
+    #: hero id → "rest" | "watch"
+    heroes: dict[str, str]
+
+
+class TemporaryView(TypedDict):
+    token: str
+    hero: str
+    face: str
+    expires: str
+    on: str
+    remaining: int
+
+
+class TimeDrawView(TypedDict):
+    token: str
+    name: str
+    size: str
+    face: str
+    band: str
+    day: int
+    step: int
+    resolved: bool
+
+
+class PromptView(TypedDict):
+    id: int
+    kind: str
+    text: str
+    face: str | None
+    size: str | None
+    day: int
+    band: str
+    blocking: bool
+
+
+class TimeView(TypedDict):
+    """``…/time``: the Time Board (None at a table without one)."""
+
+    day: int
+    band: str
+    minor_done: int
+    due: str
+    weather: WeatherView | None
+    rest: RestView | None
+    temporary: list[TemporaryView]
+    last: TimeDrawView | None
+    prompts: list[PromptView]
+
+
+# --- combat (C1–C11) -------------------------------------------------------------------------
+
+
+class InjuryView(TypedDict):
+    type: str
+    hits: int
+    detail: str | None
+    source: str | None
+
+
+class ConditionView(TypedDict):
+    name: str
+    level: int
+    attribute: str | None
+
+
+class ArmourView(TypedDict):
+    name: str
+    reduction: int
+    durability: int
+
+
+class CombatantView(TypedDict):
+    id: str
+    name: str
+    side: str | None
+    tick: int
+    round: int
+    initiative: int
+    injuries: int
+    death_limit: int
+    injury_list: list[InjuryView]
+    conditions: list[ConditionView]
+    armour: ArmourView
+    aim: int
+    aim_target: str | None
+    aim_bonus: int
+    guarding: bool
+    dead: bool
+    can_act: bool
+    fortitude_dice: int
+    speed: int
+    renown: int
+
+
+class ForecastView(TypedDict):
+    """Exact odds of an Attack by the combatant acting now on one foe (C6, C8, C9)."""
+
+    attacker: str
+    target: str
+    target_name: str
+    damage: float
+    expected_injuries: float
+    death: float
+    aim_bonus: int
+    guard: int
+
+
+class CombatView(TypedDict):
+    """``…/combat``: the fight on the six-tick wheel (None when no fight is running)."""
+
+    fight: int
+    round: int
+    tick: int
+    acting: list[str]
+    #: tick ("1" … "6") → the combatants waiting on it
+    wheel: dict[str, list[str]]
+    combatants: list[CombatantView]
+    forecast: list[ForecastView]
+
+
+class RosterEntry(TypedDict):
+    """One combatant of the roster, in a fight or not (C2, I-C3b)."""
+
+    id: str
+    name: str
+    side: str | None
+    hero: str | None
+    dead: bool
+    in_fight: bool
+    injuries: int
+    reflex: int
+    renown: int
+
+
+# --- the whole view ---------------------------------------------------------------------------
+
+
+class TableView(TypedDict):
+    """``…/state``: the whole table, retained; each section also has its own topic."""
+
+    table: str
+    heroes: dict[str, HeroView]
+    bags: dict[str, BagView]
+    awakened: list[str]
+    escalation: int
+    can_undo: int
+    combat: CombatView | None
+    roster: list[RosterEntry]
+    performance: PerformanceView | None
+    odds: OddsView | None
+    costs: CostsView | None
+    time: TimeView | None
+
+
+#: the sections with a retained topic of their own (``…/<name>``), besides ``…/state`` and
+#: ``…/heroes/<id>``: name → the section's type (None allowed for each)
+RETAINED_SECTIONS: dict[str, Any] = {
+    "performance": PerformanceView,
+    "time": TimeView,
+    "combat": CombatView,
+    "odds": OddsView,
+    "costs": CostsView,
+}

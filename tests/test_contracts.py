@@ -75,7 +75,8 @@ def test_the_schema_files_in_docs_are_current(name: str) -> None:
     """Regenerate with `rhuna-table schema --write docs` after changing engine/contracts."""
     from engine.contracts.schema import dumps
 
-    assert (DOCS / name).read_text(encoding="utf-8") == dumps(CONTRACTS[name]())
+    current = (DOCS / name).read_text(encoding="utf-8") == dumps(CONTRACTS[name]())
+    assert current, f"docs/{name} is stale: run `rhuna-table schema --write docs`"
 
 
 def test_the_state_schema_names_a_payload_for_every_retained_topic() -> None:
@@ -108,7 +109,11 @@ def _event_names_in_code() -> set[str]:
 def test_every_event_the_engine_names_is_in_the_catalogue() -> None:
     names = _event_names_in_code()
     assert len(names) > 50
-    assert names <= set(EVENTS), sorted(names - set(EVENTS))
+    missing = sorted(names - set(EVENTS))
+    assert not missing, (
+        f"events without a contract: {missing} — add each payload's TypedDict to"
+        " engine/contracts/events.py, then `rhuna-table schema --write docs`"
+    )
 
 
 @pytest.mark.parametrize(("table", "session"), SESSIONS)

@@ -20,7 +20,7 @@ CITING = (
     "docs",
     "examples",
 )
-RULE_ID = re.compile(r"\b(?:I-)?[PTC][0-9]{1,2}[a-z]?\b")
+RULE_ID = re.compile(r"\b(?:I-)?[PTC][1-9][0-9]?[a-z]?\b")  # rule numbers start at 1
 ROW = re.compile(r"^\| ((?:I-)?[PTC][0-9]{1,2}[a-z]?) \|(.*)\|(.*)\|$", re.M)
 KEY = re.compile(r"`([a-z_.*]+)`")
 

@@ -168,6 +168,12 @@ class StrainOverflow(TypedDict):
     rule: str
 
 
+class StrainTokensSet(TypedDict):
+    hero: str
+    tokens: list[str]
+    rule: str
+
+
 class WoundGained(TypedDict):
     hero: str
     wounds: int
@@ -582,6 +588,7 @@ EVENTS: dict[str, Any] = {
     "strain_gained": StrainGained,
     "strain_recovered": StrainRecovered,
     "strain_overflow": StrainOverflow,
+    "strain_tokens_set": StrainTokensSet,
     "wound_gained": WoundGained,
     "wound_recovered": WoundRecovered,
     "hero_adjusted": HeroAdjusted,

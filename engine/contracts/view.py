@@ -325,6 +325,8 @@ class RosterEntry(TypedDict):
     dead: bool
     in_fight: bool
     injuries: int
+    injury_list: list[InjuryView]
+    conditions: list[ConditionView]
     reflex: int
     renown: int
 

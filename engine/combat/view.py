@@ -11,7 +11,13 @@ from __future__ import annotations
 from engine.combat import pools, wheel
 from engine.combat.forecast import attack_forecast
 from engine.combat.rules import CombatRules
-from engine.contracts.view import CombatantView, CombatView, ForecastView, RosterEntry
+from engine.contracts.view import (
+    CombatantView,
+    CombatTerms,
+    CombatView,
+    ForecastView,
+    RosterEntry,
+)
 from engine.state import TableState
 from engine.view import view_section
 
@@ -138,7 +144,7 @@ def roster_view(state: TableState) -> list[RosterEntry]:
 
 
 @view_section("combat_terms")
-def combat_terms_view(state: TableState) -> dict[str, list[str]]:
+def combat_terms_view(state: TableState) -> CombatTerms:
     """The injury types (C9) and conditions (C10) this table's rules know: what a remote offers
     for ``injure``'s type or ``add_combat_condition``'s condition instead of a blank field."""
     r = CombatRules(state.rules)

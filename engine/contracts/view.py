@@ -331,6 +331,13 @@ class RosterEntry(TypedDict):
     renown: int
 
 
+class CombatTerms(TypedDict):
+    """The injury types (C9) and conditions (C10) this table's rules know (a remote's choices)."""
+
+    injuries: list[str]
+    conditions: list[str]
+
+
 # --- the whole view ---------------------------------------------------------------------------
 
 
@@ -345,6 +352,7 @@ class TableView(TypedDict):
     can_undo: int
     combat: CombatView | None
     roster: list[RosterEntry]
+    combat_terms: CombatTerms
     performance: PerformanceView | None
     odds: OddsView | None
     costs: CostsView | None

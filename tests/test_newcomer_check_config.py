@@ -11,8 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.cli import main
+from engine.errors import ConfigError
 from engine.settings import Key, Problems, Section
 from tests.service_support import write_config
 
@@ -233,3 +236,53 @@ def test_run_refuses_the_same_config_with_every_problem_on_its_own_line(
         f"rhuna-table: {config}: log.level: 'loud' is not a log level — use one of: debug, info,"
         " warning, error",
     ]
+
+
+_VALUES = st.one_of(
+    st.integers(-3, 70000),
+    st.floats(-2, 2, allow_nan=False),
+    st.booleans(),
+    st.sampled_from(["", "x", "2.13", "red", "hub", "line", "emulated-hub", "/dev/x", "mock"]),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.sampled_from(["a", "4", "ca"]), st.integers(0, 3), max_size=2),
+)
+_KEYS = {
+    "table": ["file", "fiel"],
+    "state": ["dir", "snapshot_every"],
+    "registry": ["file", "synthetic"],
+    "display": ["driver", "panel", "colour", "full_every", "out_dir", "keep", "model"],
+    "gpio": ["enabled", "pin_factory", "pull_up", "hero_ring", "weight", "buttons"],
+    "mqtt": ["enabled", "port", "host", "tls", "homeassistant", "password", "keepalive"],
+    "log": ["level", "levle"],
+}
+_SECTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        name: st.dictionaries(st.sampled_from(keys), _VALUES, max_size=4)
+        for name, keys in _KEYS.items()
+    }
+    | {
+        "readers": st.lists(
+            st.dictionaries(
+                st.sampled_from(["backend", "port", "channels", "roles", "name", "role"]),
+                _VALUES,
+                max_size=5,
+            ),
+            max_size=2,
+        )
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=_SECTIONS)
+def test_any_config_is_accepted_or_refused_with_file_key_and_fix_never_a_traceback(
+    data: dict,
+) -> None:
+    from companion.config import _check
+
+    try:
+        _check(data, "r.toml", Path("/tmp"), {})
+    except ConfigError as e:
+        for line in str(e).splitlines():
+            assert line.startswith("r.toml: ") and " — " in line, line

@@ -111,6 +111,7 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
         active_reserve=frozenset(active),
     )
     state = _fill_hero_bags(state)
+    _check_reserve_in_play(state, heroes_data, source)
     for name, loader in SECTIONS.items():
         state = loader(state, data.get(name), source)
     return state
@@ -310,6 +311,21 @@ def _hero(
         )
     hero = replace(hero, strain_tokens=tuple(strain_tokens))
     return hero, tokens
+
+
+def _check_reserve_in_play(state: TableState, heroes_data: list[Any], source: str) -> None:
+    """P12 / P17: a Potential the Exemplar's second Ember replaced is out of play (in no bag),
+    so it cannot be listed as Active Reserve."""
+    for i, h in enumerate(heroes_data):
+        for token_id in h.get("active_reserve", []):
+            token = state.tokens[token_id]
+            if token_id not in state.bags[token.bag].contents:
+                raise ConfigError(
+                    f"{source}: heroes[{i}].active_reserve lists {token_id!r}, but the second"
+                    f" {token.pathway} Ember of an Exemplar replaces that Potential, so it is out"
+                    f" of play (P12) and cannot be Active Reserve (P17) — list another"
+                    f" {token.pathway} Potential"
+                )
 
 
 def _fill_hero_bags(state: TableState) -> TableState:

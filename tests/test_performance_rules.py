@@ -407,6 +407,23 @@ def test_p11_redraw_needs_a_redraw_left(example_state):
     assert e.violation.rule == "P11" and "no Redraws" in e.violation.message
 
 
+def test_p11_i_p11_no_redraw_when_the_bag_cannot_give_a_replacement(example_state):
+    """A hero with many Redraws sets aside every token the bag has (I-P11); the next Redraw
+    is refused (P11) instead of leaving a slot no draw can fill, and resolve still works."""
+    s, _ = run(example_state, {"cmd": "adjust_hero", "hero": "aria", "redraws": 10})
+    s = _aria_drew(s, "aria.weight.0", "aria.weight.1", "aria.weight.2", "aria.ember.wild")
+    for _ in range(8):  # 12 tokens: 4 on the board, then 8 Redraws empty the bag
+        low = s.performance.contribution("aria").drawn[0]
+        s, _ = run(s, {"cmd": "redraw", "hero": "aria", "replace": low, "seed": 1})
+    assert not s.bags["aria"].contents
+    c = s.performance.contribution("aria")
+    e = rejected(s, {"cmd": "redraw", "hero": "aria", "replace": c.drawn[0]})
+    assert e.violation.rule == "P11" and e.violation.field == "replace"
+    assert "empty" in e.violation.message and e.violation.fix == "resolve as drawn"
+    s, events = run(s, {"cmd": "resolve"})
+    assert s.performance.resolved and events[0].type == "performance_resolved"
+
+
 # --- P12 Embers -----------------------------------------------------------------
 
 
@@ -440,6 +457,85 @@ def test_p12_exemplar_swaps_a_potential_for_a_second_mastery_ember(example_state
         draw("bren", "bren.ember.steel.2"),
     )
     assert values(s, "bren") == [4, 4]
+
+
+EXEMPLAR = {"cmd": "set_training", "hero": "bren", "capability": "steel", "level": "exemplar"}
+
+
+def test_p12_p17_becoming_exemplar_replaces_a_plain_potential_and_keeps_the_reserve(
+    example_state,
+):
+    """Bren's steel Potential 2 is Active Reserve: the second Ember replaces the plain
+    Potential 1 instead, the Reserve stays Active and in the bag, and the narration says which
+    Potential left (P12, P17)."""
+    from engine.narrate import describe
+
+    s, _ = run(
+        example_state,
+        {"cmd": "set_reserve", "hero": "bren", "token": "bren.potential.steel.2", "active": True},
+    )
+    s, events = run(s, EXEMPLAR)
+    bag = s.bags["bren"].contents
+    assert "bren.potential.steel.1" not in bag and "bren.ember.steel.2" in bag
+    assert "bren.potential.steel.2" in bag and "bren.potential.steel.2" in s.active_reserve
+    (swap,) = [e for e in events if e.type == "bag_changed"]
+    assert swap["removed"] == "bren.potential.steel.1"
+    text = describe(s, swap)
+    assert "take Bren's steel Potential 1 out" in text and "second steel Ember" in text
+    # leaving Exemplar puts that same Potential back
+    s, _ = run(s, {**EXEMPLAR, "level": "master"})
+    assert "bren.potential.steel.1" in s.bags["bren"].contents
+    assert "bren.ember.steel.2" not in s.bags["bren"].contents
+
+
+def test_p12_p17_the_replaced_potential_is_out_of_play(example_state):
+    """Neither the WorldKeeper (set_reserve) nor a Gain can make it Active Reserve."""
+    s, _ = run(example_state, EXEMPLAR)
+    gone = "bren.potential.steel.2"
+    assert s.location(gone) == "supply"
+    e = rejected(s, {"cmd": "set_reserve", "hero": "bren", "token": gone, "active": True})
+    assert (e.violation.rule, e.violation.field) == ("P12", "token")
+    assert "out of play" in e.violation.message and "P17" in e.violation.message
+    s, _ = run(s, {"cmd": "begin_performance", "difficulty": 4})
+    gain = {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "steel"}
+    e = rejected(s, {**gain, "action": "gain", "reserve": gone})
+    assert (e.violation.rule, e.violation.field) == ("P12", "reserve")
+    s, _ = run(s, {**gain, "action": "gain", "reserve": "bren.potential.steel.1"})
+    assert "bren.potential.steel.1" in s.active_reserve
+
+
+def test_p12_p17_no_plain_potential_left_refuses_exemplar(example_state):
+    s, _ = run(
+        example_state,
+        *(
+            {"cmd": "set_reserve", "hero": "bren", "token": f"bren.potential.steel.{n}"}
+            | {"active": True}
+            for n in (1, 2)
+        ),
+    )
+    e = rejected(s, EXEMPLAR)
+    assert e.violation.rule == "P12" and "set_reserve" in (e.violation.fix or "")
+
+
+def test_p12_p17_a_table_file_cannot_list_the_replaced_potential_as_reserve():
+    """The loader's Exemplar swaps out the last Potential of the Pathway (P12): listing it as
+    Active Reserve is refused, naming the key and both rules."""
+    from engine import ConfigError, load_table_text
+    from tests.conftest import EXAMPLE_TABLE
+
+    text = EXAMPLE_TABLE.read_text().replace(
+        'training = { steel = "master"',
+        'active_reserve = ["bren.potential.steel.2"]\ntraining = { steel = "exemplar"',
+    )
+    assert "bren.potential.steel.2" in text
+    with pytest.raises(ConfigError) as caught:
+        load_table_text(text, "t.toml")
+    message = str(caught.value)
+    assert "heroes[1].active_reserve" in message and "bren.potential.steel.2" in message
+    assert "P12" in message and "P17" in message
+    ok = load_table_text(text.replace("steel.2", "steel.1"), "t.toml")
+    assert "bren.potential.steel.1" in ok.active_reserve
+    assert "bren.potential.steel.1" in ok.bags["bren"].contents
 
 
 def test_p12_versatility_master_and_exemplar_values(example_state):

@@ -391,12 +391,33 @@ def _check_reserve(
                 field="reserve",
                 fix="name a Potential token that is not already Active Reserve",
             )
+        check_in_play(state, str(reserve), "reserve")
     else:
         raise CommandRejected(
             "only Gain and Spend name a Reserve token", rule="P3", field="reserve"
         )
     if state.tokens[reserve or ""].bag != hero.bag:
         raise CommandRejected(f"{reserve} is another hero's token", rule="P17", field="reserve")
+
+
+def out_of_play(state: TableState, token_id: str) -> bool:
+    """A Potential an Exemplar's second Ember replaced (P12): in no bag, on no board."""
+    token = state.tokens[token_id]
+    return token.kind is TokenKind.POTENTIAL and state.location(token_id) == "supply"
+
+
+def check_in_play(state: TableState, token_id: str, field: str) -> None:
+    """P12 / P17: a Potential out of play (replaced by an Exemplar's second Ember) cannot be
+    made Active Reserve, by a Gain or by the WorldKeeper."""
+    if out_of_play(state, token_id):
+        token = state.tokens[token_id]
+        raise CommandRejected(
+            f"{token.name} is out of play: an Exemplar's second {token.pathway} Ember replaced"
+            " it (P12), and only a Potential in play can become Active Reserve (P17)",
+            rule="P12",
+            field=field,
+            fix=f"name another {token.pathway} Potential",
+        )
 
 
 def _gain(state: TableState, c: Contribution) -> Result_:
@@ -501,6 +522,16 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
         )
     immediate = args.get("token") is not None or args.get("seed") is not None
     set_aside_rule = bool(state.rules["redraw"]["set_aside"])
+    if set_aside_rule and not state.bags[hero.bag].contents:
+        # the replaced token is set aside (I-P11), so the replacement must come from the bag:
+        # an empty bag would leave a Redraw that no draw can fill, and nothing to resolve
+        raise CommandRejected(
+            f"{state.bags[hero.bag].name} is empty: a Redraw would have no token to replace"
+            f" {state.tokens[old].name}",
+            rule="P11",
+            field="replace",
+            fix="resolve as drawn",
+        )
     if immediate:
         # validate the new token against the bag as it will be: without the replaced token
         # when it is set aside (I-P11), with it when the table returns it to the bag

@@ -2,7 +2,8 @@
 
 Mastery is physical (P12): becoming Master makes the Pathway's Ember a Master
 Ember (its value follows from the Training); becoming Exemplar takes one
-Potential token of that Pathway out of the bag and puts a second mastery Ember in.
+plain Potential of that Pathway out of the bag (Active Reserve stays)
+and puts a second mastery Ember in.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
 from engine.performance import health
+from engine.performance.commands import check_in_play, out_of_play
 from engine.picking import known_hero
 from engine.state import TableState
 from engine.tokens import TokenKind, Training
@@ -152,7 +154,8 @@ def set_training(state: TableState, args: Mapping[str, Any]) -> Result_:
 def _exemplar_swap(
     state: TableState, hero_id: str, pathway: str, becoming: bool
 ) -> tuple[TableState, Event]:
-    """P12: an Exemplar's second mastery Ember replaces one Potential of that Pathway."""
+    """P12: an Exemplar's second mastery Ember replaces one *plain* Potential of that Pathway;
+    the hero's Active Reserve stays as it is (P17). Leaving Exemplar puts that Potential back."""
     hero = state.heroes[hero_id]
     mine = [t for t in state.tokens.values() if t.bag == hero.bag and t.pathway == pathway]
     second = [t.id for t in mine if t.kind is TokenKind.EMBER and t.ordinal == 2]
@@ -163,23 +166,40 @@ def _exemplar_swap(
             rule="P12",
             fix="list it in the table file (the loader adds one per starting Pathway)",
         )
-    ember, potential = second[0], potentials[-1]
+    ember = second[0]
     if becoming:
-        state = state.take_from_bag(potential).put_in_bag(ember)
-        state = replace(state, active_reserve=state.active_reserve - {potential})
-        out, into = potential, ember
+        plain = [
+            t
+            for t in potentials
+            if t in state.bags[hero.bag].contents and t not in state.active_reserve
+        ]
+        if not plain:
+            raise CommandRejected(
+                f"every {pathway} Potential of {hero.name} is Active Reserve: the second"
+                f" {pathway} Ember replaces a plain Potential (P12) and Active Reserve stays (P17)",
+                rule="P12",
+                field="level",
+                fix=f"return one {pathway} Potential to Potential first (set_reserve active=false)",
+            )
+        out, into = plain[-1], ember
+        say = (
+            f"take {state.tokens[out].name} out (the second {pathway} Ember replaces it, P12);"
+            f" put {state.tokens[into].name} in"
+        )
     else:
-        state = state.take_from_bag(ember).put_in_bag(potential)
-        out, into = ember, potential
+        gone = [t for t in potentials if out_of_play(state, t)]
+        if not gone:
+            raise CommandRejected(
+                f"no {pathway} Potential of {hero.name} is out of play to come back",
+                rule="P12",
+                field="level",
+            )
+        out, into = ember, gone[0]
+        say = f"take {state.tokens[out].name} out; put {state.tokens[into].name} back in"
+    state = state.take_from_bag(out).put_in_bag(into)
     return state, Event(
         "bag_changed",
-        {
-            "hero": hero_id,
-            "removed": out,
-            "added": into,
-            "rule": "P12",
-            "say": f"take {state.tokens[out].name} out; put {state.tokens[into].name} in",
-        },
+        {"hero": hero_id, "removed": out, "added": into, "rule": "P12", "say": say},
     )
 
 
@@ -208,6 +228,8 @@ def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
             code="unknown",
         )
     active = args["active"]
+    if active:
+        check_in_play(state, token.id, "token")
     if (token.id in state.active_reserve) == active:
         raise CommandRejected(
             f"{token.name} is already {'Active Reserve' if active else 'Potential'}",

@@ -139,11 +139,12 @@ def assert_like_the_game_tree(g: Group, target: int) -> None:
     assert moves[0].value == want
     for m in moves:
         assert first_moves[_key(m)] == m.value, m
-    # the moves left out are never better: only the lowest token is offered when set aside
+    # the moves left out are never the best: other Redraws than the lowest when set aside,
+    # drawing for a second hero, Favor before the draw is complete
     offered = {_key(m) for m in moves}
     for key, value in first_moves.items():
         if key not in offered:
-            assert key[0] in ("redraw", "draw") and value <= max(m.value for m in moves)
+            assert value <= want, key
 
 
 @settings(max_examples=150, deadline=None)
@@ -218,7 +219,8 @@ def test_p11_p18_the_fast_walk_equals_the_general_expectimax(
     counts = tuple(favor.count(x) for x in range(5))
     fast = best_play(Group((side,), counts, 0, True), target)
     start = ((side.board, side.bag, k, r, 1, True),)
-    general = combinatorics._game(start, counts, target, (CONTROL,), True, False, {})
+    combinatorics._MEMO.clear()
+    general = combinatorics._solve(start, counts, target, (CONTROL,), True, False)
     assert fast == general
 
 

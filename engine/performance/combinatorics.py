@@ -269,16 +269,19 @@ def best_play(g: Group, target: int) -> Fraction:
     favors = tuple(s.favor for s in sides)
     total = Fraction(0)
     for t, w in rest.ways:
-        memo: dict[object, Fraction] = {}
-        total += w * _game(start, g.favor_bag, target - t, favors, g.set_aside, early, memo)
+        total += w * _solve(start, g.favor_bag, target - t, favors, g.set_aside, early)
     return total / rest.den
 
 
 def best_moves(g: Group, target: int) -> tuple[MoveValue, ...]:
     """Every move open now (one Redraw per candidate value), valued with best play after it,
-    best first. The first one is worth :func:`best_play`."""
+    best first. The first one is worth :func:`best_play`. A Favor call while drawing is still
+    to come (and the bag cannot run out) is left out: it is never better than drawing on."""
     out: list[MoveValue] = []
     drawing = [i for i, s in enumerate(g.sides) if s.draws and size(s.bag)]
+    # while the bag cannot run out, drawing on is best play (waiting loses nothing), so a
+    # Favor call now is never the best move, and Favor is advised only as the best move
+    waiting = None if any(o.short(g.set_aside) for o in g.sides) else True
     if drawing:
         i = drawing[0]
         s = g.sides[i]
@@ -300,7 +303,7 @@ def best_moves(g: Group, target: int) -> tuple[MoveValue, ...]:
                 rest.remove(x)
                 value = _chance(g, i, tuple(rest), pool, s.draws, s.redraws - 1, target)
                 out.append(MoveValue("redraw", i, x, value))
-        if s.calls and any(g.favor_bag):
+        if s.calls and any(g.favor_bag) and (waiting is None or not drawing):
             value = Fraction(0)
             for kind, n in enumerate(g.favor_bag):
                 if n:
@@ -335,6 +338,8 @@ def _chance(
     total = Fraction(0)
     for v, n in pool:
         after = replace(s, board=_add(board, v), bag=_minus(pool, v), draws=draws, redraws=redraws)
+        if draws < s.draws:
+            after = replace(after, redraw_now=True)  # a waiting Redraw is filled by this draw
         total += n * best_play(_with(g, i, after), target)
     return total / size(pool)
 
@@ -463,6 +468,37 @@ def _fast(
 _Hero = tuple[tuple[int, ...], Counts, int, int, int, bool]
 
 
+#: the expectimax's memo, shared by every query (a state's value never changes); bounded
+_MEMO: dict[object, int | Fraction] = {}
+_MEMO_LIMIT = 100_000
+
+
+def _full(state: tuple[_Hero, ...], favor_bag: tuple[int, ...]) -> int:
+    """The ways of every chance event still possible from ``state`` with tokens set aside: a
+    value in units of this is an integer (a draw or Redraw from a bag of n divides it by n)."""
+    out = 1
+    for _, bag, left, r, _, _ in state:
+        n = size(bag)
+        out *= _falling(n, min(left + r, n))
+    f = sum(favor_bag)
+    return out * _falling(f, min(sum(h[4] for h in state), f))
+
+
+def _solve(
+    state: tuple[_Hero, ...],
+    favor_bag: tuple[int, ...],
+    target: int,
+    favors: tuple[tuple[int, ...], ...],
+    set_aside: bool,
+    early: bool,
+) -> Fraction:
+    if len(_MEMO) > _MEMO_LIMIT:
+        _MEMO.clear()
+    full: int | Fraction = _full(state, favor_bag) if set_aside else Fraction(1)
+    value = _game(state, favor_bag, target, favors, set_aside, early, full)
+    return Fraction(value) / full
+
+
 def _game(
     state: tuple[_Hero, ...],
     favor_bag: tuple[int, ...],
@@ -470,44 +506,54 @@ def _game(
     favors: tuple[tuple[int, ...], ...],
     set_aside: bool,
     early: bool,
-    memo: dict[object, Fraction],
-) -> Fraction:
-    """Best P(total ≥ target) from ``state``: at every point a hero may draw its next token,
-    Redraw (the lowest token when set aside, any value otherwise), Call Favor, or, once
+    full: int | Fraction,
+) -> int | Fraction:
+    """Best play from ``state``, in units of ``full``: at every point a hero may draw its next
+    token, Redraw (the lowest token when set aside, any value otherwise), Call Favor, or, once
     everyone has drawn, resolve (P6: the draws must be made while the bag holds tokens).
     Unless ``early`` (a bag that can run out), the draws are made first: waiting loses
-    nothing. ``target`` already has the Favor tokens called subtracted."""
-    key = (state, favor_bag, target)
-    hit = memo.get(key)
+    nothing. ``target`` already has the Favor tokens called subtracted.
+
+    With tokens set aside ``full`` is :func:`_full` and every value an integer (no Fraction
+    in the walk); a returned token changes the pools' sizes with the order of moves, so
+    there the values are probabilities (``full`` is 1)."""
+    key = (state, favor_bag, target, favors, set_aside, early)
+    hit = _MEMO.get(key)
     if hit is not None:
         return hit
     drawing = [i for i, h in enumerate(state) if h[2] and size(h[1])]
-    best = Fraction(0)
-    if not drawing:
-        best = Fraction(int(sum(sum(h[0]) for h in state) >= target))
+    low = high = 0
+    for h in state:
+        lo, hi = _bounds(h)
+        low, high = low + lo, high + hi
+    if low >= target:  # the draws left cannot fail: keep everything
+        _MEMO[key] = full
+        return full
+    if high + _favor_bound(state, favor_bag, favors) < target:  # nothing left can reach it
+        _MEMO[key] = 0
+        return 0
+    best: int | Fraction = 0
     for i, op, x in _options(state, favor_bag, drawing, set_aside, early):
-        if best == 1:
+        if best == full:
             break
-        board, bag, left, r, calls, _ = state[i]
-        value = Fraction(0)
+        board, bag, left, r, calls, now = state[i]
+        total: int | Fraction = 0
         if op == "favor":
             den = sum(favor_bag)
+            sub = full // den if set_aside else full
+            after = (*state[:i], (board, bag, left, r, calls - 1, now), *state[i + 1 :])
             for kind, n in enumerate(favor_bag):
                 if n:
-                    after = (
-                        *state[:i],
-                        (board, bag, left, r, calls - 1, state[i][5]),
-                        *state[i + 1 :],
-                    )
                     fav = tuple(c - (k == kind) for k, c in enumerate(favor_bag))
                     t = target - favors[i][kind]
-                    value += n * _game(after, fav, t, favors, set_aside, early, memo)
+                    total += n * _game(after, fav, t, favors, set_aside, early, sub)
         else:
             pool, rest = bag, list(board)
             if op == "redraw":
                 rest.remove(x)
                 pool = bag if set_aside else _plus(bag, x)
             den = size(pool)
+            sub = full // den if set_aside else full
             for v, n in pool:
                 h = (
                     _add(tuple(rest), v),
@@ -518,12 +564,53 @@ def _game(
                     True,
                 )
                 after = (*state[:i], h, *state[i + 1 :])
-                value += n * _game(after, favor_bag, target, favors, set_aside, early, memo)
-        value /= den
+                total += n * _game(after, favor_bag, target, favors, set_aside, early, sub)
+        value: int | Fraction = total if set_aside else Fraction(total) / den
         if value > best:
             best = value
-    memo[key] = best
+    _MEMO[key] = best
     return best
+
+
+@lru_cache(maxsize=65536)
+def _bounds(h: _Hero) -> tuple[int, int]:
+    """The lowest total one hero can be held to (no choices: the draws left at their lowest)
+    and a bound on the highest it can reach without Favor: the draws left at their highest
+    (never below 0: in a bag that can run out, a Redraw can take the last tokens so a bad one
+    is never drawn, P6), each Redraw swapping the lowest value in play for the bag's highest."""
+    board, bag, left, r, _, _ = h
+    low = sum(board) + _smallest(bag, left)
+    top = tuple((-v, n) for v, n in reversed(bag) if v > 0)
+    high = sum(board) - _smallest(top, left)
+    if r and bag:
+        lowest = min(board[0] if board else bag[0][0], bag[0][0])
+        high += r * max(0, bag[-1][0] - lowest)
+    return low, high
+
+
+def _favor_bound(
+    state: tuple[_Hero, ...], favor_bag: tuple[int, ...], favors: tuple[tuple[int, ...], ...]
+) -> int:
+    """The most the Favor calls still open can add."""
+    out = 0
+    if any(favor_bag):
+        for i, h in enumerate(state):
+            if h[4]:
+                best = max(favors[i][k] for k, n in enumerate(favor_bag) if n)
+                out += min(h[4], sum(favor_bag)) * max(0, best)
+    return out
+
+
+def _smallest(bag: Counts, k: int) -> int:
+    """The sum of the k lowest values in ``bag`` (the worst the draws left can do)."""
+    out = 0
+    for v, n in bag:
+        if k <= 0:
+            break
+        take = min(n, k)
+        out += v * take
+        k -= take
+    return out
 
 
 def _options(

@@ -160,6 +160,8 @@ def clear_caches() -> None:
     group_numbers.cache_clear()
     for fn in (combinatorics.draw_sum, combinatorics.hands, combinatorics.best_play):
         fn.cache_clear()
+    combinatorics._MEMO.clear()
+    combinatorics._bounds.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,14 +7,24 @@ Both give the same facts, except what the view leaves out: the table's
 capability list (the view has each hero's Pathways and Training instead), the
 heroes' Potential tokens (offered for a Gain's Reserve) and the table's rules
 overrides (the shipped rules are used). Pass the TableState when you can.
+
+The wheel keeps no rule of its own: what is legal is the engine's answer. From a
+state, :attr:`TableFacts.check` is :func:`engine.check` (the refusal a command
+would get, with its rule id) and the Redraw candidates and Intersect partners
+come from :mod:`engine.performance.questions`. From a view, the Redraw answer is
+the one the engine published in it; the rest is left to the engine, which
+refuses a wrong declaration when it arrives (the wheel then puts it back).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.apply import check as engine_check
+from engine.errors import RuleViolation
+from engine.performance.questions import intersect_partners, redraws
 from engine.rules import default_rules
 from engine.state import TableState
 from engine.tokens import TokenKind, Training
@@ -65,13 +75,18 @@ class TableFacts:
     phase: str
     contributions: tuple[ContributionFacts, ...]
     difficulty_range: tuple[int, int]
-    intersect_minimum: str
-    redraw_minimum: str
-    exert_only: str
+    #: the engine's Redraw answer (P11): (hero, token) a Redraw may replace, and per hero why not
+    redraws: tuple[tuple[str, str], ...]
+    redraw_refusals: Mapping[str, RuleViolation]
     #: the Time Board: None when the table has none
     time_pending: bool | None
     time_due: str | None
     time_band: str | None
+
+    #: the refusal a command would get now (None: accepted, or not known before it is sent)
+    check: Callable[[Mapping[str, Any]], RuleViolation | None] = lambda command: None
+    #: (hero, capability, action) → the heroes that declaration may Intersect with (P10)
+    partners: Callable[[str, str, str], tuple[str, ...]] = lambda hero, capability, action: ()
 
     def hero(self, hero_id: str | None) -> HeroFacts | None:
         return next((h for h in self.heroes if h.id == hero_id), None)
@@ -134,20 +149,24 @@ def _from_state(state: TableState) -> TableFacts:
                 )
             )
     board = state.time
+    redraw_answer = redraws(state)
     return TableFacts(
         heroes=tuple(heroes),
         capabilities=tuple(state.capabilities),
         phase=_phase(perf, perf is not None and perf.resolved),
         contributions=tuple(contributions),
         difficulty_range=state.rulebook.difficulty_range,
-        intersect_minimum=str(state.rules["training"]["intersect_minimum"]),
-        redraw_minimum=str(state.rules["training"]["redraw_minimum"]),
-        exert_only=str(state.rules["training"]["exert_only"]),
+        redraws=redraw_answer.candidates,
+        redraw_refusals=redraw_answer.refusals,
         time_pending=None if board is None else board.pending is not None,
         time_due=None
         if board is None
         else board.due(int(state.rules["time"]["minor_per_band"])).value,
         time_band=None if board is None else board.band.value,
+        check=lambda command: engine_check(state, command),
+        partners=lambda hero, capability, action: intersect_partners(
+            state, hero, capability, action
+        ),
     )
 
 
@@ -186,6 +205,7 @@ def _from_view(view: Mapping[str, Any]) -> TableFacts:
                 )
             )
     time = view.get("time")
+    redraw = (perf or {}).get("redraw") or {}
     lo, hi = rules["difficulty"]["minimum"], rules["difficulty"]["maximum"]
     return TableFacts(
         heroes=tuple(heroes),
@@ -193,12 +213,18 @@ def _from_view(view: Mapping[str, Any]) -> TableFacts:
         phase=_phase(perf, bool(perf and perf.get("resolved"))),
         contributions=tuple(contributions),
         difficulty_range=(int(lo), int(hi)),
-        intersect_minimum=str(rules["training"]["intersect_minimum"]),
-        redraw_minimum=str(rules["training"]["redraw_minimum"]),
-        exert_only=str(rules["training"]["exert_only"]),
+        redraws=tuple((r["hero"], r["token"]) for r in redraw.get("candidates", ())),
+        redraw_refusals={
+            h: RuleViolation(str(v.get("message", "")), v.get("rule"), v.get("field"), v.get("fix"))
+            for h, v in redraw.get("refusals", {}).items()
+        },
         time_pending=None
         if time is None
         else bool(time.get("last") and not time["last"].get("resolved", True)),
         time_due=None if time is None else time.get("due"),
         time_band=None if time is None else time.get("band"),
+        # the engine answers when the declaration arrives; a view offers every declared hero
+        partners=lambda hero, capability, action: tuple(
+            c.hero for c in contributions if c.hero != hero and c.checks
+        ),
     )

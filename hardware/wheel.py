@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.tokens import Action, Shade, Training
 from hardware.config import GpioConfig
@@ -328,21 +329,39 @@ class Wheel:
         return hero.training_in(cap) if hero and cap else None
 
     def _partners(self, f: TableFacts) -> list[str]:
-        """Heroes this declaration could Intersect with (P10): declared, checking, trained."""
+        """Heroes this declaration could Intersect with (P10): the engine's answer."""
         hero = self._value(HERO, f)
-        training = self._sheet_training(f)
+        capability = self._value(CAPABILITY, f)
         action = self._choice.get(ACTION)
-        if training is None or action in (None, Action.GAIN):
+        if hero is None or capability is None or action in (None, Action.GAIN):
             return []
-        if not Training(training).at_least(f.intersect_minimum):
-            return []
-        return [
-            c.hero
-            for c in f.contributions
-            if c.hero != hero and c.checks and Training(c.training).at_least(f.intersect_minimum)
-        ]
+        return list(f.partners(hero, capability, str(action)))
 
     # --- pushing -----------------------------------------------------------------------
+
+    def _dialled(self, f: TableFacts, **changes: Any) -> Command:
+        """The declare command the wheel shows now (the engine judges it: P7–P10, P17, P23)."""
+        cmd: Command = {
+            "cmd": "declare",
+            "hero": self._value(HERO, f),
+            "shade": self._value(SHADE, f),
+            "capability": self._value(CAPABILITY, f),
+            "action": self._value(ACTION, f),
+        }
+        if self._exert:
+            cmd["exert"] = True
+        rings = self._rings(f)
+        for ring in (RESERVE, INTERSECT):
+            value = self._value(ring, f) if ring in rings else None
+            if value is not None:
+                cmd[ring] = value
+        cmd.update(changes)
+        return {k: v for k, v in cmd.items() if v is not None}
+
+    def _refusal(self, f: TableFacts, cmd: Command, *rules: str) -> RuleViolation | None:
+        """The engine's refusal of ``cmd`` when it is for one of ``rules`` (else None)."""
+        refused = f.check(cmd)
+        return refused if refused is not None and refused.rule in rules else None
 
     def _refuse_leaving(self, ring: str, f: TableFacts) -> Notice | None:
         """What keeps the dial on ``ring`` when pushed (a mismatch it can see), if anything."""
@@ -350,19 +369,24 @@ class Wheel:
         if ring == DIFFICULTY:
             return None
         last = ring == self._rings(f)[-1]
-        if (ring == HERO or last) and hero is not None and f.contribution(hero.id) is not None:
+        declared = self._refusal(f, self._dialled(f), "P23") if ring == HERO or last else None
+        if declared is not None and hero is not None:
             return Notice(
                 f"{hero.name} has declared in this Performance — pick another hero,"
                 " or Undo (at the first ring) to take the declaration back",
-                "P23",
+                declared.rule,
             )
         if ring == CAPABILITY and self._value(CAPABILITY, f) is None:
             return Notice("this table lists no capabilities", "P2")
-        spend = ring == ACTION and self._value(ACTION, f) == Action.SPEND
-        if spend and hero is not None and not hero.active_reserve:
-            return Notice(
-                f"{hero.name} has no Active Reserve to Spend — choose another action", "P8"
-            )
+        if ring == ACTION and hero is not None and self._value(ACTION, f) == Action.SPEND:
+            # the Reserve is dialled next: ask with one the hero has, if any (P8)
+            reserve = hero.active_reserve[0] if hero.active_reserve else None
+            spend = self._refusal(f, self._dialled(f, reserve=reserve, intersect=None), "P8")
+            if spend is not None:
+                return Notice(
+                    f"{hero.name} has no Active Reserve to Spend — choose another action",
+                    spend.rule,
+                )
         if ring == TRAINING:
             mismatch = self._mismatch(f)
             if mismatch is not None and self.config.training_mismatch == "refuse":
@@ -383,18 +407,13 @@ class Wheel:
         )
 
     def _exert_problem(self, f: TableFacts) -> Notice | None:
+        """The engine's refusal of an Exert (P7, P9), if it refuses it."""
         if not self._exert:
             return None
-        if self._value(ACTION, f) == Action.GAIN:
-            return Notice("Gain is not Exertion: press Exert again to drop it", "P7")
-        sheet = self._sheet_training(f)
-        if sheet is not None and sheet != f.exert_only:
-            return Notice(
-                f"only {f.exert_only.title()} heroes Exert, and the sheet says {sheet.title()}"
-                " — press Exert again to drop it",
-                "P9",
-            )
-        return None
+        refused = f.check(self._dialled(f, reserve=None, intersect=None))
+        if refused is None or refused.field != "exert":
+            return None
+        return Notice(f"{refused.message} — press Exert again to drop it", refused.rule)
 
     def _declare(self, f: TableFacts) -> list[Command]:
         rings = self._rings(f)
@@ -518,28 +537,17 @@ class Wheel:
         return min(pool, key=lambda i: (values[candidates[i]], i))
 
     def _redraw_candidates(self, f: TableFacts) -> tuple[list[tuple[str, str]], Notice]:
-        """Drawn tokens a Redraw may replace (P11), focus hero first; or why there are none."""
+        """Drawn tokens a Redraw may replace (P11: the engine's answer), focus hero first; or
+        why there are none."""
         if f.phase != "open":
             return [], Notice("no Performance is running: nothing to Redraw", "P11")
-        out: list[tuple[str, str]] = []
-        reason = Notice("nothing drawn yet to Redraw", "P11")
         focus = self._focus(f)
-        order = sorted(f.contributions, key=lambda c: c.hero != focus)
-        for c in order:
-            hero = f.hero(c.hero)
-            if hero is None or not c.checks or not c.drawn:
-                continue
-            if not Training(c.training).at_least(f.redraw_minimum):
-                reason = Notice(
-                    f"{hero.name} is {c.training.title()}: Redraw needs {f.redraw_minimum.title()}",
-                    "P11",
-                )
-            elif hero.redraws <= 0:
-                reason = Notice(f"{hero.name} has no Redraws left — resolve as drawn", "P11")
-            elif c.pending_redraw is not None:
-                reason = Notice(f"{hero.name}: draw the replacement token first", "P11")
-            else:
-                out += [(c.hero, t.id) for t in c.drawn]
+        out = sorted(f.redraws, key=lambda c: c[0] != focus)  # stable: board order kept
+        reason = Notice("nothing drawn yet to Redraw", "P11")
+        refused = sorted(f.redraw_refusals.items(), key=lambda r: r[0] == focus)
+        if refused:  # the focus hero's reason last, so it is the one shown
+            why = refused[-1][1]
+            reason = Notice(f"{why.message} — {why.fix}" if why.fix else why.message, why.rule)
         return out, reason
 
     def _send_redraw(self) -> list[Command]:
@@ -570,8 +578,9 @@ class Wheel:
             return []
         hero = f.hero(hero_id)
         assert hero is not None
-        if hero.favor <= 0:
-            self._notice = Notice(f"{hero.name} has no Favor to spend", "P18")
+        refused = self._refusal(f, {"cmd": "call_favor", "hero": hero_id, "seed": 0}, "P18")
+        if refused is not None:  # the engine's answer: no Favor left, or already called (P18)
+            self._notice = Notice(refused.message, refused.rule)
             return []
         if self.config.call_favor == "random":
             return [{"cmd": "call_favor", "hero": hero_id, "seed": self._seed()}]

@@ -113,6 +113,43 @@ def test_p11_no_redraw_below_adept_says_why(example_state):
         t.close()
 
 
+@pytest.mark.parametrize("through_view", [False, True])
+def test_p11_the_wheel_offers_the_redraws_the_engine_allows_under_house_rules(through_view):
+    """The wheel keeps no Training minimum of its own (issue 18): a table whose rules let a
+    Trained hero Redraw gets the Redraw from the wheel, read from the state or from the view
+    the engine published (which carries the engine's Redraw answer)."""
+    import engine
+    from engine.view import table_view
+    from tests.conftest import EXAMPLE_TABLE
+
+    text = EXAMPLE_TABLE.read_text() + '\n[rules.training]\nredraw_minimum = "trained"\n'
+    state = engine.load_table_text(text)
+    t = MockTable(state, table=(lambda loop: table_view(loop.state)) if through_view else None)
+    try:
+        t.script(
+            BEGIN,
+            {**ARIA, "capability": "lore"},  # Trained in Lore: enough at this table
+            {"cmd": "draw", "hero": "aria", "token": EMBER},
+        )
+        t.hand.press("redraw")
+        sel = t.controls.selection()
+        assert sel["mode"] == "redraw" and sel["redraw"]["replace"] == EMBER
+        t.hand.press("redraw")  # a second press takes the token shown
+        assert t.take() == [{"cmd": "redraw", "hero": "aria", "replace": EMBER}]
+    finally:
+        t.close()
+
+
+def test_p18_the_wheel_says_the_engine_s_refusal_of_a_second_favor_call(drawn):
+    """I-P18a: one call per Performance; the wheel asks the engine instead of counting."""
+    t = drawn
+    t.script({"cmd": "call_favor", "hero": "aria", "token": "favor.01"})
+    t.hand.press("call_favor")
+    sel = t.controls.selection()
+    assert t.take() == [] and sel["favor"] is None
+    assert sel["rule"] == "P18" and "already called Favor" in sel["message"]
+
+
 def test_p18_call_favor_arms_and_the_favor_token_completes_it(drawn):
     """Default ``call_favor = "token"``: the button sends nothing; the Favor token laid on the
     board is the call (companion.tags makes it call_favor for the drawing hero)."""

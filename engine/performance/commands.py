@@ -497,7 +497,8 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
     minimum = state.rules["training"]["redraw_minimum"]
     if not c.training.at_least(minimum):
         raise CommandRejected(
-            f"{hero.name} is {c.training.value} in {c.capability}: Redraw needs {minimum}",
+            f"{hero.name} is {c.training.value.title()} in {c.capability}: Redraw needs"
+            f" {str(minimum).title()}",
             rule="P11",
             field="hero",
         )

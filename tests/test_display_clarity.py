@@ -73,6 +73,14 @@ def test_p20_failure_is_coloured_success_is_black_on_colour_panels(panel: str, c
     assert ACCENT not in _colours_in(success, s.ink)
 
 
+@pytest.mark.parametrize("panel", STRIPS)
+def test_ip16_the_strips_show_the_weight_mode_while_it_changes_the_draws(panel: str) -> None:
+    c = draw(dv.performance_mid(), panel, "bw")
+    assert "WEIGHT MASS" in _shown(c)
+    assert ELLIPSIS not in _record(c, "WEIGHT").shown
+    assert_texts_fit(c)
+
+
 @pytest.mark.parametrize("panel", ROOMY)
 def test_ip16_weight_mode_is_never_cut_on_roomy_panels(panel: str) -> None:
     """I-P16: the WEIGHT mode is shown whole, beside the name or on a line of its own."""

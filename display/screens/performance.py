@@ -91,6 +91,8 @@ def _strip(
     lh = _lh(m.body)
     name = _strip_name(view, perf, cur)
     decl = declaration(cur)
+    if perf.get("weight") and perf.get("weight") != "off" and not perf.get("resolved"):
+        decl = [*decl, f"WEIGHT {str(perf['weight']).upper()}"]  # it changes the draws (I-P16)
     name_w = c.width_of(name, m.body, bold=True) + 1
     head = [TIGHT.join(decl)]
     if name_w + c.width_of(TIGHT + head[0], m.body) > box.w and len(decl) > 2:

@@ -51,6 +51,19 @@ def test_the_sheet_of_a_night_loads_to_the_same_heroes(
     assert loaded.time.weather == last.time.weather
     text = out.read_text("utf-8")
     assert "# An example table" in text  # the table file's comments are kept
+    # the fight wore the armour down and earned renown (I-C8, C11): the next table has them
+    assert last.combat is not None and loaded.combat is not None
+    table = load_table(night.table)
+    assert table.combat is not None
+    worn = [
+        c
+        for c in last.combat.roster
+        if last.combat.roster[c].armour != table.combat.roster[c].armour
+    ]
+    assert worn  # the night did wear some armour
+    for cid, c in last.combat.roster.items():
+        assert loaded.combat.roster[cid].armour == c.armour
+        assert loaded.combat.roster[cid].renown == c.renown
 
 
 def test_strain_tokens_and_active_reserve_round_trip_p14_p17(example_state: TableState) -> None:

@@ -5,7 +5,8 @@ tomlkit, which keeps its comments, order and layout: each ``[[heroes]]`` entry
 gets the hero's Training (P4, mastery P12), Fatigue, Strain and the very Strain
 tokens in play (P13, P14), Wounds (P15), Favor (P18), Redraws (P11) and Active
 Reserve (P17); ``[time]`` the day, band and Minor draws done (T3); ``[weather]``
-the current weather when it came from a Weather token (T1, T2). Loading the file
+the current weather when it came from a Weather token (T1, T2); each
+``[[combatants]]`` entry its renown (C11) and its armour's durability (I-C8). Loading the file
 gives the same heroes (tests/test_record_sheet.py checks the round trip).
 """
 
@@ -67,6 +68,7 @@ def sheet_text(original: str, state: TableState, source: str = "table.toml") -> 
             f"{source}: hero {missing[0]!r} of the session is not in this table file — give the"
             " table file the session was played with: --table FILE"
         )
+    _combatants(doc, state)
     board = state.time
     if board is not None:
         time = doc.setdefault("time", tomlkit.table())
@@ -79,6 +81,25 @@ def sheet_text(original: str, state: TableState, source: str = "table.toml") -> 
             weather["bag"] = w.bag
             weather["current"] = str(state.tokens[w.token].face)
     return tomlkit.dumps(doc)
+
+
+def _combatants(doc: Any, state: TableState) -> None:
+    """Each ``[[combatants]]`` entry: its renown (C11) and its armour's durability, worn in
+    the fights (I-C8). Injuries and conditions have no table-file keys (``run --carry``
+    carries them)."""
+    roster = state.combat.roster if state.combat is not None else {}
+    for entry in doc.get("combatants", []):
+        c = roster.get(str(entry.get("id")))
+        if c is None:
+            continue
+        if c.renown or "renown" in entry:
+            entry["renown"] = c.renown
+        armour = entry.get("armour")
+        if (armour is not None and "durability" in armour) or c.armour.durability:
+            if armour is None:
+                armour = entry["armour"] = tomlkit.inline_table()
+                armour.update({"name": c.armour.name, "reduction": c.armour.reduction})
+            armour["durability"] = c.armour.durability
 
 
 def write_sheet(table_file: Path, state: TableState, to: Path) -> TableState:

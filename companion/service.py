@@ -286,9 +286,13 @@ class Service:
             frames = (
                 Path(d.options["out_dir"]) if d.driver == "png" and "out_dir" in d.options else None
             )
-            info = write_session_recap(
-                archived, recaps, self.config.table_file, self.config.recap_url, frames
-            )
+            try:
+                info = write_session_recap(
+                    archived, recaps, self.config.table_file, self.config.recap_url, frames
+                )
+            except Exception:  # a recap is a courtesy: it never troubles the table
+                log.exception("the recap of %s could not be written", archived)
+                return
             if info is None:
                 return
             for ext in self.extensions:

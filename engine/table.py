@@ -18,6 +18,7 @@ from typing import Any
 from engine.errors import ConfigError
 from engine.immutable import replace
 from engine.rules import check_rules, default_rules, merge_rules
+from engine.settings import Key, Section
 from engine.state import Bag, Hero, TableState
 from engine.textfile import read_text
 from engine.tokens import Token, TokenKind, Training
@@ -60,12 +61,18 @@ def load_table_text(text: str, source: str = "<table>", base: Path | None = None
 _CORE = {"table", "rules", "capabilities", "heroes", "favor_bag"}
 
 
+def _listing(label: str, keys: list[str]) -> Section:
+    """For an unknown name: the key probably meant (engine.settings), then the known ones."""
+    return Section(label, {k: Key("any", k) for k in keys}, label=label)
+
+
 def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> TableState:
     unknown = set(data) - _CORE - set(SECTIONS)
     if unknown:
-        known = ", ".join(sorted(_CORE | set(SECTIONS)))
+        name = sorted(unknown)[0]
+        _, fix = _listing("the table file", sorted(_CORE | set(SECTIONS))).unknown(name)
         raise ConfigError(
-            f"{source}: unknown section {sorted(unknown)[0]!r} (known sections: {known})"
+            f"{source}: unknown section {name!r} — {fix.replace('the table file takes', 'known sections')}"
         )
     table = _table(data.get("table", {}), source)
     rules = default_rules()
@@ -127,7 +134,8 @@ def _table(value: Any, source: str) -> dict[str, Any]:
     t = _mapping(value, source, "table")
     for key in t:
         if key not in ("id", "name", "rules_file"):
-            raise ConfigError(f"{source}: unknown key table.{key} (known: id, name, rules_file)")
+            _, fix = _listing("[table]", ["id", "name", "rules_file"]).unknown(key)
+            raise ConfigError(f"{source}: unknown key table.{key} — {fix}")
     return t
 
 
@@ -183,9 +191,9 @@ def _hero(
         raise ConfigError(f"{where} must be a table")
     unknown = set(h) - _HERO_KEYS
     if unknown:
-        raise ConfigError(
-            f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(_HERO_KEYS))})"
-        )
+        name = sorted(unknown)[0]
+        _, fix = _listing("[[heroes]]", sorted(_HERO_KEYS)).unknown(name)
+        raise ConfigError(f"{where}: unknown key {name!r} — {fix}")
     hero_id = h.get("id")
     if not isinstance(hero_id, str) or not hero_id or "." in hero_id:
         raise ConfigError(f'{where}.id must be a short name without dots, like "aria"')

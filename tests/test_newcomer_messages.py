@@ -99,3 +99,29 @@ def test_the_emulator_cli_explains_a_channel_that_is_not_a_number() -> None:
         str(e.value)
         == "lay two 04: the channel is a number from 0 to 3, not two — e.g. lay 2 04A1B2C3"
     )
+
+
+def test_a_table_file_typo_says_which_key_was_meant(tmp_path) -> None:
+    from engine import load_table
+    from engine.errors import ConfigError
+
+    table = tmp_path / "t.toml"
+    table.write_text((ROOT / "examples" / "table.toml").read_text("utf-8") + "\n[heros]\n")
+    with pytest.raises(ConfigError) as e:
+        load_table(table)
+    assert str(e.value).startswith(f"{table}: unknown section 'heros' — did you mean heroes?")
+    table.write_text('[table]\nid = "t"\nnmae = "x"\n')
+    with pytest.raises(ConfigError) as e:
+        load_table(table)
+    assert str(e.value) == (
+        f"{table}: unknown key table.nmae — did you mean name? [table] takes: id, name, rules_file"
+    )
+
+
+def test_strain_narration_names_the_token(example_state: TableState) -> None:
+    from engine.events import Event
+
+    event = Event("strain_gained", {"hero": "cass", "strain": 1, "token": "cass.strain.1"})
+    assert describe(example_state, event) == (
+        "Cass gains Strain → 1: put Cass's Strain 1 into the Hero Bag"
+    )

@@ -60,7 +60,7 @@ _SIMPLE: dict[str, Narrator] = {
     ),
     "strain_gained": lambda s, d: (
         f"{hero_name(s, d['hero'])} gains Strain → {d.get('strain', '?')}:"
-        f" put {d['token'] or 'a Strain token'} into the Hero Bag"
+        f" put {_names(s, [d['token']]) if d['token'] else 'a Strain token'} into the Hero Bag"
     ),
     "strain_overflow": lambda s, d: (
         f"{hero_name(s, d['hero'])}'s Strain overflows: take out {_names(s, d['removed_tokens'])}"

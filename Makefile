@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint typecheck unit web web-check bench bench-serial venv clean
 
 # web/: npm ci from the committed lock file, then esbuild; rebuilt only when a source changed
-WEB_SRC := $(shell find web/src web/pages -type f 2>/dev/null) web/build.mjs web/package.json web/tsconfig.json
+# the service's JSON Schemas too: web/gen-types.mjs makes the pages' payload types from them
+WEB_SRC := $(shell find web/src web/pages -type f -not -path 'web/src/generated/*' 2>/dev/null) \
+	web/build.mjs web/gen-types.mjs web/package.json web/tsconfig.json \
+	docs/state.schema.json docs/events.schema.json
 WEB_DEPS := web/node_modules/.ci-stamp
 WEB_BUILT := web/dist/BUILT
 

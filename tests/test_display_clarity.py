@@ -225,3 +225,14 @@ def test_p18_p21_the_between_screen_shows_escalation_and_awakened_where_there_is
     for name in ("Aria", "Bren", "Cass"):
         assert name in _shown(c)
     assert_texts_fit(c)
+
+
+@pytest.mark.parametrize("panel", ROOMY)
+def test_p11_p18_the_advice_wraps_before_it_is_cut_on_roomy_panels(panel: str) -> None:
+    view = dv.performance_mid()
+    advice = [a["text"] for a in view["odds"]["groups"][0]["advice"]][:2]
+    c = draw(view, panel, "bw")
+    for text in advice:
+        parts = [t for t in c.texts if len(t.full) > 3 and t.full in text]
+        assert " ".join(t.shown for t in parts) == text, (text, [t.shown for t in parts])
+    assert_texts_fit(c)

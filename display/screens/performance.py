@@ -16,7 +16,7 @@ from display.canvas import Canvas
 from display.costs import cost_parts, costs_for
 from display.layout import Box
 from display.screens import marks, tokens
-from display.text import font, line_height
+from display.text import font, line_height, wrap
 from display.viewmodel import (
     View,
     advice_texts,
@@ -347,13 +347,28 @@ def _roomy_bottom(
         if drawn:
             status.append(f"as drawn {drawn}")
         advice = advice_texts(odds)[:2]
-    n = 1 + len(advice)
-    used, _ = box.bottom(n * _lh(m.body) + (n - 1))
-    lines_at = used.rows(n, 1)
+    # each piece of advice on the lines it wraps to (two at most) while the tokens keep their
+    # room above: wrap first, then shrink, then cut with "…"
+    lh = _lh(m.body)
+    spare = box.h - int(m.token * 1.4) - (1 + len(advice)) * (lh + 1)
+    spans: list[int] = []
+    for text in advice:
+        n = min(2, len(wrap(text, box.w - 1, font(m.body))))
+        if n == 2 and spare >= lh:
+            spare -= lh
+        else:
+            n = 1
+        spans.append(n)
+    used, _ = box.bottom((1 + sum(spans)) * (lh + 1) - 1)
+    first, below = used.top(lh, 1)
     marked = [(status[0], False)] + [(s, s.startswith("best play")) for s in status[1:]]
-    _segments(c, lines_at[0], marked, m.body)
-    for row, text in zip(lines_at[1:], advice, strict=True):
-        c.text(row, text, m.body)
+    _segments(c, first, marked, m.body)
+    for text, n in zip(advice, spans, strict=True):
+        row, below = below.top(n * lh + (n - 1), 1)
+        if n == 1:
+            c.text(row, text, m.body)
+        else:
+            c.lines(row, text, m.body)
     return used
 
 

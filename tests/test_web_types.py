@@ -1,0 +1,54 @@
+"""The pages' payload types come from the service's JSON Schemas: a key renamed in the service
+breaks the web build (`tsc`), instead of leaving a blank on a stream (docs/state.schema.json)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+from tests.conftest import ROOT
+from tests.serial_support import missing_real_part
+
+WEB = ROOT / "web"
+
+
+def typecheck(tmp_path, state_schema):
+    """Generate the types from ``state_schema`` in a copy of web/ and run tsc there."""
+    if not (WEB / "node_modules" / ".bin" / "tsc").exists() or shutil.which("node") is None:
+        missing_real_part("web/node_modules (make web) and node")
+    copy = tmp_path / "web"
+    copy.mkdir()
+    for name in ("src", "gen-types.mjs", "tsconfig.json", "package.json"):
+        src = WEB / name
+        if src.is_dir():
+            shutil.copytree(src, copy / name, ignore=shutil.ignore_patterns("generated"))
+        else:
+            shutil.copy(src, copy / name)
+    (copy / "node_modules").symlink_to(WEB / "node_modules")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "state.schema.json").write_text(json.dumps(state_schema))
+    shutil.copy(ROOT / "docs" / "events.schema.json", docs / "events.schema.json")
+    env = {"PATH": f"{copy / 'node_modules' / '.bin'}:/usr/bin:/bin", "RHUNA_DOCS": str(docs)}
+    subprocess.run(["node", "gen-types.mjs"], cwd=copy, env=env, check=True, capture_output=True)
+    return subprocess.run(
+        ["tsc", "--noEmit"], cwd=copy, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_schemas_as_published_typecheck(tmp_path):
+    schema = json.loads((ROOT / "docs" / "state.schema.json").read_text())
+    result = typecheck(tmp_path, schema)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_key_renamed_in_the_service_breaks_the_web_build(tmp_path):
+    schema = json.loads((ROOT / "docs" / "state.schema.json").read_text())
+    contribution = schema["$defs"]["ContributionView"]
+    contribution["properties"]["sum"] = contribution["properties"].pop("total")
+    contribution["required"] = ["sum" if k == "total" else k for k in contribution["required"]]
+    result = typecheck(tmp_path, schema)
+    assert result.returncode != 0
+    assert "Property 'total' does not exist on type 'ContributionView'" in result.stdout
+    assert "src/model.ts" in result.stdout

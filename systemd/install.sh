@@ -13,10 +13,10 @@
 #   2b. the web pages (web/dist, built with npm when missing or stale) in /opt/rhuna-table/web,
 #      which Mosquitto serves (http_dir);
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
-#      (an existing config is never overwritten);
+#      (an existing config is never overwritten; step 4 only adds a missing MQTT login);
 #   4. the broker: Debian's mosquitto, the table's accounts (`rhuna-table accounts add`:
 #      service, gm, viewers, wall; existing passwords are kept) in /etc/rhuna-table/mqtt,
-#      a config freshly installed in step 3 given the service's login, and
+#      a config with no MQTT login of its own given the service's, and
 #      systemd/mosquitto-rhuna.conf as /etc/mosquitto/conf.d/rhuna.conf (every client logs
 #      in; the ACL keeps each account to its own table; its http_dir is step 2b's pages);
 #      mosquitto restarted;
@@ -117,8 +117,6 @@ run cp -R "$WEB/dist/." "$PREFIX/web/"
 
 # 3. the config (never overwritten)
 run install -d -m 0755 "$CONFIG_DIR"
-fresh_config=0
-[ -e "$CONFIG_DIR/rhuna.toml" ] || fresh_config=1
 for file in rhuna.toml table.toml; do
     [ -e "$CONFIG_DIR/$file" ] || run install -m 0644 "$SRC/examples/$file" "$CONFIG_DIR/$file"
 done
@@ -130,10 +128,9 @@ if ! command -v mosquitto >/dev/null && [ ! -x /usr/sbin/mosquitto ]; then
     run apt-get install -y mosquitto
 fi
 run install -d -m 0755 "$MQTT_DIR"
-set_login=""
-[ "$fresh_config" = 0 ] || set_login="--set-login"
-# shellcheck disable=SC2086  # $set_login is one flag or nothing
-run "$VENV/bin/rhuna-table" accounts --dir "$MQTT_DIR" add --config "$CONFIG_DIR/rhuna.toml" $set_login
+# --set-login adds the service's username and password_file to [mqtt] only when the config
+# has no login of its own (the broker now refuses anonymous clients); a login is never changed
+run "$VENV/bin/rhuna-table" accounts --dir "$MQTT_DIR" add --config "$CONFIG_DIR/rhuna.toml" --set-login
 if getent group mosquitto >/dev/null; then
     run chgrp mosquitto "$MQTT_DIR/passwd" "$MQTT_DIR/acl"
 fi

@@ -170,7 +170,7 @@ def test_set_login_leaves_a_config_with_its_own_login_alone(tmp_path):
     assert config.read_text() == '[mqtt]\nusername = "someone"\npassword = "theirs"\n'
 
 
-def test_install_dry_run_sets_up_the_broker_and_its_accounts(tmp_path):
+def test_install_dry_run_sets_up_the_broker_and_its_accounts_also_on_an_update(tmp_path):
     prefix, config = tmp_path / "opt", tmp_path / "etc"
     result = subprocess.run(
         ["sh", str(INSTALL), "--dry-run", "--prefix", str(prefix)],
@@ -192,3 +192,16 @@ def test_install_dry_run_sets_up_the_broker_and_its_accounts(tmp_path):
     assert "would run: systemctl restart mosquitto.service" in out
     assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out  # the pages for http_dir
     assert not config.exists()
+    # an update (the config exists) also gets the login if it has none: the broker refuses
+    # anonymous clients from now on (set_login never changes a login the config has)
+    config.mkdir()
+    (config / "rhuna.toml").write_text("# mine\n")
+    again = subprocess.run(
+        ["sh", str(INSTALL), "--dry-run", "--prefix", str(prefix)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CONFIG_DIR": str(config), "SERVICE_USER": "rhuna-test-nobody"},
+        timeout=60,
+    )
+    assert f"add --config {config}/rhuna.toml --set-login" in again.stdout
+    assert (config / "rhuna.toml").read_text() == "# mine\n"

@@ -29,7 +29,8 @@ def typecheck(tmp_path, state_schema):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "state.schema.json").write_text(json.dumps(state_schema))
-    shutil.copy(ROOT / "docs" / "events.schema.json", docs / "events.schema.json")
+    for name in ("events.schema.json", "commands.schema.json"):  # gm.html reads the commands
+        shutil.copy(ROOT / "docs" / name, docs / name)
     env = {"PATH": f"{copy / 'node_modules' / '.bin'}:/usr/bin:/bin", "RHUNA_DOCS": str(docs)}
     subprocess.run(["node", "gen-types.mjs"], cwd=copy, env=env, check=True, capture_output=True)
     return subprocess.run(

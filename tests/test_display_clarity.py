@@ -133,6 +133,7 @@ def test_a_banner_keeps_the_strip_total_and_status(panel: str) -> None:
     shown = _shown(c)
     assert "Unknown tag" in shown and "enrol it" in shown
     assert "/6" in shown and "draws left" in shown
+    assert "ARIA" in shown  # who is drawing stays, on the status line when it must (P2)
 
 
 @pytest.mark.parametrize("panel", tuple(PANELS))

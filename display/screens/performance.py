@@ -140,7 +140,8 @@ def _strip(
         else:
             _outcome_line(c, footer, word, first + second)
     else:
-        _status_line(c, footer, view, cur)
+        # no room for who-and-what (a banner on a strip): the name leads the status line
+        _status_line(c, footer, view, cur, who=None if show_head else name)
 
 
 def _others_text(perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
@@ -215,9 +216,14 @@ def _segments(
         x = rec.ink[2] + 1 if rec.shown else x
 
 
-def _status_line(c: Canvas, box: Box, view: View, cur: Mapping[str, Any]) -> None:
-    """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in docs/display.md)."""
+def _status_line(
+    c: Canvas, box: Box, view: View, cur: Mapping[str, Any], who: str | None = None
+) -> None:
+    """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in docs/display.md); ``who``
+    first when the who-and-what line had no room."""
     parts: list[tuple[str, bool]] = [(draws_text(cur), False)]
+    if who:
+        parts.insert(0, (who, True))
     odds = odds_for(view, str(cur.get("hero")))
     if odds is not None:
         best, drawn, move = best_play_percent(odds), as_drawn_percent(odds), next_move(odds, cur)
@@ -227,6 +233,8 @@ def _status_line(c: Canvas, box: Box, view: View, cur: Mapping[str, Any]) -> Non
             parts.append((move, False))
         if drawn:
             parts.append((f"as drawn {drawn}", False))
+    if who:  # under a banner: who, what is left and the headline odds — no half-cut advice
+        parts = parts[:3]
     _segments(c, box, parts, c.m.body, TIGHT)
 
 

@@ -237,3 +237,12 @@ def test_p11_p18_the_advice_wraps_before_it_is_cut_on_roomy_panels(panel: str) -
         parts = [t for t in c.texts if len(t.full) > 3 and t.full in text]
         assert " ".join(t.shown for t in parts) == text, (text, [t.shown for t in parts])
     assert_texts_fit(c)
+
+
+@pytest.mark.parametrize("panel", STRIPS)
+def test_c6_c9_the_strips_keep_the_forecast_whole(panel: str) -> None:
+    """No room for the whole sentence: the chances to hurt and to kill, not a cut sentence."""
+    c = draw(dv.combat(), panel, "bw")
+    line = _record(c, "hurt")
+    assert line.shown == "Orc Chieftain → Aria: 62% hurt · 14% kill"
+    assert ELLIPSIS not in _shown(c).split("Next:")[1]

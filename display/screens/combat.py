@@ -49,7 +49,7 @@ def draw(c: Canvas, box: Box, view: View) -> None:
         _wheel(c, wheel, people, acting, tick)
         _listing(c, listing, people, acting)
     else:
-        _strip(c, rest, people, acting, tick, odds)
+        _strip(c, rest, people, acting, tick, odds, forecast_text(combat, short=True))
 
 
 def _header(
@@ -81,6 +81,7 @@ def _strip(
     acting: set[str],
     tick: int,
     odds: str | None = None,
+    short_odds: str | None = None,
 ) -> None:
     """The wheel as a ruler of six ticks with a dot per combatant, then who acts now and next."""
     m = c.m
@@ -114,6 +115,11 @@ def _strip(
         c.text(row, "Next: " + SEP.join(following), m.body)
     first = next((p for p in people if str(p.get("id")) in acting), None)
     line = odds if odds is not None else _details(first, long=False) if first else None
+    room = rest.h // max(1, _lh(m.small))
+    if odds is not None and room and len(wrap(odds, rest.w - 1, font(m.small))) > room:
+        # no room for all of it: the chance to hurt and to kill, whole, not a sentence cut
+        # in the middle (the injuries expected are on the roomy panels) (C6, C9)
+        line = short_odds or odds
     if line is not None and rest.h >= _lh(m.small):
         n = len(wrap(line, rest.w - 1, font(m.small)))
         row, rest = rest.top(max(1, min(n, rest.h // _lh(m.small))) * _lh(m.small), 1)
@@ -258,9 +264,10 @@ def _percent(p: Any) -> str:
     return "<1%" if q < 1 else ">99%" if q > 99 else f"{q:.0f}%"
 
 
-def forecast_text(combat: Mapping[str, Any]) -> str | None:
+def forecast_text(combat: Mapping[str, Any], *, short: bool = False) -> str | None:
     """The exact odds of the acting combatant attacking the first foe offered (C6, C8, C9):
-    ``Bren → Raider: 62% hurt · 1.0 injuries expected · 14% kill``."""
+    ``Bren → Raider: 62% hurt · 1.0 injuries expected · 14% kill`` (``short``: without the
+    injuries expected)."""
     offered = combat.get("forecast") or []
     f = offered[0] if offered else None
     if not isinstance(f, Mapping):
@@ -270,10 +277,9 @@ def forecast_text(combat: Mapping[str, Any]) -> str | None:
     }
     attacker = names.get(str(f.get("attacker")), str(f.get("attacker") or "?"))
     target = f.get("target_name") or names.get(str(f.get("target")), str(f.get("target")))
-    text = (
-        f"{attacker} → {target}: {_percent(f.get('damage', 0))} hurt"
-        f"{SEP}{float(f.get('expected_injuries') or 0):.1f} injuries expected"
-    )
+    text = f"{attacker} → {target}: {_percent(f.get('damage', 0))} hurt"
+    if not short:
+        text += f"{SEP}{float(f.get('expected_injuries') or 0):.1f} injuries expected"
     if f.get("death"):
         text += f"{SEP}{_percent(f['death'])} kill"
     return text

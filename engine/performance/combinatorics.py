@@ -242,10 +242,16 @@ def as_drawn(g: Group) -> Dist:
 
 
 def _favor_counts(s: Side, favor_bag: tuple[int, ...]) -> Counts:
+    return _favor_values(s.favor, favor_bag)
+
+
+@lru_cache(maxsize=4096)
+def _favor_values(favor: tuple[int, ...], favor_bag: tuple[int, ...]) -> Counts:
+    """The Favor Bag as values for one hero (``favor``: the hero's value of each kind)."""
     out: dict[int, int] = {}
     for kind, n in enumerate(favor_bag):
         if n:
-            out[s.favor[kind]] = out.get(s.favor[kind], 0) + n
+            out[favor[kind]] = out.get(favor[kind], 0) + n
     return tuple(sorted(out.items()))
 
 
@@ -347,6 +353,7 @@ def _chance(
 # --- one hero deciding, tokens set aside: the path of lowest replacements ---------------
 
 
+@lru_cache(maxsize=8192)
 def _fast(
     bag: Counts,
     board: tuple[int, ...],
@@ -354,7 +361,7 @@ def _fast(
     r: int,
     favor: Counts,
     targets: tuple[int, ...],
-) -> tuple[list[int], int]:
+) -> tuple[tuple[int, ...], int]:
     """Best-play ways for each target, over one denominator, for one hero whose bag cannot
     run out: draw the k tokens, then at every point while short either replace the lowest
     token (set aside) or Call Favor once (``favor``: the Favor Bag's values for this hero,
@@ -459,7 +466,7 @@ def _fast(
         got = node(hand, left, s, steps, n_after, scale)[0]
         for i in range(n_t):
             acc[i] += ways * got[i]
-    return acc, comb(n_bag, k) * scale * fav_n
+    return tuple(acc), comb(n_bag, k) * scale * fav_n
 
 
 # --- the general case: expectimax over the whole game tree ------------------------------
@@ -532,6 +539,19 @@ def _game(
     if high + _favor_bound(state, favor_bag, favors) < target:  # nothing left can reach it
         _MEMO[key] = 0
         return 0
+    if set_aside and not drawing:
+        choosing = [i for i, h in enumerate(state) if _may_choose(h, favor_bag)]
+        if len(choosing) == 1 and state[choosing[0]][4] <= 1:
+            # one hero left with choices: the path of lowest replacements (_fast), over a
+            # denominator that divides this state's unit
+            i = choosing[0]
+            board, bag, _, r, calls, _ = state[i]
+            others = sum(sum(h[0]) for j, h in enumerate(state) if j != i)
+            favor = _favor_values(favors[i], favor_bag) if calls else ()
+            ways, den = _fast(bag, board, 0, r, favor, (target - others,))
+            scaled = ways[0] * (int(full) // den)  # den divides the unit: see _full
+            _MEMO[key] = scaled
+            return scaled
     best: int | Fraction = 0
     for i, op, x in _options(state, favor_bag, drawing, set_aside, early):
         if best == full:
@@ -599,6 +619,11 @@ def _favor_bound(
                 best = max(favors[i][k] for k, n in enumerate(favor_bag) if n)
                 out += min(h[4], sum(favor_bag)) * max(0, best)
     return out
+
+
+def _may_choose(h: _Hero, favor_bag: tuple[int, ...]) -> bool:
+    board, bag, _, r, calls, _ = h
+    return bool(r and board and bag) or bool(calls and any(favor_bag))
 
 
 def _smallest(bag: Counts, k: int) -> int:

@@ -161,7 +161,8 @@ def clear_caches() -> None:
     for fn in (combinatorics.draw_sum, combinatorics.hands, combinatorics.best_play):
         fn.cache_clear()
     combinatorics._MEMO.clear()
-    combinatorics._bounds.cache_clear()
+    for cached in (combinatorics._bounds, combinatorics._fast, combinatorics._favor_values):
+        cached.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)

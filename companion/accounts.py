@@ -44,6 +44,7 @@ import json
 import os
 import re
 import secrets
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -403,8 +404,6 @@ _MQTT_HEADER = re.compile(r"^\[mqtt\][ \t]*(#.*)?$", re.MULTILINE)
 
 def config_login(text: str) -> tuple[str | None, bool]:
     """(``[mqtt] username``, whether a password or password_file is set) of a rhuna.toml text."""
-    import tomllib
-
     mqtt = tomllib.loads(text).get("mqtt", {})
     return mqtt.get("username"), ("password" in mqtt or "password_file" in mqtt)
 
@@ -422,11 +421,7 @@ def with_login(text: str, username: str, password_file: Path) -> str:
     host = "localhost"
     <BLANKLINE>
     """
-    import json as _json
-
-    lines = (
-        f"username = {_json.dumps(username)}\npassword_file = {_json.dumps(str(password_file))}\n"
-    )
+    lines = f"username = {json.dumps(username)}\npassword_file = {json.dumps(str(password_file))}\n"
     m = _MQTT_HEADER.search(text)
     if m is None:
         new = text.rstrip("\n") + "\n\n[mqtt]\n" + lines

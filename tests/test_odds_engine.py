@@ -511,3 +511,20 @@ def test_p6_repeated_views_come_from_the_cache() -> None:
     second = table_view(state)["odds"]
     assert first == second
     assert group_numbers.cache_info().hits > before
+
+
+def test_p19_hero_odds_gives_the_views_two_numbers() -> None:
+    """engine.performance.odds.hero_odds: the group's best play and as drawn, as Fractions
+    (for the export), None without an open Performance or for a Gain (P7)."""
+    from engine.performance.odds import hero_odds
+
+    state = small_table()
+    assert hero_odds(state, "aria") is None
+    state = declared(state, 4, "mass")
+    state, _ = engine.apply(state, {"cmd": "draw", "hero": "aria", "token": "aria.weight.0"})
+    found = hero_odds(state, "aria")
+    group = only_group(state)
+    assert found is not None and found.heroes == ("aria",) and found.difficulty == 4
+    assert found.best_play == success(group, "best_play")
+    assert found.as_drawn == success(group)
+    assert hero_odds(state, "bren") is None  # not declared

@@ -4,7 +4,7 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit web web-check bench bench-serial venv clean
+.PHONY: demo test lint typecheck unit web web-check bench bench-all soak bench-serial venv clean
 
 # web/: npm ci from the committed lock file, then esbuild; rebuilt only when a source changed
 # the service's JSON Schemas too: web/gen-types.mjs makes the pages' payload types from them
@@ -48,8 +48,18 @@ typecheck: $(STAMP)
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest
 
+# every figure in one table, with its target and verdict (JSON: test-artefacts/bench/)
 bench: $(STAMP)
-	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python benchmarks/bench.py
+
+# each benchmark script's own, longer report
+bench-all: $(STAMP)
+	for b in benchmarks/*.py; do case $$b in */bench.py|*/soak.py) continue;; esac; \
+	  echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# the 100,000-command soak: RSS, threads and descriptors flat (make test runs a short one)
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py --commands 100000 --json test-artefacts/bench/soak.json
 
 bench-serial: $(STAMP)
 	$(BIN)/python benchmarks/serial.py

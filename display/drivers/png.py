@@ -27,6 +27,8 @@ from display.drivers.base import Panel
 from display.panels import Colour, PanelSpec, check_colour, panel_spec
 from engine.errors import ConfigError
 
+#: refreshes remembered in :attr:`PngPanel.refreshes` (the newest; the log and tests read it)
+REFRESHES_KEPT = 1000
 _FRAME = re.compile(r"^frame-(\d{6})\.png$")
 
 
@@ -61,7 +63,7 @@ class PngPanel(Panel):
         #: frames written so far (numbering continues after any already in the folder)
         self.frames = 0
         self._number = existing[-1] if existing else 0
-        #: (frame number, partial?) of every refresh, for the demo's log and the tests
+        #: (frame number, partial?) of the newest refreshes, for the demo's log and the tests
         self.refreshes: list[tuple[int, bool]] = []
 
     @property
@@ -82,6 +84,8 @@ class PngPanel(Panel):
         os.replace(tmp, self.latest)  # a viewer never sees half a file
         self.frames += 1
         self.refreshes.append((self._number, partial))
+        if len(self.refreshes) > 2 * REFRESHES_KEPT:  # a long evening must not grow it
+            del self.refreshes[:-REFRESHES_KEPT]
         if self.keep is not None and self._number > self.keep:
             self.frame_path(self._number - self.keep).unlink(missing_ok=True)
         # behave like e-ink: the call returns when the "refresh" would be over

@@ -1,0 +1,294 @@
+"""``make bench``: every figure of the product in one table, with its target and a verdict.
+
+    .venv/bin/python benchmarks/bench.py [--json test-artefacts/bench/bench.json] [--quick]
+
+One run, on this machine, of: the engine's commands/s and its longest accepted
+command; the odds of a 40-token bag; serial frames decoded/s; a journal commit;
+the latency of the whole product against raw paho on the same broker
+(benchmarks/latency.py); panel renders per size; start → READY; RSS after start
+and after a soak (benchmarks/soak.py); a restart on a 25,999-command journal.
+Medians unless a row says otherwise. The JSON holds the same rows and the
+machine. docs/performance.md records a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+ROOT = _HERE.parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(ROOT))
+
+
+def _sibling(name: str) -> Any:
+    """benchmarks/<name>.py by path (this folder on sys.path would shadow pyserial)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, _HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+latency = _sibling("latency")
+soak = _sibling("soak")
+
+from companion.loop import TableLoop  # noqa: E402
+from companion.store import Store  # noqa: E402
+from display.render import Frame, Renderer  # noqa: E402
+from engine import apply, load_table  # noqa: E402
+from engine.view import table_view  # noqa: E402
+from firmware_bridge import protocol as p  # noqa: E402
+from hardware.registry import TagRegistry  # noqa: E402
+from tests.service_support import session, write_config  # noqa: E402
+
+TABLE = ROOT / "examples" / "table.toml"
+BIG = ROOT / "tests" / "data" / "odds_big_bag.toml"
+ROWS: list[dict[str, Any]] = []
+
+
+def row(name: str, value: float, unit: str, target: str, ok: bool | None) -> None:
+    """One figure; ``ok`` None: no target, for information."""
+    ROWS.append(
+        {
+            "figure": name,
+            "value": round(value, 3),
+            "unit": unit,
+            "target": target,
+            "verdict": "info" if ok is None else ("ok" if ok else "MISSED"),
+        }
+    )
+    print(f"  {name}: {value:,.3f} {unit}", flush=True)
+
+
+def median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def engine_figures(n: int) -> None:
+    """Commands/s, and the longest accepted command as CPU time of the thread (what it costs
+    the loop; on a shared machine the wall clock also counts other processes' turns)."""
+    state = load_table(TABLE)
+    commands = session(state, n, seed=5, refused=0)
+    longest_cpu, walls = 0.0, []
+    t0 = time.perf_counter()
+    for c in commands:
+        a, b = time.perf_counter(), time.thread_time()
+        state, _ = apply(state, c)
+        longest_cpu = max(longest_cpu, time.thread_time() - b)
+        walls.append(time.perf_counter() - a)
+    took = time.perf_counter() - t0
+    row("engine: commands applied", n / took, "commands/s", "≥ 1,000/s", n / took >= 1000)
+    # the costliest commands the limits allow (limits.amount: 99 points of a track)
+    fresh = load_table(TABLE)
+    for worst in (
+        {"cmd": "adjust_hero", "hero": "cass", "strain": 99},
+        {"cmd": "adjust_hero", "hero": "cass", "fatigue": 99},
+        {"cmd": "adjust_hero", "hero": "cass", "wounds": 99, "favor": 99, "redraws": 99},
+    ):
+        for _ in range(5):
+            a, b = time.perf_counter(), time.thread_time()
+            apply(fresh, worst)
+            longest_cpu = max(longest_cpu, time.thread_time() - b)
+            walls.append(time.perf_counter() - a)
+    ms = longest_cpu * 1e3
+    row("engine: longest accepted command (CPU)", ms, "ms", "< 50 ms", ms < 50)
+    walls.sort()
+    p999 = walls[min(len(walls) - 1, int(0.999 * len(walls)))] * 1e3
+    row("engine: command wall time p99.9", p999, "ms", "(info: load)", None)
+
+
+def odds_figure() -> None:
+    state = load_table(BIG)
+    for cmd in (
+        {"cmd": "begin_performance", "difficulty": 6, "weight": "mass"},
+        {"cmd": "declare", "hero": "vesna", "shade": "control", "capability": "skill",
+         "action": "target"},
+    ):  # fmt: skip
+        state, _ = apply(state, cmd)
+    ms = median_ms(lambda: table_view(state), 21)
+    row("odds: table view of a 40-token bag", ms, "ms", "< 50 ms (off the loop)", ms < 50)
+
+
+def serial_figure(n: int = 100_000) -> None:
+    uid = bytes.fromhex("04A1B2C3D4E5F6")
+    stream = b"".join(
+        p.encode_frame(p.PRESENT if i % 2 else p.REMOVED, i & 0xFFFF, p.tag_payload(i % 4, uid))
+        for i in range(n)
+    )
+    decoder = p.Decoder()
+    t0 = time.perf_counter()
+    got = sum(len(decoder.feed(stream[i : i + 4096])) for i in range(0, len(stream), 4096))
+    rate = got / (time.perf_counter() - t0)
+    row("serial: hub frames decoded", rate, "frames/s", "≥ 10,000/s", rate >= 10_000)
+
+
+def commit_figure(where: Path) -> float:
+    state = load_table(TABLE)
+    with Store.open(where, snapshot_every=0) as store:
+        store.restore(state, TABLE)
+        loop = TableLoop(state, TagRegistry(), journal=store.append)
+        times = []
+        for c in session(state, 200, seed=8, refused=0):
+            loop.submit(c)
+            t0 = time.perf_counter()
+            loop.step(0)
+            times.append(time.perf_counter() - t0)
+    ms = statistics.median(times) * 1e3
+    row("journal: one command committed (fsync)", ms, "ms", "the disk's (info)", None)
+    return ms
+
+
+def latency_figures(samples: int) -> None:
+    r = latency.measure(samples)
+    row("MQTT raw paho publish → receive p50", r["raw"]["p50_ms"], "ms", "(the floor)", None)
+    row("MQTT raw paho publish → receive p99", r["raw"]["p99_ms"], "ms", "(the floor)", None)
+    for key, label in (("command_event", "MQTT command → event"), ("tag_state", "tag → state")):
+        s = r[key]
+        row(f"{label} p50", s["p50_ms"], "ms", "≤ 2 ms", s["p50_ms"] <= 2)
+        row(f"{label} p99", s["p99_ms"], "ms", "(info)", None)
+        row(f"{label} p99 / raw p99", s["p99_ratio"], "×", "≤ 3×", s["p99_ratio"] <= 3)
+
+
+def panel_figures() -> None:
+    state = load_table(TABLE)
+    for cmd in session(state, 3, seed=2, refused=0):
+        state, _ = apply(state, cmd)
+    view = table_view(state)
+    for size in ("2.13", "2.9", "4.2", "7.5"):
+        render = Renderer(size, "bwr")
+        ms = median_ms(lambda r=render: r(Frame(view)), 9)
+        row(f'panel: render {size}" three-colour', ms, "ms", "< 500 ms (e-ink ≥ 300)", ms < 500)
+
+
+def ready_figure(where: Path) -> tuple[float, float]:
+    """Seconds from starting ``rhuna-table run`` to its READY (the "ready:" log line), wall
+    and the process's own CPU (user + system) by then."""
+    config = write_config(where)
+    log = where / "service.log"
+    t0 = time.perf_counter()
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "run", "--config", str(config)],
+            stdout=out, stderr=out, cwd=ROOT, env={**os.environ, "TMPDIR": str(where)},
+        )  # fmt: skip
+        try:
+            while "ready:" not in log.read_text():
+                if proc.poll() is not None or time.perf_counter() - t0 > 60:
+                    raise SystemExit(f"bench: no READY: {log.read_text()[-2000:]}")
+                time.sleep(0.005)
+            wall = time.perf_counter() - t0
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            return wall, cpu
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
+def restart_figure(where: Path, n: int) -> None:
+    """Restore after a kill -9 on an ``n``-command journal whose last snapshot is up to 999
+    commands old (snapshot_every 1000): open, snapshot, replay."""
+    state = load_table(TABLE)
+    commands = session(state, n, seed=12, refused=0)
+    with Store.open(where, snapshot_every=1000) as store:
+        store._db.execute("PRAGMA synchronous=OFF")  # building only; not measured
+        store.restore(state, TABLE)
+        loop = TableLoop(state, TagRegistry(), journal=store.append)
+        for c in commands:
+            loop.submit(c)
+            loop.step(0)
+            if store.snapshot_due:
+                store.snapshot(loop.state)
+    times, replayed = [], 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        with Store.open(where) as store:
+            restored = store.restore(state, TABLE)
+        times.append(time.perf_counter() - t0)
+        replayed = restored.replayed
+    s = statistics.median(times)
+    row(f"restart: {n:,}-command journal, {replayed} replayed", s, "s", "< 1 s", s < 1)
+
+
+def machine() -> dict[str, Any]:
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "load_average": os.getloadavg(),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", default=str(ROOT / "test-artefacts" / "bench" / "bench.json"))
+    parser.add_argument("--quick", action="store_true", help="smaller samples (a smoke run)")
+    args = parser.parse_args()
+    q = args.quick
+    info = machine()
+    print(f"bench on {info['cpu']} ({info['cores']} cores), load {info['load_average']}")
+    tmp = Path(tempfile.mkdtemp(prefix="rhuna-bench-"))
+    try:
+        engine_figures(2_000 if q else 10_000)
+        odds_figure()
+        serial_figure(10_000 if q else 100_000)
+        commit_figure(tmp / "commit")
+        latency_figures(60 if q else 300)
+        panel_figures()
+        ready, cpu = ready_figure(tmp / "ready")
+        row("start → READY", ready, "s", "< 5 s", ready < 5)
+        row("start → READY, the process's CPU", cpu, "s", "(info: load)", None)
+        s = soak.soak(3_000 if q else 20_000, folder=tmp / "soak")
+        row("RSS after start", s["rss_start_mb"], "MB", "(info)", None)
+        row(f"RSS after the soak ({s['commands']:,} lines)", s["rss_end_mb"], "MB", "(info)", None)
+        row("RSS growth after warm-up", s["rss_growth_mb"], "MB", "< 5 MB", s["rss_growth_mb"] < 5)
+        grew = (s["threads"][1] - s["threads"][0]) + (s["fds"][1] - s["fds"][0])
+        row("threads + fds grown in the soak", grew, "", "0", grew == 0)
+        restart_figure(tmp / "restart", 3_999 if q else 25_999)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    width = max(len(r["figure"]) for r in ROWS)
+    print()
+    print(f"{'figure':{width}}  {'value':>12}  {'unit':12}  {'target':24}  verdict")
+    for r in ROWS:
+        print(
+            f"{r['figure']:{width}}  {r['value']:>12,.3f}  {r['unit']:12}  {r['target']:24}"
+            f"  {r['verdict']}"
+        )
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"machine": info, "rows": ROWS}, indent=2, ensure_ascii=False))
+    print(f"\nwrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

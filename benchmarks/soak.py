@@ -1,0 +1,178 @@
+"""The soak: many commands through the real service, with its memory, threads and files watched.
+
+    .venv/bin/python benchmarks/soak.py [--commands 100000] [--json out.json]
+
+``rhuna-table run --commands -`` on the emulated config (journal, PNG panel,
+emulated hub; MQTT to a Mosquitto of its own with ``--mqtt``) takes a long,
+varied session on standard input as fast as it answers (the reader's
+back-pressure paces the pipe). Its RSS, threads and open file descriptors are
+read from /proc every half second. After warm-up (the first 10 % of the
+commands: the Undo history full, SQLite's cache warm) RSS must stay within
+5 MB and threads and descriptors must not grow (issue 17).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+ROOT = _HERE.parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(ROOT))
+
+from engine import load_table  # noqa: E402
+from tests.service_support import session, write_config  # noqa: E402
+
+#: the targets (issue 17)
+RSS_GROWTH_MB = 5.0
+
+
+def proc_figures(pid: int) -> dict[str, float]:
+    """RSS (MB), threads and open descriptors of a live process, from /proc."""
+    fields: dict[str, str] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return {
+        "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
+        "threads": int(fields["Threads"]),
+        "fds": len(os.listdir(f"/proc/{pid}/fd")),
+    }
+
+
+def soak(n: int, *, mqtt_port: int | None = None, folder: Path | None = None) -> dict[str, Any]:
+    """Run ``n`` commands through a fresh service; the figures and the verdict inputs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        where = folder or Path(tmp)
+        extra = "" if mqtt_port is None else f'[mqtt]\nhost = "127.0.0.1"\nport = {mqtt_port}\n'
+        config = write_config(where, extra)
+        commands = session(load_table(where / "table.toml"), n, seed=99)
+        log = (where / "service.log").open("w")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "run", "--config", str(config),
+             "--commands", "-"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=ROOT,
+            env={**os.environ, "TMPDIR": str(where)},
+        )  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        answers = {"ack": 0, "refused": 0, "other": 0}
+        samples: list[tuple[int, dict[str, float]]] = []
+        done = threading.Event()
+
+        def feed() -> None:
+            assert proc.stdin is not None
+            for cmd in commands:
+                proc.stdin.write((json.dumps(cmd) + "\n").encode())
+            proc.stdin.flush()
+
+        def read() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                word = line.split(b" ", 1)[0].strip().decode()
+                answers[word if word in answers else "other"] += 1
+                if sum(answers.values()) >= len(commands):
+                    break
+            done.set()
+
+        started = time.perf_counter()
+        threading.Thread(target=feed, daemon=True).start()
+        threading.Thread(target=read, daemon=True).start()
+        try:
+            while not done.wait(0.5):
+                if proc.poll() is not None:
+                    raise SystemExit(
+                        f"soak: the service died: {(where / 'service.log').read_text()[-3000:]}"
+                    )
+                samples.append((sum(answers.values()), proc_figures(proc.pid)))
+            took = time.perf_counter() - started
+            samples.append((sum(answers.values()), proc_figures(proc.pid)))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(60)
+            log.close()
+    total = len(commands)
+    # warm-up: the first 10 % (at least 1,500: the first snapshot, and its thread, come at
+    # 1,000), by then the Undo history is full and SQLite's cache warm
+    warm = [s for k, s in samples if k >= max(total // 10, 1500)] or [samples[-1][1]]
+    first, last = warm[0], samples[-1][1]
+    curve = [
+        (k, s["rss_mb"]) for i, (k, s) in enumerate(samples) if i % max(1, len(samples) // 20) == 0
+    ]
+    return {
+        "commands": total,
+        "accepted_in_session": n,
+        "seconds": took,
+        "commands_per_s": total / took,
+        "answers": answers,
+        "rss_start_mb": samples[0][1]["rss_mb"],
+        "rss_warm_mb": first["rss_mb"],
+        "rss_end_mb": last["rss_mb"],
+        "rss_max_after_warmup_mb": max(s["rss_mb"] for s in warm),
+        "rss_growth_mb": last["rss_mb"] - first["rss_mb"],
+        "rss_curve": curve,
+        # at the end (a frame being written holds a descriptor for a moment: not a leak)
+        "threads": (first["threads"], last["threads"]),
+        "fds": (first["fds"], last["fds"]),
+        "samples": len(samples),
+    }
+
+
+def verdict(r: dict[str, Any]) -> list[str]:
+    """What fails the targets (empty: all met)."""
+    bad = []
+    if r["rss_growth_mb"] >= RSS_GROWTH_MB:
+        bad.append(f"RSS grew {r['rss_growth_mb']:.1f} MB after warm-up (target < 5)")
+    if r["threads"][1] > r["threads"][0]:
+        bad.append(f"threads grew {r['threads'][0]} → {r['threads'][1]}")
+    if r["fds"][1] > r["fds"][0]:
+        bad.append(f"file descriptors grew {r['fds'][0]} → {r['fds'][1]}")
+    if r["answers"]["other"] or sum(r["answers"].values()) != r["commands"]:
+        bad.append(f"answers: {r['answers']} for {r['commands']} commands")
+    return bad
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commands", type=int, default=100_000)
+    parser.add_argument("--mqtt", action="store_true", help="with a Mosquitto of its own")
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args()
+    broker = None
+    if args.mqtt:
+        from tests.mqtt_support import Broker
+
+        broker = Broker(Path(tempfile.mkdtemp()) / "broker").start()
+    try:
+        r = soak(args.commands, mqtt_port=broker.port if broker else None)
+    finally:
+        if broker is not None:
+            broker.stop()
+    print(
+        f"soak: {r['commands']:,} command lines in {r['seconds']:.0f} s"
+        f" ({r['commands_per_s']:,.0f}/s; {r['answers']['ack']:,} ack,"
+        f" {r['answers']['refused']:,} refused)"
+    )
+    print(
+        f"  RSS {r['rss_start_mb']:.1f} MB at start, {r['rss_warm_mb']:.1f} after warm-up,"
+        f" {r['rss_end_mb']:.1f} at the end (growth after warm-up {r['rss_growth_mb']:.1f} MB)"
+    )
+    print(f"  threads {r['threads'][0]} → {r['threads'][1]}, fds {r['fds'][0]} → {r['fds'][1]}")
+    bad = verdict(r)
+    print("  verdict: " + ("ok" if not bad else "FAIL: " + "; ".join(bad)))
+    if args.json:
+        Path(args.json).write_text(json.dumps(r, indent=2))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,26 @@
+"""The short soak (make test; ``make soak`` runs 100,000): the real service takes a few
+thousand commands on standard input as fast as it answers; after warm-up its threads and
+file descriptors do not grow and its RSS stays within 5 MB; every line is answered.
+The state afterwards is the journal replayed."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from tests.conftest import ROOT
+
+# by path: benchmarks/ on sys.path would let benchmarks/serial.py shadow pyserial
+_spec = importlib.util.spec_from_file_location("soak", ROOT / "benchmarks" / "soak.py")
+assert _spec is not None and _spec.loader is not None
+soak = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(soak)
+
+
+def test_a_short_soak_keeps_memory_threads_and_descriptors_flat(tmp_path):
+    result = soak.soak(2500, folder=tmp_path)
+    assert soak.verdict(result) == [], result
+    assert result["answers"]["ack"] == 2500
+    from tests.test_faults import assert_state_is_the_journal_replayed
+
+    seq, _ = assert_state_is_the_journal_replayed(tmp_path)
+    assert seq == 2500

@@ -308,3 +308,17 @@ def test_a_retained_command_is_never_run_and_is_cleared(tmp_path, accounts):
             gm.subscribe("rhuna/example/status")
             gm.wait_message("rhuna/example/status")
             assert [t for t, p in gm.messages if t == "rhuna/example/command" and p] == []
+
+
+def test_the_service_publishes_its_command_vocabulary_retained(tmp_path, accounts):
+    """``…/vocabulary`` is docs/commands.schema.json as the running service has it: the remote
+    builds its forms from it, so a command the service gained appears without a new page."""
+    folder, acc = accounts
+    with acl_broker(tmp_path, folder) as broker, service(broker.port, folder, "example") as (b, _):
+        assert b.wait_ready(WAIT)
+        with client(broker.port, "example.gm", acc.tables["example"].gm) as gm:
+            gm.subscribe("rhuna/example/vocabulary")
+            published = gm.wait_message("rhuna/example/vocabulary")
+    docs = json.loads((Path(__file__).parent.parent / "docs" / "commands.schema.json").read_text())
+    assert published == docs
+    assert {c["title"] for c in published["oneOf"]} >= {"add_combatant", "join_combat", "undo"}

@@ -60,6 +60,7 @@ from companion.record.narrate import outcome_entry
 from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.view import table_view
+from engine.vocabulary import json_schema
 
 log = logging.getLogger("rhuna.mqtt")
 
@@ -314,6 +315,7 @@ class MqttBridge:
         with self._cond:
             self._outstanding += 1
         client.publish(t.info, encode(self.info()), qos=1, retain=True)
+        client.publish(t.vocabulary, _vocabulary(), qos=1, retain=True)
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
@@ -655,3 +657,14 @@ class MqttBridge:
                 self.stats.dropped,
                 self.config.max_queued,
             )
+
+
+_VOCABULARY: bytes | None = None
+
+
+def _vocabulary() -> bytes:
+    """The commands' JSON Schema as published on ``…/vocabulary`` (made once per process)."""
+    global _VOCABULARY
+    if _VOCABULARY is None:
+        _VOCABULARY = json.dumps(json_schema(), separators=(",", ":")).encode()
+    return _VOCABULARY

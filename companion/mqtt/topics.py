@@ -45,6 +45,12 @@ class Topics:
         return f"{self.root}/status"
 
     @property
+    def vocabulary(self) -> str:
+        """The command vocabulary's JSON Schema (docs/commands.schema.json), retained: a remote
+        builds its forms from the commands this service takes."""
+        return f"{self.root}/vocabulary"
+
+    @property
     def info(self) -> str:
         """Who publishes this table (instance id, host, pid, start, version), retained: a second
         service with the same table id sees it and says so (docs/mqtt.md)."""

@@ -88,8 +88,11 @@ export interface Sections {
   history: History | null;
   /** `…/state`, when the page follows it (ConnectionOptions.sections) */
   state?: TableView | null;
+  /** `…/vocabulary`, the commands' JSON Schema the service takes, when the page follows it */
+  vocabulary?: unknown;
 }
 
 export const SECTION_NAMES = ["performance", "odds", "time", "combat", "costs", "history"] as const;
-/** `state` (the whole table in one message) only for pages that ask for it: the remote */
-export type SectionName = (typeof SECTION_NAMES)[number] | "state";
+/** `state` (the whole table in one message) and `vocabulary` (the commands' JSON Schema) only
+ *  for pages that ask for them: the remote */
+export type SectionName = (typeof SECTION_NAMES)[number] | "state" | "vocabulary";

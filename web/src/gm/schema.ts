@@ -76,9 +76,30 @@ export function commandsFrom(schema: { oneOf: JsonCommand[] }): CommandSpec[] {
   });
 }
 
-export const COMMANDS: readonly CommandSpec[] = commandsFrom(
+/** The commands the page knows: the copy bundled at build time, until the service's own
+ *  retained `…/vocabulary` arrives and replaces it (then a command the service gained since the
+ *  page was built appears too). */
+export const COMMANDS: CommandSpec[] = commandsFrom(
   schemaJson as unknown as { oneOf: JsonCommand[] },
 );
+export const source = { from: "bundled" as "bundled" | "service", schema: null as unknown };
+
+/** Use the service's published schema; false when it is not one (the bundled copy stays). */
+export function useVocabulary(schema: unknown): boolean {
+  if (schema === source.schema) return false;
+  const oneOf = (schema as { oneOf?: unknown } | null)?.oneOf;
+  if (!Array.isArray(oneOf) || !oneOf.length) return false;
+  let commands: CommandSpec[];
+  try {
+    commands = commandsFrom(schema as { oneOf: JsonCommand[] });
+  } catch {
+    return false;
+  }
+  COMMANDS.splice(0, COMMANDS.length, ...commands);
+  source.from = "service";
+  source.schema = schema;
+  return true;
+}
 
 export function spec(name: string): CommandSpec {
   const found = COMMANDS.find((c) => c.name === name);

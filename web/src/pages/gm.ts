@@ -12,7 +12,7 @@ import { boot, renderStatus } from "../app";
 import { byId, h } from "../dom";
 import { buildCombat } from "../gm/combat";
 import { buildPerformance } from "../gm/performance";
-import { COMMANDS } from "../gm/schema";
+import { COMMANDS, source, useVocabulary } from "../gm/schema";
 import { buildTime } from "../gm/time";
 import { type Ctx, commandForm, Outlets, Panel, sender } from "../gm/ui";
 import * as v from "../gm/view";
@@ -40,9 +40,16 @@ show(location.hash.slice(1) || "performance");
 
 // --- every command, from the schema ----------------------------------------------------------
 const picker = byId("command-pick") as HTMLSelectElement;
-for (const c of [...COMMANDS].sort((a, b) => a.name.localeCompare(b.name))) {
-  picker.append(h("option", { value: c.name }, c.name.replace(/_/g, " ")));
+function fillPicker(): void {
+  const chosen = picker.value;
+  picker.replaceChildren(h("option", { value: "" }, "— choose a command —"));
+  for (const c of [...COMMANDS].sort((a, b) => a.name.localeCompare(b.name))) {
+    picker.append(h("option", { value: c.name }, c.name.replace(/_/g, " ")));
+  }
+  picker.value = chosen;
+  picker.dataset.source = source.from;
 }
+fillPicker();
 function showCommand(): void {
   if (!ctx) return;
   const c = COMMANDS.find((x) => x.name === picker.value);
@@ -83,7 +90,7 @@ const page = boot({
   name: "gm",
   defaults: { table: "example", theme: "dark" },
   connection: {
-    sections: ["performance", "odds", "time", "combat", "state"],
+    sections: ["performance", "odds", "time", "combat", "state", "vocabulary"],
     replies: true,
   },
   render(snap, context, now) {
@@ -92,6 +99,10 @@ const page = boot({
     byId("table-name").textContent = `Table ${id} · WorldKeeper`;
     const t = snap.tables.get(id);
     const first = ctx === null;
+    if (t?.sections.vocabulary && useVocabulary(t.sections.vocabulary)) {
+      // the service's own list of commands: the "All" picker follows it
+      fillPicker();
+    }
     ctx = { connection: context.connection, outlets, table: id, choices: v.choices(t) };
     if (first) showCommand();
     renderUndo(t);

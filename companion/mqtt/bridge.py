@@ -51,9 +51,9 @@ from companion.mqtt.messages import (
     encode,
     error_message,
     event_message,
+    iter_state_messages,
     reply_error,
     reply_ok,
-    state_messages,
 )
 from companion.mqtt.topics import Topics, level
 from companion.record.narrate import outcome_entry
@@ -576,14 +576,19 @@ class MqttBridge:
         if not self.connected:
             return  # all of it goes out when the connection is back
         view = table_view(self._latest)
+        # the table's own topics first, each published as soon as it is encoded (…/state
+        # first): subscribers waiting for the state do not wait for discovery or history
         wanted: dict[str, str] = {}
+        for topic, payload in iter_state_messages(view, self.topics):
+            wanted[topic] = payload
+            if self._published.get(topic) != payload:
+                self._retain(topic, payload)
         ha = self.config.homeassistant
         if ha.enabled:
             for topic, config in discovery.discovery_messages(
                 view, self.topics, ha, self._version
             ).items():
                 wanted[topic] = encode(config)
-        wanted.update(state_messages(view, self.topics))
         wanted[self.topics.history] = encode({"entries": list(self.history), "recap": self.recap})
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):

@@ -11,7 +11,7 @@ without a broker. Payloads are compact UTF-8 JSON.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from companion import inputs
@@ -40,12 +40,17 @@ def encode(obj: Any) -> str:
 
 def state_messages(view: Mapping[str, Any], topics: Topics) -> dict[str, str]:
     """Every retained state topic and its payload, from one ``table_view``."""
-    out = {topics.state: encode(view)}
+    return dict(iter_state_messages(view, topics))
+
+
+def iter_state_messages(view: Mapping[str, Any], topics: Topics) -> Iterator[tuple[str, str]]:
+    """:func:`state_messages` one at a time, ``…/state`` first: the bridge publishes each as
+    soon as it is encoded, so the whole table's topic does not wait for the others."""
+    yield topics.state, encode(view)
     for name in SECTIONS:
-        out[topics.section(name)] = encode(view.get(name))
+        yield topics.section(name), encode(view.get(name))
     for hero_id, hero in view["heroes"].items():
-        out[topics.hero(hero_id)] = encode(hero)
-    return out
+        yield topics.hero(hero_id), encode(hero)
 
 
 def event_message(

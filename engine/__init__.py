@@ -31,12 +31,19 @@ import engine.time
 import engine.combat  # noqa: F401
 
 # isort: on
+from engine import narrate as _narrate
+from engine import table as _table
+from engine import view as _view
 from engine.apply import apply, check, replay
 from engine.errors import CommandRejected, ConfigError, RuleViolation
 from engine.events import Event
 from engine.state import TableState
 from engine.table import load_table, load_table_text
 from engine.vocabulary import REGISTRY, Command, json_schema, parse_command
+
+# every family has registered: from here on the registries refuse additions (engine/registry.py)
+for _registry in (REGISTRY, _narrate.NARRATORS, _view.SECTIONS, _table.SECTIONS):
+    _registry.freeze()
 
 __all__ = [
     "REGISTRY",

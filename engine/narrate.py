@@ -10,17 +10,18 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.events import Event
+from engine.registry import Registry
 from engine.state import TableState
 
 Narrator = Callable[[TableState, dict[str, Any]], str]
-NARRATORS: dict[str, Narrator] = {}
+NARRATORS: Registry[Narrator] = Registry("narrator")
 
 
 def narrator(kind: str) -> Callable[[Narrator], Narrator]:
     """Register how to say one event type (other modules add theirs)."""
 
     def register(fn: Narrator) -> Narrator:
-        NARRATORS[kind] = fn
+        NARRATORS.add(kind, fn)
         return fn
 
     return register
@@ -44,4 +45,4 @@ def signed(v: int) -> str:
     return f"{v:+d}"
 
 
-NARRATORS["undone"] = lambda s, d: f"Undone ({d['remaining']} more can be undone)"
+NARRATORS.add("undone", lambda s, d: f"Undone ({d['remaining']} more can be undone)")

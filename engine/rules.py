@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -131,7 +132,7 @@ class Rules:
 
     __slots__ = ("data",)
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
 
     def __getitem__(self, section: str) -> Any:

@@ -1,8 +1,10 @@
 """The table as a value: heroes, bags, the Draw Board, and Undo history.
 
-Every field is immutable (frozen dataclasses, tuples, and dicts that are never
-mutated after construction). Commands build a new state; unchanged parts are
-shared, so keeping the previous states for Undo costs little.
+Every field is immutable: frozen dataclasses, tuples, and maps typed ``Mapping``
+(so mypy refuses a write to a state the Undo history shares; at run time they are
+dicts never mutated after construction). Commands build a new state; unchanged
+parts are shared, so keeping the previous states for Undo costs little. No rule
+number is a default here: the rules data holds them (engine/data/rules.toml).
 """
 
 from __future__ import annotations
@@ -42,11 +44,12 @@ class Hero:
     name: str
     bag: str
     pathways: tuple[str, ...]
-    training: dict[str, Training] = field(default_factory=dict)
+    training: Mapping[str, Training] = field(default_factory=dict)
     fatigue: int = 0
-    fatigue_capacity: int = 5
+    #: from the sheet, else the rules data (health.fatigue_capacity, I-P13): no default here
+    fatigue_capacity: int = field(kw_only=True)
     strain: int = 0
-    strain_capacity: int = 3
+    strain_capacity: int = field(kw_only=True)
     wounds: int = 0
     favor: int = 0
     redraws: int = 0
@@ -156,12 +159,12 @@ class TableState:
     """Everything the rules need to know about the table, and nothing else."""
 
     table_id: str
-    rules: dict[str, Any]
+    rules: Mapping[str, Any]
     #: capability id → "pathway" | "presence" | "sense"
-    capabilities: dict[str, str]
-    tokens: dict[str, Token]
-    bags: dict[str, Bag]
-    heroes: dict[str, Hero]
+    capabilities: Mapping[str, str]
+    tokens: Mapping[str, Token]
+    bags: Mapping[str, Bag]
+    heroes: Mapping[str, Hero]
     active_reserve: frozenset[str] = frozenset()
     #: tokens that leave the game at the next Reset instead of going back to their bag
     retiring: frozenset[str] = frozenset()

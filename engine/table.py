@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.immutable import replace
+from engine.registry import Registry
 from engine.rules import check_rules, default_rules, merge_rules
 from engine.settings import Key, Section
 from engine.state import Bag, Hero, TableState
@@ -27,14 +28,14 @@ FAVOR_BAG = "favor"
 
 #: extra table sections: name → loader(state, section data, file name) → state
 SectionLoader = Callable[[TableState, Any, str], TableState]
-SECTIONS: dict[str, SectionLoader] = {}
+SECTIONS: Registry[SectionLoader] = Registry("table-file section")
 
 
 def section(name: str) -> Callable[[SectionLoader], SectionLoader]:
     """Register a loader for a top-level table section (used by the Time and combat modules)."""
 
     def register(fn: SectionLoader) -> SectionLoader:
-        SECTIONS[name] = fn
+        SECTIONS.add(name, fn)
         return fn
 
     return register

@@ -8,6 +8,7 @@ function, never a stored number.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -121,7 +122,7 @@ def shade_value(table: dict[str, int], token_shade: str, declared: Shade, opposi
     return opposite
 
 
-def token_value(token: Token, ctx: ValueContext, rules: dict[str, Any]) -> int:
+def token_value(token: Token, ctx: ValueContext, rules: Mapping[str, Any]) -> int:
     """What ``token`` adds to the Performance Total when drawn into ``ctx``."""
     kind = token.kind
     if kind is TokenKind.EMBER:
@@ -152,7 +153,7 @@ def token_value(token: Token, ctx: ValueContext, rules: dict[str, Any]) -> int:
     return 0
 
 
-def favor_value(token: Token, declared: Shade, rules: dict[str, Any]) -> int:
+def favor_value(token: Token, declared: Shade, rules: Mapping[str, Any]) -> int:
     """P18: Matching +2V, Gray +1V, Opposite 0V, Xul +4V, Xantyr −4V (values from the rules data)."""
     f = rules["favor"]
     shade = token.shade

@@ -14,17 +14,18 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.contracts.view import HeroView
+from engine.registry import Registry
 from engine.state import TableState
 
 ViewSection = Callable[[TableState], Any]
-SECTIONS: dict[str, ViewSection] = {}
+SECTIONS: Registry[ViewSection] = Registry("view section")
 
 
 def view_section(name: str) -> Callable[[ViewSection], ViewSection]:
     """Register an extra top-level key of the view (for example ``odds``)."""
 
     def register(fn: ViewSection) -> ViewSection:
-        SECTIONS[name] = fn
+        SECTIONS.add(name, fn)
         return fn
 
     return register

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import malformed
+from engine.registry import Registry
 from engine.rules import default_rules
 
 if TYPE_CHECKING:
@@ -130,16 +131,14 @@ class Command:
 
 
 #: name → (spec, handler); filled by the ``@command`` decorator in each rules module.
-REGISTRY: dict[str, tuple[CommandSpec, Handler]] = {}
+REGISTRY: Registry[tuple[CommandSpec, Handler]] = Registry("command")
 
 
 def command(spec: CommandSpec) -> Callable[[Handler], Handler]:
     """Register ``handler`` as the way to apply ``spec.name``."""
 
     def register(handler: Handler) -> Handler:
-        if spec.name in REGISTRY:
-            raise RuntimeError(f"command {spec.name!r} registered twice")
-        REGISTRY[spec.name] = (spec, handler)
+        REGISTRY.add(spec.name, (spec, handler))
         return handler
 
     return register

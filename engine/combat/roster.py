@@ -63,7 +63,7 @@ def _table(value: Any, where: str, keys: set[str]) -> Mapping[str, Any]:
 
 
 def parse_combatant(
-    entry: Any, where: str, rules: dict[str, Any], heroes: Mapping[str, str]
+    entry: Any, where: str, rules: Mapping[str, Any], heroes: Mapping[str, str]
 ) -> Combatant:
     """One combatant sheet; ``heroes`` maps hero ids to names for ``hero = "…"`` links."""
     r = CombatRules(rules)

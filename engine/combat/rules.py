@@ -8,6 +8,7 @@ table loads, so a typo is a clear error instead of a strange fight.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engine.combat.state import ATTRIBUTES, ActionKind
@@ -57,7 +58,7 @@ class CombatRules:
 
     __slots__ = ("data",)
 
-    def __init__(self, rules: dict[str, Any]) -> None:
+    def __init__(self, rules: Mapping[str, Any]) -> None:
         self.data: dict[str, Any] = rules["combat"]
 
     # C1, C2
@@ -176,7 +177,7 @@ class CombatRules:
         return int(self.data["renown"]["start"])
 
 
-def check(rules: dict[str, Any], source: str) -> None:
+def check(rules: Mapping[str, Any], source: str) -> None:
     """Refuse combat rules values the engine cannot play; the message names the key."""
     data = rules["combat"]
     for (sec, key), allowed in _CHOICES.items():

@@ -11,6 +11,7 @@ codec can resolve these types from ``TableState``'s annotations.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -158,7 +159,7 @@ class Fight:
 class Combat:
     """Everything combat keeps on the table: the roster, the running fight, fights so far."""
 
-    roster: dict[str, Combatant] = field(default_factory=dict)
+    roster: Mapping[str, Combatant] = field(default_factory=dict)
     fight: Fight | None = None
     fights: int = 0
 

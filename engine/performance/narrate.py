@@ -95,7 +95,8 @@ _SIMPLE: dict[str, Narrator] = {
     ),
     "wound_recovered": lambda s, d: f"{hero_name(s, d['hero'])} heals → {d['wounds']} Wounds",
 }
-NARRATORS.update(_SIMPLE)
+for _kind, _fn in _SIMPLE.items():
+    NARRATORS.add(_kind, _fn)
 
 
 def _names(s: TableState, tokens: list[str]) -> str:

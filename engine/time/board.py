@@ -5,15 +5,16 @@ This module holds only data and the pure arithmetic of the cadence, so that
 board live in :mod:`engine.time.draws`, :mod:`engine.time.weather`, :mod:`engine.time.rest`
 and :mod:`engine.time.temporary`.
 
->>> board = TimeBoard()
+>>> board = TimeBoard(day=1)
 >>> board.due(3).value, board.band.value
 ('minor', 'morning')
->>> advance(TimeBoard(band=Band.NIGHT, minor_done=3), Size.MAJOR, 3)[0].day
+>>> advance(TimeBoard(day=1, band=Band.NIGHT, minor_done=3), Size.MAJOR, 3)[0].day
 2
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -113,10 +114,10 @@ class Rest:
     """A Rest in progress (T7–T10)."""
 
     kind: RestKind
-    roles: dict[str, Role]
+    roles: Mapping[str, Role]
     minor_draws: int = 0
     #: each resting hero's Full Rest choice, "fatigue" or "strain", when given (I-T8)
-    choices: dict[str, str] = field(default_factory=dict)
+    choices: Mapping[str, str] = field(default_factory=dict)
     #: a Minor draw's recovery waits for the WorldKeeper's interruption answer (I-T10)
     held: bool = False
 
@@ -155,7 +156,8 @@ class Prompt:
 class TimeBoard:
     """Everything the Time Board shows and remembers between Performances."""
 
-    day: int = 1
+    #: a fresh board starts on the rules data's time.first_day (T3): no default here
+    day: int = field(kw_only=True)
     band: Band = Band.MORNING
     #: Minor draws resolved in this band (0–3); at 3 the Major is due (T3)
     minor_done: int = 0

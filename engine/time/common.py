@@ -23,7 +23,12 @@ FULL_REST = Field(
 
 def board(state: TableState) -> TimeBoard:
     """The table's Time Board (a table loaded from a file always has one)."""
-    return state.time if state.time is not None else TimeBoard()
+    return state.time if state.time is not None else fresh_board(state)
+
+
+def fresh_board(state: TableState) -> TimeBoard:
+    """A new Time Board, on the rules data's first day (T3)."""
+    return TimeBoard(day=int(state.rules["time"]["first_day"]))
 
 
 def with_board(state: TableState, new: TimeBoard) -> TableState:

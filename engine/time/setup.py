@@ -28,12 +28,12 @@ from engine.time.board import (
     WEATHER_BAGS,
     Band,
     Size,
-    TimeBoard,
     Weather,
     face_title,
     time_bag,
     weather_bag,
 )
+from engine.time.common import fresh_board
 from engine.tokens import Token, TokenKind
 
 _FACE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -151,7 +151,7 @@ def load_time(state: TableState, value: Any, source: str) -> TableState:
             f"{source}: time.minor_done = {minor_done!r}: Minor draws already made in this band,"
             f" 0 to {minor_per_band}"
         )
-    board = state.time or TimeBoard()
+    board = state.time or fresh_board(state)
     board = replace(board, day=day, band=Band(band_name), minor_done=minor_done)
     return replace(state, time=board)
 
@@ -191,7 +191,7 @@ def load_weather(state: TableState, value: Any, source: str) -> TableState:
         state = _add_bag(
             state, weather_bag(which), f"the {which.title()} Weather Bag", tokens, where
         )
-    board = state.time or TimeBoard()
+    board = state.time or fresh_board(state)
     current = data.get("current")
     if current is not None:
         bag = data.get("bag")
@@ -245,4 +245,4 @@ def load_temporary(state: TableState, value: Any, source: str) -> TableState:
         for i in range(1, n + 1)
     ]
     state = _add_bag(state, TEMPORARY_BOX, "the box of temporary tokens", tokens, source)
-    return replace(state, time=state.time or TimeBoard())
+    return replace(state, time=state.time or fresh_board(state))

@@ -239,3 +239,22 @@ class _Lines:
 
     def flush(self) -> None:
         pass
+
+
+def test_the_longest_token_id_the_limits_allow_still_renders_on_every_panel(example_state):
+    """A 1 MB token id once made the panel fail to render; now it is refused at the door, and
+    the longest one let through (limits.string_length) is refused by the engine in words
+    that every panel size shows (cut with an ellipsis), in a banner."""
+    from display.render import Frame, Renderer
+    from display.screens.banner import Banner
+    from engine.view import table_view
+
+    state, _ = apply(example_state, {"cmd": "begin_performance", "difficulty": 5})
+    longest = "t" * inputs.LIMITS.string_length
+    assert inputs.check({"cmd": "draw", "hero": "aria", "token": longest}) is None
+    with pytest.raises(CommandRejected) as info:
+        apply(state, {"cmd": "draw", "hero": "aria", "token": longest})
+    banner = Banner(info.value.violation.message, "error")
+    for size in ("2.13", "2.9", "4.2", "7.5"):
+        image = Renderer(size, "bwr")(Frame(table_view(state), banner))
+        assert image.getbbox() is not None

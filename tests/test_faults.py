@@ -129,7 +129,7 @@ def test_a_hub_spraying_garbage_at_full_speed(tmp_path):
         sent = 0
         while time.monotonic() < stop:
             sent += table.hub.port.write(rng.randbytes(4096), timeout=0.05)
-        assert sent > 100_000
+        assert sent > 20_000  # tens of kB a second even on a loaded machine
         assert table.reader.wait_online(WAIT)  # back in sync (or never lost it)
         table.hub.lay(2, uid_of(svc, "aria.weight.2"))
         table.settled(3)
@@ -185,7 +185,7 @@ def test_the_broker_killed_or_stopped_loses_no_event_at_a_persistent_subscriber(
         assert bridge.wait_ready(WAIT)
         table.submit(BEGIN, ARIA)
         overlay.wait(lambda ms: len(ms) >= 2, "the first events")
-        time.sleep(1.5)  # autosave: the overlay's session is on disk
+        time.sleep(2.5)  # autosave (every second): the overlay's session is on disk
         if how == "sigkill":
             assert broker.proc is not None
             broker.proc.kill()

@@ -447,3 +447,19 @@ def test_events_dropped_during_an_outage_show_as_a_gap(tmp_path, broker, page):
         assert table.bridge.stats.dropped > 0, table.bridge.stats
         expect(page.locator("#status-gap")).to_contain_text("missed event", timeout=MS)
         expect(page.locator("#performance .perf-title")).to_contain_text("Performance", timeout=MS)
+
+
+def test_table_display_shows_an_unknown_tag_and_a_refusal(broker, table, page):
+    """A tag no one enrolled, laid on the hub, and a draw the rules refuse (P23): the table
+    display shows the service's own message (…/error), with the rule id and the fix."""
+    page.goto(broker.url("table.html"))
+    expect_live(page)
+    table.hub.lay(0, "04DEADBEEF0001")
+    refusal = page.locator("#refusal")
+    expect(refusal).to_contain_text("unknown tag 04DEADBEEF0001", timeout=MS)
+    expect(refusal).to_contain_text("enrol it")
+    table.hub.lift(0)
+    table.command(BEGIN)
+    table.service.loop.submit({"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}, "test")
+    expect(refusal).to_contain_text("[P", timeout=MS)
+    expect(refusal).not_to_contain_text("unknown tag")

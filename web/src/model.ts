@@ -293,6 +293,17 @@ export function recap(t: TableRecord): { session: string; href: string } | null 
   return r ? { session: r.session, href: r.href } : null;
 }
 
+/** How long the table display shows a refusal or an unknown tag (ms). */
+export const ERROR_SHOWN_MS = 20_000;
+
+/** The service's last refusal or unknown tag, in its words, while it is recent. */
+export function recentError(t: TableRecord, now: number): string | null {
+  const e = t.lastError;
+  if (!e || t.lastErrorAt === null || now - t.lastErrorAt > ERROR_SHOWN_MS) return null;
+  const rule = e.rule ? ` [${e.rule}]` : "";
+  return `${e.message}${rule}${e.fix ? ` — ${e.fix}` : ""}`;
+}
+
 /** The narration to announce through the aria-live region for an event, or null. */
 export function announcement(e: EventMessage): string | null {
   const spoken = new Set(["token_drawn", "token_replaced", "favor_called", "performance_resolved"]);

@@ -28,6 +28,8 @@ export interface TableRecord {
   /** the newest events seen since the page opened, oldest first (at most `EVENTS_KEPT`) */
   readonly events: readonly EventMessage[];
   readonly lastError: ErrorMessage | null;
+  /** when `lastError` arrived (ms since the epoch) */
+  readonly lastErrorAt: number | null;
   readonly lastSeq: number | null;
   readonly gaps: readonly Gap[];
   /** when the last message for this table arrived (ms since the epoch), null: none yet */
@@ -66,6 +68,7 @@ function emptyTable(id: string): TableRecord {
     heroes: {},
     events: [],
     lastError: null,
+    lastErrorAt: null,
     lastSeq: null,
     gaps: [],
     lastUpdate: null,
@@ -133,7 +136,7 @@ export class Store {
   }
 
   setError(table: string, error: ErrorMessage): void {
-    this.update(table, (t) => ({ ...t, lastError: error }));
+    this.update(table, (t) => ({ ...t, lastError: error, lastErrorAt: this.now() }));
   }
 
   /** One message of `…/events`: duplicates (QoS 1) dropped, gaps in `seq` recorded. */

@@ -18,6 +18,10 @@ boot({
     const t = snap.tables.get(id);
     const animate = ctx.motion();
     byId("table-name").textContent = `Table ${id}`;
+    const refusal = t ? model.recentError(t, now) : null;
+    const banner = byId("refusal");
+    banner.hidden = refusal === null;
+    banner.textContent = refusal ? `⚠ ${refusal}` : "";
     renderPerformance(
       byId("performance"),
       t ? model.performance(t) : null,

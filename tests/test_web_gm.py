@@ -82,11 +82,11 @@ def rig(tmp_path: Path, browser: Any) -> Iterator[tuple[Any, Any, AccountsBroker
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(broker.url())
-            page.wait_for_selector("#status[data-state='live']", timeout=WAIT * 1000)
+            page.wait_for_selector("#status[data-state='live']", timeout=2 * WAIT * 1000)
             # the whole table (…/state: bags, roster, Undo depth) has arrived
             page.wait_for_function(
                 "() => window.rhuna.store.snapshot.tables.get('example')?.sections.state",
-                timeout=WAIT * 1000,
+                timeout=2 * WAIT * 1000,
             )
             yield page, table, broker
             context.close()
@@ -107,7 +107,7 @@ def replied(page: Any, key: str, expect: str = "ok") -> Any:
             "k => { const o = document.querySelector(`output.reply[data-for='${k}']`);"
             " return o && !['pending', 'idle'].includes(o.dataset.state); }",
             arg=key,
-            timeout=WAIT * 1000,
+            timeout=2 * WAIT * 1000,
         )
     except Exception:
         shot = screenshot(page, f"gm-timeout-{key}")
@@ -230,7 +230,7 @@ def test_every_command_of_the_vocabulary_has_a_form(rig):
     schema = json.loads((ROOT / "docs" / "commands.schema.json").read_text())
     tab(page, "all")
     # the forms follow the service's retained …/vocabulary, not only the copy built in
-    page.wait_for_selector("#command-pick[data-source='service']", timeout=WAIT * 1000)
+    page.wait_for_selector("#command-pick[data-source='service']", timeout=2 * WAIT * 1000)
     for entry in schema["oneOf"]:
         name = entry["title"]
         fields = sorted(k for k in entry["properties"] if k not in ("cmd", "id", "source"))
@@ -376,7 +376,7 @@ def test_a_viewer_login_cannot_command_and_the_page_says_so(tmp_path, browser):
             context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
             page = context.new_page()
             page.goto(broker.url("overlay"))
-            page.wait_for_selector("#status[data-state='live']", timeout=WAIT * 1000)
+            page.wait_for_selector("#status[data-state='live']", timeout=2 * WAIT * 1000)
             before = state(table)
             page.click("#performance-panel button:has-text('Begin')")
             out = replied(page, "begin", "failed")
@@ -397,7 +397,7 @@ def test_another_tables_gm_login_cannot_command_this_table_from_the_page(tmp_pat
             page = context.new_page()
             page.goto(broker.url("gm", login_table="annex"))  # annex's gm, table=example
             page.wait_for_function(
-                "() => window.rhuna.store.snapshot.link === 'online'", timeout=WAIT * 1000
+                "() => window.rhuna.store.snapshot.link === 'online'", timeout=2 * WAIT * 1000
             )
             before = state(table)
             # it cannot even read the example table: no status, no state ever arrives

@@ -463,3 +463,17 @@ def test_table_display_shows_an_unknown_tag_and_a_refusal(broker, table, page):
     table.service.loop.submit({"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}, "test")
     expect(refusal).to_contain_text("[P", timeout=MS)
     expect(refusal).not_to_contain_text("unknown tag")
+
+
+def test_table_display_shows_the_worldkeepers_open_prompt_t4(broker, table, page):
+    """A Minor Event token laid on the Time reader (T4): the table display shows the prompt
+    the service publishes on the Time Board, in its words."""
+    page.goto(broker.url("table.html"))
+    expect_live(page)
+    table.command({"cmd": "draw_weather", "bag": "overworld", "seed": 3})  # T1 first
+    table.hub.lay(5, table.service.registry.uid("time.morning.minor.event.1"))  # drawn, resolved
+    prompt = page.locator("#time .prompt")
+    expect(prompt).to_have_count(1, timeout=MS)
+    [published_prompt] = published(table)["time"]["prompts"]
+    expect(prompt).to_have_text(published_prompt["text"])
+    expect(page.locator("#time .prompts h3")).to_have_text("WorldKeeper")

@@ -4,8 +4,10 @@ Like a Zigbee2MQTT extension it only listens to the loop (``on_outcome`` is a
 loop subscriber) and only talks back through it (``loop.submit``). Three
 threads meet here, and each keeps to its lane:
 
-* the **table loop's** thread calls :meth:`MqttBridge.on_outcome`, which only
-  enqueues (the loop never waits on the network);
+* the **table loop's** thread calls :meth:`MqttBridge.on_outcome`, which never
+  waits: it hands the outcome's events to paho at once when nothing is ahead of
+  them (connected, nothing kept or queued, room in the window: paho's publish only
+  queues the packet for its own thread), and enqueues the rest;
 * paho's **network** thread runs the callbacks: a command is checked for shape
   and submitted to the loop, anything else is enqueued; it never touches the
   table's state and never waits;
@@ -95,6 +97,8 @@ class BridgeStats:
 class _Outcome:
     outcome: Outcome
     at: str
+    #: the event messages the loop's thread already published (None: the publisher does)
+    sent: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +194,9 @@ class MqttBridge:
         self._ready = False
         self._generation = 0
         self._outstanding = 0  # QoS 1 messages handed to paho and not yet acknowledged
+        self._unsent = 0  # outcomes whose events wait in the publisher's queue
+        self._fast = False  # the loop's thread is publishing events right now
+        self._flushing = False  # the publisher is sending what was kept while offline
         self._online_mid: int | None = None
         self._pending: dict[str, Any] = {}  # loop source → transaction to echo
         self._pending_lock = threading.Lock()
@@ -274,8 +281,40 @@ class MqttBridge:
     # --- the table loop's thread ---------------------------------------------------
 
     def on_outcome(self, outcome: Outcome) -> None:
-        """Loop subscriber: only enqueue."""
-        self._inbox.put(_Outcome(outcome, now()))
+        """Loop subscriber: never waits. The events go out at once when nothing is ahead of
+        them (connected, nothing kept or queued, room in paho's window): one thread hand-off
+        fewer between a command and its event. All the rest — errors, replies, the retained
+        state — and events that must wait their turn go through the publisher's queue."""
+        at = now()
+        sent = self._events_now(outcome, at) if outcome.events else None
+        self._inbox.put(_Outcome(outcome, at, sent))
+
+    def _events_now(self, outcome: Outcome, at: str) -> list[dict[str, Any]] | None:
+        assert self.topics is not None
+        with self._cond:
+            fast = (
+                self._unsent == 0
+                and self._ready
+                and not self._flushing
+                and not self._buffer
+                and self._outstanding + len(outcome.events) <= self.config.max_queued
+            )
+            if not fast:
+                self._unsent += 1  # the publisher sends them, in their turn
+                return None
+            self._fast = True
+        try:
+            messages = []
+            for event in outcome.events:
+                self.seq += 1
+                message = event_message(self.seq, outcome.state, event, outcome.source, at)
+                messages.append(message)
+                self._publish(self.topics.events, encode(message), retain=False)
+            return messages
+        finally:
+            with self._cond:
+                self._fast = False
+                self._cond.notify_all()
 
     # --- paho's thread: never waits, never touches the table -------------------------
 
@@ -478,7 +517,7 @@ class MqttBridge:
     def _handle(self, item: _Item) -> None:
         assert self.topics is not None
         if isinstance(item, _Outcome):
-            self._publish_outcome(item.outcome, item.at)
+            self._publish_outcome(item.outcome, item.at, item.sent)
         elif isinstance(item, _Reply):
             self._send(self.topics.reply, encode(item.payload))
         elif isinstance(item, _Ready):
@@ -495,15 +534,26 @@ class MqttBridge:
             self._published.clear()
             self._dirty = True
 
-    def _publish_outcome(self, outcome: Outcome, at: str) -> None:
+    def _publish_outcome(
+        self, outcome: Outcome, at: str, sent: list[dict[str, Any]] | None = None
+    ) -> None:
         assert self.topics is not None
         t = self.topics
-        events = []
-        for event in outcome.events:
-            self.seq += 1
-            message = event_message(self.seq, outcome.state, event, outcome.source, at)
-            events.append(message)
-            self._send(t.events, encode(message))
+        if sent is not None:
+            events = sent
+        else:
+            events = []
+            if outcome.events:
+                with self._cond:  # the loop's thread may be sending the events before these
+                    self._cond.wait_for(lambda: not self._fast)
+            for event in outcome.events:
+                self.seq += 1
+                message = event_message(self.seq, outcome.state, event, outcome.source, at)
+                events.append(message)
+                self._send(t.events, encode(message))
+            if outcome.events:
+                with self._cond:
+                    self._unsent -= 1
         if outcome.error is not None:
             uid = outcome.tag.uid if outcome.tag is not None else None
             error = error_message(outcome.error, outcome.source, at, outcome.command, uid)
@@ -561,12 +611,17 @@ class MqttBridge:
             if generation != self._generation or not self._connected:
                 return  # that connection is already gone
             self._ready = True
+            self._flushing = True  # no event jumps ahead of those kept while offline
             self._cond.notify_all()
-        waiting, self._buffer = self._buffer, collections.deque()
-        if waiting:
-            log.info("MQTT: sending %d messages kept while offline", len(waiting))
-        for topic, payload in waiting:
-            self._send(topic, payload)
+        try:
+            waiting, self._buffer = self._buffer, collections.deque()
+            if waiting:
+                log.info("MQTT: sending %d messages kept while offline", len(waiting))
+            for topic, payload in waiting:
+                self._send(topic, payload)
+        finally:
+            with self._cond:
+                self._flushing = False
         self._published.clear()  # the broker may have lost its retained copies
         self._dirty = True
 

@@ -32,6 +32,7 @@ Difficulty, and its push begins one (P19).
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from engine.state import TableState
 from engine.tokens import Action, Shade, Training
 from hardware.config import GpioConfig
 from hardware.facts import TableFacts, table_facts
+from hardware.picks import FavorArm, RedrawPick
 
 Command = dict[str, Any]
 TableSource = Callable[[], TableState | Mapping[str, Any]]
@@ -83,9 +85,8 @@ class Wheel:
         self._choice: dict[str, Any] = {}
         self._exert = False
         self._partial = 0  # encoder steps not yet a whole position
-        self._redraw: list[tuple[str, str]] | None = None  # (hero, token) while picking
-        self._redraw_at = 0
-        self._favor: tuple[str, int] | None = None  # armed Call Favor: hero, Favor count then
+        self._redraw: RedrawPick | None = None  # while picking the token a Redraw replaces
+        self._favor: FavorArm | None = None  # Call Favor armed, until its token is laid
         self._notice: Notice | None = None
         self._last_declared: str | None = None
         self._last_dial: dict[str, Any] | None = None  # the last declaration sent, for Undo
@@ -105,7 +106,7 @@ class Wheel:
         if moves == 0:
             return []
         if self._redraw is not None:
-            self._redraw_at = (self._redraw_at + moves) % len(self._redraw)
+            self._redraw = self._redraw.turned(moves)
             return []
         ring = self._ring
         if ring is None:
@@ -163,7 +164,19 @@ class Wheel:
     # --- what the panel shows ----------------------------------------------------
 
     def selection(self) -> dict[str, Any]:
-        """The wheel's state as plain JSON data: the ring, every choice so far, the hint."""
+        """The wheel's state as plain JSON data: the ring, every choice so far, the hint.
+
+        Pure: reading it changes nothing. The dial is brought in line with the table
+        (a new phase, a declaration taken back) on a copy; the next input does it for real.
+        """
+        return self._copy()._show()
+
+    def _copy(self) -> Wheel:
+        shadow = copy.copy(self)
+        shadow._choice = dict(self._choice)
+        return shadow
+
+    def _show(self) -> dict[str, Any]:
         f = self._facts()
         rings = self._rings(f)
         ring = self._ring
@@ -211,10 +224,8 @@ class Wheel:
             self._last_declared = None  # a new Performance starts at the first hero
         if self._redraw is not None:
             self._follow_redraw(f)
-        if self._favor is not None:
-            c = f.contribution(self._favor[0])
-            if c is None or c.favor > self._favor[1] or f.phase != "open":
-                self._favor = None  # the Favor token arrived (or the Performance ended)
+        if self._favor is not None and self._favor.done(f):
+            self._favor = None  # the Favor token arrived (or the Performance ended)
         restore = self._restore_after_undo
         if restore is not None and f.phase == "open" and f.contribution(restore[HERO]) is None:
             self._restore_after_undo = None
@@ -232,14 +243,9 @@ class Wheel:
     def _follow_redraw(self, f: TableFacts) -> None:
         """Keep a Redraw pick in step with the board (a token undone, a Reset elsewhere)."""
         assert self._redraw is not None
-        shown = self._redraw[self._redraw_at]
         candidates, _ = self._redraw_candidates(f)
-        if shown in candidates:
-            self._redraw, self._redraw_at = candidates, candidates.index(shown)
-        elif candidates:
-            self._redraw, self._redraw_at = candidates, self._lowest(candidates, f)
-        else:
-            self._redraw = None
+        lowest = self._lowest(candidates, f) if candidates else 0
+        self._redraw = self._redraw.followed(candidates, lowest)
 
     def _rings(self, f: TableFacts) -> list[str]:
         if f.phase == "none":
@@ -522,8 +528,7 @@ class Wheel:
         if not candidates:
             self._notice = reason
             return []
-        self._redraw = candidates
-        self._redraw_at = self._lowest(candidates, f)
+        self._redraw = RedrawPick(tuple(candidates), self._lowest(candidates, f))
         return []
 
     def _lowest(self, candidates: list[tuple[str, str]], f: TableFacts) -> int:
@@ -552,9 +557,9 @@ class Wheel:
 
     def _send_redraw(self) -> list[Command]:
         assert self._redraw is not None
-        hero, token = self._redraw[self._redraw_at]
+        command = self._redraw.command()
         self._redraw = None
-        return [{"cmd": "redraw", "hero": hero, "replace": token}]
+        return [command]
 
     def _focus(self, f: TableFacts) -> str | None:
         """The hero a Redraw or a Favor call is for: chosen on the wheel, last declared, or the
@@ -584,12 +589,12 @@ class Wheel:
             return []
         if self.config.call_favor == "random":
             return [{"cmd": "call_favor", "hero": hero_id, "seed": self._seed()}]
-        if self._favor is not None and self._favor[0] == hero_id:
+        if self._favor is not None and self._favor.hero == hero_id:
             self._favor = None
             self._notice = Notice("Call Favor put down")
             return []
         c = f.contribution(hero_id)
-        self._favor = (hero_id, c.favor if c else 0)
+        self._favor = FavorArm(hero_id, c.favor if c else 0)
         return []
 
     def _time(self, f: TableFacts) -> list[Command]:
@@ -630,29 +635,10 @@ class Wheel:
         return None
 
     def _redraw_view(self, f: TableFacts) -> dict[str, Any] | None:
-        if self._redraw is None:
-            return None
-        hero, token = self._redraw[self._redraw_at]
-        c = f.contribution(hero)
-        drawn = next((t for t in (c.drawn if c else ()) if t.id == token), None)
-        return {
-            "hero": hero,
-            "replace": token,
-            "name": drawn.name if drawn else token,
-            "value": drawn.value if drawn else None,
-            "choices": [t for _, t in self._redraw],
-        }
+        return None if self._redraw is None else self._redraw.view(f)
 
     def _favor_view(self, f: TableFacts) -> dict[str, Any] | None:
-        if self._favor is None:
-            return None
-        hero = f.hero(self._favor[0])
-        name = hero.name if hero else self._favor[0]
-        return {
-            "hero": self._favor[0],
-            "armed": True,
-            "prompt": f"{name} calls Favor: draw a token from the Favor Bag, lay it on the board",
-        }
+        return None if self._favor is None else self._favor.view(f)
 
 
 def _label(value: Any) -> str:

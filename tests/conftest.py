@@ -1,7 +1,10 @@
-"""Shared fixtures: the example table, a fresh state, and a helper to apply many commands."""
+"""Shared fixtures: the example table, a fresh state, a helper to apply many commands, and a
+guard that fails a test on an ERROR log record nobody expected."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,3 +29,30 @@ def run(state: TableState, *commands: dict) -> tuple[TableState, list[engine.Eve
         state, more = apply(state, c)
         events += more
     return state, events
+
+
+class _Errors(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def _no_unexpected_error_log(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An ERROR (or worse) logged while a test runs fails it: a swallowed exception in a
+    subscriber or a thread is a bug even when the assertions pass. A test that provokes one on
+    purpose says so with ``@pytest.mark.error_log``, or reads its logs with ``caplog``."""
+    handler = _Errors()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+    expected = request.node.get_closest_marker("error_log") or "caplog" in request.fixturenames
+    if handler.records and not expected:
+        shown = "; ".join(f"{r.name}: {r.getMessage()}"[:200] for r in handler.records[:3])
+        pytest.fail(f"unexpected ERROR log ({len(handler.records)}): {shown}", pytrace=False)

@@ -29,6 +29,7 @@ import engine
 from companion.loop import TableLoop
 from companion.mqtt import MqttBridge, load_mqtt_config
 from hardware.registry import TagRegistry
+from tests import harness
 from tests.conftest import EXAMPLE_TABLE
 from tests.serial_support import missing_real_part
 
@@ -57,11 +58,8 @@ def mosquitto_binary() -> str:
 
 
 def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> None:
-    """Poll a condition nothing signals (another thread's counter), every 10 ms."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
+    """:func:`tests.harness.wait_until`, with the broker tests' longer default timeout."""
+    harness.wait_until(condition, what, timeout, poll=0.01)
 
 
 def free_port() -> int:

@@ -8,13 +8,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge.events import TagEvent
+from tests import harness
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE_FILES = [
@@ -77,13 +77,8 @@ class Events:
 
 
 def wait_until(cond: Callable[[], bool], timeout: float = 3.0, what: str = "condition") -> float:
-    """Poll ``cond`` until true; returns the seconds it took; fails after ``timeout``."""
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError(f"{what} not reached within {timeout} s")
-        time.sleep(0.005)
-    return time.monotonic() - t0
+    """:func:`tests.harness.wait_until`, in the serial tests' argument order."""
+    return harness.wait_until(cond, what, timeout)
 
 
 def brief(events: list[TagEvent]) -> list[tuple[int, str, str]]:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image, ImageChops
 
 from display.drivers.base import Panel
@@ -161,6 +162,7 @@ def test_worker_honours_the_refresh_time_even_if_the_driver_returns_early() -> N
     assert panel.times[1] - panel.times[0] >= 0.95
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_failing_render_is_logged_and_the_worker_goes_on(tmp_path: Path) -> None:
     panel = PngPanel(tmp_path, "2.13")
 
@@ -180,6 +182,7 @@ def test_a_failing_render_is_logged_and_the_worker_goes_on(tmp_path: Path) -> No
     assert panel.frames == 1
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_render_that_returns_no_picture_does_not_kill_the_worker(tmp_path: Path) -> None:
     """Only a crash in render() itself was caught; a bad return value must not end the thread."""
     panel = PngPanel(tmp_path, "2.13")

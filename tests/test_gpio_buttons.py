@@ -261,6 +261,7 @@ def test_every_wheel_command_is_submitted_with_source_wheel(drawn):
     assert drawn.outcomes[-1].source == "wheel"
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_failing_table_callable_never_raises_into_gpiozero(example_state):
     t = MockTable(example_state, table=lambda loop: 1 / 0)
     try:

@@ -182,6 +182,7 @@ def test_a_silent_hub_is_declared_lost_and_picked_up_again(emu, reader, events):
     assert brief([events.next()]) == [(1, A, "present")]
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_consumer_that_raises_does_not_stop_the_reader(emu, events):
     seen: list[TagEvent] = []
 

@@ -115,6 +115,7 @@ def test_garbage_on_the_line_is_survived(emu, reader, events):
     assert reader.stats.unexpected_errors == 0
 
 
+@pytest.mark.error_log  # the unplug logs 'unexpected error; reconnecting' (an ERROR to look at: issue 14)
 def test_unplug_and_replug_recovers_and_a_card_that_stayed_is_not_reported_twice(
     emu, reader, events
 ):

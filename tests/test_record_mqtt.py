@@ -75,6 +75,7 @@ def test_the_retained_history_is_the_last_entries_of_the_journal_narrated(
     assert [e["source"] for e in history["entries"]][:3] == ["MQTT", "remote", "wheel"]
 
 
+@pytest.mark.error_log  # the restarted service sees its predecessor's retained identity and says so
 def test_a_restarted_service_publishes_the_journals_last_entries_at_once(tmp_path, broker) -> None:
     config = load_config(
         write_config(tmp_path, f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n')
@@ -99,6 +100,7 @@ def test_a_restarted_service_publishes_the_journals_last_entries_at_once(tmp_pat
     assert entries[-1]["events"] == [f"Aria now has {2 + HISTORY + 5} Favor, 2 Redraws"]
 
 
+@pytest.mark.error_log  # the restarted service sees its predecessor's retained identity and says so
 def test_when_a_session_ends_its_recap_is_written_and_linked_beside_the_history(
     tmp_path, broker
 ) -> None:

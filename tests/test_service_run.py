@@ -234,6 +234,7 @@ class Broken:
         raise AssertionError("an extension that did not start is not stopped")
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_extensions_start_with_the_loop_and_stop_after_it_drained(tmp_path):
     """What is queued when the stop comes is still processed and committed, and the
     extensions (MQTT replies) still hear of it before they stop."""

@@ -81,6 +81,7 @@ def free_the_disk(store: Store) -> None:
     ],
     ids=["disk-full", "read-only"],
 )
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_command_the_journal_cannot_write_is_not_kept(journaled, example_state, fail, heal, says):
     store, loop = journaled
     told = []
@@ -109,6 +110,7 @@ def test_a_command_the_journal_cannot_write_is_not_kept(journaled, example_state
     assert again.state is loop.state is not before
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_closed_store_refuses_and_the_state_stays(journaled):
     store, loop = journaled
     store._db.close()

@@ -121,6 +121,7 @@ def test_unknown_tag_and_refused_draw_change_nothing(example_state, registry):
     assert loop.state is s
 
 
+@pytest.mark.error_log  # it provokes the ERROR it is about
 def test_a_broken_subscriber_does_not_stop_the_table(example_state, registry):
     loop = TableLoop(example_state, registry)
     seen = []

@@ -1,0 +1,75 @@
+"""The test harness the tests and the benchmarks share: one way to wait, the commands every
+Performance test starts with, and the loop's job in one call.
+
+Benchmarks import it as ``tests.harness`` (the repository root on ``sys.path``), so a
+benchmark and the test of the same behaviour play the same commands.
+
+>>> import engine
+>>> state, events = run(engine.load_table("examples/table.toml"), BEGIN, ARIA)
+>>> [e.type for e in events]
+['performance_started', 'declared']
+>>> wait_until(lambda: True, "nothing") >= 0
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import engine
+from engine.state import TableState
+
+#: P19: a Performance against Difficulty 5
+BEGIN: Mapping[str, Any] = {"cmd": "begin_performance", "difficulty": 5}
+#: the example table's heroes declaring: Aria Adept in Skill, Bren Master in Steel, Cass
+#: Trained in Shadow (examples/table.toml)
+ARIA: Mapping[str, Any] = {
+    "cmd": "declare",
+    "hero": "aria",
+    "shade": "control",
+    "capability": "skill",
+    "action": "target",
+}
+BREN: Mapping[str, Any] = {
+    "cmd": "declare",
+    "hero": "bren",
+    "shade": "impulse",
+    "capability": "steel",
+    "action": "target",
+}
+CASS: Mapping[str, Any] = {
+    "cmd": "declare",
+    "hero": "cass",
+    "shade": "impulse",
+    "capability": "shadow",
+    "action": "target",
+}
+
+
+def draw(hero: str, token: str | None = None, seed: int | None = None) -> dict[str, Any]:
+    """A ``draw`` naming the token laid, or drawing at random with ``seed``."""
+    return {"cmd": "draw", "hero": hero, **({"token": token} if token else {"seed": seed or 0})}
+
+
+def run(state: TableState, *commands: Mapping[str, Any]) -> tuple[TableState, list[engine.Event]]:
+    """Apply commands in order; the final state and every event (a refusal raises)."""
+    events: list[engine.Event] = []
+    for c in commands:
+        state, more = engine.apply(state, c)
+        events += more
+    return state, events
+
+
+def wait_until(
+    condition: Callable[[], Any], what: str = "condition", timeout: float = 3.0, poll: float = 0.005
+) -> float:
+    """Poll a condition nothing signals (another thread's counter, a pty, a broker) until it
+    holds; the seconds it took. Fails naming ``what`` after ``timeout`` seconds."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(poll)
+    return time.monotonic() - started

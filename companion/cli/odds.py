@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import CommandRejected, ConfigError, apply, load_table
+from engine.contracts.view import Advice
 from engine.performance.combinatorics import Dist
 from engine.performance.odds import PlanOdds, advice, fraction_json, plan_odds
 from engine.state import Contribution, TableState
@@ -192,7 +193,7 @@ def _dist_json(d: Dist) -> list[list[Any]]:
 
 
 def to_json(
-    state: TableState, c: Contribution, odds: PlanOdds, moves: list[dict[str, Any]]
+    state: TableState, c: Contribution, odds: PlanOdds, moves: list[Advice]
 ) -> dict[str, Any]:
     perf = state.performance
     assert perf is not None
@@ -236,7 +237,7 @@ def _frac(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 
 
-def render(state: TableState, c: Contribution, odds: PlanOdds, moves: list[dict[str, Any]]) -> str:
+def render(state: TableState, c: Contribution, odds: PlanOdds, moves: list[Advice]) -> str:
     """A plain-text report: who, what is left, best play and as drawn per Difficulty, the
     advice, the total's bar chart (as drawn)."""
     perf = state.performance

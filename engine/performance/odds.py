@@ -34,6 +34,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from engine.contracts.view import Advice, OddsGroup, OddsView, Percent
 from engine.errors import CommandRejected
 from engine.performance import combinatorics
 from engine.performance.combinatorics import (
@@ -226,7 +227,7 @@ def exertion_cost(state: TableState, heroes: Iterable[str]) -> Cost:
 # --- the view ---------------------------------------------------------------------
 
 
-def fraction_json(p: Fraction) -> dict[str, Any]:
+def fraction_json(p: Fraction) -> Percent:
     return {"num": p.numerator, "den": p.denominator, "percent": round(float(p) * 100, 2)}
 
 
@@ -261,7 +262,7 @@ def _then(group: Group, move: MoveValue) -> str:
 
 def _advice(
     state: TableState, group: Group, cs: tuple[Contribution, ...], move: MoveValue
-) -> dict[str, Any]:
+) -> Advice:
     c = cs[move.side] if move.side is not None else None
     hero = c.hero if c is not None else None
     token = None
@@ -293,7 +294,7 @@ def _advice(
     }
 
 
-def advice(state: TableState, heroes: Iterable[str], difficulty: int) -> list[dict[str, Any]]:
+def advice(state: TableState, heroes: Iterable[str], difficulty: int) -> list[Advice]:
     """Every move open now to the group of ``heroes``, valued with best play after it, best
     first. Favor is advised only once calling it is the best move now (P18, I-P18a)."""
     group, cs = group_of(state, heroes)
@@ -302,7 +303,7 @@ def advice(state: TableState, heroes: Iterable[str], difficulty: int) -> list[di
 
 def _advice_list(
     state: TableState, group: Group, cs: tuple[Contribution, ...], moves: tuple[MoveValue, ...]
-) -> list[dict[str, Any]]:
+) -> list[Advice]:
     return [
         _advice(state, group, cs, m)
         for i, m in enumerate(moves)
@@ -310,7 +311,7 @@ def _advice_list(
     ]
 
 
-def _group_view(state: TableState, perf: Performance, heroes: tuple[str, ...]) -> dict[str, Any]:
+def _group_view(state: TableState, perf: Performance, heroes: tuple[str, ...]) -> OddsGroup:
     group, cs = group_of(state, heroes)
     nums = group_numbers(group, perf.difficulty)
     cost = exertion_cost(state, heroes)
@@ -328,7 +329,7 @@ def _group_view(state: TableState, perf: Performance, heroes: tuple[str, ...]) -
 
 
 @view_section("odds")
-def odds_view(state: TableState) -> dict[str, Any] | None:
+def odds_view(state: TableState) -> OddsView | None:
     """The ``odds`` key of the table view: None unless a Performance is open (unresolved)."""
     perf = state.performance
     if perf is None or perf.resolved:

@@ -413,3 +413,43 @@ def test_another_tables_gm_login_cannot_command_this_table_from_the_page(tmp_pat
             context.close()
     finally:
         broker.stop()
+
+
+def test_a_repaint_never_wipes_what_the_worldkeeper_is_typing(rig):
+    """A foe added from elsewhere (C2) while the WorldKeeper types in the add form: the typed
+    value stays, and the panel shows the new roster once the fingers leave the field."""
+    page, table, _ = rig
+    tab(page, "combat")
+    details = page.locator("details[data-add='combatant']")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    field = details.locator(".command-form [name='combatant']")
+    field.fill("gob")  # the focus stays in the field, as under a thumb
+    table.command(
+        {
+            "cmd": "add_combatant",
+            "combatant": "orc",
+            "name": "Orc",
+            "side": "foes",
+            "reflex": 1,
+            "might": 2,
+            "dodge": 1,
+            "parry": 1,
+            "fortitude": 2,
+            "speed": 4,
+            "damage": 1,
+        }
+    )
+    page.wait_for_function(
+        "() => (window.rhuna.store.snapshot.tables.get('example')?.sections.state?.roster ?? [])"
+        ".some(c => c.id === 'orc')",
+        timeout=2 * WAIT * 1000,
+    )
+    page.wait_for_timeout(300)  # the page has had the update for a while: it held the repaint
+    assert field.input_value() == "gob"
+    assert "Orc" not in page.locator("#combat-panel").inner_text()
+    page.click("#table-name")  # the thumb leaves the field
+    page.wait_for_function(
+        "() => document.querySelector('#combat-panel')?.textContent.includes('Orc')",
+        timeout=2 * WAIT * 1000,
+    )

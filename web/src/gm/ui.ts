@@ -145,11 +145,42 @@ export function commandForm(
 /** A panel rebuilt only when `key` changes. */
 export class Panel {
   private shown: string | null = null;
+  /** the newest repaint held back while the WorldKeeper is typing in this panel */
+  private held: { key: string; build: () => (HTMLElement | null)[] } | null = null;
 
-  constructor(readonly el: HTMLElement) {}
+  constructor(readonly el: HTMLElement) {
+    // the held repaint happens once the fingers leave the panel's fields
+    el.addEventListener("focusout", (e) => {
+      const next = (e as FocusEvent).relatedTarget;
+      if (this.held && !(next instanceof Node && this.el.contains(next) && isField(next))) {
+        const { key, build } = this.held;
+        // a button of this panel took the focus: let its click land first
+        if (next instanceof Node && this.el.contains(next)) {
+          setTimeout(() => this.flush(key), 250);
+        } else {
+          this.held = null;
+          this.refresh(key, build);
+        }
+      }
+    });
+  }
 
+  /**
+   * Repaint when ``key`` (what the panel shows) changed. Never under the fingers: while a field
+   * of this panel has the focus, a repaint would wipe what is being typed (a token laid, a
+   * fight's tick), so the newest one waits until the focus leaves the field.
+   */
   refresh(key: string, build: () => (HTMLElement | null)[]): void {
-    if (key === this.shown) return;
+    if (key === this.shown) {
+      this.held = null;
+      return;
+    }
+    const active = document.activeElement;
+    if (active && this.el.contains(active) && isField(active)) {
+      this.held = { key, build };
+      return;
+    }
+    this.held = null;
     this.shown = key;
     // a section the WorldKeeper opened stays open through the repaint
     const open = new Set(
@@ -160,6 +191,23 @@ export class Panel {
       if (open.has(summary.textContent)) summary.parentElement?.setAttribute("open", "");
     }
   }
+
+  private flush(key: string): void {
+    if (this.held && this.held.key === key) {
+      const { build } = this.held;
+      this.held = null;
+      this.refresh(key, build);
+    }
+  }
+}
+
+/** An element the WorldKeeper types or chooses in (a repaint would lose its value). */
+function isField(el: Node): boolean {
+  return (
+    el instanceof HTMLInputElement ||
+    el instanceof HTMLSelectElement ||
+    el instanceof HTMLTextAreaElement
+  );
 }
 
 export function card(title: string, ...body: (HTMLElement | string | null)[]): HTMLElement {

@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,3 +87,15 @@ class FavorArm:
             "armed": True,
             "prompt": f"{name} calls Favor: draw a token from the Favor Bag, lay it on the board",
         }
+
+
+@dataclass(frozen=True, slots=True)
+class DialMemory:
+    """What the wheel remembers between declarations: who declared last (the next hero is the
+    one after), the last declaration sent (Undo puts it back on the wheel), the one waiting for
+    the engine's Undo to be restored, and the last Difficulty begun (the ring starts there)."""
+
+    last_declared: str | None = None
+    last_dial: Mapping[str, Any] | None = None
+    restore_after_undo: Mapping[str, Any] | None = None
+    last_difficulty: int | None = None

@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from engine.errors import RuleViolation
@@ -43,7 +43,7 @@ from engine.state import TableState
 from engine.tokens import Action, Shade, Training
 from hardware.config import GpioConfig
 from hardware.facts import TableFacts, table_facts
-from hardware.picks import FavorArm, RedrawPick
+from hardware.picks import DialMemory, FavorArm, RedrawPick
 
 Command = dict[str, Any]
 TableSource = Callable[[], TableState | Mapping[str, Any]]
@@ -88,10 +88,7 @@ class Wheel:
         self._redraw: RedrawPick | None = None  # while picking the token a Redraw replaces
         self._favor: FavorArm | None = None  # Call Favor armed, until its token is laid
         self._notice: Notice | None = None
-        self._last_declared: str | None = None
-        self._last_dial: dict[str, Any] | None = None  # the last declaration sent, for Undo
-        self._restore_after_undo: dict[str, Any] | None = None
-        self._last_difficulty: int | None = None
+        self._memory = DialMemory()  # what the wheel remembers between declarations
 
     # --- inputs: each returns the commands to submit ------------------------------
 
@@ -125,7 +122,7 @@ class Wheel:
         self._notice = None
         f = self._facts()
         self._partial = 0
-        self._restore_after_undo = None
+        self._memory = replace(self._memory, restore_after_undo=None)
         if self._redraw is not None:
             return self._send_redraw()
         ring = self._ring
@@ -139,7 +136,7 @@ class Wheel:
         self._choice[ring] = self._value(ring, f)
         if ring == DIFFICULTY:
             difficulty = int(self._choice.pop(DIFFICULTY))
-            self._last_difficulty = difficulty
+            self._memory = replace(self._memory, last_difficulty=difficulty)
             return [{"cmd": "begin_performance", "difficulty": difficulty, "weight": self._weight}]
         rings = self._rings(f)
         if ring != rings[-1]:
@@ -155,7 +152,7 @@ class Wheel:
         f = self._facts()
         self._partial = 0
         if action != "undo":
-            self._restore_after_undo = None
+            self._memory = replace(self._memory, restore_after_undo=None)
         handler = self._buttons.get(action)
         if handler is None:
             raise ValueError(f"no button action {action!r}")
@@ -219,16 +216,17 @@ class Wheel:
         f = table_facts(self._table())
         rings = self._rings(f)
         if f.phase != "open":
-            self._last_dial = None
-            self._restore_after_undo = None
-            self._last_declared = None  # a new Performance starts at the first hero
+            # a new Performance starts at the first hero, with nothing to put back
+            self._memory = replace(
+                self._memory, last_dial=None, restore_after_undo=None, last_declared=None
+            )
         if self._redraw is not None:
             self._follow_redraw(f)
         if self._favor is not None and self._favor.done(f):
             self._favor = None  # the Favor token arrived (or the Performance ended)
-        restore = self._restore_after_undo
+        restore = self._memory.restore_after_undo
         if restore is not None and f.phase == "open" and f.contribution(restore[HERO]) is None:
-            self._restore_after_undo = None
+            self._memory = replace(self._memory, restore_after_undo=None)
             self._restore(restore, f)
             rings = self._rings(f)
         if self._ring not in rings:
@@ -288,7 +286,7 @@ class Wheel:
     def _default(self, ring: str, f: TableFacts) -> Any:
         if ring == DIFFICULTY:
             lo, hi = f.difficulty_range
-            last = self._last_difficulty
+            last = self._memory.last_difficulty
             return last if last is not None and lo <= last <= hi else lo
         if ring == HERO:
             return self._next_hero(f)
@@ -324,9 +322,13 @@ class Wheel:
         ids = [h.id for h in f.heroes]
         if not ids:
             return None
-        start = ids.index(self._last_declared) + 1 if self._last_declared in ids else 0
+        start = (
+            ids.index(self._memory.last_declared) + 1 if self._memory.last_declared in ids else 0
+        )
         order = ids[start:] + ids[:start]
-        waiting = [h for h in order if f.contribution(h) is None and h != self._last_declared]
+        waiting = [
+            h for h in order if f.contribution(h) is None and h != self._memory.last_declared
+        ]
         return waiting[0] if waiting else order[0]
 
     def _sheet_training(self, f: TableFacts) -> str | None:
@@ -438,8 +440,9 @@ class Wheel:
             cmd["reserve"] = dial[RESERVE]
         if dial.get(INTERSECT) is not None:
             cmd["intersect"] = dial[INTERSECT]
-        self._last_dial = {**dial, "exert": self._exert}
-        self._last_declared = dial[HERO]
+        self._memory = replace(
+            self._memory, last_dial={**dial, "exert": self._exert}, last_declared=dial[HERO]
+        )
         self._choice = {}
         self._exert = False
         self._ring = None  # back to the first ring at the next look
@@ -449,7 +452,7 @@ class Wheel:
         """Put a declaration back on the wheel, on its last ring, to fix and push again."""
         self._choice = {k: v for k, v in dial.items() if k != "exert"}
         self._exert = bool(dial.get("exert"))
-        self._last_declared = None
+        self._memory = replace(self._memory, last_declared=None)
         self._ring = self._rings(f)[-1]
         hero = f.hero(dial[HERO])
         name = hero.name if hero else dial[HERO]
@@ -477,14 +480,14 @@ class Wheel:
         if ring in rings and rings.index(ring) > 0:
             self._ring = rings[rings.index(ring) - 1]
             return []
-        last = self._last_dial
+        last = self._memory.last_dial
         if last is not None and f.phase == "open":
-            self._last_dial = None
+            self._memory = replace(self._memory, last_dial=None)
             if f.contribution(last[HERO]) is None:
                 # refused by the engine (or not applied yet): nothing to undo, dial it again
                 self._restore(last, f)
                 return []
-            self._restore_after_undo = last
+            self._memory = replace(self._memory, restore_after_undo=last)
             self._notice = Notice("Undo: the last command is taken back")
         self._choice.pop(ring or "", None)
         return [{"cmd": "undo"}]
@@ -516,8 +519,7 @@ class Wheel:
         self._favor = None
         self._choice = {}
         self._exert = False
-        self._last_dial = None
-        self._last_declared = None
+        self._memory = replace(self._memory, last_dial=None, last_declared=None)
         self._ring = None
         return [{"cmd": "reset"}]
 
@@ -565,7 +567,7 @@ class Wheel:
         """The hero a Redraw or a Favor call is for: chosen on the wheel, last declared, or the
         only one drawing."""
         checking = [c.hero for c in f.contributions if c.checks]
-        for hero in (self._choice.get(HERO), self._last_declared):
+        for hero in (self._choice.get(HERO), self._memory.last_declared):
             if hero in checking:
                 return hero
         return checking[0] if len(checking) == 1 else None

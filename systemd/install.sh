@@ -14,12 +14,16 @@
 #      which Mosquitto serves (http_dir);
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
 #      (an existing config is never overwritten; step 4 only adds a missing MQTT login);
+#      a new rhuna.toml writes the recaps into step 4b's folder and links them at /recaps/;
 #   4. the broker: Debian's mosquitto, the table's accounts (`rhuna-table accounts add`:
 #      service, gm, viewers, wall; existing passwords are kept) in /etc/rhuna-table/mqtt,
 #      a config with no MQTT login of its own given the service's, and
 #      systemd/mosquitto-rhuna.conf as /etc/mosquitto/conf.d/rhuna.conf (every client logs
 #      in; the ACL keeps each account to its own table; its http_dir is step 2b's pages);
 #      mosquitto restarted;
+#   4b. $PREFIX/web/recaps, inside that http_dir: the service writes each ended session's
+#      recap there (the unit's ReadWritePaths=), group mosquitto and setgid, so the broker
+#      can read and serve what the service writes (UMask=0027: files 0640);
 #   5. the unit /etc/systemd/system/rhuna-table.service, enabled; once the config passes
 #      `rhuna-table check-config`, restarted if it was running (an update), else
 #      started unless --no-start.
@@ -117,9 +121,21 @@ run cp -R "$WEB/dist/." "$PREFIX/web/"
 
 # 3. the config (never overwritten)
 run install -d -m 0755 "$CONFIG_DIR"
-for file in rhuna.toml table.toml; do
-    [ -e "$CONFIG_DIR/$file" ] || run install -m 0644 "$SRC/examples/$file" "$CONFIG_DIR/$file"
-done
+[ -e "$CONFIG_DIR/table.toml" ] || run install -m 0644 "$SRC/examples/table.toml" "$CONFIG_DIR/table.toml"
+# [record]: recaps go where Mosquitto serves them (step 4b), linked by a path on the pages'
+# own origin (docs/record.md, "Served on the Pi")
+RECAPS=$PREFIX/web/recaps
+config_edits="s|^recaps = \"recaps\"\$|recaps = \"$RECAPS\"|; s|^# recap_url = .*\$|recap_url = \"/recaps/\"|"
+if [ -e "$CONFIG_DIR/rhuna.toml" ]; then
+    :
+elif [ "$DRY_RUN" = 1 ]; then
+    echo "would write: $CONFIG_DIR/rhuna.toml (examples/rhuna.toml with: $config_edits)"
+else
+    echo "+ write $CONFIG_DIR/rhuna.toml"
+    sed "$config_edits" "$SRC/examples/rhuna.toml" >"$CONFIG_DIR/rhuna.toml.tmp"
+    chmod 0644 "$CONFIG_DIR/rhuna.toml.tmp"
+    mv "$CONFIG_DIR/rhuna.toml.tmp" "$CONFIG_DIR/rhuna.toml"
+fi
 
 # 4. the broker and the accounts (docs/web.md, "Accounts"); passwords are never printed
 MQTT_DIR=$CONFIG_DIR/mqtt
@@ -153,6 +169,15 @@ elif ! sed "$conf_edits" "$SRC/systemd/mosquitto-rhuna.conf" | cmp -s - "$MOSQUI
 fi
 # a restart, not a reload: new listeners need one (a reload re-reads only passwd and acl)
 run systemctl restart mosquitto.service
+
+# 4b. the recaps' folder, inside http_dir: Mosquitto 2.0 refuses a file whose realpath leaves
+#     http_dir (a symlink to the state dir is a 403), so the service writes here; setgid
+#     keeps each session's folder and file in the group the broker reads with
+recaps_group=$SERVICE_USER
+if getent group mosquitto >/dev/null; then
+    recaps_group=mosquitto
+fi
+run install -d -o "$SERVICE_USER" -g "$recaps_group" -m 2750 "$RECAPS"
 
 # 5. the unit (its paths and user follow --prefix, $CONFIG_DIR and $SERVICE_USER)
 unit=$UNIT_DIR/rhuna-table.service
@@ -189,6 +214,8 @@ Done$( [ "$DRY_RUN" = 1 ] && echo " (dry run: nothing was changed)" ).
             sudo -u $SERVICE_USER $VENV/bin/rhuna-table enroll --config $CONFIG_DIR/rhuna.toml
             sudo systemctl start rhuna-table
   state:    /var/lib/rhuna-table (the journal)
+  recaps:   $RECAPS (served at http://HOSTNAME:9001/recaps/; an older config sets
+            [record] recaps = "$RECAPS" and recap_url = "/recaps/")
   status:   systemctl status rhuna-table
   log:      journalctl -u rhuna-table -f
   accounts: $VENV/bin/rhuna-table accounts --dir $MQTT_DIR list   (page URLs: … urls TABLE --host HOSTNAME)

@@ -77,6 +77,8 @@ def test_the_unit_runs_unprivileged_in_a_read_only_system(unit):
     assert one(unit, s, "User") == "rhuna"
     assert {"dialout", "gpio", "spi"} <= set(one(unit, s, "SupplementaryGroups").split())
     assert one(unit, s, "StateDirectory") == "rhuna-table"
+    # the recaps, in the folder Mosquitto serves (install.sh makes it; tests/test_record_served.py)
+    assert one(unit, s, "ReadWritePaths") == "-/opt/rhuna-table/web/recaps"
     for key, value in {
         "ProtectSystem": "strict",
         "ProtectHome": "yes",
@@ -181,7 +183,8 @@ def test_install_dry_run_says_every_step_and_changes_nothing(tmp_path):
     assert "would run: useradd --system --user-group --home-dir /var/lib/rhuna-table" in out
     assert f"-m venv --system-site-packages {prefix}/venv" in out
     assert f"pip install --quiet --upgrade --constraint {ROOT}/constraints.txt {ROOT}[inky]" in out
-    assert f"install -m 0644 {ROOT}/examples/rhuna.toml {config}/rhuna.toml" in out
+    assert f"would write: {config}/rhuna.toml (examples/rhuna.toml with: " in out
+    assert f"install -m 0644 {ROOT}/examples/table.toml {config}/table.toml" in out
     assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out  # the pages http_dir serves
     assert f"s|/opt/rhuna-table|{prefix}|g; s|/etc/rhuna-table|{config}|g" in out
     assert "would run: systemctl enable rhuna-table.service" in out
@@ -203,3 +206,4 @@ def test_install_again_keeps_the_config_and_the_venv(tmp_path):
     assert "-m venv" not in out
     copies = [line for line in out.splitlines() if line.startswith("would run: install -m")]
     assert copies and not any(f" {config}/" in line for line in copies)
+    assert f"would write: {config}/rhuna.toml" not in out

@@ -64,9 +64,13 @@ class Running:
                 return outcome
         raise TimeoutError("no such outcome")
 
-    def command(self, cmd: dict[str, Any], source: str = "worldkeeper") -> Outcome:
+    def submit(self, cmd: dict[str, Any], source: str = "worldkeeper") -> Outcome:
+        """Send ``cmd`` and return its outcome, accepted or refused."""
         self.service.loop.submit(cmd, source)
-        outcome = self.wait(lambda o: o.command is cmd)
+        return self.wait(lambda o: o.command is cmd)
+
+    def command(self, cmd: dict[str, Any], source: str = "worldkeeper") -> Outcome:
+        outcome = self.submit(cmd, source)
         assert outcome.error is None, (cmd, outcome.error)
         return outcome
 

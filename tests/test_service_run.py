@@ -8,9 +8,7 @@ PNG panel through the display worker, gpiozero on MockFactory pins.
 
 from __future__ import annotations
 
-import queue
 import sqlite3
-import threading
 import time
 
 import pytest
@@ -24,6 +22,7 @@ from display.screens.banner import Banner
 from engine.view import table_view
 from firmware_bridge.events import ReaderStatus
 from hardware.mock import MockHand
+from tests import record_support
 from tests.service_support import as_json, write_config
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
@@ -36,36 +35,11 @@ ARIA = {
 }
 
 
-class Running:
-    """A Service running in a thread; ``outcomes`` sees what every subscriber sees."""
+class Running(record_support.Running):
+    """The service in a thread (tests/record_support.py); ``command`` returns refusals too."""
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
-        self.outcomes: queue.Queue[Outcome] = queue.Queue()
-        service.loop.subscribe(self, self.outcomes.put)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=service.run, args=(self.stop,), daemon=True)
-        self.thread.start()
-
-    def next(self, wanted, timeout: float = 5.0) -> Outcome:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                outcome = self.outcomes.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if wanted(outcome):
-                return outcome
-        raise TimeoutError("no such outcome")
-
-    def command(self, cmd: dict) -> Outcome:
-        self.service.loop.submit(cmd, "worldkeeper")
-        return self.next(lambda o: o.command is cmd)
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(30)
-        assert not self.thread.is_alive()
+    next = record_support.Running.wait
+    command = record_support.Running.submit
 
 
 @pytest.fixture

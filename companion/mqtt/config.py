@@ -95,23 +95,7 @@ def load_mqtt_config(data: Any, source: str = "<config>") -> MqttConfig:
     return _Reader(source).config(data)
 
 
-_TOP = {  # in the order the example config documents them
-    "enabled",
-    "host",
-    "port",
-    "client_id",
-    "username",
-    "password",
-    "password_file",
-    "keepalive",
-    "tls",
-    "base_topic",
-    "table_id",
-    "max_queued",
-    "reconnect_min_delay",
-    "reconnect_max_delay",
-    "homeassistant",
-}
+#: every key, in the order the example config documents them (suggestions follow it)
 _ORDER = (
     "enabled",
     "host",
@@ -137,6 +121,8 @@ _ORDER = (
 )
 _TLS = {"ca", "cert", "key", "insecure"}
 _HA = {"enabled", "discovery_topic", "status_topic"}
+#: the [mqtt] table's own keys: _ORDER up to the sub-tables' keys
+_TOP = set(_ORDER[: _ORDER.index("ca")])
 
 
 class _Reader:

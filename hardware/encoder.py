@@ -27,17 +27,49 @@ its direction cannot be known.
 >>> full = QuadratureDecoder(half_step=False)
 >>> [full.update(a, b) for a, b in [(1, 0), (1, 1), (0, 1), (0, 0)]]
 [0, 0, 0, 1]
+
+Encoders that give two (or more) steps per detent need that many steps for one
+position on the wheel (``steps_per_choice``): :class:`Detents` keeps the steps
+that are not a whole position yet, as a value.
+
+>>> moves, left = Detents(per_choice=2).turned(+3)
+>>> moves, left.partial
+(1, 1)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gpiozero import CompositeDevice, InputDevice  # type: ignore[import-untyped]
 
 #: the Gray-code position of each (A active, B active): clockwise is +1
 _PHASE = {(0, 0): 0, (1, 0): 1, (1, 1): 2, (0, 1): 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Detents:
+    """Encoder steps → whole positions on the wheel, ``per_choice`` steps to a position.
+
+    The steps that do not make a whole position wait in ``partial``, and count towards
+    zero: half a position one way and back again never moves the ring (a hand resting on
+    the knob jiggles it). A push or a button drops them (:meth:`cleared`), so a half turn
+    before a push is not carried into the next ring.
+    """
+
+    per_choice: int = 1
+    partial: int = 0
+
+    def turned(self, steps: int) -> tuple[int, Detents]:
+        """The whole positions ``steps`` more make (signed), and the remainder left."""
+        total = self.partial + steps
+        moves = int(total / self.per_choice)  # towards zero, so a jiggle does not move
+        return moves, Detents(self.per_choice, total - moves * self.per_choice)
+
+    def cleared(self) -> Detents:
+        return Detents(self.per_choice) if self.partial else self
 
 
 class QuadratureDecoder:

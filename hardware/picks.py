@@ -1,9 +1,11 @@
 """The wheel's two small side modes, as values: picking the token a Redraw replaces, and a Call
 Favor armed until its token is laid (P11, P18).
 
-Each is a frozen value the :class:`~hardware.wheel.Wheel` holds while the mode lasts (None
-otherwise): an input returns the next value, so the wheel's state is a few plain fields and
-:meth:`~hardware.wheel.Wheel.selection` can read it without changing anything.
+Each is a frozen value the wheel's state holds while the mode lasts (None otherwise): an
+input returns the next value, so :meth:`~hardware.wheel.Wheel.selection` can read it without
+changing anything. Which tokens a Redraw may replace, and why none, is the engine's answer
+(:func:`engine.performance.questions.redraws`, through :class:`~hardware.facts.TableFacts`);
+this module only orders it for the hand: the focus hero first, their lowest token shown.
 
 >>> pick = RedrawPick((("aria", "aria.ember.skill"), ("aria", "aria.weight.1")), at=1)
 >>> pick.turned(+1).shown
@@ -18,11 +20,12 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hardware.facts import TableFacts
+from hardware.notices import Notice
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,14 @@ class RedrawPick:
         if candidates:
             return RedrawPick(tuple(candidates), lowest)
         return None
+
+    @staticmethod
+    def start(f: TableFacts, focus: str | None) -> RedrawPick | Notice:
+        """The pick the Redraw button opens, on the focus hero's lowest token; or why none."""
+        candidates, reason = redraw_candidates(f, focus)
+        if not candidates:
+            return reason
+        return RedrawPick(tuple(candidates), lowest(candidates, f, focus))
 
     def view(self, f: TableFacts) -> dict[str, Any]:
         hero, token = self.shown
@@ -89,13 +100,33 @@ class FavorArm:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class DialMemory:
-    """What the wheel remembers between declarations: who declared last (the next hero is the
-    one after), the last declaration sent (Undo puts it back on the wheel), the one waiting for
-    the engine's Undo to be restored, and the last Difficulty begun (the ring starts there)."""
+def focus_hero(f: TableFacts, turned_to: str | None, last_declared: str | None) -> str | None:
+    """The hero a Redraw or a Favor call is for: the one turned to on the wheel, the last one
+    declared, or the only one drawing (a hero whose declaration makes a check)."""
+    checking = [c.hero for c in f.contributions if c.checks]
+    for hero in (turned_to, last_declared):
+        if hero in checking:
+            return hero
+    return checking[0] if len(checking) == 1 else None
 
-    last_declared: str | None = None
-    last_dial: Mapping[str, Any] | None = None
-    restore_after_undo: Mapping[str, Any] | None = None
-    last_difficulty: int | None = None
+
+def redraw_candidates(f: TableFacts, focus: str | None) -> tuple[list[tuple[str, str]], Notice]:
+    """Drawn tokens a Redraw may replace (P11: the engine's answer), focus hero first; and
+    why there are none (the focus hero's refusal, if they have one)."""
+    if f.phase != "open":
+        return [], Notice("no Performance is running: nothing to Redraw", "P11")
+    out = sorted(f.redraws, key=lambda c: c[0] != focus)  # stable: board order kept
+    reason = Notice("nothing drawn yet to Redraw", "P11")
+    refused = sorted(f.redraw_refusals.items(), key=lambda r: r[0] == focus)
+    if refused:  # the focus hero's reason last, so it is the one shown
+        why = refused[-1][1]
+        reason = Notice(f"{why.message} — {why.fix}" if why.fix else why.message, why.rule)
+    return out, reason
+
+
+def lowest(candidates: Sequence[tuple[str, str]], f: TableFacts, focus: str | None) -> int:
+    """The focus hero's lowest-value drawn token (the first of equals): the best Redraw for a
+    plain "total ≥ Difficulty", so the pick opens on it. Values are the engine's."""
+    pool = [i for i, (h, _) in enumerate(candidates) if h == focus] or list(range(len(candidates)))
+    values = {(c.hero, t.id): t.value for c in f.contributions for t in c.drawn}
+    return min(pool, key=lambda i: (values[candidates[i]], i))

@@ -54,7 +54,7 @@ from engine import apply, load_table  # noqa: E402
 from engine.view import table_view  # noqa: E402
 from firmware_bridge import protocol as p  # noqa: E402
 from hardware.registry import TagRegistry  # noqa: E402
-from tests.service_support import session, write_config  # noqa: E402
+from tests.harness.service import session, write_config  # noqa: E402
 
 TABLE = ROOT / "examples" / "table.toml"
 BIG = ROOT / "tests" / "data" / "odds_big_bag.toml"

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from display.render import render
 from display.screens.banner import Banner
-from tests import display_views as dv
+from tests.harness import views as dv
 
 PANELS = ("2.13", "2.9", "4.2", "7.5")
 

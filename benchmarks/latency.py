@@ -45,8 +45,8 @@ from engine import load_table  # noqa: E402
 from firmware_bridge import protocol as p  # noqa: E402
 from firmware_bridge.emulator import HubEmulator  # noqa: E402
 from hardware.registry import TagRegistry  # noqa: E402
-from tests.mqtt_support import Broker  # noqa: E402
-from tests.service_support import write_config  # noqa: E402
+from tests.harness.broker import Broker  # noqa: E402
+from tests.harness.service import write_config  # noqa: E402
 
 R = "rhuna/example"
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}

@@ -33,7 +33,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from companion.mqtt.client import no_delay  # noqa: E402
-from tests.mqtt_support import Broker, table_on_mqtt  # noqa: E402
+from tests.harness.broker import Broker, table_on_mqtt  # noqa: E402
 
 RUNS = 5
 ROUND_TRIPS = 200

@@ -5,7 +5,7 @@
 "Cold" means the first query for that bag: every memo is cleared before each
 sample (ours, and icepool's evaluator cache), and separately each of M fresh
 processes answers the question once (no cache can survive that). The 40-token
-bag is Vesna's from tests/data/odds_big_bag.toml (table format only), Shade
+bag is Vesna's from tests/engine/data/odds_big_bag.toml (table format only), Shade
 Control, Capability skill, WEIGHT MASS, Difficulty 6, draw 4, 2 Redraws, 1 Favor.
 
 - as drawn: ours (from the state: the 40 tokens valued, then the exact odds) against

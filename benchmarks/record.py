@@ -34,7 +34,7 @@ from companion.record.night import gather  # noqa: E402
 from companion.store import Store  # noqa: E402
 from engine import CommandRejected, apply, load_table  # noqa: E402
 from engine.performance.odds import clear_caches  # noqa: E402
-from tests.service_support import session  # noqa: E402
+from tests.harness.service import session  # noqa: E402
 
 TABLE = ROOT / "examples" / "table.toml"
 LIMIT = 5.0

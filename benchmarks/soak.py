@@ -31,7 +31,7 @@ sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
 sys.path.insert(0, str(ROOT))
 
 from engine import load_table  # noqa: E402
-from tests.service_support import session, write_config  # noqa: E402
+from tests.harness.service import session, write_config  # noqa: E402
 
 #: the targets (issue 17)
 RSS_GROWTH_MB = 5.0
@@ -149,7 +149,7 @@ def main() -> int:
     args = parser.parse_args()
     broker = None
     if args.mqtt:
-        from tests.mqtt_support import Broker
+        from tests.harness.broker import Broker
 
         broker = Broker(Path(tempfile.mkdtemp()) / "broker").start()
     try:

@@ -33,7 +33,7 @@ from companion.loop import TableLoop  # noqa: E402
 from companion.store import Store  # noqa: E402
 from engine import load_table  # noqa: E402
 from hardware.registry import TagRegistry  # noqa: E402
-from tests.service_support import session  # noqa: E402
+from tests.harness.service import session  # noqa: E402
 
 TABLE = ROOT / "examples" / "table.toml"
 

@@ -50,7 +50,7 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from companion.mqtt.client import no_delay  # noqa: E402
-from tests.web_support import (  # noqa: E402
+from tests.harness.web import (  # noqa: E402
     CHROMIUM,
     DIST,
     SERVICE_PASSWORD,

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 from PIL import Image, ImageDraw, ImageFilter  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.web_support import ServedTable, WebBroker, launch_chromium  # noqa: E402
+from tests.harness.web import ServedTable, WebBroker, launch_chromium  # noqa: E402
 
 W, H = 1920, 1080
 DOCS = ROOT / "docs"

@@ -1,34 +1,23 @@
-"""Shared fixtures: the example table, a fresh state, a helper to apply many commands, and a
-guard that fails a test on an ERROR log record nobody expected."""
+"""Fixtures for every folder: the example table's state, and a guard that fails a test on an
+ERROR log record nobody expected. Each folder's own fixtures are in its conftest.py; the
+helpers tests and benchmarks share (commands, ``run``, ``wait_until``, the real parts) are
+the :mod:`tests.harness` package, never imported from a conftest."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import engine
-from engine import apply
 from engine.state import TableState
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_TABLE = ROOT / "examples" / "table.toml"
+from tests.harness import EXAMPLE_TABLE
 
 
 @pytest.fixture(scope="session")
 def example_state() -> TableState:
     return engine.load_table(EXAMPLE_TABLE)
-
-
-def run(state: TableState, *commands: dict) -> tuple[TableState, list[engine.Event]]:
-    """Apply commands in order; return the final state and all events."""
-    events: list[engine.Event] = []
-    for c in commands:
-        state, more = apply(state, c)
-        events += more
-    return state, events
 
 
 class _Errors(logging.Handler):

@@ -27,8 +27,8 @@ from engine.contracts.view import RETAINED_SECTIONS
 from engine.state import TableState
 from engine.view import SECTIONS as VIEW_SECTIONS
 from engine.view import table_view
-from tests import display_views as dv
-from tests.conftest import ROOT
+from tests.harness import ROOT
+from tests.harness import views as dv
 
 DOCS = ROOT / "docs"
 #: (table, session): the example sessions, between them every family of rules

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 PACKAGES = ("engine", "display", "hardware", "companion", "firmware_bridge")
 #: not importable on the host: MicroPython's firmware for the hub; ``__main__`` runs a CLI

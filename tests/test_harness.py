@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 import tests.harness
-from tests.conftest import ROOT
-from tests.harness import wait_until
+from tests.harness import ROOT, wait_until
 
 
 def test_the_harness_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-from tests.conftest import run
+from tests.harness import run
 
 
 def test_p19_a_plain_performance_resolves(example_state):

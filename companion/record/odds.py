@@ -3,7 +3,7 @@
 Nothing is computed here: :func:`engine.performance.odds.hero_odds` gives the two
 figures of the group the hero resolves in (I-P10) — best play, the headline the table
 shows (every Redraw and Favor call still open used well, P11, P18, I-P18a), and as
-drawn (none used). tests/test_record_export.py checks every exported figure against
+drawn (none used). tests/companion/record/test_record_export.py checks every exported figure against
 the odds section of the view.
 """
 

@@ -7,7 +7,7 @@ tokens in play (P13, P14), Wounds (P15), Favor (P18), Redraws (P11) and Active
 Reserve (P17); ``[time]`` the day, band and Minor draws done (T3); ``[weather]``
 the current weather when it came from a Weather token (T1, T2); each
 ``[[combatants]]`` entry its renown (C11) and its armour's durability (I-C8). Loading the file
-gives the same heroes (tests/test_record_sheet.py checks the round trip).
+gives the same heroes (tests/companion/record/test_record_sheet.py checks the round trip).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the WorldKeeper must act on is never cut or hidden, and outcomes cannot be mistaken.
 
-Each test renders real engine views (tests/display_views.py) and reads the
+Each test renders real engine views (tests/harness/views.py) and reads the
 canvas's record of every string drawn, or the pixels of the picture.
 """
 
@@ -19,8 +19,8 @@ from display.screens.banner import Banner
 from display.text import ELLIPSIS
 from engine import apply
 from engine.view import table_view
-from tests import display_views as dv
-from tests.test_display_text import assert_texts_fit
+from tests.display.test_display_text import assert_texts_fit
+from tests.harness import views as dv
 
 STRIPS = ("2.13", "2.9")
 ROOMY = ("4.2", "7.5")

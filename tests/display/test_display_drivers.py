@@ -25,7 +25,7 @@ from display.panels import ACCENT, BLACK, WHITE
 from display.render import render
 from display.screens.banner import Banner
 from engine.errors import ConfigError
-from tests import display_views as dv
+from tests.harness import views as dv
 
 
 def _frame(panel: str, colour: str = "bw") -> Image.Image:

@@ -1,9 +1,9 @@
-"""Golden images: every screen on every panel, compared pixel by pixel with tests/golden/.
+"""Golden images: every screen on every panel, compared pixel by pixel with tests/display/golden/.
 
 After a deliberate change to a layout, regenerate them and look at the
 result before committing:
 
-    UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_display_golden.py
+    UPDATE_GOLDEN=1 .venv/bin/pytest tests/display/test_display_golden.py
 
 A missing golden image fails (it is never created silently, and never under CI).
 """
@@ -20,7 +20,7 @@ from PIL import Image, ImageChops
 
 from display.render import render
 from display.screens.banner import Banner
-from tests import display_views as dv
+from tests.harness import views as dv
 
 GOLDEN = Path(__file__).parent / "golden"
 PANELS = ("2.13", "2.9", "4.2", "7.5")
@@ -61,7 +61,7 @@ def test_golden_image(case: str, panel: str, colour: str, tmp_path: Path) -> Non
         return
     assert path.exists(), (
         f"no golden image {path.name}: after checking the layout by eye, run"
-        " UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_display_golden.py"
+        " UPDATE_GOLDEN=1 .venv/bin/pytest tests/display/test_display_golden.py"
     )
     with Image.open(path) as stored:
         stored.load()
@@ -76,7 +76,7 @@ def test_golden_image(case: str, panel: str, colour: str, tmp_path: Path) -> Non
         changed = sum(1 for px in diff.convert("L").tobytes() if px)
         pytest.fail(
             f"{path.name}: {changed} pixels differ inside {box}; this render is at {actual}."
-            " If the change is deliberate: UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_display_golden.py"
+            " If the change is deliberate: UPDATE_GOLDEN=1 .venv/bin/pytest tests/display/test_display_golden.py"
         )
 
 

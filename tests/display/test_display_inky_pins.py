@@ -24,7 +24,7 @@ from display.drivers import DriverUnavailable, open_panel
 from display.drivers.base import Panel
 from display.panels import panel_spec
 from display.worker import DisplayWorker
-from tests.serial_support import missing_real_part
+from tests.harness import missing_real_part
 
 
 class Lines:
@@ -154,7 +154,7 @@ def test_rhuna_table_run_with_the_kernels_chip_select_is_a_start_up_error_not_a_
     """The whole service: one line naming the overlay, exit 2, no traceback, nothing started."""
     import display.drivers.inky as driver
     from companion.cli import main
-    from tests.service_support import write_config
+    from tests.harness.service import write_config
 
     device, _chip = inky_on_a_pi({8: "spi0 CS0"})
     monkeypatch.setattr(driver, "detect", lambda: device)

@@ -17,7 +17,8 @@ from display.source import load_view
 from display.viewmodel import focus, next_move, percent, short_advice, token_code
 from engine.errors import ConfigError
 from engine.view import table_view
-from tests import display_views as dv
+from tests.harness import ROOT
+from tests.harness import views as dv
 
 
 def _shown(view: dict[str, Any], panel: str = "4.2", **kw: Any) -> str:
@@ -378,11 +379,11 @@ def test_every_state_of_the_example_session_renders_and_fits() -> None:
     """Real views, sections and costs from examples/session.jsonl (P1–P23, T1–T12) on every panel."""
     import engine
     from companion.cli.replay import read_session
-    from tests.test_display_text import assert_texts_fit
+    from tests.display.test_display_text import assert_texts_fit
 
     state = dv.example_state()
     seen = set()
-    for _, cmd in read_session(dv.ROOT / "examples" / "session.jsonl"):
+    for _, cmd in read_session(ROOT / "examples" / "session.jsonl"):
         try:
             state, _events = engine.apply(state, cmd)
         except engine.CommandRejected:
@@ -402,11 +403,11 @@ def test_every_state_of_the_example_fight_renders_the_engines_own_shapes() -> No
     injuries and conditions as words, never as Python dicts, and the attack forecast."""
     import engine
     from companion.cli.replay import read_session
-    from tests.test_display_text import assert_texts_fit
+    from tests.display.test_display_text import assert_texts_fit
 
-    state = engine.load_table(dv.ROOT / "examples" / "fight.toml")
+    state = engine.load_table(ROOT / "examples" / "fight.toml")
     forecasts = 0
-    for _, cmd in read_session(dv.ROOT / "examples" / "fight.jsonl"):
+    for _, cmd in read_session(ROOT / "examples" / "fight.jsonl"):
         state, _ = engine.apply(state, cmd)
         view = table_view(state)
         if view["combat"] is None:

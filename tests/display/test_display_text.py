@@ -21,7 +21,7 @@ from display.panels import PANELS
 from display.render import draw
 from display.screens.banner import Banner
 from display.text import ELLIPSIS, ellipsize, fit, fit_lines, font, wrap
-from tests import display_views as dv
+from tests.harness import views as dv
 
 PANEL_NAMES = tuple(PANELS)
 

@@ -20,7 +20,7 @@ from display.drivers.png import PngPanel
 from display.panels import panel_spec
 from display.render import Frame, Renderer, render
 from display.worker import DisplayWorker
-from tests import display_views as dv
+from tests.harness import views as dv
 
 
 def _view_with_total(n: int) -> dict[str, Any]:

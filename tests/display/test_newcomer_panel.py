@@ -18,8 +18,7 @@ from display.panels import PANELS
 from display.render import Frame, draw
 from engine import apply, load_table
 from engine.view import table_view
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.harness import ROOT
 
 
 def _after_the_fight() -> dict[str, Any]:

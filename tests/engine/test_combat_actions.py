@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from engine import CommandRejected, apply
-from tests.combat_support import acting, combatant, fight, sheet, token
-from tests.conftest import run
+from tests.harness import run
+from tests.harness.combat import acting, combatant, fight, sheet, token
 
 
 @pytest.fixture

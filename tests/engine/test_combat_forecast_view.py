@@ -9,7 +9,7 @@ import engine
 from companion.cli.replay import read_session
 from engine.combat.forecast import attack_forecast
 from engine.view import table_view
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 FIGHT = ROOT / "examples" / "fight.toml"
 

@@ -11,8 +11,8 @@ from engine import CommandRejected, apply
 from engine.narrate import describe
 from engine.table import load_table_text
 from engine.view import table_view
-from tests.combat_support import acting, combatant, fight, sheet, token
-from tests.conftest import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE
+from tests.harness.combat import acting, combatant, fight, sheet, token
 
 GOB = {
     "cmd": "add_combatant",

@@ -13,8 +13,8 @@ from engine import apply
 from engine.combat.dice import compare
 from engine.combat.forecast import attack_forecast
 from engine.combat.odds import attack_odds, compared_positions, success_counts
-from tests.combat_support import combatant, fight, sheet
-from tests.conftest import run
+from tests.harness import run
+from tests.harness.combat import combatant, fight, sheet
 
 
 def _all_rolls(n: int):

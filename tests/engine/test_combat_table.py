@@ -17,8 +17,8 @@ from engine.narrate import NARRATORS
 from engine.state import TableState
 from engine.view import table_view
 from engine.vocabulary import REGISTRY
-from tests.combat_support import combatant, fight, sheet
-from tests.conftest import ROOT
+from tests.harness import ROOT
+from tests.harness.combat import combatant, fight, sheet
 
 FIGHT_TABLE = ROOT / "examples" / "fight.toml"
 FIGHT_SESSION = ROOT / "examples" / "fight.jsonl"

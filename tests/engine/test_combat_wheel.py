@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine import CommandRejected, apply
 from engine.combat import wheel
-from tests.combat_support import acting, combatant, fight, sheet, token
+from tests.harness.combat import acting, combatant, fight, sheet, token
 
 
 def test_c2_time_maps_onto_six_ticks_and_rounds():

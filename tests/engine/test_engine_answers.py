@@ -19,7 +19,7 @@ from engine.performance.costs import describe
 from engine.performance.questions import intersect_partners, redraws
 from engine.state import HeroCost, TableState
 from engine.view import table_view
-from tests.conftest import ROOT, run
+from tests.harness import ROOT, run
 
 SESSIONS = ("session.jsonl",)
 

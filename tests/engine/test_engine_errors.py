@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine import CommandRejected, apply
-from tests.conftest import run
+from tests.harness import run
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 

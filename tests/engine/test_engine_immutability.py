@@ -12,7 +12,7 @@ import pytest
 
 from engine.state import Hero
 from engine.time.board import TimeBoard
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 WRITES = """
 from engine.state import TableState

@@ -9,7 +9,7 @@ import engine
 from engine import narrate, table, view
 from engine.registry import RegistryError
 from engine.vocabulary import CommandSpec, command
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 REGISTRIES = {
     "command": engine.REGISTRY,

@@ -18,8 +18,8 @@ from engine.performance.commands import value_of
 from engine.performance.odds import group_numbers, odds_view, percent_text
 from engine.state import TableState
 from engine.view import table_view
-from tests.conftest import run
-from tests.odds_oracle import engine_best
+from tests.harness import run
+from tests.harness.odds_oracle import engine_best
 
 SMALL = """
 [table]

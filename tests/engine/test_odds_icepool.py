@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import engine
 from engine.performance.combinatorics import counts_of, draw_sum
 from engine.performance.odds import plan_odds
-from tests.test_odds_montecarlo import _values, big_state
+from tests.engine.test_odds_montecarlo import _values, big_state
 
 if os.environ.get("CI") == "true":
     import icepool

@@ -1,6 +1,6 @@
 """The odds combinatorics against brute force over every ordered draw (P6, P11, I-P10, P18, P19).
 
-The oracle (tests/odds_oracle.py) walks tokens by identity through the whole game
+The oracle (tests/harness/odds_oracle.py) walks tokens by identity through the whole game
 tree — draws, Redraws at any moment (mid-draw too), Favor at any moment or never — so
 it checks the shortcuts engine.performance.combinatorics takes (grouping equal values,
 Redraw and Favor only after the last draw, replacing the lowest token, Favor at the best
@@ -30,7 +30,7 @@ from engine.performance.combinatorics import (
     draw_sum,
     hands,
 )
-from tests import odds_oracle
+from tests.harness import odds_oracle
 
 VALUES = st.sampled_from([-4, -1, 0, 1, 2, 3, 4])
 
@@ -112,7 +112,7 @@ def _values(bag: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
 
 
 def oracle(g: Group, target: int) -> tuple[Fraction, dict[tuple[object, ...], Fraction]]:
-    """The same group, token by token, through tests/odds_oracle.py's game tree."""
+    """The same group, token by token, through tests/harness/odds_oracle.py's game tree."""
     players = tuple(
         odds_oracle.Side(
             _values(s.bag), s.board, s.draws, s.redraws, s.calls, s.favor, s.redraw_now

@@ -1,7 +1,7 @@
 """A 40-token bag: the exact odds against seeded Monte Carlo (≥ 200,000 draws, 3 standard
 errors) — as drawn, and best play (P6, P11, I-P11, P16, P18, P19).
 
-The bag comes from tests/data/odds_big_bag.toml (the table format only). The
+The bag comes from tests/engine/data/odds_big_bag.toml (the table format only). The
 simulation draws real token ids from the bag in the state, values them with the
 engine (value_of), and for best play follows the engine's own advice at every step
 (draw, then Redraw the token it names or Call Favor, each replaced token set aside),
@@ -22,7 +22,7 @@ from engine.performance.combinatorics import Group, Side, best_moves, counts_of
 from engine.performance.commands import value_of
 from engine.performance.odds import odds_view, plan_odds
 from engine.state import TableState
-from tests.conftest import run
+from tests.harness import run
 
 BIG = Path(__file__).parent / "data" / "odds_big_bag.toml"
 DRAWS = 200_000

@@ -6,7 +6,7 @@ import pytest
 
 from engine import CommandRejected, apply
 from engine.state import TableState
-from tests.conftest import run
+from tests.harness import run
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 
@@ -521,7 +521,7 @@ def test_p12_p17_a_table_file_cannot_list_the_replaced_potential_as_reserve():
     """The loader's Exemplar swaps out the last Potential of the Pathway (P12): listing it as
     Active Reserve is refused, naming the key and both rules."""
     from engine import ConfigError, load_table_text
-    from tests.conftest import EXAMPLE_TABLE
+    from tests.harness import EXAMPLE_TABLE
 
     text = EXAMPLE_TABLE.read_text().replace(
         'training = { steel = "master"',
@@ -655,7 +655,7 @@ def test_p16_every_hero_has_exactly_three_weight_tokens(example_state):
 def test_p16_weight_tokens_with_the_same_printed_weight_are_distinct_tokens():
     """A table whose heroes carry Weight 0, 2, 2 still has three Weight tokens each."""
     from engine import load_table_text
-    from tests.conftest import EXAMPLE_TABLE
+    from tests.harness import EXAMPLE_TABLE
 
     text = EXAMPLE_TABLE.read_text() + "\n[rules.weight]\ntokens = [0, 2, 2]\n"
     state = load_table_text(text)

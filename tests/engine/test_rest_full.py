@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine import apply
-from tests.conftest import run
-from tests.time_support import ready, rejected, resolve, resolve_many, types
+from tests.harness import run
+from tests.harness.timeboard import ready, rejected, resolve, resolve_many, types
 
 FIVE = ("safe", "opportunity", "event", "safe", "opportunity")  # a Major falls in between
 

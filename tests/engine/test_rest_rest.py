@@ -6,7 +6,7 @@ import pytest
 
 from engine import apply
 from engine.view import table_view
-from tests.time_support import ready, rejected, resolve, resolve_many, types
+from tests.harness.timeboard import ready, rejected, resolve, resolve_many, types
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import apply
-from tests.time_support import ready, rejected, resolve, resolve_many, types
+from tests.harness.timeboard import ready, rejected, resolve, resolve_many, types
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import ConfigError, load_table, load_table_text
-from tests.conftest import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE
 
 GOOD = EXAMPLE_TABLE.read_text()
 

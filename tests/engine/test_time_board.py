@@ -7,8 +7,8 @@ import pytest
 from engine import apply
 from engine.time.board import Band, Size
 from engine.view import table_view
-from tests.conftest import run
-from tests.time_support import ready, rejected, resolve, resolve_many, token_of, types
+from tests.harness import run
+from tests.harness.timeboard import ready, rejected, resolve, resolve_many, token_of, types
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_t3_tokens_return_at_once_when_the_table_says_resolved(example_state):
     import tomllib
 
     from engine.table import build_table
-    from tests.conftest import EXAMPLE_TABLE
+    from tests.harness import EXAMPLE_TABLE
 
     data = tomllib.loads(EXAMPLE_TABLE.read_text())
     data["rules"] = {"time": {"tokens_return": "resolved"}}

@@ -6,7 +6,7 @@ from companion.cli import main
 from companion.cli.replay import read_session
 from engine import apply
 from engine.narrate import NARRATORS
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 DAY = ROOT / "examples" / "session.jsonl"  # the day follows the Performances
 TABLE = ROOT / "examples" / "table.toml"

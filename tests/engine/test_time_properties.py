@@ -18,8 +18,8 @@ import engine
 from engine import CommandRejected, apply
 from engine.state import TableState
 from engine.time.board import Size, split_face, time_bag
-from tests.conftest import EXAMPLE_TABLE
-from tests.time_support import ready
+from tests.harness import EXAMPLE_TABLE
+from tests.harness.timeboard import ready
 
 HEROES = ("aria", "bren", "cass")
 FACES = ("purity", "link", "restore", "vigor")

@@ -13,8 +13,8 @@ from engine.state import TableState
 from engine.table import build_table
 from engine.time.board import Band, split_face
 from engine.view import table_view
-from tests.conftest import EXAMPLE_TABLE, run
-from tests.time_support import ready, resolve
+from tests.harness import EXAMPLE_TABLE, run
+from tests.harness.timeboard import ready, resolve
 
 
 def table_with(**sections) -> TableState:

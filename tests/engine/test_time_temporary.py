@@ -7,8 +7,8 @@ import pytest
 from engine import apply
 from engine.tokens import TokenKind
 from engine.view import table_view
-from tests.conftest import run
-from tests.time_support import ready, rejected, resolve, resolve_many, types
+from tests.harness import run
+from tests.harness.timeboard import ready, rejected, resolve, resolve_many, types
 
 
 @pytest.fixture

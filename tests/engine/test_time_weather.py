@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine import apply
 from engine.view import table_view
-from tests.conftest import run
-from tests.time_support import ready, rejected, resolve, types
+from tests.harness import run
+from tests.harness.timeboard import ready, rejected, resolve, types
 
 
 def test_t1_the_session_starts_with_a_prompt_when_the_weather_is_unknown(example_state):

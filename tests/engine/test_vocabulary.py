@@ -10,7 +10,7 @@ import pytest
 
 from engine import CommandRejected, apply, json_schema, parse_command
 from engine.docs import commands_markdown, schema_json
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 SESSION = ROOT / "examples" / "session.jsonl"
 

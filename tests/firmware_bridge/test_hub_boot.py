@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from firmware_bridge import protocol as p
-from tests.serial_support import FIRMWARE_FILES, ROOT, missing_real_part
+from tests.harness.readers import FIRMWARE_FILES, ROOT, missing_real_part
 
 STANDINS = Path(__file__).parent / "firmware_standins"
 FIRMWARE = ROOT / "firmware_bridge" / "firmware"
@@ -223,7 +223,7 @@ def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
     import tty
 
     from firmware_bridge.hub import HubReader
-    from tests.serial_support import Events, brief
+    from tests.harness.readers import Events, brief
 
     try:
         import micropython_unix  # noqa: F401

@@ -18,7 +18,7 @@ from firmware_bridge.emulator import HubEmulator, VirtualPort
 from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.hub import CommandFailed, HubReader
 from firmware_bridge.reader import Backoff
-from tests.serial_support import Events, brief, wait_until
+from tests.harness.readers import Events, brief, wait_until
 
 A = "04A1B2C3"
 B = "04A1B2C3D4E5F6"

@@ -10,7 +10,7 @@ import pytest
 
 from firmware_bridge import protocol as p
 from firmware_bridge.firmware.hubcore import COLLISION, NOISE, ChannelTracker, Hub
-from tests.serial_support import run_micropython
+from tests.harness.readers import run_micropython
 
 A = bytes.fromhex("04A1B2C3")
 B = bytes.fromhex("04A1B2C3D4E5F6")

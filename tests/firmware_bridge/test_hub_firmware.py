@@ -20,7 +20,8 @@ from firmware_bridge.emulator import VirtualPort
 from firmware_bridge.firmware.hubcore import COLLISION, NOISE
 from firmware_bridge.firmware.mfrc522 import MFRC522, crc_a
 from firmware_bridge.hub import HubReader
-from tests.serial_support import Events, brief, run_micropython
+from tests.harness import ROOT
+from tests.harness.readers import Events, brief, run_micropython
 
 STANDINS = Path(__file__).parent / "firmware_standins"
 UID4 = bytes.fromhex("04A1B2C3")
@@ -238,7 +239,7 @@ print(bytes(link.out).hex())
 
 def test_the_firmware_runs_under_a_real_micropython():
     """main.py + mfrc522.py + hubcore.py + protocol.py in MicroPython, hardware stood in."""
-    main_py = STANDINS.parent.parent / "firmware_bridge" / "firmware" / "hubmain.py"
+    main_py = ROOT / "firmware_bridge" / "firmware" / "hubmain.py"
     extra = [main_py, STANDINS / "machine.py", STANDINS / "mfrc522_model.py"]
     out = run_micropython(MICROPYTHON_MAIN, extra).strip().splitlines()[-1]
     frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes.fromhex(out))]

@@ -11,7 +11,7 @@ from firmware_bridge import pn532
 from firmware_bridge.emulator import PN532Emulator
 from firmware_bridge.pn532 import FrameParser, PN532Reader, command_frame
 from firmware_bridge.stats import ReaderStats
-from tests.serial_support import Events, brief, wait_until
+from tests.harness.readers import Events, brief, wait_until
 
 A = "04A1B2C3D4E5F6"
 B = "922E5832"

@@ -8,7 +8,7 @@ import pytest
 
 from firmware_bridge.emulator import LineReaderEmulator
 from firmware_bridge.line_reader import LineFormat, LineReader
-from tests.serial_support import Events, brief, wait_until
+from tests.harness.readers import Events, brief, wait_until
 
 A = "04A1B2C3"
 

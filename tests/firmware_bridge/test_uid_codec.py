@@ -18,8 +18,7 @@ from firmware_bridge.line_reader import LineFormat
 from firmware_bridge.uid import UID_LENGTHS, UidError, format_uid, normalise_uid, parse_uid
 from hardware.enroll import Enrolment, Verdict
 from hardware.registry import TagRegistry
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.harness import ROOT
 
 GOOD = {
     "04A1B2C3": "04A1B2C3",

@@ -7,7 +7,7 @@ import pytest
 
 from firmware_bridge.events import Presence, TagEvent
 from hardware.config import ButtonConfig, GpioConfig
-from tests.gpio_support import MockTable, random_seed
+from tests.harness.gpio import MockTable, random_seed
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 ARIA = {
@@ -120,7 +120,7 @@ def test_p11_the_wheel_offers_the_redraws_the_engine_allows_under_house_rules(th
     the engine published (which carries the engine's Redraw answer)."""
     import engine
     from engine.view import table_view
-    from tests.conftest import EXAMPLE_TABLE
+    from tests.harness import EXAMPLE_TABLE
 
     text = EXAMPLE_TABLE.read_text() + '\n[rules.training]\nredraw_minimum = "trained"\n'
     state = engine.load_table_text(text)

@@ -19,7 +19,7 @@ from engine.errors import ConfigError
 from hardware.config import GpioConfig
 from hardware.encoder import HalfStepEncoder, QuadratureDecoder
 from hardware.mock import half_click
-from tests.gpio_support import MockTable
+from tests.harness.gpio import MockTable
 
 
 def clicks(factory, a=5, b=6):

@@ -20,7 +20,7 @@ from engine.view import table_view
 from hardware.config import ButtonConfig, GpioConfig
 from hardware.facts import table_facts
 from hardware.wheel import Wheel
-from tests.gpio_support import MockTable
+from tests.harness.gpio import MockTable
 
 BUTTONS = ("resolve", "reset", "exert", "call_favor", "redraw", "undo", "time")
 

@@ -14,8 +14,8 @@ import pytest
 import engine
 from engine.view import table_view
 from hardware.config import ButtonConfig, GpioConfig
-from tests.conftest import EXAMPLE_TABLE
-from tests.gpio_support import MockTable
+from tests.harness import EXAMPLE_TABLE
+from tests.harness.gpio import MockTable
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 BREN = {

@@ -14,12 +14,20 @@ True
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 import engine
 from engine.state import TableState
+
+#: the repository root, and the example table most tests play on
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_TABLE = ROOT / "examples" / "table.toml"
 
 #: P19: a Performance against Difficulty 5
 BEGIN: Mapping[str, Any] = {"cmd": "begin_performance", "difficulty": 5}
@@ -73,3 +81,10 @@ def wait_until(
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(poll)
     return time.monotonic() - started
+
+
+def missing_real_part(what: str) -> None:
+    """A real part this machine lacks: skip on a developer's machine, fail in CI."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is missing in CI; `make test` (scripts/bootstrap) should install it")
+    pytest.skip(f"{what} not available on this machine")

@@ -30,21 +30,12 @@ from companion.loop import TableLoop
 from companion.mqtt import MqttBridge, load_mqtt_config
 from hardware.registry import TagRegistry
 from tests import harness
-from tests.conftest import EXAMPLE_TABLE
-from tests.serial_support import missing_real_part
+from tests.harness import EXAMPLE_TABLE, missing_real_part
 
 WAIT = 10.0  # generous: the machine is shared; every wait returns as soon as it can
 
 #: the example table's topics, and the commands most tests start a Performance with (P19, P1–P4)
 R = "rhuna/example"
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 
 
 def mosquitto_binary() -> str:

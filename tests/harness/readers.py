@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import queue
 import shutil
 import subprocess
@@ -11,24 +10,16 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from firmware_bridge.events import TagEvent
 from tests import harness
+from tests.harness import ROOT, missing_real_part
 
-ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["ROOT", "missing_real_part"]  # re-exported for the tests that import them from here
 FIRMWARE_FILES = [
     ROOT / "firmware_bridge" / "protocol.py",
     ROOT / "firmware_bridge" / "firmware" / "hubcore.py",
     ROOT / "firmware_bridge" / "firmware" / "mfrc522.py",
 ]
-
-
-def missing_real_part(what: str) -> None:
-    """A real part this machine lacks: skip on a developer's machine, fail in CI."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is missing in CI; `make test` (scripts/bootstrap) should install it")
-    pytest.skip(f"{what} not available on this machine")
 
 
 def run_micropython(script: str, extra: list[Path] = (), timeout: float = 30.0) -> str:  # type: ignore[assignment]

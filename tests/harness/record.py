@@ -20,8 +20,8 @@ from typing import Any
 from companion.config import load_config
 from companion.loop import Outcome
 from companion.service import Service
-from tests.conftest import ROOT
-from tests.service_support import write_config
+from tests.harness import ROOT
+from tests.harness.service import write_config
 
 EXAMPLES = ROOT / "examples"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from engine import CommandRejected, apply
 from engine.state import TableState
-from tests.conftest import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE
 
 EXAMPLES = EXAMPLE_TABLE.parent
 

@@ -10,7 +10,7 @@ from engine import CommandRejected, apply
 from engine.events import Event
 from engine.state import TableState
 from engine.time.board import Size, split_face, time_bag
-from tests.conftest import run
+from tests.harness import run
 
 
 def ready(example: TableState) -> TableState:

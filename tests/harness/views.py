@@ -9,15 +9,12 @@ exactly the shapes those modules publish.
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import engine
 from engine import apply
 from engine.view import table_view
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_TABLE = ROOT / "examples" / "table.toml"
+from tests.harness import EXAMPLE_TABLE
 
 LONG_HERO = "Wilhelmina-Josephine of the Seventeenth Lantern"
 LONG_CAPABILITY = "unutterable_cartography_of_drowned_cathedrals"

@@ -1,6 +1,6 @@
 """The web pages' test rig: a Mosquitto with a websockets listener, the real service, Chromium.
 
-- :class:`WebBroker` is the MQTT tests' :class:`~tests.mqtt_support.Broker` with a
+- :class:`WebBroker` is the MQTT tests' :class:`~tests.harness.broker.Broker` with a
   ``protocol websockets`` listener beside the plain one, serving ``web/dist`` with
   ``http_dir`` (as on the Pi, docs/web-serving.md). Mosquitto 2.0 binds that listener on
   every interface whatever address it is given, so it always runs with a password file and
@@ -30,10 +30,9 @@ from urllib.parse import urlencode
 from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
-from tests.conftest import ROOT
-from tests.mqtt_support import WAIT, Broker, free_port
-from tests.serial_support import missing_real_part
-from tests.service_support import write_config
+from tests.harness import ROOT, missing_real_part
+from tests.harness.broker import WAIT, Broker, free_port
+from tests.harness.service import write_config
 
 DIST = ROOT / "web" / "dist"
 CHROMIUM = Path("/usr/bin/chromium")

@@ -12,9 +12,9 @@ import time
 from playwright.sync_api import expect
 
 from companion.demo_broker import DemoBroker
-from tests.mqtt_support import WAIT
-from tests.serial_support import missing_real_part
-from tests.web_support import built_pages, playwright_chromium, screenshot
+from tests.harness import missing_real_part
+from tests.harness.broker import WAIT
+from tests.harness.web import built_pages, playwright_chromium, screenshot
 
 
 def test_demo_serve_prints_the_pages_urls_and_serves_them_live(tmp_path):

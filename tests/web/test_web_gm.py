@@ -19,10 +19,10 @@ from urllib.parse import urlencode
 import pytest
 
 from companion import accounts as A
-from tests.mqtt_support import WAIT, Broker, free_port
-from tests.web_support import built_pages, playwright_chromium, screenshot, served_table
+from tests.harness import ROOT
+from tests.harness.broker import WAIT, Broker, free_port
+from tests.harness.web import built_pages, playwright_chromium, screenshot, served_table
 
-ROOT = Path(__file__).resolve().parent.parent
 PHONE = {"width": 390, "height": 844}
 
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from engine.view import table_view
-from tests.conftest import ROOT
-from tests.mqtt_support import ARIA, BEGIN, WAIT, Watcher
-from tests.web_support import (
+from tests.harness import ARIA, BEGIN, ROOT
+from tests.harness.broker import WAIT, Watcher
+from tests.harness.web import (
     SERVICE_PASSWORD,
     SERVICE_USER,
     ServedTable,

@@ -7,8 +7,7 @@ import json
 import shutil
 import subprocess
 
-from tests.conftest import ROOT
-from tests.serial_support import missing_real_part
+from tests.harness import ROOT, missing_real_part
 
 WEB = ROOT / "web"
 

@@ -12,7 +12,7 @@ import pytest
 
 from companion import accounts as A
 from companion.cli import main
-from tests.conftest import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE
 
 
 def run(capsys, folder: Path, *argv: str) -> tuple[int, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.cli import main
-from tests.conftest import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE
 
 
 def demo(tmp_path, *lines: str) -> int:

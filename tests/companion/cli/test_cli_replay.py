@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from engine import TableState
-from tests.conftest import EXAMPLE_TABLE, ROOT
+from tests.harness import EXAMPLE_TABLE, ROOT
 
 SESSION = ROOT / "examples" / "session.jsonl"
 

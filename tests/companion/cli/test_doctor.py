@@ -19,10 +19,9 @@ import pytest
 from companion.cli import main
 from companion.doctor import BootConfig, Doctor, Machine
 from firmware_bridge.emulator import HubEmulator, PN532Emulator
-from tests.mqtt_support import running_broker
-from tests.serial_support import missing_real_part
+from tests.harness import ROOT, missing_real_part
+from tests.harness.broker import running_broker
 
-ROOT = Path(__file__).resolve().parent.parent
 PI5 = "Raspberry Pi 5 Model B Rev 1.0\x00"
 PI4 = "Raspberry Pi 4 Model B Rev 1.5\x00"
 GOOD_BOOT = "[all]\ndtparam=spi=on\ndtparam=i2c_arm=on\ndtoverlay=spi0-0cs\ndtparam=uart0=on\n"

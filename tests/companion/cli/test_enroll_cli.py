@@ -30,7 +30,7 @@ from firmware_bridge.emulator.hub import HubEmulator
 from firmware_bridge.events import Presence, TagEvent
 from hardware.enroll import tokens_in
 from hardware.registry import TagRegistry
-from tests.conftest import EXAMPLE_TABLE, ROOT
+from tests.harness import EXAMPLE_TABLE, ROOT
 
 TIMEOUT = 10.0
 

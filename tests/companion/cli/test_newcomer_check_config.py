@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from companion.cli import main
 from engine.errors import ConfigError
 from engine.settings import Key, Problems, Section
-from tests.service_support import write_config
+from tests.harness import ROOT
+from tests.harness.service import write_config
 
 
 def _errors(capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -127,7 +128,7 @@ def test_an_unreadable_table_and_registry_are_both_listed(
     err = _errors(capsys)
     assert err[0].startswith(f"{table}: not valid TOML")
     assert err[-1] == f"{config}: 1 problem(s); nothing would run"
-    table.write_text((Path(__file__).parents[1] / "examples" / "table.toml").read_text("utf-8"))
+    table.write_text((ROOT / "examples" / "table.toml").read_text("utf-8"))
     assert main(["check-config", str(config)]) == 2
     err = _errors(capsys)
     assert err[0].startswith(f"{config}: registry.file: {registry}: not JSON")
@@ -149,7 +150,7 @@ def test_the_missing_registry_points_to_rhuna_table_enroll(
 
 
 def test_readme_and_install_script_include_the_enrolment_step() -> None:
-    root = Path(__file__).parents[1]
+    root = ROOT
     readme = (root / "README.md").read_text("utf-8")
     running = readme.split("## Running at the table", 1)[1].split("\n## ", 1)[0]
     assert "rhuna-table enroll" in running

@@ -1,6 +1,6 @@
 """``rhuna-table run --commands FILE`` ends with its file; ``--commands -`` with its input.
 
-Real processes on the emulated-hub config (tests/service_support.py): the
+Real processes on the emulated-hub config (tests/harness/service.py): the
 service answers ``ack <seq>`` for each command once the journal has it, and
 exits 0 at the end of the commands — with every one of them in the journal —
 unless ``--keep-running`` is given.
@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from companion.store import inspect
-from tests.conftest import ROOT
-from tests.service_support import write_config
+from tests.harness import ROOT
+from tests.harness.service import write_config
 
 COMMANDS = [
     {"cmd": "begin_performance", "difficulty": 5},

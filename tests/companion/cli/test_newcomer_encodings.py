@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from tests.conftest import ROOT
-from tests.service_support import write_config
+from tests.harness import ROOT
+from tests.harness.service import write_config
 
 TABLE = ROOT / "examples" / "table.toml"
 SESSION = ROOT / "examples" / "session.jsonl"
@@ -85,7 +85,7 @@ def test_a_binary_file_given_to_preview_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     picture = tmp_path / "frame.png"
-    shutil.copy(ROOT / "tests" / "golden" / "banner-2.13-bw.png", picture)
+    shutil.copy(ROOT / "tests" / "display" / "golden" / "banner-2.13-bw.png", picture)
     assert main(["preview", str(picture), "-o", str(tmp_path / "out.png")]) == 2
     line = _one_error(capsys)
     assert (

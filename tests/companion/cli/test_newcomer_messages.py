@@ -17,7 +17,7 @@ from engine.state import TableState
 from firmware_bridge.cli import ScriptError, make_emulator, run_command
 from hardware.config import GpioConfig
 from hardware.registry import TagRegistry
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 TABLE = str(ROOT / "examples" / "table.toml")
 

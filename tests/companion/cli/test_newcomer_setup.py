@@ -17,8 +17,7 @@ import pytest
 from PIL import Image
 
 from companion.cli import main
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.harness import ROOT
 
 
 def _block(text: str, after: str) -> list[str]:

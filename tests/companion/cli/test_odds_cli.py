@@ -10,8 +10,8 @@ import pytest
 
 from companion.cli import main
 from engine.performance.odds import odds_view
-from tests.conftest import EXAMPLE_TABLE, run
-from tests.test_odds_montecarlo import BIG
+from tests.engine.test_odds_montecarlo import BIG
+from tests.harness import EXAMPLE_TABLE, run
 
 ARIA = ["--hero", "aria", "--shade", "control", "--capability", "skill"]
 
@@ -198,7 +198,7 @@ def test_p6_cli_reads_the_running_services_state(
     from companion.store import Store
     from engine import load_table
     from hardware.registry import TagRegistry
-    from tests.service_support import write_config
+    from tests.harness.service import write_config
 
     config_file = write_config(tmp_path / "svc")
     assert main(["odds", "--live", str(config_file), "--hero", "aria"]) == 2

@@ -17,9 +17,9 @@ from companion.service import Service
 from companion.store import Store
 from engine import load_table
 from hardware.registry import TagRegistry
-from tests.conftest import EXAMPLE_TABLE
-from tests.mqtt_support import wait_until
-from tests.service_support import as_json, replay, session, write_config
+from tests.harness import EXAMPLE_TABLE
+from tests.harness.broker import wait_until
+from tests.harness.service import as_json, replay, session, write_config
 
 
 def test_snapshots_are_taken_while_commands_keep_coming(tmp_path):

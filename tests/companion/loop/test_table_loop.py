@@ -19,7 +19,7 @@ from engine import apply
 from engine.errors import ConfigError
 from firmware_bridge.events import Presence, TagEvent
 from hardware.registry import TagRegistry
-from tests.conftest import run
+from tests.harness import run
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 ARIA = {
@@ -186,7 +186,7 @@ def test_tokens_laid_on_the_emulated_hub_reach_the_engine_and_the_panel(example_
 def test_make_demo_runs_the_table_and_the_fight_on_emulated_hardware(tmp_path, capsys):
     """The demo on the embedded defaults, publishing on a real Mosquitto of the test's own:
     a late subscriber (an overlay opened afterwards) sees the final table retained."""
-    from tests.mqtt_support import Watcher, running_broker
+    from tests.harness.broker import Watcher, running_broker
 
     with running_broker(tmp_path / "broker") as broker:
         code = cli_main(["demo", "--out", str(tmp_path), "--mqtt", f"127.0.0.1:{broker.port}"])

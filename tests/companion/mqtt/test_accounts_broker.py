@@ -24,8 +24,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from companion import accounts as A
-from tests.mqtt_support import BEGIN, WAIT, running_broker, table_on_mqtt, wait_until
-from tests.serial_support import missing_real_part
+from tests.harness import BEGIN, ROOT, missing_real_part
+from tests.harness.broker import WAIT, running_broker, table_on_mqtt, wait_until
 
 NOT_AUTHORIZED = 0x87
 #: a second table on the same broker (the example table's loop, under another id)
@@ -319,6 +319,6 @@ def test_the_service_publishes_its_command_vocabulary_retained(tmp_path, account
         with client(broker.port, "example.gm", acc.tables["example"].gm) as gm:
             gm.subscribe("rhuna/example/vocabulary")
             published = gm.wait_message("rhuna/example/vocabulary")
-    docs = json.loads((Path(__file__).parent.parent / "docs" / "commands.schema.json").read_text())
+    docs = json.loads((ROOT / "docs" / "commands.schema.json").read_text())
     assert published == docs
     assert {c["title"] for c in published["oneOf"]} >= {"add_combatant", "join_combat", "undo"}

@@ -24,9 +24,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from companion import accounts as A
 from companion.config import load_config
 from companion.mqtt import load_mqtt_config
-from tests.mqtt_support import WAIT, free_port, mosquitto_binary
+from tests.harness import ROOT
+from tests.harness.broker import WAIT, free_port, mosquitto_binary
 
-ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = ROOT / "systemd" / "mosquitto-rhuna.conf"
 INSTALL = ROOT / "systemd" / "install.sh"
 

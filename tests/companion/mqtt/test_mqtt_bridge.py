@@ -15,7 +15,8 @@ from companion.mqtt.topics import Topics
 from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
-from tests.mqtt_support import ARIA, BEGIN, WAIT, R, Watcher, running_broker, send, table_on_mqtt
+from tests.harness import ARIA, BEGIN
+from tests.harness.broker import WAIT, R, Watcher, running_broker, send, table_on_mqtt
 
 DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
 

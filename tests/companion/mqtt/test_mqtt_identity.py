@@ -17,7 +17,7 @@ import pytest
 from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
-from tests.mqtt_support import (
+from tests.harness.broker import (
     WAIT,
     RunningLoop,
     Watcher,
@@ -27,7 +27,7 @@ from tests.mqtt_support import (
     send,
     wait_until,
 )
-from tests.service_support import write_config
+from tests.harness.service import write_config
 
 R = "rhuna/example"
 

@@ -21,9 +21,8 @@ from companion.mqtt.messages import event_message, reply_error, reply_ok, state_
 from companion.mqtt.topics import Topics
 from engine.events import Event
 from engine.view import table_view
-from tests.combat_support import fight, sheet
-from tests.conftest import run
-from tests.mqtt_support import ARIA, BEGIN
+from tests.harness import ARIA, BEGIN, run
+from tests.harness.combat import fight, sheet
 
 T = Topics("rhuna", "example")
 

@@ -14,10 +14,8 @@ import sys
 import textwrap
 
 from engine.view import table_view
-from tests.conftest import ROOT
-from tests.mqtt_support import (
-    ARIA,
-    BEGIN,
+from tests.harness import ARIA, BEGIN, ROOT
+from tests.harness.broker import (
     WAIT,
     Broker,
     R,
@@ -53,7 +51,7 @@ def test_the_will_says_offline_when_the_service_is_killed(tmp_path):
         """
         import sys, time
         from companion.mqtt import MqttBridge
-        from tests.mqtt_support import bridge_config, example_loop
+        from tests.harness.broker import bridge_config, example_loop
         bridge = MqttBridge(bridge_config(int(sys.argv[1])))
         bridge.start(example_loop())
         assert bridge.wait_ready(10)

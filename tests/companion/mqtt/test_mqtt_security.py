@@ -16,7 +16,8 @@ import pytest
 from companion.mqtt.client import make_client
 from companion.mqtt.topics import Topics
 from engine.errors import ConfigError
-from tests.mqtt_support import (
+from tests.harness import missing_real_part
+from tests.harness.broker import (
     WAIT,
     R,
     Watcher,
@@ -25,7 +26,6 @@ from tests.mqtt_support import (
     table_on_mqtt,
     wait_until,
 )
-from tests.serial_support import missing_real_part
 
 
 def wait_for_error(bridge) -> str:

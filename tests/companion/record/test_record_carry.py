@@ -22,7 +22,7 @@ from companion.record.journal import open_journal
 from engine import apply, load_table
 from engine.immutable import replace
 from engine.state import TableState
-from tests.record_support import Night, play_night, start
+from tests.harness.record import Night, play_night, start
 
 
 @pytest.fixture(scope="module")

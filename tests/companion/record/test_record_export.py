@@ -1,6 +1,6 @@
 """``rhuna-table history`` and ``export`` on a night played through the real service.
 
-The night (tests/record_support.py) runs on the service with its emulated token
+The night (tests/harness/record.py) runs on the service with its emulated token
 hub on a real pty: tokens laid on the Draw Board, commands from a remote and
 from MQTT, a Redraw (P11), an Undo, Time draws (T3), the example fight (C1–C11).
 The exported odds are checked against the engine's own odds view at the state
@@ -33,7 +33,8 @@ from engine import apply, load_table, load_table_text
 from engine.events import Event
 from engine.narrate import describe
 from engine.performance.odds import odds_view
-from tests.record_support import Night, play_night, setup_table, start
+from tests.harness import ROOT
+from tests.harness.record import Night, play_night, setup_table, start
 
 
 @pytest.fixture(scope="module")
@@ -386,7 +387,7 @@ def test_a_corrupt_archive_is_one_line(night, tmp_path, capsys) -> None:
 
 
 def test_a_journal_from_another_table_is_one_line(night, tmp_path, capsys) -> None:
-    other = Path(__file__).resolve().parents[1] / "examples" / "fight.toml"
+    other = ROOT / "examples" / "fight.toml"
     code = main(["export", str(night.state_dir), "--to", str(tmp_path), "--table", str(other)])
     err = one_line(capsys)
     assert code == 2 and "from another table" in err and "--table" in err

@@ -14,8 +14,9 @@ from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.mqtt.bridge import HISTORY
 from companion.service import Service
-from tests.mqtt_support import ARIA, BEGIN, WAIT, Watcher, running_broker
-from tests.service_support import write_config
+from tests.harness import ARIA, BEGIN
+from tests.harness.broker import WAIT, Watcher, running_broker
+from tests.harness.service import write_config
 
 TOPIC = "rhuna/example/history"
 

@@ -15,8 +15,8 @@ import pytest
 
 from companion.cli import main
 from companion.record.recap import CHARTS
-from tests.record_support import Night, play_night
-from tests.web_support import playwright_chromium
+from tests.harness.record import Night, play_night
+from tests.harness.web import playwright_chromium
 
 
 @pytest.fixture(scope="module")

@@ -29,11 +29,11 @@ import pytest
 from companion.config import load_config
 from companion.record.recap import latest_recap
 from companion.service import Service
-from tests import test_accounts_pi as pi
-from tests.mqtt_support import ARIA, BEGIN, WAIT
-from tests.service_support import write_config
+from tests.companion.mqtt import test_accounts_pi as pi
+from tests.harness import ARIA, BEGIN, ROOT
+from tests.harness.broker import WAIT
+from tests.harness.service import write_config
 
-ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "systemd" / "install.sh"
 USER = "rhuna-test-nobody"
 

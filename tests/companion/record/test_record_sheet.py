@@ -12,8 +12,8 @@ from companion.record.journal import open_journal
 from companion.record.sheet import sheet_text
 from engine import apply, load_table, load_table_text
 from engine.state import TableState
-from tests.conftest import EXAMPLE_TABLE
-from tests.record_support import Night, play_night
+from tests.harness import EXAMPLE_TABLE
+from tests.harness.record import Night, play_night
 
 
 @pytest.fixture(scope="module")

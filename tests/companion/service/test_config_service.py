@@ -15,8 +15,8 @@ from companion.store import JOURNAL, Store
 from engine import load_table
 from engine.errors import ConfigError
 from hardware.config import GpioConfig
-from tests.conftest import ROOT
-from tests.service_support import EXAMPLES, write_config
+from tests.harness import ROOT
+from tests.harness.service import EXAMPLES, write_config
 
 BASE = '[table]\nfile = "table.toml"\n[gpio]\nenabled = false\n'
 

@@ -29,10 +29,10 @@ from companion.store import JOURNAL, Store
 from engine import load_table
 from firmware_bridge import protocol as p
 from firmware_bridge.uid import parse_uid
-from tests.mqtt_support import WAIT, Broker, Watcher, wait_until
-from tests.serial_support import missing_real_part
-from tests.service_support import as_json, replay, session, write_config
-from tests.test_store_crash import Running, journal_rows
+from tests.companion.store.test_store_crash import Running, journal_rows
+from tests.harness import missing_real_part
+from tests.harness.broker import WAIT, Broker, Watcher, wait_until
+from tests.harness.service import as_json, replay, session, write_config
 
 R = "rhuna/example"
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}

@@ -24,9 +24,9 @@ from companion.service import Service
 from companion.store import Store
 from engine import CommandRejected, apply, load_table
 from hardware.registry import TagRegistry
-from tests.mqtt_support import WAIT, Watcher, running_broker, wait_until
-from tests.service_support import as_json, replay, write_config
-from tests.test_store_crash import Running, journal_rows
+from tests.companion.store.test_store_crash import Running, journal_rows
+from tests.harness.broker import WAIT, Watcher, running_broker, wait_until
+from tests.harness.service import as_json, replay, write_config
 
 R = "rhuna/example"
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: always accepted
@@ -90,7 +90,7 @@ def test_adjust_hero_strain_100000_is_refused_citing_the_limit_and_why(example_s
 
 def test_a_table_cannot_change_the_limits(tmp_path):
     table = tmp_path / "t.toml"
-    from tests.conftest import EXAMPLE_TABLE
+    from tests.harness import EXAMPLE_TABLE
 
     table.write_text(EXAMPLE_TABLE.read_text() + "\n[rules.limits]\namount = 100000\n")
     with pytest.raises(Exception, match=r"rules\.limits cannot be changed"):

@@ -22,8 +22,8 @@ from display.screens.banner import Banner
 from engine.view import table_view
 from firmware_bridge.events import ReaderStatus
 from hardware.mock import MockHand
-from tests import record_support
-from tests.service_support import as_json, write_config
+from tests.harness import record as record_support
+from tests.harness.service import as_json, write_config
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 ARIA = {
@@ -36,7 +36,7 @@ ARIA = {
 
 
 class Running(record_support.Running):
-    """The service in a thread (tests/record_support.py); ``command`` returns refusals too."""
+    """The service in a thread (tests/harness/record.py); ``command`` returns refusals too."""
 
     next = record_support.Running.wait
     command = record_support.Running.submit

@@ -18,8 +18,8 @@ import pytest
 from companion.config import load_config
 from companion.sdnotify import Notifier
 from companion.service import Service
-from tests.conftest import ROOT
-from tests.service_support import write_config
+from tests.harness import ROOT
+from tests.harness.service import write_config
 
 
 class Systemd:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 UNIT = ROOT / "systemd" / "rhuna-table.service"
 INSTALL = ROOT / "systemd" / "install.sh"
@@ -77,7 +77,7 @@ def test_the_unit_runs_unprivileged_in_a_read_only_system(unit):
     assert one(unit, s, "User") == "rhuna"
     assert {"dialout", "gpio", "spi"} <= set(one(unit, s, "SupplementaryGroups").split())
     assert one(unit, s, "StateDirectory") == "rhuna-table"
-    # the recaps, in the folder Mosquitto serves (install.sh makes it; tests/test_record_served.py)
+    # the recaps, in the folder Mosquitto serves (install.sh makes it; tests/companion/record/test_record_served.py)
     assert one(unit, s, "ReadWritePaths") == "-/opt/rhuna-table/web/recaps"
     for key, value in {
         "ProtectSystem": "strict",

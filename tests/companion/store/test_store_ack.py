@@ -16,7 +16,7 @@ import pytest
 from companion.loop import TableLoop
 from companion.store import Store
 from hardware.registry import TagRegistry
-from tests.conftest import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 ARIA = {

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from companion.store import JOURNAL, Store
 from engine import load_table
-from tests.conftest import ROOT
-from tests.service_support import as_json, replay, session, write_config
+from tests.harness import ROOT
+from tests.harness.service import as_json, replay, session, write_config
 
 
 class Running:

@@ -18,8 +18,8 @@ from companion.loop import TableLoop
 from companion.store import JOURNAL, Store, StoreError, archive, fingerprint, inspect
 from engine import apply, load_table_text
 from hardware.registry import TagRegistry
-from tests.conftest import EXAMPLE_TABLE
-from tests.service_support import as_json, replay, session
+from tests.harness import EXAMPLE_TABLE
+from tests.harness.service import as_json, replay, session
 
 
 class FakeClock:

@@ -6,10 +6,17 @@ the engine, and out to the PNG panel (``demo-out/…/latest.png`` and numbered
 frames). Wheel and button presses are commands from the script. Then the example
 fight runs through the same loop, and the panel shows the combat wheel.
 
+Each table is the real :class:`~companion.service.Service`, built as ``rhuna-table run``
+builds it from an emulated config (:mod:`companion.scripted`: the emulated hub, gpiozero's
+MockFactory pins, the PNG panel), so every command is committed to its journal in
+``--out``'s ``<table>/state/`` (``rhuna-table history demo-out/table/state``); each run
+starts a new session there, the last run's journal archived.
+
 MQTT: with Mosquitto installed the demo starts a private broker (plain MQTT plus
 WebSockets serving the web pages, with throwaway accounts: companion/demo_broker.py)
 and prints the overlay, table display and wall URLs; ``--serve`` keeps both tables
-served after the script until Ctrl-C. ``--mqtt HOST:PORT`` publishes on a broker of
+served after the script until Ctrl-C (each service's own loop: the WorldKeeper's remote
+is answered too). ``--mqtt HOST:PORT`` publishes on a broker of
 yours instead, ``--no-mqtt`` not at all.
 """
 
@@ -21,15 +28,17 @@ import signal
 import threading
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.loop import Outcome
-from companion.simulated import SimulatedTable
-from companion.tags import ReaderRoles
 from engine import load_table
 from engine.errors import ConfigError
 from engine.narrate import describe
 from engine.state import TableState
+
+if TYPE_CHECKING:
+    from companion.config import Config
+    from companion.scripted import ScriptedTable
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -38,9 +47,11 @@ DEFAULT_PLAYS = [
     ("table", EXAMPLES / "table.toml", EXAMPLES / "demo.jsonl"),
     ("fight", EXAMPLES / "fight.toml", EXAMPLES / "fight.jsonl"),
 ]
-ROLES = ReaderRoles({"draw-board": {4: "favor", 5: "time"}})
-#: reader channels on the emulated hub: the Draw Board slots 0–3, Favor 4, Time 5
+#: the emulated hub's channels: the Draw Board slots 0–3, Favor 4, Time 5
 CHANNELS = 6
+ROLES = {4: "favor", 5: "time"}
+#: the journal's folder in each play's --out folder
+STATE = "state"
 
 
 def register(sub: Any) -> None:
@@ -99,12 +110,12 @@ def run(args: argparse.Namespace) -> int:
         plays = [(table.stem, table, Path(args.script))]
     else:
         plays = DEFAULT_PLAYS
-    states = [(name, load_table(table), script) for name, table, script in plays]
+    states = [(name, table, load_table(table), script) for name, table, script in plays]
     with ExitStack() as served:
-        broker = _private_broker(args, [s.table_id for _, s, _ in states])
+        broker = _private_broker(args, [s.table_id for _, _, s, _ in states])
         if broker is not None:
             served.callback(broker.stop)
-        for name, state, script in states:
+        for name, table, state, script in states:
             out = Path(args.out) / name
             if broker is not None:
                 mqtt: tuple[str, int] | None = ("127.0.0.1", broker.port)
@@ -114,12 +125,14 @@ def run(args: argparse.Namespace) -> int:
                     print(f"\n  (no MQTT broker answers on {args.mqtt}: not publishing)")
             login = broker.login(state.table_id) if broker is not None else None
             keep = served if args.serve else None
-            code = play(state, script, out, args.panel, args.colour, mqtt, login=login, keep=keep)
+            code = play(
+                table, state, script, out, args.panel, args.colour, mqtt, login=login, keep=keep
+            )
             print(f"\n  panel frames: {out}/frame-*.png, newest {out}/latest.png")
             if code:
                 return code
         if broker is not None:
-            _print_urls(broker, [s.table_id for _, s, _ in states], args.serve)
+            _print_urls(broker, [s.table_id for _, _, s, _ in states], args.serve)
         if args.serve:
             print("\n  Serving the tables and the pages; Ctrl-C to stop.", flush=True)
             _wait_for_stop()
@@ -205,6 +218,7 @@ def _show(outcome: Outcome) -> None:
 
 
 def play(
+    table_file: Path,
     state: TableState,
     script: Path,
     out: Path,
@@ -215,9 +229,12 @@ def play(
     login: tuple[str, str] | None = None,
     keep: ExitStack | None = None,
 ) -> int:
-    """Play ``script`` on ``state``; with ``keep``, leave the table and its MQTT bridge running
-    (closed with that stack) instead of closing them at the end."""
+    """Play ``script`` on the table of ``table_file`` (``state``: that table, loaded to check
+    the script against): the real service on an emulated config (companion/scripted.py),
+    its journal in ``out/state``, a new session each run. With ``keep``, leave the service
+    serving (its own loop: the web pages' commands too), closed with that stack."""
     from companion.cli.replay import read_session
+    from companion.scripted import ScriptedTable, emulated_config
 
     steps = read_session(script)
     for line, step in steps:
@@ -225,17 +242,30 @@ def play(
         if problem is not None:
             print(f"  {script}:{line}: {json.dumps(step)}: {problem}")
             return 1
+    section: dict[str, Any] | None = None
+    if mqtt is not None:
+        section = {"host": mqtt[0], "port": mqtt[1]}
+        if login is not None:
+            section["username"], section["password"] = login
+    config = emulated_config(
+        table_file,
+        out / STATE,
+        out_dir=out,
+        panel=panel,
+        colour=colour,
+        channels=CHANNELS,
+        roles=ROLES,
+        mqtt=section,
+        source=f"demo ({table_file.name})",
+    )
     print(f'\nRhuna table companion — {script.name} on {out} ({panel}" {colour} PNG panel)')
     print(*sheets(state), sep="\n")
     with ExitStack() as local:
         owner = keep if keep is not None else local
-        table = owner.enter_context(
-            SimulatedTable(state, out, panel=panel, colour=colour, channels=CHANNELS, settle=True)
-        )
-        table.loop.roles = ROLES
+        table = owner.enter_context(ScriptedTable(config, new_session=True, flipbook=True))
         print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled")
-        if mqtt:
-            owner.callback(_start_mqtt(table, mqtt, login).stop)
+        if section is not None:
+            _say_mqtt(config, table.loop.state.table_id)
         print()
         for line, step in steps:
             try:
@@ -247,27 +277,25 @@ def play(
             if outcome is not None:
                 _show(outcome)
         final = table.loop.state
+        journal, committed = out / STATE / table.service.store.path.name, table.service.store.seq
+        if keep is not None:
+            table.serve()
     print("\n  At the end:")
     print(*sheets(final), sep="\n")
+    print(f"\n  journal: {journal}, {committed} commands (rhuna-table history {out / STATE})")
     return 0
 
 
-def _start_mqtt(
-    table: SimulatedTable, where: tuple[str, int], login: tuple[str, str] | None = None
-) -> Any:
-    """The MQTT bridge on the demo's loop (docs/mqtt.md): retained state, events, commands."""
-    from companion.mqtt import MqttBridge, load_mqtt_config
+def _say_mqtt(config: Config, table_id: str) -> None:
+    """Where the service's MQTT bridge (its ``[mqtt]`` extension, docs/mqtt.md) publishes."""
+    from companion.mqtt import load_mqtt_config
 
-    host, port = where
-    data: dict[str, Any] = {"host": host, "port": port}
-    if login is not None:
-        data["username"], data["password"] = login
-    config = load_mqtt_config(data, "demo")
-    bridge = MqttBridge(config)
-    bridge.start(table.loop)
-    base = f"{config.base_topic}/{config.table_id or table.loop.state.table_id}"
-    print(f"  MQTT: publishing on {host}:{port} under {base}/ (state, events, status)")
-    return bridge
+    mqtt = load_mqtt_config(config.mqtt, str(config.source))
+    base = f"{mqtt.base_topic}/{mqtt.table_id or table_id}"
+    print(
+        f"  MQTT: publishing on {mqtt.host}:{mqtt.broker_port} under {base}/ (state, events,"
+        " status)"
+    )
 
 
 def _problem(step: Any) -> str | None:
@@ -319,7 +347,7 @@ def _unknown(state: TableState, step: dict[str, Any]) -> str | None:
     return None
 
 
-def _step(table: SimulatedTable, step: dict[str, Any]) -> Outcome | None:
+def _step(table: ScriptedTable, step: dict[str, Any]) -> Outcome | None:
     if "say" in step:
         print(f"\n  ── {step['say']}")
         return None

@@ -1,7 +1,8 @@
 """The panel after a fight and after the last push of the wheel (issue 15 item 6).
 
-Real engine states (examples/fight.toml + fight.jsonl), the simulated table on
-gpiozero's MockFactory with its real display worker, frames as they are submitted.
+Real engine states (examples/fight.toml + fight.jsonl), the real service on emulated parts
+(companion/scripted.py: gpiozero's MockFactory, its display worker), frames as they are
+submitted.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from companion.simulated import SimulatedTable
+from companion.scripted import ScriptedTable
 from display.panels import PANELS
 from display.render import Frame, draw
 from engine import apply, load_table
@@ -52,10 +53,11 @@ def test_c10_a_condition_stays_too_and_a_healed_combatant_is_not_listed() -> Non
     assert not any(s.startswith("Hurt: Aria") for s in shown)
 
 
-def test_no_stale_next_hero_frame_after_the_last_push(example_state, tmp_path: Path) -> None:
+def test_no_stale_next_hero_frame_after_the_last_push(tmp_path: Path) -> None:
     """The push that declares sends a command; the frame after it is the loop's outcome, never a
     dial banner read before the command was applied ("hero: Aria?" again)."""
-    with SimulatedTable(example_state, tmp_path, panel="2.13", colour="bw", settle=True) as t:
+    table = ROOT / "examples" / "table.toml"
+    with ScriptedTable.emulated(table, tmp_path, panel="2.13", colour="bw", flipbook=True) as t:
         frames: list[Frame | str] = []
         submit, push = t.worker.submit, t.hand.push
 

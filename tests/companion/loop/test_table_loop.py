@@ -13,13 +13,14 @@ from PIL import Image
 
 from companion.cli import main as cli_main
 from companion.loop import TableLoop
-from companion.simulated import SimulatedTable
+from companion.record.journal import open_journal
+from companion.scripted import ScriptedTable
 from companion.tags import ReaderRoles, command_for_tag
 from engine import apply
 from engine.errors import ConfigError
 from firmware_bridge.events import Presence, TagEvent
 from hardware.registry import TagRegistry
-from tests.harness import run
+from tests.harness import EXAMPLE_TABLE, run
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 ARIA = {
@@ -147,8 +148,14 @@ def test_registry_refuses_duplicates_and_names_the_file(tmp_path):
         TagRegistry.load(tmp_path / "short.json")
 
 
-def test_tokens_laid_on_the_emulated_hub_reach_the_engine_and_the_panel(example_state, tmp_path):
-    with SimulatedTable(example_state, tmp_path, panel="2.13", colour="bw", settle=True) as t:
+def table_on_emulated_parts(tmp_path) -> ScriptedTable:
+    """The real service on the example table: emulated hub, MockFactory pins, PNG panel in
+    ``tmp_path``, journal in ``tmp_path/state``."""
+    return ScriptedTable.emulated(EXAMPLE_TABLE, tmp_path, panel="2.13", colour="bw", flipbook=True)
+
+
+def test_tokens_laid_on_the_emulated_hub_reach_the_engine_and_the_panel(tmp_path):
+    with table_on_emulated_parts(tmp_path) as t:
         t.command(BEGIN)
         t.command(ARIA)
         drawn = [
@@ -167,6 +174,12 @@ def test_tokens_laid_on_the_emulated_hub_reach_the_engine_and_the_panel(example_
         last = t.lay(3, token="aria.potential.skill.1")
         assert last.events[0]["total"] == 2 + 0 + 1 + 1
         state = t.loop.state
+        # journaled before the panel heard of it: the stray tag and the lifts are not commands
+        assert last.seq == t.service.store.seq == 2 + 4
+    with open_journal(tmp_path / "state" / "journal.sqlite") as journal:
+        sources = [e.source for e in journal.entries()]
+        assert sources == ["worldkeeper"] * 2 + ["reader:draw-board"] * 4
+        assert journal.final_state(EXAMPLE_TABLE).to_json() == state.to_json()
     c = state.performance.contribution("aria")
     assert c.drawn == (
         "aria.ember.skill",
@@ -206,10 +219,10 @@ def test_make_demo_runs_the_table_and_the_fight_on_emulated_hardware(tmp_path, c
         assert len(frames) > 10 and (tmp_path / name / "latest.png").exists()
 
 
-def test_the_wheel_on_mock_gpio_declares_through_the_loop_p4(example_state, tmp_path):
+def test_the_wheel_on_mock_gpio_declares_through_the_loop_p4(tmp_path):
     """gpiozero's MockFactory pins: the encoder dials Hero → Shade → Capability → Action →
     Training (the sheet's) and the push sends the one vocabulary's declare (P1–P4)."""
-    with SimulatedTable(example_state, tmp_path, panel="2.13", colour="bw", settle=True) as t:
+    with table_on_emulated_parts(tmp_path) as t:
         begun = t.dial({"difficulty": 7})
         assert begun.command == {"cmd": "begin_performance", "difficulty": 7, "weight": "off"}
         declared = t.dial(
@@ -233,10 +246,18 @@ def test_the_wheel_on_mock_gpio_declares_through_the_loop_p4(example_state, tmp_
             KeyError, match=r"the capability ring has no juggling \(it offers: skill, "
         ):
             t.dial({"hero": "aria", "capability": "juggling"})
+        assert t.service.store.seq == 4  # begin, declare, draw, undo: each journaled
+    with open_journal(tmp_path / "state" / "journal.sqlite") as journal:
+        assert [e.source for e in journal.entries()] == [
+            "wheel",
+            "wheel",
+            "reader:draw-board",
+            "wheel",
+        ]
 
 
 def test_the_dial_banner_says_what_is_dialled_so_far():
-    from companion.simulated import dial_banner
+    from companion.panel_output import dial_banner
 
     sel = {
         "mode": "dial",

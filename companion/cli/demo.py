@@ -10,7 +10,7 @@ Each table is the real :class:`~companion.service.Service`, built as ``rhuna-tab
 builds it from an emulated config (:mod:`companion.scripted`: the emulated hub, gpiozero's
 MockFactory pins, the PNG panel), so every command is committed to its journal in
 ``--out``'s ``<table>/state/`` (``rhuna-table history demo-out/table/state``); each run
-starts a new session there, the last run's journal archived.
+starts a fresh journal there (the last run's is replaced).
 
 MQTT: with Mosquitto installed the demo starts a private broker (plain MQTT plus
 WebSockets serving the web pages, with throwaway accounts: companion/demo_broker.py)
@@ -231,7 +231,7 @@ def play(
 ) -> int:
     """Play ``script`` on the table of ``table_file`` (``state``: that table, loaded to check
     the script against): the real service on an emulated config (companion/scripted.py),
-    its journal in ``out/state``, a new session each run. With ``keep``, leave the service
+    its journal in ``out/state``, fresh each run. With ``keep``, leave the service
     serving (its own loop: the web pages' commands too), closed with that stack."""
     from companion.cli.replay import read_session
     from companion.scripted import ScriptedTable, emulated_config
@@ -258,11 +258,12 @@ def play(
         mqtt=section,
         source=f"demo ({table_file.name})",
     )
+    _fresh_journal(config.state_dir)  # a demo still playing there: one error, before the header
     print(f'\nRhuna table companion — {script.name} on {out} ({panel}" {colour} PNG panel)')
     print(*sheets(state), sep="\n")
     with ExitStack() as local:
         owner = keep if keep is not None else local
-        table = owner.enter_context(ScriptedTable(config, new_session=True, flipbook=True))
+        table = owner.enter_context(ScriptedTable(config, flipbook=True))
         print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled")
         if section is not None:
             _say_mqtt(config, table.loop.state.table_id)
@@ -284,6 +285,16 @@ def play(
     print(*sheets(final), sep="\n")
     print(f"\n  journal: {journal}, {committed} commands (rhuna-table history {out / STATE})")
     return 0
+
+
+def _fresh_journal(state_dir: Path) -> None:
+    """Each run plays its script on a fresh table: the last run's journal goes (under the
+    state directory's lock, so never under a demo still playing into the same --out)."""
+    from companion.store import JOURNAL, locked
+
+    with locked(state_dir, "wait for it to end, or give this one another --out"):
+        for suffix in ("", "-wal", "-shm"):
+            (state_dir / f"{JOURNAL}{suffix}").unlink(missing_ok=True)
 
 
 def _say_mqtt(config: Config, table_id: str) -> None:

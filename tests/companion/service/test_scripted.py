@@ -33,12 +33,13 @@ ARIA = {
 }
 
 
-def test_the_demo_journals_what_it_plays_and_each_run_is_a_new_session(tmp_path, capsys):
+def test_the_demo_journals_what_it_plays_and_each_run_starts_a_fresh_journal(tmp_path, capsys):
     """Every command the demo's hands send is committed to the journal (sources as a real
     table: the wheel, the hub's reader, the WorldKeeper); the journal restores the final
     table (P13: the Morning's Fatigue overflowed into Cass's Strain; C2: the fight ended).
-    A second run archives the first run's journal and plays the same script afresh."""
+    A second run plays the same script on a fresh journal."""
     out = tmp_path / "out"
+    first: dict[str, list] = {}
     for run in (1, 2):
         assert main(["demo", "--no-mqtt", "--out", str(out)]) == 0
         printed = capsys.readouterr().out
@@ -52,7 +53,11 @@ def test_the_demo_journals_what_it_plays_and_each_run_is_a_new_session(tmp_path,
                 entries = list(journal.entries())
                 assert len(entries) == journal.last_seq() == int(said[name])
                 final = journal.final_state(EXAMPLE_TABLE.parent / table)
-            assert len(list((state / "archive").glob("journal-*.sqlite"))) == run - 1
+            assert not (state / "archive").exists()  # replaced, not archived run after run
+            if run == 1:
+                first[name] = [(e.source, e.command) for e in entries]
+            else:  # the same commands again, not the script played on the first run's end
+                assert [(e.source, e.command) for e in entries] == first[name]
             sources = {e.source for e in entries}
             if name == "table":
                 assert sources == {"worldkeeper", "wheel", "reader:draw-board"}
@@ -144,3 +149,15 @@ def test_served_after_the_script_the_worldkeepers_remote_is_answered(tmp_path):
     with open_journal(Path(tmp_path) / "state" / "journal.sqlite") as journal:
         commands = [e.command["cmd"] for e in journal.entries()]
     assert commands == ["begin_performance", "declare"]
+
+
+def test_a_demo_still_playing_into_the_same_out_is_one_error_before_the_header(tmp_path, capsys):
+    """The journal a run replaces is never pulled from under a table still playing there."""
+    from companion.store import locked
+
+    with locked(tmp_path / "table" / "state"):  # as a running demo's service holds it
+        assert main(["demo", "--no-mqtt", "--out", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "Rhuna table companion" not in captured.out
+    assert captured.err.startswith("rhuna-table: ") and captured.err.count("\n") == 1
+    assert "another rhuna-table" in captured.err and "another --out" in captured.err

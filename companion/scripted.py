@@ -79,8 +79,7 @@ def emulated_config(
     ``out_dir``, the wheel on gpiozero's MockFactory, the journal in ``state_dir``, no
     recap; ``mqtt`` is the ``[mqtt]`` section (None: ``enabled = false``).
 
-    >>> import tempfile
-    >>> cfg = emulated_config("examples/table.toml", tempfile.mkdtemp(), out_dir="out")
+    >>> cfg = emulated_config("examples/table.toml", "state", out_dir="out")  # checked, not made
     >>> [(r.backend, r.name, r.roles[4]) for r in cfg.readers], cfg.gpio.pin_factory
     ([('emulated-hub', 'draw-board', 'favor')], 'mock')
     """

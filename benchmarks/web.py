@@ -196,8 +196,23 @@ def draws(
     return to_dom, to_event
 
 
-def first_paints(browser: object, url: str, n: int) -> list[float]:
-    out = []
+#: where a page's first paint goes: navigation timing and the marks the pages set (src/)
+STAGES = """() => {
+  const n = performance.getEntriesByType('navigation')[0];
+  const m = Object.fromEntries(performance.getEntriesByType('mark').map(e => [e.name, e.startTime]));
+  return {
+    'response headers': n.responseStart, 'page received': n.responseEnd,
+    'socket opened (head)': m['rhuna:preconnect'], 'script runs': m['rhuna:script'],
+    'boot': m['rhuna:boot'], 'MQTT CONNACK': m['rhuna:connected'],
+    'first retained message': m['rhuna:first-message'], 'tokens in the DOM': window.__firstToken,
+  };
+}"""
+
+
+def first_paints(browser: object, url: str, n: int) -> tuple[list[float], list[dict[str, float]]]:
+    """Open ``url`` ``n`` times, each in a fresh browser context (no cache, no socket reuse):
+    navigation start → the retained tokens in the DOM, and each open's stages."""
+    out, stages = [], []
     for _ in range(n):
         context = browser.new_context(viewport={"width": 1920, "height": 1080})  # type: ignore[attr-defined]
         page = context.new_page()
@@ -205,8 +220,17 @@ def first_paints(browser: object, url: str, n: int) -> list[float]:
         page.goto(url)
         page.wait_for_function("window.__firstToken !== undefined", timeout=10_000, polling=5)
         out.append(page.evaluate("window.__firstToken"))
+        stages.append(page.evaluate(STAGES))
         context.close()
-    return out
+    return out, stages
+
+
+def stage_line(stages: list[dict[str, float]]) -> str:
+    """The median of each stage, in the order they happen."""
+    keys = [k for k in stages[0] if all(s.get(k) is not None for s in stages)]
+    return "    median ms from navigation: " + ", ".join(
+        f"{k} {statistics.median(s[k] for s in stages):.0f}" for k in keys
+    )
 
 
 @contextmanager
@@ -287,13 +311,13 @@ def main() -> int:
                 table.command({**DECLARE, "action": "target"})
                 table.lay(TOKENS[0])
                 watcher.wait(TOKENS[0])
-                paints = first_paints(browser, broker.url("overlay.html"), args.opens)
+                paints, stages = first_paints(browser, broker.url("overlay.html"), args.opens)
                 with static_server(DIST) as port:
                     plain = broker.url("overlay.html", broker=f"ws://127.0.0.1:{broker.ws_port}/")
                     plain = plain.replace(f":{broker.ws_port}/overlay", f":{port}/overlay", 1)
-                    paints_plain = first_paints(browser, plain, args.opens)
+                    paints_plain, stages_plain = first_paints(browser, plain, args.opens)
                 with busy_broker(broker.port):
-                    paints_busy = first_paints(browser, broker.url("overlay.html"), args.opens)
+                    paints_busy, _ = first_paints(browser, broker.url("overlay.html"), args.opens)
                 browser.close()
         finally:
             watcher.close()
@@ -315,7 +339,9 @@ def main() -> int:
         f"   p99 {pct(to_dom, 0.99) / pct(raw_all, 0.99):6.1f}×"
     )
     print(line("page open → first paint, http_dir", paints))
+    print(stage_line(stages))
     print(line("  same, pages from http.server", paints_plain))
+    print(stage_line(stages_plain))
     print(line("  http_dir, broker kept busy", paints_busy))
     ok_draw = pct(to_dom, 0.99) < 100
     ok_paint = pct(paints, 0.99) < 500

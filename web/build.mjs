@@ -20,8 +20,22 @@ await build({
   sourcemap: "linked",
   charset: "ascii",
   legalComments: "linked",
+  banner: { js: 'performance.mark("rhuna:script");' },
   logLevel: "warning",
 });
+// the socket opener every page runs first, at the top of its <head> (src/preconnect.ts)
+const pre = await build({
+  entryPoints: ["src/preconnect.ts"],
+  bundle: true,
+  format: "iife",
+  platform: "browser",
+  target: "chrome103",
+  minify: true,
+  charset: "ascii",
+  write: false,
+  logLevel: "warning",
+});
+const preconnect = pre.outputFiles[0].text;
 // Each page is one file: Mosquitto's http_dir answers a request only on its main loop's tick
 // (about 100 ms when nothing else wakes it), so every extra request costs the first paint.
 const css = readFileSync("pages/rhuna.css", "utf8");
@@ -36,13 +50,19 @@ for (const f of readdirSync("pages")) {
     "\n",
   );
   const html = readFileSync(`pages/${f}`, "utf8")
+    .replace('<script src="preconnect.js"></script>', () => `<script>${preconnect}</script>`)
     .replace('<link rel="stylesheet" href="rhuna.css" />', () => `<style>\n${css}</style>`)
     .replace(
       `<script src="${name}.js"></script>`,
       () => `<script>\n${js.replaceAll("</script", "<\\/script")}</script>`,
     );
-  if (html.includes(`src="${name}.js"`) || html.includes('href="rhuna.css"')) {
-    throw new Error(`pages/${f}: could not inline its script or style sheet`);
+  if (
+    html.includes(`src="${name}.js"`) ||
+    html.includes('href="rhuna.css"') ||
+    html.includes('src="preconnect.js"') ||
+    !html.includes("rhunaPreconnect")
+  ) {
+    throw new Error(`pages/${f}: could not inline its preconnect, script or style sheet`);
   }
   writeFileSync(`dist/${f}`, html);
 }

@@ -33,6 +33,7 @@ declare global {
 }
 
 export function boot(spec: PageSpec): PageContext {
+  performance.mark("rhuna:boot");
   const params = readParams(location.search, location, spec.defaults);
   const root = document.documentElement;
   root.dataset.page = spec.name;

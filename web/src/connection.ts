@@ -68,6 +68,8 @@ export class Connection {
       reconnectPeriod: 1000,
       connectTimeout: 5000,
       resubscribe: true,
+      // the first socket is the one the page opened before its script ran (preconnect.ts)
+      createWebsocket: (url: string, protocols: string[]) => takePreconnected(url, protocols),
     });
     this.client = client;
     client.on("connect", () => {
@@ -154,6 +156,30 @@ export class Connection {
         done(reply);
       }
     }
+  }
+}
+
+/** The socket `preconnect.ts` opened, if it is still usable and for this URL; else a new one. */
+function takePreconnected(url: string, protocols: string[]): WebSocket {
+  const pre = window.rhunaPreconnect;
+  window.rhunaPreconnect = undefined;
+  if (pre) {
+    const usable =
+      pre.socket.readyState === WebSocket.CONNECTING || pre.socket.readyState === WebSocket.OPEN;
+    if (usable && sameUrl(pre.url, url)) {
+      performance.mark("rhuna:preconnect-taken");
+      return pre.socket;
+    }
+    pre.socket.close();
+  }
+  return new WebSocket(url, protocols);
+}
+
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
   }
 }
 

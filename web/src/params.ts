@@ -38,6 +38,11 @@ export function defaultBroker(loc: Pick<Location, "protocol" | "host">): string 
   return "ws://localhost:9001/";
 }
 
+/** The broker's WebSocket URL a page at `search` uses (its `broker` parameter, or the default). */
+export function brokerUrl(search: string, loc: Pick<Location, "protocol" | "host">): string {
+  return new URLSearchParams(search).get("broker") || defaultBroker(loc);
+}
+
 function number(raw: string | null, fallback: number, min: number, max: number): number {
   if (raw === null || raw.trim() === "") return fallback;
   const n = Number(raw);
@@ -53,7 +58,7 @@ export function readParams(
   const theme = q.get("theme") as Theme | null;
   const panels = q.get("panels");
   return {
-    broker: q.get("broker") || defaultBroker(loc),
+    broker: brokerUrl(search, loc),
     table: q.get("table") || defaults.table,
     base: q.get("base") || "rhuna",
     username: q.get("username") || q.get("user"),

@@ -310,7 +310,15 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     assert fight is not None and [t.combatant for t in fight.tokens] == ["gob", "rat"]
     # C4, C6: Gob attacks Rat, dice rolled by the service
     card = page.locator(".card[data-acting='gob']")
+    # the target picker is never blank: it names the one Gob can attack before anyone
+    # chooses, and for an action with no target (Move) it says so and is disabled
+    target = card.locator("select[name='target']")
+    shown = "s => [s.value, s.selectedOptions[0].textContent, s.disabled]"
+    assert target.evaluate(shown) == ["rat", "Rat", False]
+    card.locator("select[name='action']").select_option("move")
+    assert target.evaluate(shown) == ["", "no target", True]
     card.locator("select[name='action']").select_option("attack")
+    assert target.evaluate(shown) == ["rat", "Rat", False]
     card.locator("select[name='target']").select_option("rat")
     card.locator("button:has-text('Act: Gob')").click()
     replied(page, "act")

@@ -7,7 +7,17 @@
 
 import { h } from "../dom";
 import { FormError } from "./forms";
-import { type Builder, type Ctx, card, commandForm, remember, row, seed, sender } from "./ui";
+import {
+  type Builder,
+  type Ctx,
+  card,
+  commandForm,
+  recall,
+  remember,
+  row,
+  seed,
+  sender,
+} from "./ui";
 import * as v from "./view";
 
 function dice(raw: string, field: string): number[] | null {
@@ -81,13 +91,18 @@ function actCard(f: v.Fight, ctx: Ctx, who: v.FightCombatant): HTMLElement {
     { name: "action", "aria-label": "action" },
     ...["attack", "aim", "move", "dash", "guard"].map((a) => h("option", { value: a }, a)),
   ) as HTMLSelectElement;
+  // the target: those on another side first (the likely target is the default), then the rest;
+  // for an action that takes none, the picker says so instead of naming someone
+  const others = f.combatants.filter((c) => c.id !== who.id && !c.dead);
+  const opposed = others.filter((c) => (who.side ?? null) === null || c.side !== who.side);
+  const ordered = [...opposed, ...others.filter((c) => !opposed.includes(c))];
   const target = h(
     "select",
     { name: "target", "aria-label": "target" },
-    ...f.combatants
-      .filter((c) => c.id !== who.id && !c.dead)
-      .map((c) => h("option", { value: c.id }, c.name)),
+    h("option", { value: "", hidden: true }, ordered.length ? "no target" : "no one to target"),
+    ...ordered.map((c) => h("option", { value: c.id }, c.name)),
   ) as HTMLSelectElement;
+  target.value = ordered[0]?.id ?? "";
   const defense = h(
     "select",
     { name: "defense", "aria-label": "defence" },
@@ -106,6 +121,21 @@ function actCard(f: v.Fight, ctx: Ctx, who: v.FightCombatant): HTMLElement {
   remember(action, `act-${who.id}/action`);
   remember(target, `act-${who.id}/target`);
   remember(defense, `act-${who.id}/defense`);
+  const valid = (id: string | undefined): id is string =>
+    id !== undefined && ordered.some((c) => c.id === id);
+  const targeted = () => {
+    const takes = action.value === "attack" || action.value === "aim";
+    target.disabled = !takes || ordered.length === 0;
+    defense.disabled = action.value !== "attack";
+    if (target.disabled) {
+      target.value = "";
+    } else if (!valid(target.value)) {
+      const kept = recall(`act-${who.id}/target`);
+      target.value = valid(kept) ? kept : (ordered[0]?.id ?? "");
+    }
+  };
+  action.addEventListener("change", targeted);
+  targeted();
   const el = card(
     `${who.name} acts (round ${f.round}, tick ${f.tick})`,
     row(action, target, defense),

@@ -58,6 +58,8 @@ export interface TimeBoard {
 export interface FightCombatant {
   id: string;
   name: string;
+  /** `heroes`, `foes`… (the roster's); null: on no side */
+  side: string | null;
   tick: number;
   injuries: number;
   dead: boolean;

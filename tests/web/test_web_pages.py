@@ -186,33 +186,55 @@ def test_overlay_follows_each_token_laid_to_the_outcome_p6_p19(broker, table, pa
     expect(page.locator("#announce")).to_contain_text(verdict)
 
 
-def test_a_gap_in_the_event_sequence_is_flagged(broker, table, page):
+def gaps(page: Page, table: str = "example") -> list[dict[str, Any]]:
+    """The gaps the page's store recorded for ``table`` (every one, for the record)."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        f"window.rhuna.store.snapshot.tables.get({table!r})?.gaps ?? []"
+    )
+
+
+def test_a_gap_in_the_event_sequence_is_flagged_and_cleared_after_the_repaint(broker, table, page):
     """An event whose seq skips numbers (the bridge dropped some while the broker was away,
-    docs/mqtt.md) makes the page say which events it missed."""
+    docs/mqtt.md) makes the page say which events it missed; it asks the broker for the
+    retained state again, says when it has repainted from it, and the notice goes once the
+    next event comes in sequence (issue 11 item 3: never stale data shown as live, and no
+    warning left standing until a reload)."""
     page.goto(broker.url("overlay.html"))
     expect_live(page)
     table.command(BEGIN)
     expect(page.locator("#performance .perf-title")).to_contain_text("Performance", timeout=MS)
     seq = table.bridge.seq
     watcher = watcher_for(broker)
+
+    def event(n: int) -> dict[str, Any]:
+        return {
+            "seq": n,
+            "type": "undone",
+            "remaining": 0,
+            "text": "Undone",
+            "source": "x",
+            "at": "",
+        }
+
     try:
-        watcher.send(
-            f"{R}/events",
-            {
-                "seq": seq + 4,
-                "type": "undone",
-                "remaining": 0,
-                "text": "Undone",
-                "source": "x",
-                "at": "",
-            },
-        )
+        watcher.send(f"{R}/events", event(seq + 4))
+        notice = page.locator("#status-gap")
+        expect(notice).to_contain_text(f"⚠ missed events {seq + 1}–{seq + 3}", timeout=MS)
+        expect(notice).to_contain_text("repainted from the retained state", timeout=MS)
+        expect(notice).to_be_visible()
+        [gap] = gaps(page)
+        assert (gap["from"], gap["to"]) == (seq + 1, seq + 3)
+        assert gap["repainted"] is not None and gap["repainted"] >= gap["at"]
+        assert page.evaluate("performance.getEntriesByName('rhuna:repaint').length") == 1
+        # the state shown is the retained one, whole: the Performance is still there
+        expect(page.locator("#performance .perf-title")).to_contain_text("Performance")
+        screenshot(page, "overlay-gap-repainted")
+        watcher.send(f"{R}/events", event(seq + 5))  # the next one, in sequence
+        expect(notice).to_be_hidden(timeout=MS)
+        [gap] = gaps(page)
+        assert gap["closed"] is not None
     finally:
         watcher.close()
-    expect(page.locator("#status-gap")).to_have_text(
-        f"⚠ missed events {seq + 1}–{seq + 3}", timeout=MS
-    )
-    expect(page.locator("#status-gap")).to_be_visible()
 
 
 def test_broker_stopped_shows_offline_and_the_page_recovers_on_restart(broker, table, page):
@@ -445,8 +467,18 @@ def test_events_dropped_during_an_outage_show_as_a_gap(tmp_path, broker, page):
         expect_live(page)
         table.command(BEGIN)
         assert table.bridge.stats.dropped > 0, table.bridge.stats
-        expect(page.locator("#status-gap")).to_contain_text("missed event", timeout=MS)
         expect(page.locator("#performance .perf-title")).to_contain_text("Performance", timeout=MS)
+        # the page recorded what it missed and repainted from the retained state; once the
+        # next event comes in sequence it stops warning
+        page.wait_for_function(
+            "(window.rhuna.store.snapshot.tables.get('example')?.gaps ?? [])"
+            ".some(g => g.repainted !== null)",
+            timeout=MS,
+        )
+        expect(page.locator("#status-gap")).to_contain_text("missed event")
+        table.command({"cmd": "cancel_performance"})
+        expect(page.locator("#status-gap")).to_be_hidden(timeout=MS)
+        assert any(g["closed"] is not None for g in gaps(page)), gaps(page)
 
 
 def test_table_display_shows_an_unknown_tag_and_a_refusal(broker, table, page):
@@ -463,6 +495,60 @@ def test_table_display_shows_an_unknown_tag_and_a_refusal(broker, table, page):
     table.service.loop.submit({"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}, "test")
     expect(refusal).to_contain_text("[P", timeout=MS)
     expect(refusal).not_to_contain_text("unknown tag")
+
+
+def wait_error(watcher: Watcher, what: str, code: str) -> dict[str, Any]:
+    """The first message with ``code`` the service published on ``…/error`` (its own words)."""
+
+    def found(ms: list[Any]) -> Any:
+        for m in ms:
+            if m.topic.endswith("/error") and m.json().get("code") == code:
+                return m.json()
+        return None
+
+    return watcher.wait(found, what)  # type: ignore[no-any-return]
+
+
+def test_the_overlay_shows_a_refusal_briefly_p23(broker, table, page):
+    """The overlay shows the service's refusals and unknown tags (…/error) in one short line,
+    what was refused and the rule, without the fix (the stream does not need it; the table
+    display shows it); the Performance panel stays as it was."""
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    toast = page.locator("#refusals")
+    expect(toast).to_be_hidden()
+    watcher = watcher_for(broker)
+    try:
+        table.hub.lay(0, "04DEADBEEF0001")
+        e = wait_error(watcher, "the unknown tag's error", "unknown")
+        expect(toast).to_have_text(f"✗ {e['message']}", timeout=MS)
+        expect(toast).to_have_attribute("data-code", "unknown")
+        table.hub.lift(0)
+        table.command(BEGIN)
+        table.service.loop.submit({"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}, "t")
+        e = wait_error(watcher, "the refusal of bren's draw", "illegal")
+    finally:
+        watcher.close()
+    assert e["rule"] == "P23", e
+    expect(toast).to_have_text(f"✗ draw refused [P23]: {e['message']}", timeout=MS)
+    expect(toast).not_to_contain_text(e["fix"])
+    expect(page.locator("#performance .perf-title")).to_contain_text("Performance")
+    box = toast.bounding_box()
+    assert box is not None and box["height"] < 60, box  # one short line at the top
+
+
+def test_the_wall_shows_each_tables_refusal_on_its_own_card_p23(tmp_path, broker, table, page):
+    """On the convention wall a refusal shows on the card of the table that refused, and only
+    there (tables.html subscribes to every table's …/error)."""
+    with served_table(tmp_path / "kitchen", broker, table_id="kitchen") as kitchen:
+        page.goto(broker.url("tables.html"))
+        expect(page.locator(".table-card")).to_have_count(2, timeout=MS)
+        kitchen.command({"cmd": "begin_performance", "difficulty": 7})
+        kitchen.service.loop.submit({"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}, "t")
+        refusal = page.locator('.table-card[data-table="kitchen"] .card-refusal')
+        expect(refusal).to_contain_text("draw refused [P23]", timeout=MS)
+        expect(page.locator('.table-card[data-table="example"] .card-refusal')).to_have_count(0)
+        screenshot(page, "wall-refusal")
 
 
 def test_table_display_shows_the_worldkeepers_open_prompt_t4(broker, table, page):

@@ -36,6 +36,8 @@ export class Connection {
   private waiting = new Map<string, (reply: Reply) => void>();
   private counter = 0;
   private routed = 0;
+  /** a repaint asked for after a gap, until its retained status arrives */
+  private repainting = false;
   private readonly id = Math.random().toString(36).slice(2, 10);
 
   constructor(
@@ -46,12 +48,22 @@ export class Connection {
   /** The topic filters this connection subscribes to. */
   filters(): string[] {
     const root = `${this.opts.base}/${this.opts.table}`;
-    const out = [`${root}/status`];
-    for (const s of this.opts.sections ?? SECTION_NAMES) out.push(`${root}/${s}`);
-    if (this.opts.heroes ?? true) out.push(`${root}/heroes/+`);
+    const out: string[] = [];
     if (this.opts.events ?? true) out.push(`${root}/events`);
     if (this.opts.errors ?? true) out.push(`${root}/error`);
     if (this.opts.replies) out.push(`${root}/reply`);
+    return [...out, ...this.retainedFilters()];
+  }
+
+  /**
+   * The retained topics, `…/status` last: the broker sends a subscription's retained messages
+   * in the order of its filters, so the retained status closes the table's whole state.
+   */
+  retainedFilters(): string[] {
+    const root = `${this.opts.base}/${this.opts.table}`;
+    const out = (this.opts.sections ?? SECTION_NAMES).map((s) => `${root}/${s}`);
+    if (this.opts.heroes ?? true) out.push(`${root}/heroes/+`);
+    out.push(`${root}/status`);
     return out;
   }
 
@@ -74,6 +86,7 @@ export class Connection {
     this.client = client;
     client.on("connect", () => {
       performance.mark("rhuna:connected");
+      this.repainting = false; // the subscription below sends every retained topic anyway
       client.subscribe(this.filters(), { qos: 1 }, (err) => {
         if (err) this.store.setLink("offline", `subscribe refused: ${err.message}`);
         else this.store.setLink("online");
@@ -83,7 +96,7 @@ export class Connection {
     client.on("close", () => this.store.setLink("offline", this.store.snapshot.linkError));
     client.on("offline", () => this.store.setLink("offline", this.store.snapshot.linkError));
     client.on("error", (err) => this.store.setLink("offline", err.message));
-    client.on("message", (topic, payload) => this.route(topic, payload));
+    client.on("message", (topic, payload, packet) => this.route(topic, payload, packet.retain));
   }
 
   stop(): void {
@@ -121,7 +134,31 @@ export class Connection {
     });
   }
 
-  private route(topic: string, payload: Uint8Array): void {
+  /**
+   * After a gap in the events: subscribe to the retained topics again, so the broker sends
+   * the table's whole state once more (the retained status, last, says it has all come).
+   * A reconnect does the same by itself; one request at a time.
+   */
+  private repaint(): void {
+    const client = this.client;
+    if (!client?.connected || this.repainting) return;
+    this.repainting = true;
+    const map: Record<string, { qos: 1 }> = {};
+    for (const f of this.retainedFilters()) map[f] = { qos: 1 };
+    performance.mark("rhuna:repaint");
+    // `resubscribe: true`: MQTT.js sends it although these filters are subscribed already
+    client.subscribe(
+      { ...map, resubscribe: true } as unknown as Record<string, { qos: 1 }>,
+      {
+        qos: 1,
+      },
+      (err) => {
+        if (err) this.repainting = false;
+      },
+    );
+  }
+
+  private route(topic: string, payload: Uint8Array, retained = false): void {
     if (!this.routed++) performance.mark("rhuna:first-message");
     const parts = topic.split("/");
     const table = parts[1];
@@ -129,7 +166,10 @@ export class Connection {
     if (parts[0] !== this.opts.base || table === undefined || what === undefined) return;
     const text = new TextDecoder().decode(payload);
     if (what === "status") {
-      if (text === "online" || text === "offline") this.store.setStatus(table, text as Status);
+      if (text === "online" || text === "offline") {
+        this.store.setStatus(table, text as Status, retained);
+        if (retained) this.repainting = false;
+      }
       return;
     }
     let data: unknown;
@@ -145,7 +185,7 @@ export class Connection {
     } else if (what === "heroes" && parts[3] !== undefined) {
       this.store.setHero(table, parts[3], data as Hero | null);
     } else if (what === "events" && isEvent(data)) {
-      this.store.addEvent(table, data);
+      if (this.store.addEvent(table, data)) this.repaint();
     } else if (what === "error" && data !== null) {
       this.store.setError(table, data as ErrorMessage);
     } else if (what === "reply" && data !== null) {

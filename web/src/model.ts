@@ -293,15 +293,43 @@ export function recap(t: TableRecord): { session: string; href: string } | null 
   return r ? { session: r.session, href: r.href } : null;
 }
 
-/** How long the table display shows a refusal or an unknown tag (ms). */
+/** How long the table display and the wall show a refusal or an unknown tag (ms). */
 export const ERROR_SHOWN_MS = 20_000;
+/** … and the overlay, on stream: briefly (ms). */
+export const ERROR_SHOWN_BRIEF_MS = 8_000;
 
-/** The service's last refusal or unknown tag, in its words, while it is recent. */
-export function recentError(t: TableRecord, now: number): string | null {
+/** The service's last refusal or unknown tag (`…/error`), in its words, while it is recent. */
+export interface Refusal {
+  /** message, rule id and fix: for the table display */
+  full: string;
+  /** what was refused and why, no fix: for the overlay and the wall */
+  brief: string;
+  /** the engine's code: `illegal`, `malformed`, `unknown` (a tag), `duplicate` (a second service) */
+  code: string;
+  /** when it arrived (ms since the epoch) */
+  at: number;
+}
+
+export function recentRefusal(
+  t: TableRecord,
+  now: number,
+  shownMs: number = ERROR_SHOWN_MS,
+): Refusal | null {
   const e = t.lastError;
-  if (!e || t.lastErrorAt === null || now - t.lastErrorAt > ERROR_SHOWN_MS) return null;
+  if (!e || t.lastErrorAt === null || now - t.lastErrorAt > shownMs) return null;
   const rule = e.rule ? ` [${e.rule}]` : "";
-  return `${e.message}${rule}${e.fix ? ` — ${e.fix}` : ""}`;
+  const cmd = typeof e.command?.cmd === "string" ? e.command.cmd : null;
+  return {
+    full: `${e.message}${rule}${e.fix ? ` — ${e.fix}` : ""}`,
+    brief: cmd ? `${cmd} refused${rule}: ${e.message}` : `${e.message}${rule}`,
+    code: e.code,
+    at: t.lastErrorAt,
+  };
+}
+
+/** The table display's line: the whole refusal, with the fix. */
+export function recentError(t: TableRecord, now: number): string | null {
+  return recentRefusal(t, now)?.full ?? null;
 }
 
 /** The narration to announce through the aria-live region for an event, or null. */
@@ -321,12 +349,7 @@ export interface Liveness {
 
 export function liveness(snap: Snapshot, t: TableRecord | undefined, now: number): Liveness {
   const age = t?.lastUpdate ? Math.max(0, Math.floor((now - t.lastUpdate) / 1000)) : null;
-  const last = t?.gaps[t.gaps.length - 1];
-  const gap = last
-    ? last.from === last.to
-      ? `missed event ${last.from}`
-      : `missed events ${last.from}–${last.to}`
-    : null;
+  const gap = t ? gapText(t, now) : null;
   if (snap.link !== "online") {
     const why = snap.linkError ? ` (${snap.linkError})` : "";
     const label =
@@ -339,6 +362,24 @@ export function liveness(snap: Snapshot, t: TableRecord | undefined, now: number
     return { state: "offline", label: "offline: the table service is not running", age, gap };
   if (t.stale) return { state: "stale", label: "reconnected: repainting…", age, gap };
   return { state: "live", label: "live", age, gap };
+}
+
+/** How long the status line still says a gap was repainted (ms). */
+export const GAP_SHOWN_MS = 15_000;
+
+/**
+ * The status line's word on the newest gap in the events: while the page waits for the
+ * retained state it says so; once repainted it says that, until the next event comes in
+ * sequence (or GAP_SHOWN_MS); then nothing. The store keeps every gap for the record.
+ */
+export function gapText(t: TableRecord, now: number): string | null {
+  const last = t.gaps[t.gaps.length - 1];
+  if (!last) return null;
+  const missed =
+    last.from === last.to ? `missed event ${last.from}` : `missed events ${last.from}–${last.to}`;
+  if (last.repainted === null) return `${missed} · repainting from the retained state…`;
+  if (last.closed !== null || now - last.repainted > GAP_SHOWN_MS) return null;
+  return `${missed} · repainted from the retained state`;
 }
 
 export function ageText(age: number | null): string {
@@ -354,6 +395,8 @@ export interface WallCard {
   live: Liveness;
   performance: string | null;
   lastOutcome: { text: string; success: boolean | null } | null;
+  /** the table's last refusal or unknown tag, while it is recent (brief) */
+  refusal: string | null;
 }
 
 export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard {
@@ -375,5 +418,6 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
       success: o.success,
     };
   }
-  return { id: t.id, live: liveness(snap, t, now), performance: perf, lastOutcome };
+  const refusal = recentRefusal(t, now)?.brief ?? null;
+  return { id: t.id, live: liveness(snap, t, now), performance: perf, lastOutcome, refusal };
 }

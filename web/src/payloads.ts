@@ -45,6 +45,10 @@ export interface ErrorMessage {
   fix?: string;
   source: string;
   at: string;
+  /** the command refused, as the service received it (none for an unknown tag) */
+  command?: { cmd?: string } & Record<string, unknown>;
+  /** the unknown tag's UID */
+  tag?: string;
 }
 
 /** `…/reply`: the envelope every command received on MQTT gets back (docs/mqtt.md). */

@@ -17,6 +17,10 @@ export interface Gap {
   to: number;
   /** when it was noticed (ms since the epoch) */
   at: number;
+  /** when the page had the whole retained state again after it (ms), null: not yet */
+  repainted: number | null;
+  /** when the next event in sequence came after that repaint: the stream is whole again */
+  closed: number | null;
 }
 
 export interface TableRecord {
@@ -50,6 +54,8 @@ export interface Snapshot {
 }
 
 export const EVENTS_KEPT = 200;
+/** the gaps a table remembers (the newest is the one the status line speaks of) */
+export const GAPS_KEPT = 20;
 /** `seq`s remembered to drop QoS 1 duplicates (and to tell them from a restarted sequence) */
 const SEEN_KEPT = 256;
 
@@ -116,10 +122,19 @@ export class Store {
     this.commit({ link, linkError: error, linkSince: this.now(), tables });
   }
 
-  setStatus(table: string, status: Status): void {
-    // status is retained and always published by the service: its arrival after a reconnect
-    // is the moment this table's retained state is being repainted
-    this.update(table, (t) => ({ ...t, status, stale: false }));
+  /**
+   * A table's `…/status`. The connection subscribes to it last, so its retained copy (sent on
+   * every subscription) comes after every other retained topic of that table: its arrival
+   * means the page holds the table's whole retained state again (after a reconnect, or after
+   * the connection asked for it again because of a gap).
+   */
+  setStatus(table: string, status: Status, retained = false): void {
+    this.update(table, (t) => {
+      if (!retained) return { ...t, status };
+      const at = this.now();
+      const gaps = t.gaps.map((g) => (g.repainted === null ? { ...g, repainted: at } : g));
+      return { ...t, status, stale: false, gaps };
+    });
   }
 
   setSection(table: string, name: SectionName, value: unknown): void {
@@ -139,16 +154,32 @@ export class Store {
     this.update(table, (t) => ({ ...t, lastError: error, lastErrorAt: this.now() }));
   }
 
-  /** One message of `…/events`: duplicates (QoS 1) dropped, gaps in `seq` recorded. */
-  addEvent(table: string, event: EventMessage): void {
+  /**
+   * One message of `…/events`: duplicates (QoS 1) dropped, gaps in `seq` recorded. Returns
+   * true when it opened a gap (the connection then asks for the retained state again).
+   */
+  addEvent(table: string, event: EventMessage): boolean {
     const seen = this.seen.get(table) ?? new Set<number>();
     this.seen.set(table, seen);
-    if (seen.has(event.seq)) return;
+    if (seen.has(event.seq)) return false;
+    let opened = false;
     this.update(table, (t) => {
       let gaps = t.gaps;
+      const last = gaps[gaps.length - 1];
       if (t.lastSeq !== null && event.seq > t.lastSeq + 1) {
-        gaps = [...gaps, { from: t.lastSeq + 1, to: event.seq - 1, at: this.now() }];
-      } else if (t.lastSeq !== null && event.seq <= t.lastSeq) {
+        opened = true;
+        const gap = { from: t.lastSeq + 1, to: event.seq - 1, at: this.now() };
+        gaps = [...gaps, { ...gap, repainted: null, closed: null }].slice(-GAPS_KEPT);
+      } else if (
+        last &&
+        last.repainted !== null &&
+        last.closed === null &&
+        event.seq === (t.lastSeq ?? 0) + 1
+      ) {
+        // in sequence after the repaint: what was missed is behind us
+        gaps = [...gaps.slice(0, -1), { ...last, closed: this.now() }];
+      }
+      if (t.lastSeq !== null && event.seq <= t.lastSeq) {
         // below what we saw and never seen: the service started a new journal (seq from 1)
         seen.clear();
       }
@@ -160,6 +191,7 @@ export class Store {
       const events = [...t.events, event].slice(-EVENTS_KEPT);
       return { ...t, events, gaps, lastSeq: event.seq };
     });
+    return opened;
   }
 
   private update(table: string, fn: (t: TableRecord) => TableRecord): void {

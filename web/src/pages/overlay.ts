@@ -9,7 +9,7 @@ import { byId } from "../dom";
 import * as model from "../model";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
-const ALL = ["performance", "heroes", "time", "combat"];
+const ALL = ["performance", "heroes", "time", "combat", "refusals"];
 
 boot({
   name: "overlay",
@@ -29,5 +29,14 @@ boot({
     renderHeroes(section("heroes"), t ? model.heroes(t) : []);
     renderTime(section("time"), t ? model.time(t) : null, false);
     renderCombat(section("combat"), t ? model.combat(t) : null);
+    // a refusal, briefly and in a corner: the stream sees that the table said no, and why
+    // (the reveal delay holds it back like everything else, and it stays its full time)
+    const refusal = t
+      ? model.recentRefusal(t, now - ctx.params.delay, model.ERROR_SHOWN_BRIEF_MS)
+      : null;
+    const toast = section("refusals");
+    toast.hidden = refusal === null;
+    toast.textContent = refusal ? `✗ ${refusal.brief}` : "";
+    toast.dataset.code = refusal?.code ?? "";
   },
 });

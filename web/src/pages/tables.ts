@@ -15,7 +15,7 @@ boot({
     sections: ["performance", "history"],
     heroes: true,
     events: true,
-    errors: false,
+    errors: true, // each table's refusals, on its own card
   },
   render(snap, _ctx, now) {
     const link = byId("status");
@@ -48,6 +48,7 @@ boot({
                 c.lastOutcome.text,
               )
             : h("p", { class: "card-outcome none" }, "No outcome yet"),
+          c.refusal ? h("p", { class: "card-refusal", role: "status" }, `⚠ ${c.refusal}`) : null,
         ),
       ),
     );

@@ -36,6 +36,10 @@ class Bag:
     contents: tuple[str, ...] = ()
 
 
+#: the Training in a capability a hero's sheet does not list (P2)
+UNLISTED_TRAINING = Training.UNTRAINED
+
+
 @dataclass(frozen=True, slots=True)
 class Hero:
     """A hero sheet: Training per capability, health tracks, Favor, Redraws (P2, P13–P18)."""
@@ -57,7 +61,7 @@ class Hero:
     strain_tokens: tuple[str, ...] = ()
 
     def training_in(self, capability: str) -> Training:
-        return self.training.get(capability, Training.UNTRAINED)
+        return self.training.get(capability, UNLISTED_TRAINING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +91,7 @@ class Contribution:
     @property
     def checks(self) -> bool:
         """Gain makes no check (P7)."""
-        return self.action is not Action.GAIN
+        return self.action.checks
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,17 @@ class Action(StrEnum):
     GAIN = "gain"
     SPEND = "spend"
 
+    @property
+    def checks(self) -> bool:
+        """A Gain makes no check (P7): it draws nothing, so no Redraw, Favor or Intersect."""
+        return self is not Action.GAIN
+
+    @property
+    def names_reserve(self) -> bool:
+        """A Gain may name a Potential token to make Active Reserve (P17) and a Spend names the
+        Active Reserve token it uses (P8); Target and Defend name none (P3)."""
+        return self is Action.GAIN or self is Action.SPEND
+
 
 class Moment(StrEnum):
     """The Moment Board commitment (P5)."""

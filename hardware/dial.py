@@ -10,8 +10,8 @@ the vocabulary's and the engine's (:mod:`hardware.facts`), the defaults are only
 where the ring starts.
 
 The rings are dialled outside-in (P4): Hero → Shade → Capability → Action →
-Training, then Reserve (when the Action names one, P8/P17) and Intersect (when a
-partner is eligible, P10). With no Performance running the one ring is the
+Training, then Reserve (when the engine says the Action names one: Gain and Spend,
+P3/P8/P17) and Intersect (when the engine finds a partner eligible, P10). With no Performance running the one ring is the
 Difficulty (P19).
 
 >>> from engine import apply, load_table
@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.performance.questions import ReserveChoices
 from engine.tokens import Action, Shade, Training
 from hardware.facts import TableFacts
 
@@ -87,7 +88,7 @@ class Offer:
             return []
         rings = [HERO] if self.hero_ring else []
         rings += [SHADE, CAPABILITY, ACTION, TRAINING]
-        if self.value(ACTION, dial) in (Action.GAIN, Action.SPEND):
+        if self.reserve(dial) is not None:
             rings.append(RESERVE)
         if self.partners(dial):
             rings.append(INTERSECT)
@@ -109,13 +110,9 @@ class Offer:
             return [a.value for a in Action]
         if ring == TRAINING:
             return [t.value for t in Training]
-        hero = f.hero(self.value(HERO, dial))
         if ring == RESERVE:
-            if hero is None:
-                return []
-            if self.value(ACTION, dial) == Action.SPEND:
-                return list(hero.active_reserve)
-            return [None, *hero.potential]
+            answer = self.reserve(dial)
+            return list(answer.choices) if answer is not None else []
         if ring == INTERSECT:
             return [None, *self.partners(dial)]
         raise ValueError(f"no ring {ring!r}")
@@ -170,14 +167,23 @@ class Offer:
         return hero.training_in(cap) if hero and cap else None
 
     def partners(self, dial: Dial) -> list[str]:
-        """Heroes this declaration could Intersect with (P10): the engine's answer, asked once
-        the Action ring has been reached."""
+        """Heroes this declaration could Intersect with (P10; none for a Gain, P7): the
+        engine's answer, asked once the Action ring has been reached."""
         hero = self.value(HERO, dial)
         capability = self.value(CAPABILITY, dial)
         action = dial.choices.get(ACTION)
-        if hero is None or capability is None or action in (None, Action.GAIN):
+        if hero is None or capability is None or action is None:
             return []
         return list(self.facts.partners(hero, capability, str(action)))
+
+    def reserve(self, dial: Dial) -> ReserveChoices | None:
+        """What this declaration's Reserve may name (P8, P17): the engine's answer; None when
+        its Action names none (P3), and then there is no Reserve ring."""
+        hero = self.value(HERO, dial)
+        capability = self.value(CAPABILITY, dial)
+        if hero is None or capability is None:
+            return None
+        return self.facts.reserve(hero, capability, str(self.value(ACTION, dial)))
 
     def dialled(self, dial: Dial, **changes: Any) -> Command:
         """The declare command ``dial`` shows now, with ``changes`` (for the engine to judge:

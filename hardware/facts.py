@@ -10,24 +10,34 @@ overrides (the shipped rules are used). Pass the TableState when you can.
 
 The wheel keeps no rule of its own: what is legal is the engine's answer. From a
 state, :attr:`TableFacts.check` is :func:`engine.check` (the refusal a command
-would get, with its rule id) and the Redraw candidates and Intersect partners
-come from :mod:`engine.performance.questions`. From a view, the Redraw answer is
-the one the engine published in it; the rest is left to the engine, which
-refuses a wrong declaration when it arrives (the wheel then puts it back).
+would get, with its rule id) and the Redraw candidates, the Reserve choices and the
+Intersect partners come from :mod:`engine.performance.questions`. From a view, the
+Redraw answer is the one the engine published in it and the Reserve choices are the
+engine's answer from the view (:func:`~engine.performance.questions.reserve_choices_in_view`);
+the rest is left to the engine, which refuses a wrong declaration when it arrives
+(the wheel then puts it back). Which Actions make a check (P7) and name a Reserve
+(P3) are the engine's :class:`~engine.tokens.Action`'s to say.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.apply import check as engine_check
 from engine.errors import RuleViolation
-from engine.performance.questions import intersect_partners, redraws
+from engine.performance.questions import (
+    ReserveChoices,
+    intersect_partners,
+    redraws,
+    reserve_choices,
+    reserve_choices_in_view,
+)
 from engine.rules import default_rules
-from engine.state import TableState
-from engine.tokens import TokenKind, Training
+from engine.state import UNLISTED_TRAINING, TableState
+from engine.tokens import Action
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +48,10 @@ class HeroFacts:
     training: Mapping[str, str]
     redraws: int
     favor: int
-    active_reserve: tuple[str, ...]
-    potential: tuple[str, ...]  # Potential tokens not yet Active Reserve (Gain's Reserve)
 
     def training_in(self, capability: str) -> str:
-        return self.training.get(capability, Training.UNTRAINED.value)
+        """The sheet's Training in ``capability`` (the engine's, for one it does not list)."""
+        return self.training.get(capability, UNLISTED_TRAINING.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +69,8 @@ class ContributionFacts:
     drawn: tuple[DrawnToken, ...]
     pending_redraw: str | None
     favor: int  # Favor tokens called so far
-
-    @property
-    def checks(self) -> bool:
-        """A Gain makes no check (P7): no draws, no Redraw, no Favor."""
-        return self.action != "gain"
+    #: the declaration makes a check (the engine's :attr:`~engine.tokens.Action.checks`, P7)
+    checks: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +93,10 @@ class TableFacts:
     check: Callable[[Mapping[str, Any]], RuleViolation | None] = lambda command: None
     #: (hero, capability, action) → the heroes that declaration may Intersect with (P10)
     partners: Callable[[str, str, str], tuple[str, ...]] = lambda hero, capability, action: ()
+    #: (hero, capability, action) → what its Reserve may name; None: the Action names none (P3)
+    reserve: Callable[[str, str, str], ReserveChoices | None] = lambda hero, capability, action: (
+        None
+    )
 
     def hero(self, hero_id: str | None) -> HeroFacts | None:
         return next((h for h in self.heroes if h.id == hero_id), None)
@@ -111,27 +121,17 @@ def _phase(perf: Any, resolved: bool) -> str:
 def _from_state(state: TableState) -> TableFacts:
     from engine.performance.commands import value_of  # the engine's own token values
 
-    heroes = []
-    for h in state.heroes.values():
-        mine = [t for t in state.tokens.values() if t.bag == h.bag]
-        heroes.append(
-            HeroFacts(
-                id=h.id,
-                name=h.name,
-                pathways=tuple(h.pathways),
-                training={k: v.value for k, v in h.training.items()},
-                redraws=h.redraws,
-                favor=h.favor,
-                active_reserve=tuple(sorted(t.id for t in mine if t.id in state.active_reserve)),
-                potential=tuple(
-                    sorted(
-                        t.id
-                        for t in mine
-                        if t.kind is TokenKind.POTENTIAL and t.id not in state.active_reserve
-                    )
-                ),
-            )
+    heroes = [
+        HeroFacts(
+            id=h.id,
+            name=h.name,
+            pathways=tuple(h.pathways),
+            training={k: v.value for k, v in h.training.items()},
+            redraws=h.redraws,
+            favor=h.favor,
         )
+        for h in state.heroes.values()
+    ]
     perf = state.performance
     contributions = []
     if perf is not None:
@@ -146,6 +146,7 @@ def _from_state(state: TableState) -> TableFacts:
                     ),
                     pending_redraw=c.pending_redraw,
                     favor=len(c.favor),
+                    checks=c.checks,
                 )
             )
     board = state.time
@@ -167,6 +168,10 @@ def _from_state(state: TableState) -> TableFacts:
         partners=lambda hero, capability, action: intersect_partners(
             state, hero, capability, action
         ),
+        # asked many times per input (every ring's options): answered once per question
+        reserve=functools.cache(
+            lambda hero, capability, action: reserve_choices(state, hero, capability, action)
+        ),
     )
 
 
@@ -174,7 +179,8 @@ def _from_view(view: Mapping[str, Any]) -> TableFacts:
     rules = default_rules()
     heroes = []
     capabilities: dict[str, None] = {}
-    for h in view.get("heroes", {}).values():
+    hero_views = view.get("heroes", {})
+    for h in hero_views.values():
         training = dict(h.get("training", {}))
         for cap in (*h.get("pathways", ()), *training):
             capabilities[cap] = None
@@ -186,8 +192,6 @@ def _from_view(view: Mapping[str, Any]) -> TableFacts:
                 training=training,
                 redraws=int(h.get("redraws", 0)),
                 favor=int(h.get("favor", 0)),
-                active_reserve=tuple(h.get("active_reserve", ())),
-                potential=(),
             )
         )
     perf = view.get("performance")
@@ -202,6 +206,7 @@ def _from_view(view: Mapping[str, Any]) -> TableFacts:
                     drawn=tuple(DrawnToken(t["id"], t["name"], t["value"]) for t in c["drawn"]),
                     pending_redraw=c.get("pending_redraw"),
                     favor=len(c.get("favor", ())),
+                    checks=_checks(c["action"]),
                 )
             )
     time = view.get("time")
@@ -224,7 +229,16 @@ def _from_view(view: Mapping[str, Any]) -> TableFacts:
         time_due=None if time is None else time.get("due"),
         time_band=None if time is None else time.get("band"),
         # the engine answers when the declaration arrives; a view offers every declared hero
+        # who makes a check, to a declaration that makes one (P7)
         partners=lambda hero, capability, action: tuple(
-            c.hero for c in contributions if c.hero != hero and c.checks
+            c.hero for c in contributions if c.hero != hero and c.checks and _checks(action)
+        ),
+        reserve=lambda hero, capability, action: reserve_choices_in_view(
+            hero_views.get(hero, {}), action
         ),
     )
+
+
+def _checks(action: str) -> bool:
+    """The engine's answer: does a declaration of ``action`` make a check (P7)?"""
+    return action in set(Action) and Action(action).checks

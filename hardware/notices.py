@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import RuleViolation
-from engine.tokens import Action
 from hardware.dial import (
     ACTION,
     CAPABILITY,
@@ -73,9 +72,10 @@ def leaving(dial: Dial, offer: Offer, training_mismatch: str) -> Notice | None:
         )
     if ring == CAPABILITY and offer.value(CAPABILITY, dial) is None:
         return Notice("this table lists no capabilities", "P2")
-    if ring == ACTION and hero is not None and offer.value(ACTION, dial) == Action.SPEND:
-        # the Reserve is dialled next: ask with one the hero has, if any (P8)
-        reserve = hero.active_reserve[0] if hero.active_reserve else None
+    answer = offer.reserve(dial) if ring == ACTION else None
+    if answer is not None and hero is not None:
+        # the Reserve is dialled next: ask with the first one the engine offers, if any (P8)
+        reserve = answer.choices[0] if answer.choices else None
         spend = refusal(f, offer.dialled(dial, reserve=reserve, intersect=None), "P8")
         if spend is not None:
             return Notice(

@@ -275,8 +275,7 @@ def declare(state: TableState, args: Mapping[str, Any]) -> Result_:
     if partner is not None:
         _check_intersect(state, perf, hero_id, training, str(partner), action)
     reserve = args.get("reserve")
-    if reserve is not None or action is Action.SPEND:
-        _check_reserve(state, hero_id, capability, action, reserve)
+    check_reserve(state, hero_id, capability, action, reserve)
     allowed = 0 if action is Action.GAIN else draw_total(state, hero_id, training, exert)
     c = Contribution(
         hero=hero_id,
@@ -351,10 +350,24 @@ def _check_intersect(
         )
 
 
+def check_reserve(
+    state: TableState, hero_id: str, capability: str, action: Action, reserve: str | None
+) -> None:
+    """A declaration's ``reserve`` as ``declare`` judges it: a Spend must name one of the hero's
+    Active Reserve tokens (P8); a Gain may name a Potential token in play (P17, P12) or none;
+    Target and Defend name none (P3). Raises :class:`CommandRejected`."""
+    if reserve is not None or action is Action.SPEND:
+        _check_reserve(state, hero_id, capability, action, reserve)
+
+
 def _check_reserve(
     state: TableState, hero_id: str, capability: str, action: Action, reserve: str | None
 ) -> None:
     hero = state.heroes[hero_id]
+    if not action.names_reserve:
+        raise CommandRejected(
+            "only Gain and Spend name a Reserve token", rule="P3", field="reserve"
+        )
     if action is Action.SPEND:
         if reserve is None or reserve not in state.active_reserve:
             mine = sorted(t for t in state.active_reserve if state.tokens[t].bag == hero.bag)
@@ -392,10 +405,6 @@ def _check_reserve(
                 fix="name a Potential token that is not already Active Reserve",
             )
         check_in_play(state, str(reserve), "reserve")
-    else:
-        raise CommandRejected(
-            "only Gain and Spend name a Reserve token", rule="P3", field="reserve"
-        )
     if state.tokens[reserve or ""].bag != hero.bag:
         raise CommandRejected(f"{reserve} is another hero's token", rule="P17", field="reserve")
 

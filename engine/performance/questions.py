@@ -14,18 +14,25 @@ text and rule id included.
 >>> state, _ = apply(state, {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"})
 >>> redraws(state).candidates
 (('aria', 'aria.ember.skill'),)
+>>> reserve_choices(state, "bren", "steel", "target") is None   # P3: Target names none
+True
+>>> reserve_choices(state, "bren", "steel", "gain").choices[:3]  # P17: none, or a Potential
+(None, 'bren.potential.faith.1', 'bren.potential.faith.2')
+>>> reserve_choices(state, "bren", "steel", "spend").refusal.rule   # P8: no Active Reserve
+'P8'
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.apply import check
 from engine.errors import CommandRejected, RuleViolation
-from engine.performance.commands import _check_intersect
+from engine.performance.commands import _check_intersect, check_reserve
 from engine.state import TableState
-from engine.tokens import Action
+from engine.tokens import Action, TokenKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +80,55 @@ def intersect_partners(
             continue
         out.append(partner)
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveChoices:
+    """What a declaration's ``reserve`` may name (P8, P17): every value the engine accepts, None
+    first when it may be left out; and when it accepts none, why (a Spend with no Active
+    Reserve, P8)."""
+
+    choices: tuple[str | None, ...] = ()
+    refusal: RuleViolation | None = None
+
+
+def reserve_choices(
+    state: TableState, hero_id: str, capability: str, action: str
+) -> ReserveChoices | None:
+    """The Reserve ``hero_id`` may name declaring ``action`` in ``capability``: the declare
+    command's own check (:func:`~engine.performance.commands.check_reserve`) of leaving it
+    out and of each of the hero's tokens. None when the Action names no Reserve (P3)."""
+    hero = state.heroes.get(hero_id)
+    if hero is None or action not in set(Action) or not Action(action).names_reserve:
+        return None
+    act = Action(action)
+    # a Reserve is a Potential (Gain, P17) or Active Reserve (Spend, P8): only those are asked,
+    # and the declare command's own check has the last word on each
+    mine = sorted(
+        t.id
+        for t in state.tokens.values()
+        if t.bag == hero.bag and (t.kind is TokenKind.POTENTIAL or t.id in state.active_reserve)
+    )
+    accepted: list[str | None] = []
+    refusal = None
+    for reserve in (None, *mine):
+        try:
+            check_reserve(state, hero_id, capability, act, reserve)
+        except CommandRejected as e:
+            if reserve is None:
+                refusal = e.violation
+            continue
+        accepted.append(reserve)
+    return ReserveChoices(tuple(accepted), None if accepted else refusal)
+
+
+def reserve_choices_in_view(hero: Mapping[str, Any], action: str) -> ReserveChoices | None:
+    """:func:`reserve_choices` as far as a hero's published view (``hero_view``) can answer it:
+    it lists the Active Reserve a Spend names (P8), not the Potential tokens a Gain may name
+    (P17), so a Gain is offered only to leave it out. The engine judges the declaration when
+    it arrives, with the table's own rules."""
+    if action not in set(Action) or not Action(action).names_reserve:
+        return None
+    if Action(action) is Action.SPEND:
+        return ReserveChoices(tuple(hero.get("active_reserve", ())))
+    return ReserveChoices((None,))

@@ -408,6 +408,10 @@ def test_reduced_motion_and_the_reveal_delay(browser, broker, table):
         expect(token).to_have_count(1, timeout=MS)
         assert time.monotonic() - shown_at > 1.0
         assert page.evaluate("document.getAnimations().length") == 0
+        # a delayed page still repaints what it has revealed every second: the age moves on
+        expect(page.locator("#status-age")).to_have_text(
+            re.compile(r"updated ([3-9]|\d\d) s ago"), timeout=MS
+        )
     finally:
         context.close()
 

@@ -68,16 +68,20 @@ export function boot(spec: PageSpec): PageContext {
   };
   const announcer = document.getElementById("announce");
   const spoken = new Map<string, number>();
+  // with a reveal delay, what the page shows is the snapshot revealed last, not the newest
+  let revealed = store.snapshot;
   store.subscribe((snap) => {
     if (announcer) announce(announcer, snap, spoken);
-    if (params.delay > 0) setTimeout(() => paint(snap), params.delay);
+    if (params.delay > 0)
+      setTimeout(() => {
+        revealed = snap;
+        paint(snap);
+      }, params.delay);
     else paint(snap);
   });
-  // the age of the last update and the link must move even when nothing arrives
-  setInterval(() => {
-    if (params.delay > 0) return; // a delayed page repaints on its own schedule
-    paint(store.snapshot);
-  }, 1000);
+  // the age of the last update, the link and a refusal's time must move even when nothing
+  // arrives (a delayed page repaints what it has revealed)
+  setInterval(() => paint(params.delay > 0 ? revealed : store.snapshot), 1000);
   paint(store.snapshot);
   connection.start();
   return ctx;

@@ -46,7 +46,7 @@ class TagEvent:
 
     @property
     def uid_bytes(self) -> bytes:
-        return bytes.fromhex(self.uid)
+        return parse_uid(self.uid, lengths=None)  # any length a reader delivers (EM4100: 5)
 
     def to_json(self) -> dict[str, Any]:
         return {

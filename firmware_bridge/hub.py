@@ -28,6 +28,7 @@ import serial
 
 from firmware_bridge import protocol as p
 from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader
+from firmware_bridge.uid import format_uid
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +284,7 @@ class HubReader(SerialReader):
             if msg_type == p.PRESENT:
                 self._present(channel, uid)
             elif not self._removed(channel, uid):
-                self._resync(port, f"hub removed {uid.hex()} from channel {channel}")
+                self._resync(port, f"hub removed {format_uid(uid)} from channel {channel}")
         elif msg_type == p.INVENTORY:
             channel, status, uid = p.parse_inventory(payload)
             self._check_channel(channel)

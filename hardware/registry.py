@@ -22,7 +22,7 @@ from pathlib import Path
 
 from engine.errors import ConfigError
 from engine.textfile import read_text
-from firmware_bridge.uid import UidError, normalise_uid
+from firmware_bridge.uid import UidError, format_uid, normalise_uid
 
 __all__ = ["TagRegistry", "normalise_uid"]
 
@@ -75,7 +75,9 @@ class TagRegistry:
     @classmethod
     def synthetic(cls, tokens: Iterable[str]) -> TagRegistry:
         """Stable made-up NTAG-style UIDs (``04`` + 6 bytes of a hash of the token id)."""
-        return cls({"04" + hashlib.sha256(t.encode()).hexdigest()[:12].upper(): t for t in tokens})
+        return cls(
+            {format_uid(b"\x04" + hashlib.sha256(t.encode()).digest()[:6]): t for t in tokens}
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> TagRegistry:

@@ -43,7 +43,7 @@ from gpiozero import Button, GPIOZeroError, RotaryEncoder  # type: ignore[import
 from engine.errors import ConfigError
 from hardware.config import ButtonConfig, GpioConfig
 from hardware.encoder import HalfStepEncoder
-from hardware.wheel import Command, TableSource, Wheel
+from hardware.wheel import Command, Selection, TableSource, Wheel
 
 log = logging.getLogger("rhuna.controls")
 
@@ -138,7 +138,7 @@ class TableControls:
         *,
         pin_factory: Any = None,
         rng: random.Random | None = None,
-        on_change: Callable[[dict[str, Any]], None] | None = None,
+        on_change: Callable[[Selection], None] | None = None,
     ) -> None:
         self.config = config or GpioConfig()
         self.wheel = Wheel(table, self.config, rng)
@@ -238,7 +238,7 @@ class TableControls:
 
     # --- for the panel, the demo and the service ----------------------------------
 
-    def selection(self) -> dict[str, Any]:
+    def selection(self) -> Selection:
         """What the wheel shows now (see :meth:`Wheel.selection`)."""
         with self._lock:
             return self.wheel.selection()

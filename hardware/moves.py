@@ -30,16 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from hardware.config import GpioConfig
 from hardware.dial import (
+    ACTION,
     CAPABILITY,
     DIFFICULTY,
     HERO,
     INTERSECT,
     RESERVE,
-    RINGS,
+    SHADE,
     TRAINING,
     Command,
     Dial,
@@ -49,10 +50,51 @@ from hardware.dial import (
 from hardware.encoder import Detents
 from hardware.facts import TableFacts
 from hardware.notices import Notice, exert_problem, idle, leaving, refusal, warning
-from hardware.picks import FavorArm, RedrawPick, focus_hero, lowest, redraw_candidates
+from hardware.picks import (
+    FavorArm,
+    FavorView,
+    RedrawPick,
+    RedrawView,
+    focus_hero,
+    lowest,
+    redraw_candidates,
+)
 
 #: a seed for a random draw; the command carries it, so a replay draws the same token
 Seed = Callable[[], int]
+
+
+class Selection(TypedDict):
+    """What the panel shows of the wheel (``docs/controls.md``, "The selection"): plain JSON.
+
+    ``mode`` is ``dial``, ``redraw`` (a Redraw pick) or ``idle`` (nothing to dial); the rings
+    not reached yet are None; ``warning`` is a standing problem with the dial, ``message``
+    what the last input did not do and why, ``rule`` the rule id of either.
+    """
+
+    mode: Literal["dial", "redraw", "idle"]
+    ring: str | None
+    rings: list[str]
+    options: list[str]
+    position: int | None
+    difficulty: int | None
+    hero: str | None
+    shade: str | None
+    capability: str | None
+    action: str | None
+    training: str | None
+    reserve: str | None
+    intersect: str | None
+    hero_name: str | None
+    sheet_training: str | None
+    exert: bool
+    redraw: RedrawView | None
+    favor: FavorView | None
+    warning: str | None
+    message: str | None
+    rule: str | None
+
+
 Step = tuple["WheelState", list[Command]]
 
 
@@ -170,7 +212,7 @@ class WheelState:
 
     # --- what the panel shows ------------------------------------------------------------
 
-    def selection(self, f: TableFacts, config: GpioConfig) -> dict[str, Any]:
+    def selection(self, f: TableFacts, config: GpioConfig) -> Selection:
         """The wheel as plain JSON data: the ring, every choice so far, the hint (pure: the
         state brought in line with the table is shown, not kept)."""
         s = self.followed(f, config)
@@ -178,35 +220,40 @@ class WheelState:
         rings = offer.rings(dial)
         ring = dial.ring
         shown = rings[: rings.index(ring) + 1] if ring in rings else []
-        out: dict[str, Any] = {
+
+        def reached(name: str) -> Any:
+            return offer.value(name, dial) if name in shown else None
+
+        options = offer.options(ring, dial) if ring is not None else []
+        value = offer.value(ring, dial) if ring is not None else None
+        hero = offer.value(HERO, dial) if f.phase == "open" else None
+        h = f.hero(hero)
+        cap = reached(CAPABILITY)
+        standing = warning(dial, offer)
+        said = s.notice or standing
+        return {
             "mode": "redraw" if s.redraw is not None else "dial" if ring else "idle",
             "ring": ring,
             "rings": rings,
-            "options": [],
-            "position": None,
+            "options": [_label(v) for v in options],
+            "position": options.index(value) if ring is not None and value in options else None,
+            "difficulty": reached(DIFFICULTY),
+            "hero": hero,
+            "shade": reached(SHADE),
+            "capability": cap,
+            "action": reached(ACTION),
+            "training": reached(TRAINING),
+            "reserve": reached(RESERVE),
+            "intersect": reached(INTERSECT),
+            "hero_name": h.name if h else None,
+            "sheet_training": h.training_in(cap) if h and cap else None,
+            "exert": dial.exert,
+            "redraw": None if s.redraw is None else s.redraw.view(f),
+            "favor": None if s.favor is None else s.favor.view(f),
+            "warning": standing.text if standing else None,
+            "message": s.notice.text if s.notice else None,
+            "rule": said.rule if said else None,
         }
-        for name in RINGS:
-            out[name] = offer.value(name, dial) if name in shown else None
-        if ring is not None:
-            options = offer.options(ring, dial)
-            out["options"] = [_label(v) for v in options]
-            value = offer.value(ring, dial)
-            out["position"] = options.index(value) if value in options else None
-        hero = offer.value(HERO, dial) if f.phase == "open" else None
-        h = f.hero(hero)
-        cap = offer.value(CAPABILITY, dial) if CAPABILITY in shown else None
-        out["hero"] = hero
-        out["hero_name"] = h.name if h else None
-        out["sheet_training"] = h.training_in(cap) if h and cap else None
-        out["exert"] = dial.exert
-        out["redraw"] = None if s.redraw is None else s.redraw.view(f)
-        out["favor"] = None if s.favor is None else s.favor.view(f)
-        standing = warning(dial, offer)
-        out["warning"] = standing.text if standing else None
-        out["message"] = s.notice.text if s.notice else None
-        said = s.notice or standing
-        out["rule"] = said.rule if said else None
-        return out
 
     # --- helpers -------------------------------------------------------------------------
 

@@ -22,10 +22,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from hardware.facts import TableFacts
 from hardware.notices import Notice
+
+
+class RedrawView(TypedDict):
+    """The Redraw pick on the panel: the token shown, and every one the engine offers."""
+
+    hero: str
+    replace: str
+    name: str
+    value: int | None
+    choices: list[str]
+
+
+class FavorView(TypedDict):
+    """A Call Favor armed, on the panel: who calls, and what to do."""
+
+    hero: str
+    armed: Literal[True]
+    prompt: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +82,7 @@ class RedrawPick:
             return reason
         return RedrawPick(tuple(candidates), lowest(candidates, f, focus))
 
-    def view(self, f: TableFacts) -> dict[str, Any]:
+    def view(self, f: TableFacts) -> RedrawView:
         hero, token = self.shown
         c = f.contribution(hero)
         drawn = next((t for t in (c.drawn if c else ()) if t.id == token), None)
@@ -90,7 +108,7 @@ class FavorArm:
         c = f.contribution(self.hero)
         return c is None or c.favor > self.called or f.phase != "open"
 
-    def view(self, f: TableFacts) -> dict[str, Any]:
+    def view(self, f: TableFacts) -> FavorView:
         hero = f.hero(self.hero)
         name = hero.name if hero else self.hero
         return {

@@ -48,10 +48,10 @@ from engine.state import TableState
 from hardware.config import GpioConfig
 from hardware.dial import RINGS, Command
 from hardware.facts import TableFacts, table_facts
-from hardware.moves import Step, WheelState
+from hardware.moves import Selection, Step, WheelState
 from hardware.notices import Notice
 
-__all__ = ["RINGS", "Command", "Notice", "TableSource", "Wheel"]
+__all__ = ["RINGS", "Command", "Notice", "Selection", "TableSource", "Wheel"]
 
 TableSource = Callable[[], TableState | Mapping[str, Any]]
 _SEED_LIMIT = 2**31
@@ -96,7 +96,7 @@ class Wheel:
 
     # --- what the panel shows ----------------------------------------------------
 
-    def selection(self) -> dict[str, Any]:
+    def selection(self) -> Selection:
         """The wheel's state as plain JSON data: the ring, every choice so far, the hint.
 
         Pure: reading it changes nothing. The state is brought in line with the table (a

@@ -208,3 +208,24 @@ def test_a_step_never_changes_the_state_it_was_given(example_state, script) -> N
         for command in commands:
             with contextlib.suppress(CommandRejected):
                 table, _ = apply(table, command)
+
+
+def test_the_selection_has_the_keys_its_type_and_the_docs_name(example_state) -> None:
+    """hardware.moves.Selection is the panel's contract: every selection has exactly its keys,
+    and so does the example in docs/controls.md ("The selection, for the panel")."""
+    import json
+    import re
+
+    from hardware.moves import Selection
+    from hardware.wheel import Wheel
+    from tests.harness import ROOT
+
+    keys = set(Selection.__required_keys__)
+    state, _ = apply(example_state, BEGIN)
+    wheel = Wheel(lambda: state)
+    assert set(wheel.selection()) == keys  # dialling
+    assert set(Wheel(lambda: example_state).selection()) == keys  # the Difficulty ring
+    docs = (ROOT / "docs" / "controls.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## The selection, for the panel") :]
+    (example,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)[:1]
+    assert set(json.loads(example)) == keys

@@ -57,7 +57,7 @@ from hardware.registry import TagRegistry  # noqa: E402
 from tests.harness.service import session, write_config  # noqa: E402
 
 TABLE = ROOT / "examples" / "table.toml"
-BIG = ROOT / "tests" / "data" / "odds_big_bag.toml"
+BIG = ROOT / "tests" / "engine" / "data" / "odds_big_bag.toml"
 ROWS: list[dict[str, Any]] = []
 
 

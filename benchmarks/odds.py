@@ -48,7 +48,7 @@ from engine.performance.odds import clear_caches, group_of  # noqa: E402
 from engine.state import TableState  # noqa: E402
 from engine.view import table_view  # noqa: E402
 
-BIG = ROOT / "tests" / "data" / "odds_big_bag.toml"
+BIG = ROOT / "tests" / "engine" / "data" / "odds_big_bag.toml"
 EXAMPLE = ROOT / "examples" / "table.toml"
 DIFFICULTY = 6
 HERO = "vesna"

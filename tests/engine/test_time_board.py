@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 from engine import apply
 from engine.time.board import Band, Size
 from engine.view import table_view
 from tests.harness import run
 from tests.harness.timeboard import ready, rejected, resolve, resolve_many, token_of, types
-
-
-@pytest.fixture
-def table(example_state):
-    return ready(example_state)
 
 
 def test_t3_three_minor_then_one_major_per_band(table):

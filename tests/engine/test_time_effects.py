@@ -9,11 +9,6 @@ from tests.harness import run
 from tests.harness.timeboard import ready, rejected, resolve, resolve_many, types
 
 
-@pytest.fixture
-def table(example_state):
-    return ready(example_state)
-
-
 def test_i_t4_a_fatigue_token_gives_each_hero_one_fatigue(table):
     state, events = resolve(table, "fatigue")
     for hero in ("aria", "bren", "cass"):

@@ -8,12 +8,7 @@ from engine import apply
 from engine.tokens import TokenKind
 from engine.view import table_view
 from tests.harness import run
-from tests.harness.timeboard import ready, rejected, resolve, resolve_many, types
-
-
-@pytest.fixture
-def table(example_state):
-    return ready(example_state)
+from tests.harness.timeboard import rejected, resolve, resolve_many, types
 
 
 def grant(state, hero, face):

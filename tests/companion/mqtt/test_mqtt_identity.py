@@ -12,30 +12,21 @@ import logging
 import threading
 import time
 
-import pytest
-
 from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
+from tests.harness import wait_until
 from tests.harness.broker import (
     WAIT,
     RunningLoop,
     Watcher,
     bridge_config,
     example_loop,
-    running_broker,
     send,
-    wait_until,
 )
 from tests.harness.service import write_config
 
 R = "rhuna/example"
-
-
-@pytest.fixture
-def broker(tmp_path):
-    with running_broker(tmp_path / "broker") as b:
-        yield b
 
 
 def test_two_services_with_one_table_id_keep_their_connections_and_both_say_so(

@@ -14,8 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from companion.cli import main
 from companion.record.carry import PARTS, carry
 from companion.record.journal import open_journal
@@ -23,11 +21,6 @@ from engine import apply, load_table
 from engine.immutable import replace
 from engine.state import TableState
 from tests.harness.record import Night, play_night, start
-
-
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
-    return play_night(tmp_path_factory.mktemp("night"))
 
 
 def last_state(night: Night) -> TableState:

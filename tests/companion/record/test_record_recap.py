@@ -15,7 +15,7 @@ import pytest
 
 from companion.cli import main
 from companion.record.recap import CHARTS
-from tests.harness.record import Night, play_night
+from tests.harness.record import Night
 from tests.harness.web import playwright_chromium
 
 
@@ -24,11 +24,6 @@ def browser() -> Iterator[Any]:
     """Debian's Chromium through Playwright: issue 11's launcher (fails in CI when missing)."""
     with playwright_chromium() as b:
         yield b
-
-
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
-    return play_night(tmp_path_factory.mktemp("night"))
 
 
 @pytest.fixture(scope="module")

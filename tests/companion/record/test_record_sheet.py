@@ -5,20 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from companion.cli import main
 from companion.record.journal import open_journal
 from companion.record.sheet import sheet_text
 from engine import apply, load_table, load_table_text
 from engine.state import TableState
 from tests.harness import EXAMPLE_TABLE
-from tests.harness.record import Night, play_night
-
-
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
-    return play_night(tmp_path_factory.mktemp("night"))
+from tests.harness.record import Night
 
 
 def same_heroes(a: TableState, b: TableState) -> None:

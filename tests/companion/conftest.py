@@ -1,0 +1,21 @@
+"""The companion's tests (mqtt, record, store, loop, service, cli): the real Service, Store and
+TableLoop, and a Mosquitto of the test's own where MQTT is in play.
+
+Fixtures: ``broker``, a real Mosquitto on a free port of 127.0.0.1, in ``tmp_path/broker``,
+stopped after the test (``tests.harness.broker``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.harness.broker import Broker, running_broker
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    with running_broker(tmp_path / "broker") as b:
+        yield b

@@ -1,0 +1,1 @@
+"""The TableLoop: subscribers, bounded work, the loop's thread. Fixtures: each module's own."""

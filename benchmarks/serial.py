@@ -1,6 +1,7 @@
 """Serial side benchmarks: hub frame decoder throughput, and pty latency to a TagEvent.
 
     .venv/bin/python benchmarks/serial.py            (or: make bench-serial)
+    .venv/bin/python benchmarks/serial.py --recovery (3. only)
 
 1. Decoder throughput: frames/s through ``protocol.Decoder`` for a realistic
    mix (tag events and heartbeats), fed in 4 KiB chunks as a serial port
@@ -9,6 +10,13 @@
 2. Latency: the emulated hub writes a PRESENT/REMOVED frame to the pty →
    the bridge's thread reads, decodes and delivers the TagEvent. Measured
    per event with ``time.perf_counter`` on both ends (same process).
+
+3. Recovery (the figures the tests no longer time; they assert the behaviour): a hub and
+   a PN532 unplugged and plugged back in → online again (target < 2 s, as
+   tests/firmware_bridge/test_hub_bridge.py and test_pn532_reader.py once asserted);
+   ``HubReader.stop()`` → its thread ended (target < 1 s); and the whole Service after a
+   chattering reader (1,000 'present' frames for one token in a second) → the next
+   command committed (target < 5 s, tests/companion/service/test_faults.py).
 
 Medians of several runs are printed; the machine is shared, so expect noise.
 """
@@ -29,10 +37,13 @@ sys.path.insert(0, str(_HERE.parent))
 
 from firmware_bridge import pn532  # noqa: E402
 from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.emulator import HubEmulator  # noqa: E402
+from firmware_bridge.emulator import HubEmulator, PN532Emulator  # noqa: E402
 from firmware_bridge.events import TagEvent  # noqa: E402
 from firmware_bridge.hub import HubReader  # noqa: E402
 from firmware_bridge.stats import ReaderStats  # noqa: E402
+from firmware_bridge.uid import parse_uid  # noqa: E402
+from tests.harness import ARIA, BEGIN, wait_until  # noqa: E402
+from tests.harness.service import InProcess, uid_of  # noqa: E402
 
 RUNS = 9
 FRAMES = 20_000
@@ -142,6 +153,86 @@ def main() -> None:
         f"p99 {statistics.median(p99s) * 1e3:.3f} ms (median of 3 runs x {EVENTS} events)"
     )
 
+    recovery()
+
+
+def verdict(value: float, target: float) -> str:
+    return f"(target < {target:g} s: {'ok' if value < target else 'MISSED'})"
+
+
+def replug_s(hub: bool) -> float:
+    """Seconds from the replug to the reader online again, after an unplug it noticed."""
+    sink: queue.Queue[TagEvent] = queue.Queue()
+    if hub:
+        emu: HubEmulator | PN532Emulator = HubEmulator(channels=4, poll_ms=5, heartbeat_ms=250)
+    else:
+        emu = PN532Emulator()
+    with emu:
+        reader = (
+            HubReader(emu.link, sink=sink)
+            if hub
+            else pn532.PN532Reader(emu.link, sink=sink, poll_interval=0.01, name="favor")
+        )
+        with reader:
+            if not reader.wait_online(10):
+                raise SystemExit("bench: the reader did not come online")
+            emu.unplug()
+            wait_until(lambda: reader.state == "offline", "the reader noticing the unplug")
+            started = time.perf_counter()
+            emu.replug()
+            if not reader.wait_online(30):
+                raise SystemExit("bench: the reader did not come back")
+            return time.perf_counter() - started
+
+
+def stop_s() -> float:
+    """Seconds ``HubReader.stop()`` takes to end its thread, online and idle."""
+    sink: queue.Queue[TagEvent] = queue.Queue()
+    with HubEmulator(channels=4, poll_ms=5, heartbeat_ms=250) as emu:
+        reader = HubReader(emu.link, sink=sink).start()
+        if not reader.wait_online(10):
+            raise SystemExit("bench: the hub did not come online")
+        started = time.perf_counter()
+        reader.stop()
+        return time.perf_counter() - started
+
+
+def chatter_s(folder: Path) -> float:
+    """The Service in process: 1,000 'present' frames for one token in a second, then one
+    command; seconds from submitting it to its commit."""
+    table = InProcess(folder)
+    try:
+        table.submit(BEGIN, ARIA)
+        table.settled(2)
+        payload = p.tag_payload(0, parse_uid(uid_of(table.service, "aria.weight.1")))
+        for _ in range(1000):
+            table.hub.send_frame(p.PRESENT, payload)
+            time.sleep(0.001)
+        table.settled(3)
+        started = time.perf_counter()
+        table.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1})
+        table.settled(4)
+        return time.perf_counter() - started
+    finally:
+        table.close()
+
+
+def recovery(runs: int = 5) -> None:
+    import tempfile
+
+    hub = statistics.median(replug_s(True) for _ in range(runs))
+    pn = statistics.median(replug_s(False) for _ in range(runs))
+    stop = statistics.median(stop_s() for _ in range(runs))
+    with tempfile.TemporaryDirectory() as tmp:
+        chatter = statistics.median(chatter_s(Path(tmp) / str(i)) for i in range(3))
+    print(f"hub replug -> online    : {hub:.3f} s median of {runs} {verdict(hub, 2)}")
+    print(f"pn532 replug -> online  : {pn:.3f} s median of {runs} {verdict(pn, 2)}")
+    print(f"HubReader.stop()        : {stop * 1e3:.1f} ms median of {runs} {verdict(stop, 1)}")
+    print(f"command after a chatter : {chatter:.3f} s median of 3 {verdict(chatter, 5)}")
+
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--recovery"]:
+        recovery()
+    else:
+        main()

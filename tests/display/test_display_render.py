@@ -17,7 +17,7 @@ from display.source import load_view
 from display.viewmodel import focus, next_move, percent, short_advice, token_code
 from engine.errors import ConfigError
 from engine.view import table_view
-from tests.harness import ROOT
+from tests.harness import BEGIN, ROOT
 from tests.harness import views as dv
 
 
@@ -178,9 +178,6 @@ def _costs_text(*commands: dict[str, Any]) -> dict[str, list[str]]:
         state, _ = apply(state, cmd)
     view = table_view(state)
     return {hero: cost["text"] for hero, cost in (view["costs"] or {}).items()}
-
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 
 
 def test_p13_fatigue_overflow_reads_as_a_chain() -> None:

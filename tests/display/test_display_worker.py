@@ -7,10 +7,10 @@ compared pixel by pixel with a fresh render of the newest state.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PIL import Image, ImageChops
@@ -23,13 +23,6 @@ from display.worker import DisplayWorker
 from tests.harness import views as dv
 
 
-def _view_with_total(n: int) -> dict[str, Any]:
-    """The mid-Performance view with running total ``n``: a different picture for every ``n``."""
-    view = dv.performance_mid()
-    view["performance"]["contributions"][0]["total"] = n
-    return view
-
-
 def _same(a: Image.Image, b: Image.Image) -> bool:
     return (
         a.size == b.size
@@ -40,21 +33,27 @@ def _same(a: Image.Image, b: Image.Image) -> bool:
 def test_twenty_updates_in_a_second_to_a_two_second_panel_make_at_most_two_refreshes(
     tmp_path: Path,
 ) -> None:
-    """The brief's case: 20 updates within 1 s, a panel taking 2 s → ≤ 2 refreshes, the newest last."""
-    panel = PngPanel(tmp_path, "2.13", full_refresh_s=2.0, partial_refresh_s=None)
+    """The brief's case: 20 updates within 1 s, a panel taking 2 s → ≤ 2 refreshes, the newest last.
+
+    The updates go out on a 45 ms schedule; on a loaded machine they may span more than the
+    panel's refresh, and the bound follows what was sent: the first refresh, then at most one
+    per refresh period the updates spanned (≤ 2 whenever they fit in 2 s, as the brief's do).
+    The figure on its own schedule, against the target: benchmarks/display.py."""
+    refresh_s = 2.0
+    panel = PngPanel(tmp_path, "2.13", full_refresh_s=refresh_s, partial_refresh_s=None)
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
     worker.start()
-    views = [_view_with_total(i) for i in range(20)]
+    views = [dv.view_with_total(i) for i in range(20)]
     started = time.monotonic()
     for i, view in enumerate(views):
         # on a fixed schedule, so oversleeping on a loaded machine does not add up
         time.sleep(max(0.0, started + i * 0.045 - time.monotonic()))
         worker.submit(Frame(view))
-    assert time.monotonic() - started < 1.2
-    assert worker.wait_idle(10)
+    spanned = time.monotonic() - started
+    assert worker.wait_idle(10 + spanned)
     worker.stop()
     assert worker.stats.submitted == 20
-    assert 1 <= worker.stats.refreshes <= 2
+    assert 1 <= worker.stats.refreshes <= 1 + math.ceil(spanned / refresh_s)
     assert panel.frames == worker.stats.refreshes
     with Image.open(panel.latest) as shown:
         assert _same(shown, render(views[-1], "2.13")), "the panel does not show the newest state"
@@ -83,16 +82,16 @@ def test_submit_never_waits_for_the_panel() -> None:
     panel = GatedPanel()
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
     worker.start()
-    worker.submit(Frame(_view_with_total(1)))
+    worker.submit(Frame(dv.view_with_total(1)))
     assert panel.entered.wait(5)
     for i in range(2, 50):  # the panel is stuck in show(); none of these may block
-        worker.submit(Frame(_view_with_total(i)))
+        worker.submit(Frame(dv.view_with_total(i)))
     assert not panel.shown, "the refresh cannot have finished: the gate is closed"
     panel.gate.set()
     assert worker.wait_idle(10)
     worker.stop()
     assert len(panel.shown) == 2
-    assert panel.shown[-1][0] == render(_view_with_total(49), "2.13").tobytes()
+    assert panel.shown[-1][0] == render(dv.view_with_total(49), "2.13").tobytes()
 
 
 def test_unchanged_picture_is_not_refreshed(tmp_path: Path) -> None:
@@ -117,7 +116,7 @@ def test_partial_refreshes_with_a_full_one_every_n(tmp_path: Path) -> None:
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"), full_every=3)
     worker.start()
     for i in range(9):
-        worker.submit(Frame(_view_with_total(i)))
+        worker.submit(Frame(dv.view_with_total(i)))
         assert worker.wait_idle(5)
     worker.stop()
     kinds = ["P" if partial else "F" for _, partial in panel.refreshes]
@@ -129,7 +128,7 @@ def test_panel_without_partial_refresh_always_refreshes_fully(tmp_path: Path) ->
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"), full_every=5)
     worker.start()
     for i in range(4):
-        worker.submit(Frame(_view_with_total(i)))
+        worker.submit(Frame(dv.view_with_total(i)))
         assert worker.wait_idle(5)
     worker.stop()
     assert [partial for _, partial in panel.refreshes] == [False] * 4
@@ -153,9 +152,9 @@ def test_worker_honours_the_refresh_time_even_if_the_driver_returns_early() -> N
     panel = QuickPanel()
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
     worker.start()
-    worker.submit(Frame(_view_with_total(1)))
+    worker.submit(Frame(dv.view_with_total(1)))
     assert panel.entered.wait(5)
-    worker.submit(Frame(_view_with_total(2)))
+    worker.submit(Frame(dv.view_with_total(2)))
     assert worker.wait_idle(5)
     worker.stop()
     assert len(panel.times) == 2
@@ -207,13 +206,13 @@ def test_stop_shows_the_newest_pending_state_first() -> None:
     panel = GatedPanel()
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
     worker.start()
-    worker.submit(Frame(_view_with_total(1)))
+    worker.submit(Frame(dv.view_with_total(1)))
     assert panel.entered.wait(5)
-    worker.submit(Frame(_view_with_total(2)))
+    worker.submit(Frame(dv.view_with_total(2)))
     panel.gate.set()
     worker.stop(flush=True)
     assert not worker.running
-    assert panel.shown[-1][0] == render(_view_with_total(2), "2.13").tobytes()
+    assert panel.shown[-1][0] == render(dv.view_with_total(2), "2.13").tobytes()
 
 
 def test_start_stop_start_again(tmp_path: Path) -> None:
@@ -222,12 +221,12 @@ def test_start_stop_start_again(tmp_path: Path) -> None:
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))
     worker.start()
     worker.start()  # idempotent
-    worker.submit(Frame(_view_with_total(1)))
+    worker.submit(Frame(dv.view_with_total(1)))
     assert worker.wait_idle(5)
     worker.stop()
     assert not worker.running
     worker.start()
-    worker.submit(Frame(_view_with_total(2)))
+    worker.submit(Frame(dv.view_with_total(2)))
     assert worker.wait_idle(5)
     worker.stop()
     assert panel.frames == 2

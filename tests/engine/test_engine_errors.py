@@ -7,9 +7,7 @@ import json
 import pytest
 
 from engine import CommandRejected, apply
-from tests.harness import run
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+from tests.harness import BEGIN, run
 
 
 def aria(capability="skill", **kw):

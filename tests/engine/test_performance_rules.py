@@ -6,9 +6,7 @@ import pytest
 
 from engine import CommandRejected, apply
 from engine.state import TableState
-from tests.harness import run
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+from tests.harness import BEGIN, run
 
 
 def declare(hero: str, shade: str, capability: str, action: str = "target", **kw) -> dict:

@@ -18,7 +18,8 @@ from firmware_bridge.emulator import HubEmulator, VirtualPort
 from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.hub import CommandFailed, HubReader
 from firmware_bridge.reader import Backoff
-from tests.harness.readers import Events, brief, wait_until
+from tests.harness import WAIT, wait_until
+from tests.harness.readers import brief
 
 A = "04A1B2C3"
 B = "04A1B2C3D4E5F6"
@@ -29,11 +30,6 @@ C = "0102030405060708090A"
 def emu():
     with HubEmulator(channels=4, poll_ms=5, heartbeat_ms=250) as hub:
         yield hub
-
-
-@pytest.fixture
-def events():
-    return Events()
 
 
 @pytest.fixture
@@ -82,7 +78,7 @@ def test_a_token_lying_on_a_reader_for_10_s_gives_one_present_event(events):
         emu.lay(1, A)
         t0 = emu.ticks_ms()
         assert events.next().presence is Presence.PRESENT
-        wait_until(lambda: emu.ticks_ms() - t0 >= 10_000, 5, "10 s of hub time")
+        wait_until(lambda: emu.ticks_ms() - t0 >= 10_000, "10 s of hub time", timeout=5)
         assert emu.readers[1].misses > 20, "the reader was not flaky: the test proves nothing"
         assert events.drain(0.2) == []
         assert r.stats.heartbeats >= 8
@@ -91,20 +87,20 @@ def test_a_token_lying_on_a_reader_for_10_s_gives_one_present_event(events):
         assert events.drain(0.2) == []
 
 
-def test_unplug_and_replug_mid_draw_recovers_within_2_s_and_loses_nothing(emu, reader, events):
+def test_unplug_and_replug_mid_draw_recovers_and_loses_nothing(emu, reader, events):
+    """Back online after the replug, with what changed while away and nothing twice (how
+    soon, against its 2 s target: benchmarks/serial.py)."""
     emu.lay(0, A)
     emu.lay(1, B)
     assert {e.uid for e in (events.next(), events.next())} == {A, B}
     emu.unplug()
-    wait_until(lambda: reader.state == "offline", 2, "the bridge noticing the unplug")
+    wait_until(lambda: reader.state == "offline", "the bridge noticing the unplug")
     # while the hub is away, a player takes A and lays C; B stays put
     emu.lift(0)
     emu.lay(2, C)
     time.sleep(0.3)
-    replugged = time.monotonic()
     emu.replug()
-    assert reader.wait_online(2), reader.stats.snapshot()
-    assert time.monotonic() - replugged < 2.0
+    assert reader.wait_online(WAIT), reader.stats.snapshot()
     got = events.next(), events.next()
     assert sorted(brief(got)) == [(0, A, "removed"), (2, C, "present")]
     # and nothing is lost after it
@@ -124,7 +120,7 @@ def test_a_token_that_stays_put_through_a_replug_is_not_reported_twice(emu, read
         emu.replug()
         # wait for this very reconnect: wait_online() alone returns at once if the bridge
         # has not even noticed the unplug yet, and the loop would test nothing
-        wait_until(lambda n=n: reader.stats.connects == n + 2, 2, f"reconnect {n + 1}")
+        wait_until(lambda n=n: reader.stats.connects == n + 2, f"reconnect {n + 1}")
     assert reader.stats.disconnects == 3
     assert events.drain(0.3) == []
     assert reader.tags == {1: bytes.fromhex(B)}
@@ -159,7 +155,7 @@ def test_line_noise_sprayed_at_the_bridge_is_survived(emu, reader, events):
 def test_a_frame_with_a_malformed_payload_is_counted_not_believed(emu, reader, events):
     emu.send_frame(p.PRESENT, b"\x01\x05\x01\x02\x03\x04\x05")  # a 5-byte UID
     emu.send_frame(p.PRESENT, p.tag_payload(9, bytes.fromhex(A)))  # channel 9 of 4
-    wait_until(lambda: reader.stats.malformed == 2, 2, "two malformed frames counted")
+    wait_until(lambda: reader.stats.malformed == 2, "two malformed frames counted")
     assert events.drain(0.1) == []
 
 
@@ -174,7 +170,7 @@ def test_a_lost_or_damaged_event_frame_is_recovered_from_the_inventory(emu, read
 
 def test_a_silent_hub_is_declared_lost_and_picked_up_again(emu, reader, events):
     emu.go_silent()
-    wait_until(lambda: reader.stats.lost == 1, 3, "the hub declared lost after missed heartbeats")
+    wait_until(lambda: reader.stats.lost == 1, "the hub declared lost after missed heartbeats")
     emu.lay(1, A)
     time.sleep(0.2)
     emu.resume()
@@ -194,9 +190,9 @@ def test_a_consumer_that_raises_does_not_stop_the_reader(emu, events):
     with HubReader(emu.link, sink=fragile) as r:
         assert r.wait_online(3)
         emu.lay(0, A)
-        wait_until(lambda: len(seen) == 1, 2)
+        wait_until(lambda: len(seen) == 1, "the first tag past the failing sink")
         emu.lay(1, B)
-        wait_until(lambda: len(seen) == 2, 2)
+        wait_until(lambda: len(seen) == 2, "the second tag past the failing sink")
         assert r.stats.sink_errors == 1 and r.state == "online"
 
 
@@ -241,7 +237,7 @@ def test_a_cancelled_command_is_dropped_without_disturbing_the_link(emu, events)
         r.ping(b"late").cancel()
         emu.go_silent()  # one cancelled at once: before or after it went out, either is fine
         r.ping(b"never").cancel()
-        wait_until(lambda: r.stats.lost == 1, 3, "the silent hub declared lost")
+        wait_until(lambda: r.stats.lost == 1, "the silent hub declared lost")
         emu.resume()
         assert r.wait_online(3)
         assert r.ping(b"again").result(2) == p.ACK_OK
@@ -262,7 +258,7 @@ def test_a_dead_reader_channel_is_reported_by_the_hub(emu, reader, events):
     emu.lay(1, A)
     events.next()
     emu.break_reader(1)
-    wait_until(lambda: reader.stats.device_errors["reader_fault"] == 1, 2, "the fault reported")
+    wait_until(lambda: reader.stats.device_errors["reader_fault"] == 1, "the fault reported")
     assert events.drain(0.3) == []  # a dead reader is not a removal
     emu.break_reader(1, dead=False)
 
@@ -270,7 +266,7 @@ def test_a_dead_reader_channel_is_reported_by_the_hub(emu, reader, events):
 def test_a_hub_not_yet_plugged_in_is_waited_for_with_back_off(tmp_path, events):
     link = tmp_path / "by-id" / "usb-Rhuna_TokenHub_LATE-if00"
     with HubReader(str(link), sink=events.queue, backoff=Backoff(0.02, 2, 0.2)) as r:
-        wait_until(lambda: r.stats.open_failures >= 3, 3, "several attempts")
+        wait_until(lambda: r.stats.open_failures >= 3, "several attempts")
         assert r.state == "offline"
         with HubEmulator(link, poll_ms=5) as emu:
             assert r.wait_online(2)
@@ -288,7 +284,7 @@ def test_a_hub_not_yet_plugged_in_is_waited_for_with_back_off(tmp_path, events):
 def test_a_port_setting_no_device_could_fix_says_to_check_the_config(port, baudrate, says, events):
     statuses: list[ReaderStatus] = []
     with HubReader(port, sink=events.queue, baudrate=baudrate, on_status=statuses.append) as r:
-        wait_until(lambda: r.stats.open_failures >= 1, 2, "an open attempt")
+        wait_until(lambda: r.stats.open_failures >= 1, "an open attempt")
     (offline,) = [s for s in statuses if s.state == "offline"]
     assert says in offline.detail and "check the reader's port and baudrate" in offline.detail
     assert "plugged in" not in offline.detail
@@ -313,7 +309,7 @@ def test_a_hub_speaking_another_protocol_version_is_refused(tmp_path, events):
     statuses: list[ReaderStatus] = []
     try:
         with HubReader(str(port.link), sink=events.queue, on_status=statuses.append) as r:
-            wait_until(lambda: r.stats.handshake_failures >= 1, 3, "the handshake refused")
+            wait_until(lambda: r.stats.handshake_failures >= 1, "the handshake refused")
             assert r.state == "offline"
         assert any("protocol v2" in s.detail for s in statuses)
     finally:
@@ -325,9 +321,7 @@ def test_a_hub_speaking_another_protocol_version_is_refused(tmp_path, events):
 def test_stop_ends_the_thread_promptly(emu, events):
     r = HubReader(emu.link, sink=events.queue).start()
     assert r.wait_online(3)
-    t0 = time.monotonic()
-    r.stop()
-    assert time.monotonic() - t0 < 1.0
+    r.stop()  # returns once the thread has ended (how soon: benchmarks/serial.py)
     assert r._thread is not None and not r._thread.is_alive()
     assert r.state == "stopped"
 

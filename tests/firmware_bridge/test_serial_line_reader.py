@@ -8,7 +8,8 @@ import pytest
 
 from firmware_bridge.emulator import LineReaderEmulator
 from firmware_bridge.line_reader import LineFormat, LineReader
-from tests.harness.readers import Events, brief, wait_until
+from tests.harness import wait_until
+from tests.harness.readers import brief
 
 A = "04A1B2C3"
 
@@ -59,11 +60,6 @@ def test_a_bad_configuration_is_refused_with_the_fix():
         LineFormat(pattern=r"UID: (\w+)")
 
 
-@pytest.fixture
-def events():
-    return Events()
-
-
 def test_a_repeating_reader_gives_one_present_while_the_card_stays_and_removed_after(events):
     with (
         LineReaderEmulator(style="colon", repeat_s=0.05) as emu,
@@ -94,7 +90,7 @@ def test_a_tap_reader_gives_present_and_removed_per_tap_and_ignores_repeats(even
             (0, "00112233", "removed"),
         ]
         emu.send_raw(emu.line_for(bytes.fromhex("00112233")))  # the same card again at once
-        wait_until(lambda: r.stats.duplicates == 1, 2)
+        wait_until(lambda: r.stats.duplicates == 1, "the repeat counted as a duplicate")
         assert events.drain(0.1) == []
 
 
@@ -120,7 +116,7 @@ def test_unplug_and_replug_recovers(events):
     ):
         assert r.wait_online(3)
         emu.unplug()
-        wait_until(lambda: r.state == "offline", 2)
+        wait_until(lambda: r.state == "offline", "the reader noticing the unplug")
         emu.replug()
         assert r.wait_online(2)
         emu.lay(A)
@@ -137,10 +133,10 @@ def test_a_card_that_stays_on_a_repeating_reader_through_a_replug_is_not_reporte
         emu.lay(A)
         assert brief([events.next()]) == [(0, A, "present")]
         emu.unplug()
-        wait_until(lambda: r.state == "offline", 2)
+        wait_until(lambda: r.state == "offline", "the reader noticing the unplug")
         time.sleep(0.5)  # longer than removal_timeout
         emu.replug()
-        wait_until(lambda: r.stats.connects == 2, 2, "the reconnect")
+        wait_until(lambda: r.stats.connects == 2, "the reconnect")
         assert events.drain(0.6) == []
         emu.lift()
         assert brief([events.next()]) == [(0, A, "removed")]

@@ -70,11 +70,20 @@ def run(state: TableState, *commands: Mapping[str, Any]) -> tuple[TableState, li
     return state, events
 
 
+#: seconds any wait gives up after: generous, as six engineers share two cores; every wait
+#: returns as soon as what it waits for holds, so only a failing test waits this long
+WAIT = 10.0
+
+
 def wait_until(
-    condition: Callable[[], Any], what: str = "condition", timeout: float = 3.0, poll: float = 0.005
+    condition: Callable[[], Any],
+    what: str = "condition",
+    timeout: float = WAIT,
+    poll: float = 0.005,
 ) -> float:
-    """Poll a condition nothing signals (another thread's counter, a pty, a broker) until it
-    holds; the seconds it took. Fails naming ``what`` after ``timeout`` seconds."""
+    """The one wait of the tests and benchmarks: poll a condition nothing signals (another
+    thread's counter, a pty, a broker) until it holds; the seconds it took. Fails naming
+    ``what`` after ``timeout`` seconds (a wait, never a timing assert: figures are benchmarks')."""
     started = time.monotonic()
     while not condition():
         if time.monotonic() - started > timeout:

@@ -29,10 +29,7 @@ import engine
 from companion.loop import TableLoop
 from companion.mqtt import MqttBridge, load_mqtt_config
 from hardware.registry import TagRegistry
-from tests import harness
-from tests.harness import EXAMPLE_TABLE, missing_real_part
-
-WAIT = 10.0  # generous: the machine is shared; every wait returns as soon as it can
+from tests.harness import EXAMPLE_TABLE, WAIT, missing_real_part
 
 #: the example table's topics, and the commands most tests start a Performance with (P19, P1–P4)
 R = "rhuna/example"
@@ -46,11 +43,6 @@ def mosquitto_binary() -> str:
         missing_real_part("Mosquitto (Debian package mosquitto)")
     assert found is not None
     return found
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> None:
-    """:func:`tests.harness.wait_until`, with the broker tests' longer default timeout."""
-    harness.wait_until(condition, what, timeout, poll=0.01)
 
 
 def free_port() -> int:

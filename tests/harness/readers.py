@@ -7,14 +7,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.events import TagEvent
-from tests import harness
 from tests.harness import ROOT, missing_real_part
 
-__all__ = ["ROOT", "missing_real_part"]  # re-exported for the tests that import them from here
 FIRMWARE_FILES = [
     ROOT / "firmware_bridge" / "protocol.py",
     ROOT / "firmware_bridge" / "firmware" / "hubcore.py",
@@ -65,11 +62,6 @@ class Events:
                 return out
             self.seen.append(event)
             out.append(event)
-
-
-def wait_until(cond: Callable[[], bool], timeout: float = 3.0, what: str = "condition") -> float:
-    """:func:`tests.harness.wait_until`, in the serial tests' argument order."""
-    return harness.wait_until(cond, what, timeout)
 
 
 def brief(events: list[TagEvent]) -> list[tuple[int, str, str]]:

@@ -1,4 +1,5 @@
-"""Shared by the store, service and config tests: sessions of commands, service configs.
+"""Shared by the store, service and config tests: sessions of commands, service configs, and
+the Service running in process (:class:`InProcess`, for the fault tests and benchmarks/serial.py).
 
 ``session`` makes a long, varied and *valid* stream of commands by a random walk
 that asks the engine itself which candidates it accepts (Performances, draws by
@@ -12,12 +13,15 @@ import contextlib
 import json
 import random
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
+from companion.config import load_config
+from companion.service import Service
 from engine import CommandRejected, apply
 from engine.state import TableState
-from tests.harness import EXAMPLE_TABLE
+from tests.harness import EXAMPLE_TABLE, WAIT, wait_until
 
 EXAMPLES = EXAMPLE_TABLE.parent
 
@@ -122,3 +126,38 @@ def write_config(
     path = folder / "rhuna.toml"
     path.write_text(text)
     return path
+
+
+class InProcess:
+    """The Service running on a test thread (the emulated hub is in reach)."""
+
+    def __init__(self, folder: Path, extra: str = "") -> None:
+        self.service = Service(load_config(write_config(folder, extra)))
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self.service.run, args=(self.stop_flag,))
+        self.thread.start()
+        self.hub = self.service.emulators["draw-board"]
+        self.reader = self.service.readers[0]
+        assert self.reader.wait_online(WAIT)
+
+    def submit(self, *commands: dict) -> None:
+        for c in commands:
+            self.service.loop.submit(c, "script")
+
+    def settled(self, seq: int) -> None:
+        wait_until(lambda: self.service.store.seq >= seq, f"commit #{seq}")
+
+    def close(self) -> None:
+        self.stop_flag.set()
+        self.thread.join(30)
+
+
+def uid_of(service: Service, token: str) -> str:
+    uid = service.registry.uid(token)
+    assert uid is not None
+    return uid
+
+
+def drawn(service: Service) -> list[str]:
+    perf = service.loop.state.performance
+    return [] if perf is None else [t for c in perf.contributions for t in c.drawn]

@@ -398,3 +398,11 @@ def combat() -> dict[str, Any]:
     view = _clean(table_view(example_state()))
     view["combat"] = copy.deepcopy(COMBAT)
     return view
+
+
+def view_with_total(n: int) -> dict[str, Any]:
+    """The mid-Performance view with running total ``n``: a different picture for every ``n``
+    (the display worker's test and benchmarks/display.py)."""
+    view = performance_mid()
+    view["performance"]["contributions"][0]["total"] = n
+    return view

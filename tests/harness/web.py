@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +29,7 @@ from urllib.parse import urlencode
 from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
-from tests.harness import ROOT, missing_real_part
+from tests.harness import ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Broker, free_port
 from tests.harness.service import write_config
 
@@ -144,10 +143,7 @@ class ServedTable:
         self.stop_flag = threading.Event()
         self.thread = threading.Thread(target=self.service.run, args=(self.stop_flag,), daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + WAIT
-        while not self.service.extensions or not self.service.readers:
-            assert time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.01)
+        wait_until(lambda: self.service.extensions and self.service.readers, "the service to start")
         [self.bridge] = [e for e in self.service.extensions if isinstance(e, MqttBridge)]
         assert self.bridge.wait_ready(WAIT), "the service's MQTT bridge did not connect"
         assert self.service.readers[0].wait_online(WAIT), "the emulated hub did not come up"

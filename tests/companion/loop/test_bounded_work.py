@@ -17,8 +17,7 @@ from companion.service import Service
 from companion.store import Store
 from engine import load_table
 from hardware.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE
-from tests.harness.broker import wait_until
+from tests.harness import EXAMPLE_TABLE, wait_until
 from tests.harness.service import as_json, replay, session, write_config
 
 

@@ -24,8 +24,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from companion import accounts as A
-from tests.harness import BEGIN, ROOT, missing_real_part
-from tests.harness.broker import WAIT, running_broker, table_on_mqtt, wait_until
+from tests.harness import BEGIN, ROOT, missing_real_part, wait_until
+from tests.harness.broker import WAIT, running_broker, table_on_mqtt
 
 NOT_AUTHORIZED = 0x87
 #: a second table on the same broker (the example table's loop, under another id)

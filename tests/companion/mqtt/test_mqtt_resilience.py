@@ -14,17 +14,8 @@ import sys
 import textwrap
 
 from engine.view import table_view
-from tests.harness import ARIA, BEGIN, ROOT
-from tests.harness.broker import (
-    WAIT,
-    Broker,
-    R,
-    Watcher,
-    free_port,
-    running_broker,
-    table_on_mqtt,
-    wait_until,
-)
+from tests.harness import ARIA, BEGIN, ROOT, wait_until
+from tests.harness.broker import WAIT, Broker, R, Watcher, free_port, running_broker, table_on_mqtt
 
 LATER = [
     {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},

@@ -33,13 +33,8 @@ from engine import apply, load_table, load_table_text
 from engine.events import Event
 from engine.narrate import describe
 from engine.performance.odds import odds_view
-from tests.harness import ROOT
-from tests.harness.record import Night, play_night, setup_table, start
-
-
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> Night:
-    return play_night(tmp_path_factory.mktemp("night"))
+from tests.harness import ROOT, wait_until
+from tests.harness.record import Night, setup_table, start
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +125,10 @@ def test_history_follows_a_running_service_without_blocking_it(tmp_path) -> None
                 daemon=True,
             )
             follower.start()
-            started = time.monotonic()
-            for hero in ("aria", "bren"):
+            for hero in (
+                "aria",
+                "bren",
+            ):  # acknowledged beside the reader (how soon: benchmarks/record.py)
                 running.command(
                     {
                         "cmd": "declare",
@@ -141,16 +138,12 @@ def test_history_follows_a_running_service_without_blocking_it(tmp_path) -> None
                         "action": "target",
                     }
                 )
-            took = time.monotonic() - started
-            deadline = time.monotonic() + 10
-            while "#3" not in out.getvalue() and time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_until(lambda: "#3" in out.getvalue(), "history to follow to #3")
             stop.set()
             follower.join(5)
         text = out.getvalue()
         assert "#1" in text and "#2" in text and "#3" in text
         assert "Bren declares Control · faith" in text
-        assert took < 5  # the writer was not held up by the reader
     finally:
         running.close()
 

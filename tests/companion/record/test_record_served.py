@@ -17,7 +17,6 @@ import os
 import re
 import subprocess
 import threading
-import time
 import tomllib
 import urllib.error
 import urllib.parse
@@ -30,7 +29,7 @@ from companion.config import load_config
 from companion.record.recap import latest_recap
 from companion.service import Service
 from tests.companion.mqtt import test_accounts_pi as pi
-from tests.harness import ARIA, BEGIN, ROOT
+from tests.harness import ARIA, BEGIN, ROOT, wait_until
 from tests.harness.broker import WAIT
 from tests.harness.service import write_config
 
@@ -83,10 +82,11 @@ def end_a_session(config_path: Path) -> dict:
                 service.loop.submit(BEGIN, "worldkeeper")
                 service.loop.submit(ARIA, "worldkeeper")
             else:
-                deadline = time.monotonic() + 60
-                while latest_recap(config.recaps_dir, config.recap_url) is None:
-                    assert time.monotonic() < deadline, "no recap was written"
-                    time.sleep(0.1)
+                wait_until(
+                    lambda: latest_recap(config.recaps_dir, config.recap_url) is not None,
+                    "the recap to be written",
+                    timeout=60,
+                )
             stop.set()
             thread.join(15)
     finally:

@@ -16,28 +16,22 @@ import os
 import random
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from companion.config import load_config
 from companion.mqtt import MqttBridge
-from companion.service import Service
 from companion.store import JOURNAL, Store
 from engine import load_table
 from firmware_bridge import protocol as p
 from firmware_bridge.uid import parse_uid
 from tests.companion.store.test_store_crash import Running, journal_rows
-from tests.harness import missing_real_part
-from tests.harness.broker import WAIT, Broker, Watcher, wait_until
-from tests.harness.service import as_json, replay, session, write_config
+from tests.harness import ARIA, BEGIN, missing_real_part, wait_until
+from tests.harness.broker import WAIT, Broker, Watcher
+from tests.harness.service import InProcess, as_json, drawn, replay, session, uid_of, write_config
 
 R = "rhuna/example"
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill",
-        "action": "target"}  # fmt: skip
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}
 
 
@@ -51,41 +45,6 @@ def assert_state_is_the_journal_replayed(folder: Path) -> tuple[int, list[dict]]
     assert restored.seq == len(commands)
     assert as_json(restored.state) == as_json(replay(initial, commands))
     return restored.seq, commands
-
-
-class InProcess:
-    """The Service running on a test thread (the emulated hub is in reach)."""
-
-    def __init__(self, folder: Path, extra: str = "") -> None:
-        self.service = Service(load_config(write_config(folder, extra)))
-        self.stop_flag = threading.Event()
-        self.thread = threading.Thread(target=self.service.run, args=(self.stop_flag,))
-        self.thread.start()
-        self.hub = self.service.emulators["draw-board"]
-        self.reader = self.service.readers[0]
-        assert self.reader.wait_online(WAIT)
-
-    def submit(self, *commands: dict) -> None:
-        for c in commands:
-            self.service.loop.submit(c, "script")
-
-    def settled(self, seq: int) -> None:
-        wait_until(lambda: self.service.store.seq >= seq, f"commit #{seq}")
-
-    def close(self) -> None:
-        self.stop_flag.set()
-        self.thread.join(30)
-
-
-def uid_of(service: Service, token: str) -> str:
-    uid = service.registry.uid(token)
-    assert uid is not None
-    return uid
-
-
-def drawn(service: Service) -> list[str]:
-    perf = service.loop.state.performance
-    return [] if perf is None else [t for c in perf.contributions for t in c.drawn]
 
 
 # --- the reader -------------------------------------------------------------------------
@@ -158,9 +117,8 @@ def test_a_reader_reporting_the_same_uid_every_millisecond(tmp_path):
             time.sleep(0.001)
         table.settled(3)
         table.submit(FAVOR)
-        started = time.monotonic()
+        # answered, not buried under a thousand refusals (how soon: benchmarks/serial.py)
         table.settled(4)
-        assert time.monotonic() - started < 5  # not buried under a thousand refusals
         rows = [c for _, c in journal_rows(tmp_path / "state")]
         assert [c["cmd"] for c in rows].count("draw") == 1
         assert drawn(svc) == ["aria.weight.1"]

@@ -25,7 +25,8 @@ from companion.store import Store
 from engine import CommandRejected, apply, load_table
 from hardware.registry import TagRegistry
 from tests.companion.store.test_store_crash import Running, journal_rows
-from tests.harness.broker import WAIT, Watcher, running_broker, wait_until
+from tests.harness import wait_until
+from tests.harness.broker import WAIT, Watcher, running_broker
 from tests.harness.service import as_json, replay, write_config
 
 R = "rhuna/example"

@@ -370,7 +370,8 @@ class TemporaryExpired(TypedDict):
 class CombatantAdded(TypedDict):
     combatant: str
     name: str
-    side: str
+    #: None when the sheet names no side
+    side: str | None
     rule: str
 
 

@@ -662,8 +662,8 @@ def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
                 },
             )
         )
-        consequence = "wear" if success else "impact"
-        events.append(Event(f"{consequence}_prompt", {"heroes": list(group), "rule": "P20"}))
+        prompt = "wear_prompt" if success else "impact_prompt"  # literal names: the catalogue
+        events.append(Event(prompt, {"heroes": list(group), "rule": "P20"}))
         for h in group:
             moment = by_hero[h].moment
             if moment is None:

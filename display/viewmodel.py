@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.tokens import Action
+
 View = Mapping[str, Any]
 MINUS = "\u2212"
 
@@ -79,7 +81,9 @@ def result_for(perf: Mapping[str, Any], hero: str) -> Mapping[str, Any] | None:
 
 
 def is_gain(c: Mapping[str, Any]) -> bool:
-    return c.get("action") == "gain"
+    """The declaration makes no check: a Gain (the engine's :attr:`Action.checks`, P7)."""
+    action = c.get("action")
+    return action in set(Action) and not Action(action).checks
 
 
 def declaration(c: Mapping[str, Any]) -> list[str]:

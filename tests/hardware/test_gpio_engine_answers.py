@@ -1,6 +1,6 @@
 """The wheel keeps no rule of its own (issue 18 item 1): the Reserve ring, the Intersect ring and
 what makes a check are the engine's answers, on gpiozero's MockFactory pins (P3, P7, P8, P10,
-P12, P17).
+P12, P17); and neither the wheel's modules nor the display's name a rule.
 """
 
 from __future__ import annotations
@@ -154,21 +154,26 @@ def test_p7_what_makes_a_check_is_the_engine_s(example_state):
     assert [f.checks for f in table_facts(state).contributions] == [True]
 
 
-#: the wheel's modules: none names a rule (an Action that is not the ring's starting point, a
-#: Training level, a token kind, a rules key) — those are the engine's and the rules data's
-WHEEL = ("wheel", "moves", "dial", "notices", "picks", "facts", "controls", "encoder")
+#: the wheel's modules and the display's: none names a rule (an Action that is not the ring's
+#: starting point, a Training level, a token kind, a rules key) — those are the engine's and
+#: the rules data's
+WHEEL = [
+    f"hardware/{m}.py"
+    for m in ("wheel", "moves", "dial", "notices", "picks", "facts", "controls", "encoder")
+]
+DISPLAY = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "display").rglob("*.py"))
 RULE_LOGIC = re.compile(
     r"Action\.(GAIN|SPEND|DEFEND)|Training\.[A-Z]|TokenKind\.|_minimum|exert_only"
     r"|[\"'](gain|spend|defend|untrained|trained|adept|master|exemplar)[\"']"
 )
 
 
-@pytest.mark.parametrize("module", WHEEL)
-def test_the_wheel_s_modules_name_no_rule(module):
-    source = (ROOT / "hardware" / f"{module}.py").read_text(encoding="utf-8")
+@pytest.mark.parametrize("module", WHEEL + DISPLAY)
+def test_the_wheel_s_and_the_display_s_modules_name_no_rule(module):
+    source = (ROOT / module).read_text(encoding="utf-8")
     code = "\n".join(line.split("#")[0] for line in source.splitlines() if ">>>" not in line)
     found = sorted({m.group(0) for m in RULE_LOGIC.finditer(_without_docstrings(code))})
-    assert found == [], f"hardware/{module}.py names {found}: ask the engine instead"
+    assert found == [], f"{module} names {found}: ask the engine instead"
 
 
 def _without_docstrings(code: str) -> str:
@@ -179,4 +184,5 @@ def test_the_guard_sees_a_rule_when_there_is_one():
     """The guard above can fail: the old wheel's own Reserve rule is caught."""
     old = 'if self.value(ACTION, dial) in (Action.GAIN, Action.SPEND):\n    rings.append("reserve")'
     assert RULE_LOGIC.search(_without_docstrings(old))
-    assert Path(ROOT / "hardware" / "dial.py").exists()
+    assert RULE_LOGIC.search('return c.get("action") == "gain"')  # the display's, before
+    assert len(DISPLAY) > 10 and all(Path(ROOT / m).exists() for m in WHEEL)

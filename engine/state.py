@@ -163,7 +163,7 @@ class TableState:
     """Everything the rules need to know about the table, and nothing else."""
 
     table_id: str
-    rules: Mapping[str, Any]
+    rules: Mapping[str, Mapping[str, Any]]
     #: capability id → "pathway" | "presence" | "sense"
     capabilities: Mapping[str, str]
     tokens: Mapping[str, Token]

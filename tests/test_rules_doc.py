@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DOC = ROOT / "docs" / "rules.md"
 RULES_DATA = ROOT / "engine" / "data" / "rules.toml"
-#: where rule ids are cited: the packages, the tests, the docs, the examples
+#: where rule ids are cited: the packages, the tests, the docs, the examples, the web pages'
+#: sources, the benchmarks and scripts
 CITING = (
     "engine",
     "hardware",
@@ -19,7 +20,14 @@ CITING = (
     "tests",
     "docs",
     "examples",
+    "web/src",
+    "web/pages",
+    "benchmarks",
+    "scripts",
+    "systemd",
 )
+#: the text files among them (web/src/generated is made from docs/*.schema.json, checked here)
+SUFFIXES = (".py", ".md", ".toml", ".jsonl", ".json", ".ts", ".mjs", ".html", ".css", ".sh")
 RULE_ID = re.compile(r"\b(?:I-)?[PTC][1-9][0-9]?[a-z]?\b")  # rule numbers start at 1
 ROW = re.compile(r"^\| ((?:I-)?[PTC][0-9]{1,2}[a-z]?) \|(.*)\|(.*)\|$", re.M)
 KEY = re.compile(r"`([a-z_.*]+)`")
@@ -31,12 +39,20 @@ def _defined() -> dict[str, str]:
 
 
 def _citing_files() -> list[Path]:
-    files = [ROOT / "README.md"]
+    files = [ROOT / "README.md", ROOT / "web" / "README.md", ROOT / "Makefile"]
     for folder in CITING:
         for path in sorted((ROOT / folder).rglob("*")):
-            if path.suffix in (".py", ".md", ".toml", ".jsonl") and path.is_file():
+            if "generated" in path.relative_to(ROOT).parts:
+                continue
+            if path.suffix in SUFFIXES and path.is_file():
                 files.append(path)
     return files
+
+
+def test_the_citing_files_include_the_web_pages_and_benchmarks() -> None:
+    found = {str(p.relative_to(ROOT)) for p in _citing_files()}
+    assert {"web/src/model.ts", "web/pages/gm.html", "benchmarks/odds.py"} <= found
+    assert "docs/state.schema.json" in found
 
 
 def test_every_cited_rule_id_is_defined_in_docs_rules_md() -> None:

@@ -155,6 +155,17 @@ def test_state_topics_split_the_view_by_section_and_hero(example_state):
     }
 
 
+def test_p13_the_costs_topic_carries_the_engine_s_costs_section(example_state):
+    """…/costs is the view's costs section as the engine keeps it (issue 18 item 1): the
+    Fatigue a hero took in the open Performance, with the panel's words."""
+    state, _ = run(example_state, BEGIN, ARIA, {"cmd": "adjust_hero", "hero": "aria", "fatigue": 2})
+    costs = json.loads(state_messages(table_view(state), T)["rhuna/example/costs"])
+    assert costs == json.loads(json.dumps(table_view(state)["costs"]))
+    assert costs["aria"]["fatigue"] == 2 and costs["aria"]["text"] == ["+2 Fatigue"]
+    state, _ = run(state, {"cmd": "cancel_performance"})
+    assert json.loads(state_messages(table_view(state), T)["rhuna/example/costs"]) is None
+
+
 # --- Home Assistant discovery ------------------------------------------------------------
 
 

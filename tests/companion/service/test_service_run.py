@@ -180,6 +180,62 @@ def test_a_restart_shows_the_restored_table_at_once(tmp_path):
         second.stop()
 
 
+#: Cass Exerts twice; the second Performance fails on a full Fatigue track: +2 Fatigue → 1 Strain
+#: (P9, P13, P20), the costs the panel shows beside the result
+TIRED_CASS = [
+    {"cmd": "begin_performance", "difficulty": 3},
+    {
+        "cmd": "declare",
+        "hero": "cass",
+        "shade": "impulse",
+        "capability": "charm",
+        "action": "target",
+        "exert": True,
+    },
+    *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
+    {"cmd": "resolve"},
+    {"cmd": "reset"},
+    {"cmd": "begin_performance", "difficulty": 7},
+    {
+        "cmd": "declare",
+        "hero": "cass",
+        "shade": "impulse",
+        "capability": "charm",
+        "action": "defend",
+        "exert": True,
+    },
+    {"cmd": "draw", "hero": "cass", "token": "cass.ember.shadow"},
+    {"cmd": "draw", "hero": "cass", "token": "cass.weight.1"},
+    {"cmd": "call_favor", "hero": "cass", "token": "favor.01"},
+    {"cmd": "draw", "hero": "cass", "token": "cass.potential.shadow.1"},
+    {"cmd": "resolve"},
+]
+
+
+def test_p9_p13_the_costs_come_back_on_the_panel_after_a_restart(tmp_path):
+    """The costs of the open Performance are part of the state (issue 18 item 1): journaled,
+    restored, and on the panel at once — before, display/costs.py rebuilt them from the
+    session's events and a restart lost them."""
+    config = load_config(write_config(tmp_path))
+    first = Running(Service(config))
+    for command in TIRED_CASS:
+        assert first.command(command).error is None, command
+    before = first.service.loop.state
+    first.close()
+    assert table_view(before)["costs"]["cass"]["text"] == ["+2 Fatigue → 1 Strain"]
+    second = Service(config)
+    try:
+        assert as_json(second.loop.state) == as_json(before)
+        second.start()
+        panel = shown(second)
+        assert same_pixels(panel, expected(second, before))
+        d = second.config.display
+        without = Renderer(d.panel, d.colour)(Frame({**table_view(before), "costs": {}}, None))
+        assert not same_pixels(panel, without)  # the costs are on it, not only in the state
+    finally:
+        second.stop()
+
+
 class Recorder:
     """An extension the way the MQTT bridge is one: start(loop), stop(), reader_status()."""
 

@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.settings import Key, Section
 from engine.tokens import Training
 
 _DEFAULTS: dict[str, Any] | None = None
@@ -37,8 +38,10 @@ def merge_rules(
     for key, value in override.items():
         where = f"{path}.{key}"
         if key not in out:
-            known = ", ".join(sorted(k for k in out if k != "rule"))
-            raise ConfigError(f"{source}: unknown rules key {where!r} (known here: {known})")
+            # the config checker's shape: file: key: unknown key — did you mean …? … takes: …
+            known = {k: Key("any", k) for k in sorted(out) if k != "rule"}
+            problem, fix = Section(path, known).unknown(key)
+            raise ConfigError(f"{source}: {where}: {problem} — {fix}")
         old = out[key]
         if isinstance(old, dict):
             if not isinstance(value, dict):

@@ -21,6 +21,11 @@ def broken(old: str, new: str) -> str:
         ("[table\nid=1", "not valid TOML"),
         (GOOD + "\n[dragons]\nx = 1\n", "unknown section 'dragons'"),
         (GOOD + "\n[rules.exertion]\nfatigue = 3\nfatigues = 4\n", "rules.exertion.fatigues"),
+        # the config checker's one shape, did-you-mean included (issue 18 item 6; P11)
+        (
+            GOOD + "\n[rules.draws]\nmaximun = 3\n",
+            "rules.draws.maximun: unknown key — did you mean maximum? [rules.draws] takes: adept,",
+        ),
         (GOOD + '\n[rules.exertion]\nfatigue = "two"\n', "rules.exertion.fatigue must be int"),
         (
             broken(

@@ -31,6 +31,9 @@ export interface ConnectionOptions {
 
 export class CommandTimeout extends Error {}
 
+/** how long a repaint after a gap may take before the next gap asks again (ms) */
+const REPAINT_WAIT_MS = 10_000;
+
 export class Connection {
   private client: MqttClient | null = null;
   private waiting = new Map<string, (reply: Reply) => void>();
@@ -146,6 +149,10 @@ export class Connection {
     const map: Record<string, { qos: 1 }> = {};
     for (const f of this.retainedFilters()) map[f] = { qos: 1 };
     performance.mark("rhuna:repaint");
+    // a retained status that never comes must not stop the next gap from asking again
+    setTimeout(() => {
+      this.repainting = false;
+    }, REPAINT_WAIT_MS);
     // `resubscribe: true`: MQTT.js sends it although these filters are subscribed already
     client.subscribe(
       { ...map, resubscribe: true } as unknown as Record<string, { qos: 1 }>,

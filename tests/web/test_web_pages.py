@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -613,3 +614,38 @@ def test_the_page_opens_its_broker_socket_first_and_mqtt_uses_it(broker, table, 
         assert page.evaluate("window.__sockets") == [f"ws://localhost:{broker.ws_port}/"]
     finally:
         context.close()
+
+
+def test_a_broker_that_lost_its_retained_state_recovers_when_the_service_republishes(
+    broker, table, page
+):
+    """The broker restarts without its persistence file (no retained state at all) and, for a
+    while, without the service's login: the page reconnects to nothing and says it is
+    repainting, not live. Then the service logs in and publishes its state again — to the
+    page as live messages, not retained ones — and the page goes live on them."""
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    table.command(BEGIN)
+    table.command(ARIA)
+    expect(page.locator("#performance .hero-name")).to_have_text("Aria", timeout=MS)
+    passwords = broker.dir / "accounts" / "passwords"
+    both = passwords.read_text()
+    broker.stop()
+    expect(page.locator("#status")).to_have_attribute("data-state", "offline", timeout=MS)
+    for db in broker.dir.glob("*.db"):
+        db.unlink()
+    viewer_only = "".join(
+        line for line in both.splitlines(keepends=True) if line.startswith("viewer:")
+    )
+    assert viewer_only and viewer_only != both
+    passwords.write_text(viewer_only)
+    broker.start()
+    # the page is back on the broker, the service is not: nothing retained, so not live
+    expect(page.locator("#status")).to_have_attribute("data-state", "stale", timeout=MS)
+    assert not table.bridge.wait_ready(0.5)
+    passwords.write_text(both)
+    assert broker.proc is not None
+    broker.proc.send_signal(signal.SIGHUP)  # Mosquitto re-reads its password file
+    assert table.bridge.wait_ready(WAIT)
+    expect_live(page)
+    expect(page.locator("#performance .hero-name")).to_have_text("Aria", timeout=MS)

@@ -129,8 +129,10 @@ export class Store {
    * the connection asked for it again because of a gap).
    */
   setStatus(table: string, status: Status, retained = false): void {
+    // a live status (the service republishing after its own reconnect, when the broker had
+    // lost the retained state) also ends the staleness: the service's fresh state follows it
     this.update(table, (t) => {
-      if (!retained) return { ...t, status };
+      if (!retained) return { ...t, status, stale: false };
       const at = this.now();
       const gaps = t.gaps.map((g) => (g.repainted === null ? { ...g, repainted: at } : g));
       return { ...t, status, stale: false, gaps };

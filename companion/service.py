@@ -112,9 +112,9 @@ def mqtt_bridge(service: Service) -> Extension | None:
         return None
     from companion.mqtt.bridge import HISTORY
     from companion.record.journal import JournalError, open_journal
-    from companion.record.narrate import recent
+    from companion.record.narrate import HistoryEntry, recent
 
-    history: list[dict[str, Any]] = []
+    history: list[HistoryEntry] = []
     try:
         with open_journal(service.store.path) as journal:
             history = recent(journal, service.loop.state, HISTORY)

@@ -9,7 +9,19 @@ refused command leaves the caller's state exactly as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
+
+
+class Refusal(TypedDict):
+    """A :class:`RuleViolation` as JSON (:meth:`RuleViolation.to_json`): ``code`` and
+    ``message`` always; the rule id, the field and the fix when known. On MQTT in ``…/error``
+    and error ``…/reply`` messages, and in the view (a Redraw's refusals)."""
+
+    code: str
+    message: str
+    rule: NotRequired[str]
+    field: NotRequired[str]
+    fix: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +34,8 @@ class RuleViolation:
     fix: str | None = None
     code: str = "illegal"
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_json(self) -> Refusal:
+        out: Refusal = {"code": self.code, "message": self.message}
         if self.rule:
             out["rule"] = self.rule
         if self.field:

@@ -1,7 +1,8 @@
 """The typed contracts (issue 18 item 2): the event catalogue and the view's TypedDicts, the JSON
 Schemas generated from them in docs/, and everything that must agree with them — the engine's
-events and views over real sessions, every MQTT state topic and event message, the MQTT topic
-list and the display's test fixtures.
+events and views over real sessions, every MQTT state topic and event message, the bridge's own
+…/history, …/error, …/reply and …/info messages from a real service on a real Mosquitto, the
+MQTT topic list and the display's test fixtures.
 """
 
 from __future__ import annotations
@@ -14,16 +15,25 @@ from typing import Any
 
 import jsonschema
 import pytest
+from referencing import Registry, Resource
 
 import engine
 from companion.cli.replay import read_session
 from companion.cli.schema import CONTRACTS
-from companion.mqtt.messages import event_message, state_messages
+from companion.mqtt.messages import (
+    error_message,
+    event_message,
+    history_message,
+    reply_ok,
+    state_messages,
+)
+from companion.mqtt.schema import MESSAGES, message_schema
 from companion.mqtt.topics import SECTIONS, Topics
 from engine import CommandRejected, apply
 from engine.contracts.events import EVENTS
 from engine.contracts.schema import events_schema, payload_schema, state_schema
 from engine.contracts.view import RETAINED_SECTIONS
+from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.view import SECTIONS as VIEW_SECTIONS
 from engine.view import table_view
@@ -379,3 +389,166 @@ def test_the_docs_schemas_are_valid_json_schema() -> None:
     assert len(_files()) >= 3
     for path in _files():
         jsonschema.Draft202012Validator.check_schema(json.loads(path.read_text("utf-8")))
+
+
+# --- the messages that are not state: …/history, …/error, …/reply, …/info -------------------
+
+
+def _message_validator(topic: str) -> jsonschema.Draft202012Validator:
+    """A topic's schema, with events.schema.json in reach (a reply's events are its messages)."""
+    schema = message_schema(topic)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    events = Resource.from_contents(events_schema())
+    registry: Registry = Registry().with_resource(events_schema()["$id"], events)
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+MESSAGE = {topic: _message_validator(topic) for topic in MESSAGES}
+
+
+def test_every_topic_says_where_its_payload_s_schema_is() -> None:
+    """The topic list and the contracts are one list: each message's schema is named by the
+    topic it goes on, and every topic the bridge publishes JSON on has a schema."""
+    for topic in MESSAGES:
+        assert getattr(T, topic) == f"{T.root}/{topic}", topic
+    published = {name for name, v in vars(Topics).items() if isinstance(v, property)}
+    schemas = {
+        "state": "state.schema.json",  # and x-topics: every section, heroes/<id>
+        "events": "events.schema.json",
+        "vocabulary": "commands.schema.json",  # the payload is that schema itself
+        "command": "commands.schema.json",  # in
+        **{topic: f"{topic}.schema.json" for topic in MESSAGES},
+    }
+    plain = {"root", "status", "heroes", "command_filter"}  # a prefix, "online"/"offline", filters
+    assert published == set(schemas) | plain, published ^ (set(schemas) | plain)
+    for name in schemas.values():
+        assert (DOCS / name).is_file(), name
+
+
+@pytest.mark.error_log  # the second service on the same table id says so (…/error "duplicate")
+def test_every_history_error_and_reply_the_service_publishes_fits_its_schema(
+    tmp_path: Path,
+) -> None:
+    """The real Service (journal, emulated hub) on a real Mosquitto: accepted, refused and
+    malformed commands on MQTT (with and without a transaction), an unknown tag on the Draw
+    Board, a command from a script, a second service on the same table id. Every message on
+    …/history, …/error, …/reply and …/info validates against its schema."""
+    from tests.harness import ARIA, BEGIN, WAIT
+    from tests.harness.broker import Watcher, running_broker
+    from tests.harness.service import InProcess
+
+    with running_broker(tmp_path / "broker") as broker:
+        mqtt = f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
+        watcher = Watcher(broker.port, [f"{T.root}/#"])
+        table = InProcess(tmp_path / "one", mqtt)
+        try:
+            [bridge] = [e for e in table.service.extensions if hasattr(e, "wait_ready")]
+            assert bridge.wait_ready(WAIT)
+            watcher.send(T.command, {**BEGIN, "transaction": 1})
+            watcher.reply(T.reply, 1)
+            watcher.send(T.command + "/declare", {**ARIA, "id": "two"})
+            watcher.reply(T.reply, "two")
+            watcher.send(T.command, {"cmd": "draw", "hero": "bren", "seed": 1, "transaction": 3})
+            watcher.send(T.command + "/juggle", {"transaction": [4]})
+            watcher.send(T.command, b"{nope")
+            table.submit({"cmd": "draw", "hero": "aria", "seed": 2})
+            table.hub.lay(1, "04C0FFEE000001")  # an unknown tag on the Draw Board
+            watcher.send(T.command + "/undo", b"")
+            watcher.wait(lambda ms: len(watcher.on(T.reply)) >= 6, "six replies")
+            watcher.wait(
+                lambda ms: any(len(m.json()["entries"]) >= 4 for m in watcher.on(T.history)),
+                "the history of four accepted commands",
+            )
+            watcher.wait(lambda ms: any("tag" in m.json() for m in watcher.on(T.error)), "the tag")
+            second = InProcess(tmp_path / "two", mqtt)  # the same table id
+            try:
+                watcher.wait(
+                    lambda ms: any("other" in m.json() for m in watcher.on(T.error)),
+                    "the duplicate reported",
+                )
+            finally:
+                second.close()
+        finally:
+            table.close()
+            watcher.close()
+    kinds: set[str] = set()
+    for topic in ("history", "error", "reply", "info"):
+        messages = [m for m in watcher.on(getattr(T, topic)) if m.payload]
+        assert messages, topic
+        for m in messages:
+            payload = m.json()
+            assert not _errors(MESSAGE[topic], payload), (topic, payload)
+            if topic == "reply":
+                kinds.add(
+                    f"reply {payload['status']}" + (" +tx" if "transaction" in payload else "")
+                )
+            elif topic == "error":
+                kinds |= {f"error {key}" for key in ("command", "tag", "other") if key in payload}
+            elif topic == "history":
+                kinds.add("history entries" if payload["entries"] else "history empty")
+    assert {
+        "reply ok +tx",
+        "reply ok",
+        "reply error +tx",
+        "reply error",
+        "error command",
+        "error tag",
+        "error other",
+        "history entries",
+    } <= kinds, kinds
+
+
+def _ok_reply(state: TableState) -> dict[str, Any]:
+    state, events = apply(state, dict(BEGIN_CMD))
+    messages = [event_message(1, state, e, "mqtt:1", "now") for e in events]
+    return _as_json(reply_ok(7, BEGIN_CMD, messages))
+
+
+BEGIN_CMD = {"cmd": "begin_performance", "difficulty": 5}
+
+
+@pytest.mark.parametrize(
+    ("topic", "path", "renamed"),
+    [
+        ("reply", ("data",), ("events", "evts")),
+        ("reply", ("data", "events", 0), ("difficulty", "level")),  # the event, by events.schema
+        ("reply", (), ("status", "state")),
+        ("error", (), ("message", "msg")),
+        ("history", ("entries", 0), ("time", "clock")),
+        ("history", ("recap",), ("href", "link")),
+    ],
+)
+def test_a_renamed_message_key_fails_its_schema(
+    example_state: TableState, topic: str, path: tuple, renamed: tuple[str, str]
+) -> None:
+    from companion.record.narrate import Line
+
+    messages: dict[str, Any] = {
+        "reply": _ok_reply(example_state),
+        "error": _as_json(
+            error_message(
+                RuleViolation("no", rule="P23", field="hero", fix="declare"),
+                "mqtt:2",
+                "now",
+                BEGIN_CMD,
+            )
+        ),
+        "history": _as_json(
+            history_message(
+                [
+                    Line(
+                        1, 1764615296.2, "MQTT", "begin_performance difficulty=5", ("begins",)
+                    ).to_json()
+                ],
+                {"session": "20261130T230512Z", "file": "recap.html", "href": None},
+            )
+        ),
+    }
+    message = messages[topic]
+    assert not _errors(MESSAGE[topic], message), message
+    part = message
+    for key in path:
+        part = part[key]
+    old, new = renamed
+    part[new] = part.pop(old)
+    assert _errors(MESSAGE[topic], message), message

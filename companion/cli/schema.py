@@ -1,19 +1,28 @@
 """``rhuna-table schema``: print or write the command vocabulary (JSON Schema and Markdown) and the
-JSON Schemas of the MQTT state topics and event messages (engine/contracts)."""
+JSON Schemas of the MQTT payloads: the state topics and event messages (engine/contracts), and the
+bridge's history, error, reply and info messages (companion/mqtt/schema.py)."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import engine  # noqa: F401  (registers every command)
+from companion.mqtt.schema import MESSAGES, message_schema
 from engine.contracts.schema import dumps, events_schema, state_schema
 from engine.docs import commands_markdown, schema_json
 
-#: the generated files beside commands.schema.json: name → what makes it
-CONTRACTS = {"state.schema.json": state_schema, "events.schema.json": events_schema}
+#: the generated files beside commands.schema.json: name → what makes it (the engine's state and
+#: events; the bridge's own messages: history, error, reply, info)
+CONTRACTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "state.schema.json": state_schema,
+    "events.schema.json": events_schema,
+    **{f"{topic}.schema.json": functools.partial(message_schema, topic) for topic in MESSAGES},
+}
 
 
 def register(sub: Any) -> None:
@@ -22,7 +31,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--write",
         metavar="DIR",
-        help="write commands.schema.json, commands.md, state.schema.json and events.schema.json",
+        help="write commands.schema.json, commands.md and the MQTT payloads' schemas"
+        " (state, events, history, error, reply, info)",
     )
     p.set_defaults(func=run)
 

@@ -50,15 +50,19 @@ from companion.mqtt.client import OFFLINE, ONLINE, make_client
 from companion.mqtt.commands import BadRequest, parse_request
 from companion.mqtt.config import MqttConfig
 from companion.mqtt.messages import (
+    InfoMessage,
+    Reply,
     encode,
     error_message,
     event_message,
+    history_message,
     iter_state_messages,
     reply_error,
     reply_ok,
 )
 from companion.mqtt.topics import Topics, level
-from companion.record.narrate import outcome_entry
+from companion.record.narrate import HistoryEntry, outcome_entry
+from companion.record.recap import Recap
 from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.view import table_view
@@ -103,7 +107,7 @@ class _Outcome:
 
 @dataclass(frozen=True, slots=True)
 class _Reply:
-    payload: dict[str, Any]
+    payload: Reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,13 +177,13 @@ class MqttBridge:
         config: MqttConfig,
         *,
         seq: int = 0,
-        history: Iterable[dict[str, Any]] = (),
-        recap: dict[str, Any] | None = None,
+        history: Iterable[HistoryEntry] = (),
+        recap: Recap | None = None,
     ) -> None:
         self.config = config
         self.seq = seq
         #: the last narrated journal entries for ``…/history`` (the journal's, then each new one)
-        self.history: collections.deque[dict[str, Any]] = collections.deque(history, maxlen=HISTORY)
+        self.history: collections.deque[HistoryEntry] = collections.deque(history, maxlen=HISTORY)
         #: the last ended session's recap, beside the history (docs/record.md)
         self.recap = recap
         self.stats = BridgeStats()
@@ -273,7 +277,7 @@ class MqttBridge:
         with self._cond:
             return self._cond.wait_for(lambda: self._ready == ready, timeout)
 
-    def show_recap(self, recap: dict[str, Any]) -> None:
+    def show_recap(self, recap: Recap) -> None:
         """A session's recap is written (any thread): it goes out with ``…/history``."""
         self.recap = recap
         self._inbox.put(_Refresh())
@@ -426,7 +430,7 @@ class MqttBridge:
             client.publish(message.topic, b"", qos=1, retain=True)
         return True
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> InfoMessage:
         """The retained ``…/info``: which process publishes this table."""
         return {
             "instance": self.instance,
@@ -562,6 +566,7 @@ class MqttBridge:
             asked = outcome.source in self._pending
             transaction = self._pending.pop(outcome.source, None)
         if asked:
+            reply: Reply
             if outcome.error is not None:
                 reply = reply_error(transaction, outcome.error)
             else:
@@ -644,7 +649,7 @@ class MqttBridge:
                 view, self.topics, ha, self._version
             ).items():
                 wanted[topic] = encode(config)
-        wanted[self.topics.history] = encode({"entries": list(self.history), "recap": self.recap})
+        wanted[self.topics.history] = encode(history_message(self.history, self.recap))
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):
             self._retain(topic, "")  # a hero (and their HA sensors) no longer at the table

@@ -11,12 +11,15 @@ without a broker. Payloads are compact UTF-8 JSON.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
 from companion import inputs
 from companion.mqtt.topics import SECTIONS, Topics
-from engine.errors import RuleViolation
+from companion.record.narrate import HistoryEntry
+from companion.record.recap import Recap
+from engine.contracts.schema import Ref
+from engine.errors import Refusal, RuleViolation
 from engine.events import Event
 from engine.narrate import describe
 from engine.state import TableState
@@ -24,6 +27,78 @@ from engine.state import TableState
 #: keys the bridge adds to every event message; an event field of the same name is kept
 #: as ``event_<name>`` (``combatant_injured`` has its own ``source``, ``time_prompt`` a ``text``)
 ENVELOPE_KEYS = ("seq", "type", "text", "source", "at")
+
+# --- the messages' types: docs/{history,error,reply,info}.schema.json are generated from these
+# (companion/mqtt/schema.py), and the web pages' types from those (web/gen-types.mjs)
+
+#: one ``…/events`` message: its schema is docs/events.schema.json (``oneOf`` by ``type``)
+EventMessage = Annotated[dict[str, Any], Ref("events.schema.json")]
+
+
+class ErrorMessage(Refusal):
+    """``…/error``: a refused command or an unknown tag, the refusal plus where it came from."""
+
+    source: str
+    #: when (UTC, ISO 8601)
+    at: str
+    #: the refused command, when there was one
+    command: NotRequired[dict[str, Any]]
+    #: the unknown tag's UID
+    tag: NotRequired[str]
+    #: a second service publishing this table id: its retained ``…/info`` (``code`` duplicate)
+    other: NotRequired[dict[str, Any]]
+
+
+class ReplyData(TypedDict):
+    """What the table took: the command as the vocabulary read it, and the events it caused."""
+
+    command: dict[str, Any] | None
+    events: list[EventMessage]
+
+
+class NoData(TypedDict):
+    """A refusal's ``data``: empty (Zigbee2MQTT's envelope)."""
+
+
+class ReplyOk(TypedDict):
+    """``…/reply`` to a command the table took."""
+
+    status: Literal["ok"]
+    data: ReplyData
+    #: the command's ``transaction`` (or ``id``), any JSON value, when it had one
+    transaction: NotRequired[Any]
+
+
+class ReplyError(TypedDict):
+    """``…/reply`` to a command refused (the rules, the vocabulary, or a full queue)."""
+
+    status: Literal["error"]
+    data: NoData
+    error: Refusal
+    transaction: NotRequired[Any]
+
+
+#: one ``…/reply`` message
+Reply = ReplyOk | ReplyError
+
+
+class HistoryMessage(TypedDict):
+    """``…/history``, retained: the newest narrated journal entries, oldest first, and the last
+    ended session's recap (None until a session ended with one)."""
+
+    entries: list[HistoryEntry]
+    recap: Recap | None
+
+
+class InfoMessage(TypedDict):
+    """``…/info``, retained: which process publishes this table."""
+
+    instance: str
+    host: str
+    pid: int
+    #: when it started (UTC, ISO 8601)
+    started: str
+    version: str
 
 
 def encode(obj: Any) -> str:
@@ -53,9 +128,7 @@ def iter_state_messages(view: Mapping[str, Any], topics: Topics) -> Iterator[tup
         yield topics.hero(hero_id), encode(hero)
 
 
-def event_message(
-    seq: int, state: TableState, event: Event, source: str, at: str
-) -> dict[str, Any]:
+def event_message(seq: int, state: TableState, event: Event, source: str, at: str) -> EventMessage:
     """``{seq, type, …the event's fields…, text, source, at}`` for the events stream."""
     out: dict[str, Any] = {"seq": seq, "type": event.type}
     for key, value in event.data.items():
@@ -80,11 +153,10 @@ def error_message(
     at: str,
     command: Mapping[str, Any] | None = None,
     tag: str | None = None,
-) -> dict[str, Any]:
+) -> ErrorMessage:
     """A refusal or an unknown tag for ``…/error``: the RuleViolation JSON plus where from."""
-    out: dict[str, Any] = violation.to_json()
-    out["source"] = source
-    out["at"] = at
+    # the refusal's keys first, as ever (mypy does not follow ** into the optional keys)
+    out = cast(ErrorMessage, {**violation.to_json(), "source": source, "at": at})
     if command is not None:
         out["command"] = dict(command)
     if tag is not None:
@@ -93,10 +165,10 @@ def error_message(
 
 
 def reply_ok(
-    transaction: Any, command: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+    transaction: Any, command: Mapping[str, Any] | None, events: Sequence[EventMessage]
+) -> ReplyOk:
     """Zigbee2MQTT's envelope for a command the table took, with the events it caused."""
-    out: dict[str, Any] = {
+    out: ReplyOk = {
         "status": "ok",
         "data": {"command": dict(command) if command is not None else None, "events": list(events)},
     }
@@ -105,9 +177,14 @@ def reply_ok(
     return out
 
 
-def reply_error(transaction: Any, violation: RuleViolation) -> dict[str, Any]:
+def reply_error(transaction: Any, violation: RuleViolation) -> ReplyError:
     """Zigbee2MQTT's envelope for a refusal: ``error`` is the RuleViolation JSON."""
-    out: dict[str, Any] = {"status": "error", "data": {}, "error": violation.to_json()}
+    out: ReplyError = {"status": "error", "data": {}, "error": violation.to_json()}
     if transaction is not None:
         out["transaction"] = transaction
     return out
+
+
+def history_message(entries: Iterable[HistoryEntry], recap: Recap | None) -> HistoryMessage:
+    """The retained ``…/history``: ``entries`` oldest first, and the last session's recap."""
+    return {"entries": list(entries), "recap": recap}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from companion.record.journal import Entry, Journal, Step
 from engine.narrate import describe
@@ -32,6 +32,20 @@ SOURCES = {
 }
 
 
+class HistoryEntry(TypedDict):
+    """One narrated journal row as JSON: ``rhuna-table history --json``'s lines and the
+    entries of MQTT's ``…/history`` (docs/history.schema.json)."""
+
+    seq: int
+    #: seconds since the epoch (the journal's)
+    at: float
+    #: the same, as UTC wall-clock text
+    time: str
+    source: str
+    command: str
+    events: list[str]
+
+
 @dataclass(frozen=True, slots=True)
 class Line:
     """One narrated journal row."""
@@ -42,7 +56,7 @@ class Line:
     command: str
     events: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> HistoryEntry:
         return {
             "seq": self.seq,
             "at": self.at,
@@ -96,7 +110,7 @@ def narrate(step: Step) -> Line:
     )
 
 
-def outcome_entry(outcome: Outcome, at: float) -> dict[str, Any]:
+def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:
     """An accepted command as it is journaled, narrated (the MQTT ``…/history`` entries)."""
     return Line(
         int(outcome.seq or 0),
@@ -117,7 +131,7 @@ def _entry_line(entry: Entry, state: TableState) -> Line:
     )
 
 
-def recent(journal: Journal, state: TableState, n: int) -> list[dict[str, Any]]:
+def recent(journal: Journal, state: TableState, n: int) -> list[HistoryEntry]:
     """The last ``n`` journal rows narrated against ``state`` (the table now: names and
     tokens do not change during a session), without replaying the journal."""
     after = max(0, journal.last_seq() - n)

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from companion.record.journal import JournalError
 from companion.record.night import GroupRow, Night, names
@@ -458,7 +458,18 @@ def markdown(night: Night) -> str:
     return "\n".join(out)
 
 
-def latest_recap(recaps: Path, url: str | None) -> dict[str, Any] | None:
+class Recap(TypedDict):
+    """The last ended session's recap, as the table display links it (MQTT ``…/history``)."""
+
+    #: the session id (a UTC stamp) and its folder's name
+    session: str
+    #: ``recap.html`` or ``recap.md``
+    file: str
+    #: where it is served (``[record] recap_url``), or None when it is not
+    href: str | None
+
+
+def latest_recap(recaps: Path, url: str | None) -> Recap | None:
     """The newest recap in ``recaps`` (folders are session ids, UTC stamps: they sort), as
     the table display's link: ``{"session", "file", "href"}``; None when there is none."""
     if not recaps.is_dir():
@@ -473,7 +484,7 @@ def latest_recap(recaps: Path, url: str | None) -> dict[str, Any] | None:
 
 def write_session_recap(
     journal: Path, recaps: Path, table: Path, url: str | None, frames: Path | None = None
-) -> dict[str, Any] | None:
+) -> Recap | None:
     """Export an ended session into ``recaps/<session id>/`` (HTML when matplotlib is there,
     else Markdown; with the png panel's last ``frames``); returns its link, or None (logged)
     when it cannot be written."""

@@ -17,7 +17,8 @@ TypeScript types from them, so a key renamed here breaks its build.
 import json
 import types
 import typing
-from typing import Any, NotRequired, Required, Union, get_args, get_origin
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
 from engine.contracts.events import EVENTS
 from engine.contracts.view import RETAINED_SECTIONS, HeroView, TableView
@@ -32,6 +33,14 @@ ENVELOPE: dict[str, Any] = {
     "source": {"type": "string", "description": "where the command came from"},
     "at": {"type": "string", "description": "when (UTC, ISO 8601)"},
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """``Annotated[T, Ref("events.schema.json")]``: a value whose schema is another file's
+    (T is what mypy sees). A reply's events are the events stream's messages."""
+
+    uri: str
 
 
 def _is_typeddict(tp: Any) -> bool:
@@ -49,6 +58,12 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     origin = get_origin(tp)
     if origin in (Required, NotRequired):
         return schema_of(get_args(tp)[0], defs)
+    if origin is Annotated:
+        refs = [m for m in tp.__metadata__ if isinstance(m, Ref)]
+        return {"$ref": refs[0].uri} if refs else schema_of(tp.__origin__, defs)
+    if origin is Literal:
+        values = list(get_args(tp))
+        return {"const": values[0]} if len(values) == 1 else {"enum": values}
     if origin is Union or origin is types.UnionType:
         options = [schema_of(a, defs) for a in get_args(tp)]
         return {"anyOf": options}
@@ -67,15 +82,25 @@ def schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for {tp!r}")
 
 
+def _required(tp: Any, key: str, hint: Any) -> bool:
+    """From the annotation itself: under ``from __future__ import annotations`` Python 3.11
+    fills ``__required_keys__`` without seeing ``NotRequired``."""
+    if get_origin(hint) is NotRequired:
+        return False
+    if get_origin(hint) is Required:
+        return True
+    return key in tp.__required_keys__
+
+
 def _object(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
-    hints = typing.get_type_hints(tp)
+    hints = typing.get_type_hints(tp, include_extras=True)
     out: dict[str, Any] = {"title": tp.__name__}
     doc = tp.__dict__.get("__doc__")
     if doc and not doc.startswith(tp.__name__ + "("):  # the functional syntax's default doc
         out["description"] = " ".join(doc.split())
     out["type"] = "object"
     out["properties"] = {k: schema_of(v, defs) for k, v in hints.items()}
-    out["required"] = sorted(tp.__required_keys__, key=list(hints).index)
+    out["required"] = [k for k, v in hints.items() if _required(tp, k, v)]
     out["additionalProperties"] = False
     return out
 

@@ -9,6 +9,10 @@ display's test fixtures are checked against.
 
 from typing import Any, TypedDict
 
+from engine.errors import Refusal
+
+__all__ = ["Refusal"]  # engine.errors' own, one of the view's parts (RedrawView.refusals)
+
 # --- the core: the table, its heroes and its bags ------------------------------------------
 
 
@@ -86,16 +90,6 @@ class ResultView(TypedDict):
 class RedrawCandidate(TypedDict):
     hero: str
     token: str
-
-
-class Refusal(TypedDict, total=False):
-    """A :class:`~engine.errors.RuleViolation` as JSON: ``code`` and ``message`` always."""
-
-    code: str
-    message: str
-    rule: str
-    field: str
-    fix: str
 
 
 class RedrawView(TypedDict):

@@ -15,7 +15,6 @@ from engine.contracts.view import (
     CostView,
     PerformanceView,
     RedrawView,
-    Refusal,
     TokenView,
 )
 from engine.performance.commands import contribution_total, groups, value_of
@@ -90,7 +89,7 @@ def _redraw_view(state: TableState) -> RedrawView:
     answer = redraws(state)
     return {
         "candidates": [{"hero": h, "token": t} for h, t in answer.candidates],
-        "refusals": {h: cast(Refusal, v.to_json()) for h, v in answer.refusals.items()},
+        "refusals": {h: v.to_json() for h, v in answer.refusals.items()},
     }
 
 

@@ -12,8 +12,9 @@ from tests.harness import ROOT, missing_real_part
 WEB = ROOT / "web"
 
 
-def typecheck(tmp_path, state_schema):
-    """Generate the types from ``state_schema`` in a copy of web/ and run tsc there."""
+def typecheck(tmp_path, state_schema, **schemas):
+    """Generate the types from ``state_schema`` (and any other ``<name>=schema`` given, else
+    the one in docs/) in a copy of web/ and run tsc there."""
     if not (WEB / "node_modules" / ".bin" / "tsc").exists() or shutil.which("node") is None:
         missing_real_part("web/node_modules (make web) and node")
     copy = tmp_path / "web"
@@ -28,8 +29,11 @@ def typecheck(tmp_path, state_schema):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "state.schema.json").write_text(json.dumps(state_schema))
-    for name in ("events.schema.json", "commands.schema.json"):  # gm.html reads the commands
-        shutil.copy(ROOT / "docs" / name, docs / name)
+    for path in (ROOT / "docs").glob("*.schema.json"):  # gm.html reads the commands too
+        if path.name != "state.schema.json":
+            shutil.copy(path, docs / path.name)
+    for name, schema in schemas.items():
+        (docs / f"{name}.schema.json").write_text(json.dumps(schema))
     env = {"PATH": f"{copy / 'node_modules' / '.bin'}:/usr/bin:/bin", "RHUNA_DOCS": str(docs)}
     subprocess.run(["node", "gen-types.mjs"], cwd=copy, env=env, check=True, capture_output=True)
     return subprocess.run(
@@ -51,4 +55,17 @@ def test_a_key_renamed_in_the_service_breaks_the_web_build(tmp_path):
     result = typecheck(tmp_path, schema)
     assert result.returncode != 0
     assert "Property 'total' does not exist on type 'ContributionView'" in result.stdout
+    assert "src/model.ts" in result.stdout
+
+
+def test_a_key_renamed_in_the_history_message_breaks_the_web_build(tmp_path):
+    """…/history is generated too (docs/history.schema.json): the table page's recap link."""
+    state = json.loads((ROOT / "docs" / "state.schema.json").read_text())
+    history = json.loads((ROOT / "docs" / "history.schema.json").read_text())
+    recap = history["$defs"]["Recap"]
+    recap["properties"]["link"] = recap["properties"].pop("href")
+    recap["required"] = ["link" if k == "href" else k for k in recap["required"]]
+    result = typecheck(tmp_path, state, history=history)
+    assert result.returncode != 0
+    assert "Property 'href' does not exist on type 'Recap'" in result.stdout
     assert "src/model.ts" in result.stdout

@@ -287,10 +287,11 @@ export function history(t: TableRecord, n: number): HistoryItem[] {
   return out;
 }
 
-/** The last ended session's recap, when the service has written one. */
+/** The last ended session's recap, when the service has written one it serves (`href` is null
+ *  without `[record] recap_url`: nothing to link to). */
 export function recap(t: TableRecord): { session: string; href: string } | null {
   const r = t.sections.history?.recap;
-  return r ? { session: r.session, href: r.href } : null;
+  return r?.href ? { session: r.session, href: r.href } : null;
 }
 
 /** How long the table display and the wall show a refusal or an unknown tag (ms). */

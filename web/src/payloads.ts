@@ -2,12 +2,16 @@
  * The payloads the service publishes (docs/mqtt.md), typed: the only file that names their keys.
  *
  * The types come from the service's own JSON Schemas (docs/state.schema.json for every retained
- * topic, docs/events.schema.json for every `…/events` message), generated into src/generated/
+ * topic, docs/events.schema.json for every `…/events` message, docs/error.schema.json,
+ * reply.schema.json and history.schema.json for those topics), generated into src/generated/
  * by gen-types.mjs before every type check and build: a key renamed in the service breaks
  * `tsc` here. Pages never read a payload directly: `model.ts` turns these into what they show.
  */
 
+import type * as E from "./generated/error";
 import type { EventMessage as AnyEvent } from "./generated/events";
+import type * as H from "./generated/history";
+import type * as R from "./generated/reply";
 import type * as S from "./generated/state";
 
 export type Status = "online" | "offline";
@@ -36,51 +40,26 @@ export type Costs = Record<string, HeroCost>;
 /** `…/events`: one engine event in the bridge's envelope (a union over every event type). */
 export type EventMessage = AnyEvent;
 
-/** `…/error`: a refused command or an unknown tag (docs/mqtt.md; no schema yet). */
-export interface ErrorMessage {
-  code: string;
-  message: string;
-  rule?: string;
-  field?: string;
-  fix?: string;
-  source: string;
-  at: string;
-  /** the command refused, as the service received it (none for an unknown tag) */
-  command?: { cmd?: string } & Record<string, unknown>;
-  /** the unknown tag's UID */
-  tag?: string;
-}
+/** `…/error`: a refused command or an unknown tag (docs/error.schema.json). */
+export type ErrorMessage = E.ErrorMessage;
 
-/** `…/reply`: the envelope every command received on MQTT gets back (docs/mqtt.md). */
-export interface Reply {
-  status: "ok" | "error";
-  transaction?: unknown;
-  data: { command?: Record<string, unknown> | null; events?: EventMessage[] };
-  error?: { code: string; message: string; rule?: string; field?: string; fix?: string };
-}
+/** `…/reply`: the envelope every command received on MQTT gets back (docs/reply.schema.json). */
+export type Reply = R.Reply;
+/** the reply to a command the table took: its events are the `…/events` messages */
+export type ReplyOk = R.ReplyOk;
+/** the reply to a refused command: `error` is the refusal (code, message, rule, field, fix) */
+export type ReplyError = R.ReplyError;
 
-/** One narrated journal entry of `…/history` (`rhuna-table history --json`; no schema yet). */
-export interface HistoryEntry {
-  seq: number;
-  at: number;
-  time: string;
-  source: string;
-  command: string;
-  events: string[];
-}
+/** One narrated journal entry of `…/history` (`rhuna-table history --json`). */
+export type HistoryEntry = H.HistoryEntry;
 
-/** The last ended session's recap (`rhuna-table export`, docs/record.md). */
-export interface Recap {
-  session: string;
-  file: string;
-  href: string;
-}
+/** The last ended session's recap (`rhuna-table export`, docs/record.md); `href` null when the
+ *  service serves none (no `[record] recap_url`). */
+export type Recap = H.Recap;
 
-/** `…/history`: the newest journal entries, oldest first, and the last session's recap. */
-export interface History {
-  entries: HistoryEntry[];
-  recap?: Recap | null;
-}
+/** `…/history`: the newest journal entries, oldest first, and the last session's recap
+ *  (docs/history.schema.json). */
+export type History = H.HistoryMessage;
 
 /** The retained state topics under `rhuna/<table>/`, by their last topic level. */
 export interface Sections {

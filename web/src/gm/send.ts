@@ -9,11 +9,11 @@
 
 import type { Connection } from "../connection";
 import { h } from "../dom";
-import type { Reply } from "../payloads";
+import type { ReplyError, ReplyOk } from "../payloads";
 
 export type Outcome =
-  | { state: "ok"; reply: Reply }
-  | { state: "refused"; reply: Reply }
+  | { state: "ok"; reply: ReplyOk }
+  | { state: "refused"; reply: ReplyError }
   | { state: "failed"; message: string };
 
 export function outlet(): HTMLElement {

@@ -78,8 +78,12 @@ def test_a_token_lying_on_a_reader_for_10_s_gives_one_present_event(events):
         emu.lay(1, A)
         t0 = emu.ticks_ms()
         assert events.next().presence is Presence.PRESENT
-        wait_until(lambda: emu.ticks_ms() - t0 >= 10_000, "10 s of hub time", timeout=5)
-        assert emu.readers[1].misses > 20, "the reader was not flaky: the test proves nothing"
+        # at least 10 s of hub time, and flaky enough to prove something: a loaded machine
+        # polls less often per hub second, so the misses are waited for, not assumed
+        wait_until(
+            lambda: emu.ticks_ms() - t0 >= 10_000 and emu.readers[1].misses > 20,
+            "10 s of hub time with over 20 missed polls",
+        )
         assert events.drain(0.2) == []
         assert r.stats.heartbeats >= 8
         emu.lift(1)

@@ -24,7 +24,13 @@ One run measures, on one broker (plain + websockets listeners, ``set_tcp_nodelay
    while a client publishes every 5 ms (other traffic wakes Mosquitto 2.0's main loop, which
    otherwise serves its websockets side only once per 100 ms: docs/web.md).
 
-``--paint-only`` measures (4) alone.
+5. **the broker's share**: the same opening with no browser at all (raw sockets: the page
+   fetched, the WebSocket upgrade begun at the page's first body byte as the page's <head>
+   does, CONNECT, SUBSCRIBE, the retained Performance), begun at random moments, the page
+   from ``http_dir`` and from http.server: what Mosquitto's passes cost however fast the
+   browser is (a floor for (4)).
+
+``--paint-only`` measures (4) and (5) alone.
 
 p50 and p99 are printed; the machine is shared, so expect noise. The target: p99 of (1)
 under 100 ms, and (4) under 500 ms.
@@ -33,8 +39,13 @@ under 100 ms, and (4) under 500 ms.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import os
+import random
+import socket
 import statistics
+import struct
 import sys
 import tempfile
 import threading
@@ -60,6 +71,8 @@ from tests.harness.web import (  # noqa: E402
     DIST,
     SERVICE_PASSWORD,
     SERVICE_USER,
+    VIEWER_PASSWORD,
+    VIEWER_USER,
     ServedTable,
     WebBroker,
     launch_chromium,
@@ -285,6 +298,123 @@ def busy_broker(port: int, every: float = 0.005) -> Iterator[None]:
         client.loop_stop()
 
 
+# --- the broker's share of a first paint, with no browser (5) ---------------------------------
+
+
+def _ws_frame(payload: bytes) -> bytes:
+    """One masked binary WebSocket frame (a client's)."""
+    mask = os.urandom(4)
+    n = len(payload)
+    size = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n)
+    return bytes([0x82]) + size + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _mqtt_str(text: str) -> bytes:
+    raw = text.encode()
+    return struct.pack(">H", len(raw)) + raw
+
+
+def _mqtt_packet(kind: int, body: bytes) -> bytes:
+    size, n = b"", len(body)
+    while True:
+        digit, n = n % 128, n // 128
+        size += bytes([digit | (0x80 if n else 0)])
+        if not n:
+            return bytes([kind]) + size + body
+
+
+def _connect_and_subscribe(topic: str) -> tuple[bytes, bytes]:
+    """MQTT 5 CONNECT (the viewer's login, clean start) and SUBSCRIBE to ``topic`` (QoS 0)."""
+    connect = _mqtt_packet(
+        0x10,
+        _mqtt_str("MQTT")
+        + bytes([5, 0xC2])
+        + struct.pack(">H", 10)
+        + b"\x00"
+        + _mqtt_str(f"bench-{os.getpid()}-{random.randrange(1 << 30)}")
+        + _mqtt_str(VIEWER_USER)
+        + _mqtt_str(VIEWER_PASSWORD),
+    )
+    subscribe = _mqtt_packet(0x82, struct.pack(">H", 1) + b"\x00" + _mqtt_str(topic) + b"\x00")
+    return connect, subscribe
+
+
+def _fetch_page(port: int, path: str, first_byte: threading.Event | None = None) -> None:
+    """GET ``path`` over a fresh connection, as a browser does, until its body is all in."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536)
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = int(
+            next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")).split(
+                b":"
+            )[1]
+        )
+        while not body:
+            body += sock.recv(65536)
+        if first_byte is not None:
+            first_byte.set()  # the page's <head> runs as its first bytes arrive
+        while len(body) < length:
+            chunk = sock.recv(1 << 20)
+            assert chunk, "the page was cut short"
+            body += chunk
+
+
+def _upgrade(ws_port: int) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", ws_port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mqtt\r\n\r\n".encode()
+    )
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(4096)
+    assert data.startswith(b"HTTP/1.1 101"), data[:80]
+    return sock
+
+
+def broker_share(page_port: int, ws_port: int, early: bool) -> float:
+    """ms from asking for the overlay until its retained Performance arrives, with no browser
+    work at all: the page, the WebSocket upgrade (after the page, or begun at its first body
+    byte when ``early``, as the page's <head> does), CONNECT, SUBSCRIBE, the retained message."""
+    connect, subscribe = _connect_and_subscribe(f"{R}/performance")
+    t0 = time.perf_counter()
+    if early:
+        first = threading.Event()
+        page = threading.Thread(target=_fetch_page, args=(page_port, "/overlay.html", first))
+        page.start()
+        assert first.wait(10)
+        sock = _upgrade(ws_port)
+        page.join()
+    else:
+        _fetch_page(page_port, "/overlay.html")
+        sock = _upgrade(ws_port)
+    with sock:
+        sock.sendall(_ws_frame(connect))
+        got = b""
+        while b"\x20" not in got[:4]:  # CONNACK (the first frame's first byte)
+            got += sock.recv(65536)
+        sock.sendall(_ws_frame(subscribe))
+        while f"{R}/performance".encode() not in got:
+            got += sock.recv(65536)
+    return (time.perf_counter() - t0) * 1000
+
+
+def broker_shares(page_port: int, http_port: int, ws_port: int, n: int) -> dict[str, list[float]]:
+    """(5), interleaved, each run started at a random moment of the broker's 100 ms pass."""
+    out: dict[str, list[float]] = {"http_dir": [], "http.server": []}
+    for _ in range(n):
+        for name, port, early in (("http_dir", page_port, True), ("http.server", http_port, True)):
+            time.sleep(random.uniform(0.05, 0.25))
+            out[name].append(broker_share(port, ws_port, early))
+    return out
+
+
 @contextmanager
 def static_server(folder: Path) -> Iterator[int]:
     """``folder`` over HTTP on a free port of 127.0.0.1 (for the comparison only)."""
@@ -355,6 +485,7 @@ def main() -> int:
                         },
                         args.opens,
                     )
+                    shares = broker_shares(broker.ws_port, port, broker.ws_port, args.opens)
                 with busy_broker(broker.port):
                     busy = first_paints(
                         browser, {"busy": (broker.url("overlay.html"), "")}, args.opens
@@ -365,10 +496,13 @@ def main() -> int:
             table.close()
             broker.stop()
     raw_all = raw + raw_after
-    print(f"benchmarks/web.py — {args.draws} draws, one broker, Chromium {CHROMIUM}")
+    draws_said = "first paint only" if args.paint_only else f"{args.draws} draws"
+    print(f"benchmarks/web.py — {draws_said}, {args.opens} opens each, one broker, {CHROMIUM}")
     if to_dom:
         report_draws(raw_all, to_event, to_dom, cmd_dom)
     report_paints(paints, busy)
+    print(line("the broker's share alone, http_dir", shares["http_dir"]))
+    print(line("  same, page from http.server", shares["http.server"]))
     ok_draw = not to_dom or pct(to_dom, 0.99) < 100
     ok_paint = pct(paints["http_dir"][0], 0.99) < 500
     print(

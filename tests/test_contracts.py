@@ -37,7 +37,7 @@ from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.view import SECTIONS as VIEW_SECTIONS
 from engine.view import table_view
-from tests.harness import ROOT
+from tests.harness import ARIA, BEGIN, ROOT, WAIT
 from tests.harness import views as dv
 
 DOCS = ROOT / "docs"
@@ -323,7 +323,7 @@ def test_every_event_of_the_catalogue_is_checked_against_its_payload() -> None:
 
 def test_a_renamed_event_key_fails_the_message_schema(example_state: TableState) -> None:
     """The schema is strict: an extra key or a missing one is an error, not ignored."""
-    state, events = apply(example_state, {"cmd": "begin_performance", "difficulty": 5})
+    state, events = apply(example_state, BEGIN)
     message = _as_json(event_message(1, state, events[0], "script", "now"))
     assert not _errors(EVENT_MESSAGE, message)
     message["level"] = message.pop("difficulty")
@@ -433,7 +433,6 @@ def test_every_history_error_and_reply_the_service_publishes_fits_its_schema(
     malformed commands on MQTT (with and without a transaction), an unknown tag on the Draw
     Board, a command from a script, a second service on the same table id. Every message on
     …/history, …/error, …/reply and …/info validates against its schema."""
-    from tests.harness import ARIA, BEGIN, WAIT
     from tests.harness.broker import Watcher, running_broker
     from tests.harness.service import InProcess
 
@@ -499,12 +498,9 @@ def test_every_history_error_and_reply_the_service_publishes_fits_its_schema(
 
 
 def _ok_reply(state: TableState) -> dict[str, Any]:
-    state, events = apply(state, dict(BEGIN_CMD))
+    state, events = apply(state, BEGIN)
     messages = [event_message(1, state, e, "mqtt:1", "now") for e in events]
-    return _as_json(reply_ok(7, BEGIN_CMD, messages))
-
-
-BEGIN_CMD = {"cmd": "begin_performance", "difficulty": 5}
+    return _as_json(reply_ok(7, BEGIN, messages))
 
 
 @pytest.mark.parametrize(
@@ -530,7 +526,7 @@ def test_a_renamed_message_key_fails_its_schema(
                 RuleViolation("no", rule="P23", field="hero", fix="declare"),
                 "mqtt:2",
                 "now",
-                BEGIN_CMD,
+                BEGIN,
             )
         ),
         "history": _as_json(

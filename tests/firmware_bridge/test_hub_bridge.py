@@ -37,7 +37,7 @@ def reader(emu, events):
     ticks = itertools.count()
     r = HubReader(emu.link, sink=events.queue, clock=lambda: float(next(ticks)))
     r.start()
-    assert r.wait_online(3), r.stats.snapshot()
+    assert r.wait_online(WAIT), r.stats.snapshot()
     yield r
     r.stop()
 
@@ -45,7 +45,7 @@ def reader(emu, events):
 def test_handshake_reads_the_hubs_hello(emu, events):
     statuses: list[ReaderStatus] = []
     with HubReader(emu.link, sink=events.queue, on_status=statuses.append) as r:
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         assert r.info is not None
         assert (r.info.protocol, r.info.hub_id, r.info.channels) == (1, "EMU-0001", 4)
         assert r.info.heartbeat_ms == 250 and r.info.has_led and r.info.has_buzzer
@@ -74,7 +74,7 @@ def test_a_token_lying_on_a_reader_for_10_s_gives_one_present_event(events):
     miss) take about one real second; the debounce that absorbs it is the firmware's."""
     emu = HubEmulator(poll_ms=20, heartbeat_ms=1000, time_scale=10, miss_rate=0.3, seed=7)
     with emu, HubReader(emu.link, sink=events.queue) as r:
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(1, A)
         t0 = emu.ticks_ms()
         assert events.next().presence is Presence.PRESENT
@@ -178,7 +178,7 @@ def test_a_silent_hub_is_declared_lost_and_picked_up_again(emu, reader, events):
     emu.lay(1, A)
     time.sleep(0.2)
     emu.resume()
-    assert reader.wait_online(3)
+    assert reader.wait_online(WAIT)
     assert brief([events.next()]) == [(1, A, "present")]
 
 
@@ -192,7 +192,7 @@ def test_a_consumer_that_raises_does_not_stop_the_reader(emu, events):
             raise RuntimeError("consumer bug")
 
     with HubReader(emu.link, sink=fragile) as r:
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(0, A)
         wait_until(lambda: len(seen) == 1, "the first tag past the failing sink")
         emu.lay(1, B)
@@ -214,7 +214,7 @@ def test_a_bug_in_the_backend_is_logged_counted_and_followed_by_a_reconnect(
 
     monkeypatch.setattr(HubReader, "_dispatch", buggy)
     with HubReader(emu.link, sink=events.queue) as r:
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(0, A)
         # the present is lost to the bug, then recovered by the reconnect's inventory
         assert brief([events.next()]) == [(0, A, "present")]
@@ -236,14 +236,14 @@ def test_feedback_ping_and_rescan_are_acknowledged(emu, reader):
 def test_a_cancelled_command_is_dropped_without_disturbing_the_link(emu, events):
     """A caller may cancel() the Future it got; the reader thread must not trip over it."""
     with HubReader(emu.link, sink=events.queue, command_timeout=0.2) as r:
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.drop_next(1)  # the PONG is lost: the command stays pending until it times out
         r.ping(b"late").cancel()
         emu.go_silent()  # one cancelled at once: before or after it went out, either is fine
         r.ping(b"never").cancel()
         wait_until(lambda: r.stats.lost == 1, "the silent hub declared lost")
         emu.resume()
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         assert r.ping(b"again").result(2) == p.ACK_OK
         assert r.stats.unexpected_errors == 0 and r.stats.connects == 2
 
@@ -253,7 +253,7 @@ def test_a_hub_without_a_buzzer_says_so(events):
         HubEmulator(poll_ms=5, features=p.FEATURE_LED) as emu,
         HubReader(emu.link, sink=events.queue) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         with pytest.raises(CommandFailed, match="no such hardware"):
             r.feedback(0, buzzer_ms=100).result(2)
 
@@ -273,7 +273,7 @@ def test_a_hub_not_yet_plugged_in_is_waited_for_with_back_off(tmp_path, events):
         wait_until(lambda: r.stats.open_failures >= 3, "several attempts")
         assert r.state == "offline"
         with HubEmulator(link, poll_ms=5) as emu:
-            assert r.wait_online(2)
+            assert r.wait_online(WAIT)
             emu.lay(0, A)
             assert events.next().uid == A
 
@@ -324,7 +324,7 @@ def test_a_hub_speaking_another_protocol_version_is_refused(tmp_path, events):
 
 def test_stop_ends_the_thread_promptly(emu, events):
     r = HubReader(emu.link, sink=events.queue).start()
-    assert r.wait_online(3)
+    assert r.wait_online(WAIT)
     r.stop()  # returns once the thread has ended (how soon: benchmarks/serial.py)
     assert r._thread is not None and not r._thread.is_alive()
     assert r.state == "stopped"
@@ -337,7 +337,7 @@ def test_maintenance_command_from_the_host_cli_and_chip_versions_in_the_inventor
     with HubEmulator(channels=2) as emu:
         emu.readers[1].version = 0xB2  # a clone board
         with HubReader(str(emu.link), sink=lambda e: None) as reader:
-            assert reader.wait_online(3)
+            assert reader.wait_online(WAIT)
             deadline = time.monotonic() + 3  # the inventory follows the hello
             while len(reader.chips) < 2 and time.monotonic() < deadline:
                 time.sleep(0.01)

@@ -20,7 +20,7 @@ from firmware_bridge.emulator import VirtualPort
 from firmware_bridge.firmware.hubcore import COLLISION, NOISE
 from firmware_bridge.firmware.mfrc522 import MFRC522, crc_a
 from firmware_bridge.hub import HubReader
-from tests.harness import ROOT
+from tests.harness import ROOT, WAIT
 from tests.harness.readers import Events, brief, run_micropython
 
 STANDINS = Path(__file__).parent / "firmware_standins"
@@ -192,7 +192,7 @@ def test_firmware_main_loop_over_a_real_pty_to_the_host_bridge(hw, tmp_path):
     events = Events()
     try:
         with HubReader(str(port.link), sink=events.queue) as r:
-            assert r.wait_online(3)
+            assert r.wait_online(WAIT)
             assert r.info is not None and r.info.hub_id.startswith("PICO-")
             chips[2].lay(UID10)
             assert brief([events.next()]) == [(2, UID10.hex().upper(), "present")]

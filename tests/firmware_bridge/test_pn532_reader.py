@@ -27,7 +27,7 @@ def emu():
 @pytest.fixture
 def reader(emu, events):
     with PN532Reader(emu.link, sink=events.queue, poll_interval=0.01, name="favor") as r:
-        assert r.wait_online(3), r.stats.snapshot()
+        assert r.wait_online(WAIT), r.stats.snapshot()
         yield r
 
 
@@ -66,7 +66,7 @@ def test_a_flaky_field_does_not_make_a_removal(events):
         PN532Emulator(miss_rate=0.3, seed=3) as emu,
         PN532Reader(emu.link, sink=events.queue, poll_interval=0.005, remove_misses=4) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(A)
         events.next()
         time.sleep(1.0)
@@ -86,7 +86,7 @@ def test_a_refused_deselect_is_not_a_driver_bug(emu, events, monkeypatch):
 
     monkeypatch.setattr(PN532Emulator, "_command", refuse_deselect)
     with PN532Reader(emu.link, sink=events.queue, poll_interval=0.01, remove_misses=3) as r:
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(A)
         assert brief([events.next()]) == [(0, A, "present")]
         wait_until(lambda: emu.commands.count(pn532.IN_DESELECT) >= 2, "two refused deselects")
@@ -130,7 +130,7 @@ def test_a_silent_pn532_is_declared_lost_and_found_again(emu, reader, events):
     emu.go_silent()
     wait_until(lambda: reader.stats.lost >= 1, "lost after unanswered commands")
     emu.resume()
-    assert reader.wait_online(3)
+    assert reader.wait_online(WAIT)
     emu.lay(B)
     assert brief([events.next()]) == [(0, B, "present")]
 
@@ -143,7 +143,7 @@ def test_stopping_mid_poll_is_not_reported_as_a_lost_pn532(emu, events):
         emu.link, sink=events.queue, poll_interval=0, on_status=lambda s: statuses.append(s.state)
     )
     r.start()
-    assert r.wait_online(3)
+    assert r.wait_online(WAIT)
     time.sleep(0.2)  # polling back to back: stop() lands inside an exchange
     r.stop()
     assert statuses == ["connecting", "online", "stopped"]
@@ -182,7 +182,7 @@ def test_a_stalled_command_is_aborted_and_the_input_flushed_before_the_retry(emu
     """A busy PN532 hears no new command until the host aborts the pending one with an ACK frame
     (NXP UM0701-02, PN532 User Manual, "ACK frame"); Adafruit_CircuitPython_PN532's UART transport
     also flushes its input before each command (adafruit_pn532/uart.py, _write_data)."""
-    assert reader.wait_online(3)
+    assert reader.wait_online(WAIT)
     connects = reader.stats.connects
     emu.stall_next(1)  # the next InListPassiveTarget is acknowledged and never answered
     wait_until(lambda: emu.aborts == 1, "the stalled command aborted")

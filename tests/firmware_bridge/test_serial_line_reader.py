@@ -8,7 +8,7 @@ import pytest
 
 from firmware_bridge.emulator import LineReaderEmulator
 from firmware_bridge.line_reader import LineFormat, LineReader
-from tests.harness import wait_until
+from tests.harness import WAIT, wait_until
 from tests.harness.readers import brief
 
 A = "04A1B2C3"
@@ -65,7 +65,7 @@ def test_a_repeating_reader_gives_one_present_while_the_card_stays_and_removed_a
         LineReaderEmulator(style="colon", repeat_s=0.05) as emu,
         LineReader(emu.link, sink=events.queue, removal_timeout=0.3) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(A)
         assert brief([events.next()]) == [(0, A, "present")]
         time.sleep(1.0)
@@ -83,7 +83,7 @@ def test_a_tap_reader_gives_present_and_removed_per_tap_and_ignores_repeats(even
             emu.link, sink=events.queue, uid_format="decimal", removal_timeout=None, debounce=0.5
         ) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay("00112233")
         assert brief([events.next(), events.next()]) == [
             (0, "00112233", "present"),
@@ -99,7 +99,7 @@ def test_noise_long_lines_and_non_uids_are_counted_and_the_next_line_is_read(eve
         LineReaderEmulator(repeat_s=None) as emu,
         LineReader(emu.link, sink=events.queue, removal_timeout=None) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.send_raw(b"\xff\xfe\x80\r\n")  # not ASCII
         emu.send_raw(b"7" * 500 + b"\r\n")  # over-long
         emu.send_raw(b"READY\r\n")  # a banner, not a UID
@@ -114,11 +114,11 @@ def test_unplug_and_replug_recovers(events):
         LineReaderEmulator(repeat_s=None) as emu,
         LineReader(emu.link, sink=events.queue, removal_timeout=None) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.unplug()
         wait_until(lambda: r.state == "offline", "the reader noticing the unplug")
         emu.replug()
-        assert r.wait_online(2)
+        assert r.wait_online(WAIT)
         emu.lay(A)
         assert events.next().uid == A
 
@@ -129,7 +129,7 @@ def test_a_card_that_stays_on_a_repeating_reader_through_a_replug_is_not_reporte
         LineReaderEmulator(repeat_s=0.05) as emu,
         LineReader(emu.link, sink=events.queue, removal_timeout=0.3) as r,
     ):
-        assert r.wait_online(3)
+        assert r.wait_online(WAIT)
         emu.lay(A)
         assert brief([events.next()]) == [(0, A, "present")]
         emu.unplug()

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from firmware_bridge.events import TagEvent
-from tests.harness import ROOT, missing_real_part
+from tests.harness import ROOT, WAIT, missing_real_part
 
 FIRMWARE_FILES = [
     ROOT / "firmware_bridge" / "protocol.py",
@@ -44,7 +44,7 @@ class Events:
         self.queue: queue.Queue[TagEvent] = queue.Queue()
         self.seen: list[TagEvent] = []
 
-    def next(self, timeout: float = 3.0) -> TagEvent:
+    def next(self, timeout: float = WAIT) -> TagEvent:
         try:
             event = self.queue.get(timeout=timeout)
         except queue.Empty:

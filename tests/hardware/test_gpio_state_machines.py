@@ -40,11 +40,14 @@ from hardware.picks import RedrawPick
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+#: no deadline: six engineers share two cores, and a slow example is not a wrong one
+VALUES = settings(deadline=None)
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 
 # --- Detents: encoder steps → whole positions -------------------------------------------
 
 
+@VALUES
 @given(per_choice=st.integers(1, 4), steps=st.lists(st.integers(-5, 5), max_size=40))
 def test_detents_count_every_step_and_keep_less_than_a_position(per_choice, steps) -> None:
     d, moved = Detents(per_choice), 0
@@ -55,6 +58,7 @@ def test_detents_count_every_step_and_keep_less_than_a_position(per_choice, step
     assert moved * per_choice + d.partial == sum(steps)
 
 
+@VALUES
 @given(per_choice=st.integers(2, 4), data=st.data())
 def test_detents_a_jiggle_of_less_than_a_position_never_moves(per_choice, data) -> None:
     """A hand resting on the knob: it wanders less than one position either way of rest."""
@@ -140,6 +144,7 @@ tokens = st.lists(
 )
 
 
+@VALUES
 @given(candidates=tokens, at=st.integers(0, 10), n=st.integers(-9, 9))
 def test_p11_the_redraw_pick_turns_round_the_engine_s_candidates(candidates, at, n) -> None:
     pick = RedrawPick(tuple(candidates), at % len(candidates))
@@ -147,6 +152,7 @@ def test_p11_the_redraw_pick_turns_round_the_engine_s_candidates(candidates, at,
     assert pick.turned(n).shown in candidates
 
 
+@VALUES
 @given(candidates=tokens, later=tokens, at=st.integers(0, 10))
 def test_p11_the_redraw_pick_keeps_the_token_shown_while_the_engine_offers_it(
     candidates, later, at

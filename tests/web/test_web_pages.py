@@ -649,3 +649,34 @@ def test_a_broker_that_lost_its_retained_state_recovers_when_the_service_republi
     assert table.bridge.wait_ready(WAIT)
     expect_live(page)
     expect(page.locator("#performance .hero-name")).to_have_text("Aria", timeout=MS)
+
+
+#: counts the changes to the pages' live regions (a screen reader speaks each one)
+WATCH_LIVE = """
+window.__spoken = 0;
+const watch = () => {
+  for (const sel of ['#status-label', '#status-gap', '#refusal', '#refusals']) {
+    const el = document.querySelector(sel);
+    if (el) new MutationObserver((ms) => { window.__spoken += ms.length; })
+      .observe(el, {childList: true, characterData: true, subtree: true});
+  }
+};
+watch();
+"""
+
+
+def test_live_regions_change_only_when_their_words_do(broker, table, page):
+    """The status line, the gap warning and the refusal are aria-live regions and the pages
+    repaint every second: they are rewritten only when their text changes, so a screen reader
+    does not read the same refusal out every second."""
+    for name in ("table.html", "overlay.html"):
+        page.goto(broker.url(name))
+        expect_live(page)
+        table.hub.lay(0, "04DEADBEEF0002")  # an unknown tag: a refusal shown for a while
+        selector = "#refusal" if name == "table.html" else "#refusals"
+        expect(page.locator(selector)).to_contain_text("unknown tag 04DEADBEEF0002", timeout=MS)
+        page.evaluate(WATCH_LIVE)
+        time.sleep(3.5)  # three repaints at least, nothing new said
+        assert page.evaluate("window.__spoken") == 0, name
+        table.hub.lift(0)
+        expect(page.locator(selector)).to_be_visible()

@@ -4,7 +4,7 @@
  */
 
 import { Connection, type ConnectionOptions } from "./connection";
-import { byId, h } from "./dom";
+import { byId, h, setText } from "./dom";
 import { ageText, announcement, liveness } from "./model";
 import { type PageParams, readParams, type Theme } from "./params";
 import { type Snapshot, Store } from "./store";
@@ -109,10 +109,11 @@ export function renderStatus(snap: Snapshot, table: string, now: number): void {
   const live = liveness(snap, t, now);
   const el = byId("status");
   el.dataset.state = live.state;
-  byId("status-label").textContent = live.label;
+  // the label and the gap are live regions: rewritten every second, they would be re-announced
+  setText(byId("status-label"), live.label, false);
   byId("status-age").textContent = ageText(live.age);
   const gap = byId("status-gap");
-  gap.textContent = live.gap ? `⚠ ${live.gap}` : "";
+  setText(gap, live.gap ? `⚠ ${live.gap}` : "", false);
   gap.hidden = live.gap === null;
   document.body.dataset.live = live.state;
 }

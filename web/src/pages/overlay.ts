@@ -5,7 +5,7 @@
  */
 
 import { boot, renderStatus } from "../app";
-import { byId } from "../dom";
+import { byId, setText } from "../dom";
 import * as model from "../model";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
@@ -36,7 +36,7 @@ boot({
       : null;
     const toast = section("refusals");
     toast.hidden = refusal === null;
-    toast.textContent = refusal ? `✗ ${refusal.brief}` : "";
+    setText(toast, refusal ? `✗ ${refusal.brief}` : "", false); // a live region: only on change
     toast.dataset.code = refusal?.code ?? "";
   },
 });

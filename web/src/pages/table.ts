@@ -5,7 +5,7 @@
  */
 
 import { boot, renderStatus } from "../app";
-import { byId, h, keyed } from "../dom";
+import { byId, h, keyed, setText } from "../dom";
 import * as model from "../model";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
@@ -21,7 +21,7 @@ boot({
     const refusal = t ? model.recentError(t, now) : null;
     const banner = byId("refusal");
     banner.hidden = refusal === null;
-    banner.textContent = refusal ? `⚠ ${refusal}` : "";
+    setText(banner, refusal ? `⚠ ${refusal}` : "", false); // role=alert: only on change
     renderPerformance(
       byId("performance"),
       t ? model.performance(t) : null,

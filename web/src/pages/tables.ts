@@ -4,7 +4,7 @@
  */
 
 import { boot } from "../app";
-import { byId, h } from "../dom";
+import { byId, h, setText } from "../dom";
 import { ageText, wallCard } from "../model";
 
 boot({
@@ -21,11 +21,12 @@ boot({
     const link = byId("status");
     const online = snap.link === "online";
     link.dataset.state = online ? "live" : "offline";
-    byId("status-label").textContent = online
+    const label = online
       ? `${snap.tables.size} table${snap.tables.size === 1 ? "" : "s"}`
       : snap.link === "connecting"
         ? "connecting to the broker…"
         : `offline: no broker${snap.linkError ? ` (${snap.linkError})` : ""}`;
+    setText(byId("status-label"), label, false);
     const cards = [...snap.tables.values()]
       .sort((a, b) => a.id.localeCompare(b.id))
       .map((t) => wallCard(snap, t, now));
@@ -48,7 +49,7 @@ boot({
                 c.lastOutcome.text,
               )
             : h("p", { class: "card-outcome none" }, "No outcome yet"),
-          c.refusal ? h("p", { class: "card-refusal", role: "status" }, `⚠ ${c.refusal}`) : null,
+          c.refusal ? h("p", { class: "card-refusal" }, `⚠ ${c.refusal}`) : null,
         ),
       ),
     );

@@ -50,6 +50,56 @@ def proc_figures(pid: int) -> dict[str, float]:
     }
 
 
+#: glibc gives each thread's malloc arena a heap of this size, aligned to it (HEAP_MAX_SIZE)
+_ARENA_HEAP = 64 << 20
+
+
+def rss_by_mapping(pid: int) -> dict[str, float]:
+    """RSS (MB) by kind of mapping, from /proc/PID/smaps: what grows, when RSS grows.
+
+    ``[heap]`` is the main thread's malloc arena; ``thread arenas`` the other threads'
+    (a 64 MB-aligned reservation each, touched from its start); ``stacks`` the threads'
+    8 MB stacks; ``other anon`` the rest of the anonymous memory (Python's 1 MiB object
+    arenas, large malloc blocks, libraries' own mmaps); file-backed mappings by file
+    (fonts are mapped once per size by FreeType).
+    """
+    maps: list[tuple[int, int, str, int]] = []  # start, size, name, rss (kB)
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and not head[0].endswith(":"):
+            lo, hi = (int(x, 16) for x in head[0].split("-"))
+            maps.append((lo, hi - lo, head[5] if len(head) > 5 else "", 0))
+        elif head and head[0] == "Rss:" and maps:
+            lo, size, name, _ = maps[-1]
+            maps[-1] = (lo, size, name, int(head[1]))
+    # a thread arena: anonymous mappings filling one aligned 64 MB block, the first at its start
+    blocks: dict[int, list[tuple[int, int]]] = {}
+    for lo, size, name, _ in maps:
+        if not name:
+            blocks.setdefault(lo // _ARENA_HEAP, []).append((lo, size))
+    arenas = {
+        b
+        for b, parts in blocks.items()
+        if parts[0][0] == b * _ARENA_HEAP and sum(size for _, size in parts) == _ARENA_HEAP
+    }
+    out: dict[str, float] = {}
+    for lo, size, name, rss in maps:
+        if name == "[heap]":
+            kind = "[heap] (main arena)"
+        elif name.startswith("/"):
+            kind = "file " + Path(name).name
+        elif name:
+            kind = name  # [stack], [vvar], …
+        elif lo // _ARENA_HEAP in arenas:
+            kind = "thread arenas"
+        elif size == 8 << 20:
+            kind = "stacks"
+        else:
+            kind = "other anon"
+        out[kind] = out.get(kind, 0.0) + rss / 1024
+    return out
+
+
 def soak(n: int, *, mqtt_port: int | None = None, folder: Path | None = None) -> dict[str, Any]:
     """Run ``n`` commands through a fresh service; the figures and the verdict inputs."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,6 +117,10 @@ def soak(n: int, *, mqtt_port: int | None = None, folder: Path | None = None) ->
         assert proc.stdin is not None and proc.stdout is not None
         answers = {"ack": 0, "refused": 0, "other": 0}
         samples: list[tuple[int, dict[str, float]]] = []
+        # the warm-up's end: the first 10 % (at least 1,500: the first snapshot, and its
+        # thread, come at 1,000), by then the Undo history is full and SQLite's cache warm
+        warm_at = max(len(commands) // 10, 1500)
+        mapped: list[dict[str, float]] = []  # by mapping: at the warm-up's end, at the end
         done = threading.Event()
 
         def feed() -> None:
@@ -94,16 +148,22 @@ def soak(n: int, *, mqtt_port: int | None = None, folder: Path | None = None) ->
                         f"soak: the service died: {(where / 'service.log').read_text()[-3000:]}"
                     )
                 samples.append((sum(answers.values()), proc_figures(proc.pid)))
+                if not mapped and samples[-1][0] >= warm_at:
+                    mapped.append(rss_by_mapping(proc.pid))
             took = time.perf_counter() - started
             samples.append((sum(answers.values()), proc_figures(proc.pid)))
+            mapped.append(rss_by_mapping(proc.pid))
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(60)
             log.close()
     total = len(commands)
-    # warm-up: the first 10 % (at least 1,500: the first snapshot, and its thread, come at
-    # 1,000), by then the Undo history is full and SQLite's cache warm
-    warm = [s for k, s in samples if k >= max(total // 10, 1500)] or [samples[-1][1]]
+    warm = [s for k, s in samples if k >= warm_at] or [samples[-1][1]]
+    at_warm, at_end = mapped[0], mapped[-1]
+    by_mapping = {
+        kind: (at_warm.get(kind, 0.0), at_end.get(kind, 0.0))
+        for kind in sorted(at_warm.keys() | at_end.keys())
+    }
     first, last = warm[0], samples[-1][1]
     curve = [
         (k, s["rss_mb"]) for i, (k, s) in enumerate(samples) if i % max(1, len(samples) // 20) == 0
@@ -120,6 +180,8 @@ def soak(n: int, *, mqtt_port: int | None = None, folder: Path | None = None) ->
         "rss_max_after_warmup_mb": max(s["rss_mb"] for s in warm),
         "rss_growth_mb": last["rss_mb"] - first["rss_mb"],
         "rss_curve": curve,
+        # RSS (MB) by kind of mapping at the warm-up's end and at the end (rss_by_mapping)
+        "rss_by_mapping": by_mapping,
         # at the end (a frame being written holds a descriptor for a moment: not a leak)
         "threads": (first["threads"], last["threads"]),
         "fds": (first["fds"], last["fds"]),
@@ -165,6 +227,14 @@ def main() -> int:
     print(
         f"  RSS {r['rss_start_mb']:.1f} MB at start, {r['rss_warm_mb']:.1f} after warm-up,"
         f" {r['rss_end_mb']:.1f} at the end (growth after warm-up {r['rss_growth_mb']:.1f} MB)"
+    )
+    grown = sorted(
+        ((end - warm, kind) for kind, (warm, end) in r["rss_by_mapping"].items()),
+        reverse=True,
+    )
+    print(
+        "  RSS grown after warm-up by mapping: "
+        + ", ".join(f"{kind} {mb:+.2f}" for mb, kind in grown if abs(mb) >= 0.05)
     )
     print(f"  threads {r['threads'][0]} → {r['threads'][1]}, fds {r['fds'][0]} → {r['fds'][1]}")
     bad = verdict(r)

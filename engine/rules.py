@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from engine.errors import ConfigError
-from engine.settings import Key, Section
+from engine.settings import unknown_key
 from engine.tokens import Training
 
 _DEFAULTS: dict[str, Any] | None = None
@@ -38,10 +38,8 @@ def merge_rules(
     for key, value in override.items():
         where = f"{path}.{key}"
         if key not in out:
-            # the config checker's shape: file: key: unknown key — did you mean …? … takes: …
-            known = {k: Key("any", k) for k in sorted(out) if k != "rule"}
-            problem, fix = Section(path, known).unknown(key)
-            raise ConfigError(f"{source}: {where}: {problem} — {fix}")
+            known = sorted(k for k in out if k != "rule")
+            raise unknown_key(f"{source}: {path}", key, known)
         old = out[key]
         if isinstance(old, dict):
             if not isinstance(value, dict):

@@ -30,7 +30,8 @@ so those errors have the same shape.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,3 +237,25 @@ class Section:
             if key.required and name not in value:
                 problems.add(f"{self.name}.{name}", "missing", key.how(name))
         return out
+
+
+def unknown_key(
+    where: str, name: str, known: Iterable[str], label: str | None = None
+) -> ConfigError:
+    """The one error for an unknown key outside ``rhuna.toml`` too (the table file, its rules):
+    ``<file>: <table>.<name>: unknown key — did you mean …? [<table>] takes: …``.
+
+    ``where`` is ``"<file>: <table>"``; ``label`` names the table in the listing (default
+    ``[<table>]``, ``[[<table>]]`` for an entry of an array such as ``heroes[0]``).
+
+    >>> print(unknown_key("t.toml: heroes[0]", "favr", ["id", "favor"]))
+    t.toml: heroes[0].favr: unknown key — did you mean favor? [[heroes]] takes: id, favor
+    """
+    head, _, path = where.rpartition(": ")
+    if path.startswith("[") and path.endswith("]"):  # "[time]": the table itself
+        path = path.strip("[]")
+    if label is None:  # an entry of an array of tables is listed as [[heroes]]
+        array = re.sub(r"\[\d+\]$", "", path)
+        label = f"[[{array}]]" if array != path else f"[{path}]"
+    problem, fix = Section(path, {k: Key("any", k) for k in known}, label=label).unknown(name)
+    return ConfigError(f"{head + ': ' if head else ''}{path}.{name}: {problem} — {fix}")

@@ -19,7 +19,7 @@ from engine.errors import ConfigError
 from engine.immutable import replace
 from engine.registry import Registry
 from engine.rules import check_rules, default_rules, merge_rules
-from engine.settings import Key, Section
+from engine.settings import Key, Section, unknown_key
 from engine.state import Bag, Hero, TableState
 from engine.textfile import read_text
 from engine.tokens import Token, TokenKind, Training
@@ -135,8 +135,7 @@ def _table(value: Any, source: str) -> dict[str, Any]:
     t = _mapping(value, source, "table")
     for key in t:
         if key not in ("id", "name", "rules_file"):
-            _, fix = _listing("[table]", ["id", "name", "rules_file"]).unknown(key)
-            raise ConfigError(f"{source}: unknown key table.{key} — {fix}")
+            raise unknown_key(f"{source}: table", key, ["id", "name", "rules_file"])
     return t
 
 
@@ -157,7 +156,9 @@ def _capabilities(value: Any, source: str) -> dict[str, str]:
             out[n] = kind
     extra = set(caps) - {"pathways", "presences", "senses"}
     if extra:
-        raise ConfigError(f"{source}: unknown key capabilities.{sorted(extra)[0]}")
+        raise unknown_key(
+            f"{source}: capabilities", sorted(extra)[0], ["pathways", "presences", "senses"]
+        )
     return out
 
 
@@ -192,9 +193,7 @@ def _hero(
         raise ConfigError(f"{where} must be a table")
     unknown = set(h) - _HERO_KEYS
     if unknown:
-        name = sorted(unknown)[0]
-        _, fix = _listing("[[heroes]]", sorted(_HERO_KEYS)).unknown(name)
-        raise ConfigError(f"{where}: unknown key {name!r} — {fix}")
+        raise unknown_key(where, sorted(unknown)[0], sorted(_HERO_KEYS))
     hero_id = h.get("id")
     if not isinstance(hero_id, str) or not hero_id or "." in hero_id:
         raise ConfigError(f'{where}.id must be a short name without dots, like "aria"')

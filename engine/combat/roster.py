@@ -30,6 +30,7 @@ from engine.combat.rules import CombatRules, check
 from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
 from engine.errors import ConfigError
 from engine.immutable import replace
+from engine.settings import unknown_key
 from engine.state import TableState
 from engine.table import section
 
@@ -56,9 +57,7 @@ def _table(value: Any, where: str, keys: set[str]) -> Mapping[str, Any]:
         raise RosterError(f"{where} must be a table like {{ {', '.join(sorted(keys))} }}")
     unknown = set(value) - keys
     if unknown:
-        raise RosterError(
-            f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(keys))})"
-        )
+        raise RosterError(str(unknown_key(where, sorted(unknown)[0], sorted(keys))))
     return value
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.immutable import replace
+from engine.settings import unknown_key
 from engine.state import Bag, TableState
 from engine.table import section
 from engine.time.board import (
@@ -48,7 +49,7 @@ def _table(value: Any, where: str) -> dict[str, Any]:
 def _check_keys(value: dict[str, Any], known: tuple[str, ...], where: str) -> None:
     for key in value:
         if key not in known:
-            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(known)})")
+            raise unknown_key(where, key, known)
 
 
 def _counts(value: Any, where: str, faces: tuple[str, ...] | None) -> dict[str, int]:

@@ -81,7 +81,7 @@ def test_defaults_fill_a_combatant_without_weapon_armour_or_name():
     ("extra", "needle"),
     [
         ('[[combatants]]\nid = "x"\nreflex = 1', "add might"),
-        (GOBLIN + "colour = 'green'", "unknown key 'colour'"),
+        (GOBLIN + "colour = 'green'", "combatants[0].colour: unknown key — [[combatants]] takes:"),
         (GOBLIN.replace("might = 2", "might = -1"), "might must be a whole number"),
         (GOBLIN + "weapon = { damage = 1, injury = 'bruise' }", "weapon.injury = 'bruise'"),
         (GOBLIN + "hero = 'zed'", "not a hero of this table"),

@@ -114,7 +114,7 @@ def test_a_table_file_typo_says_which_key_was_meant(tmp_path) -> None:
     with pytest.raises(ConfigError) as e:
         load_table(table)
     assert str(e.value) == (
-        f"{table}: unknown key table.nmae — did you mean name? [table] takes: id, name, rules_file"
+        f"{table}: table.nmae: unknown key — did you mean name? [table] takes: id, name, rules_file"
     )
 
 

@@ -116,9 +116,9 @@ class LazyView(Mapping[str, Any]):
 
     def __init__(self, state: TableState) -> None:
         self._state = state
-        self._view: dict[str, Any] | None = None
+        self._view: Mapping[str, Any] | None = None
 
-    def _get(self) -> dict[str, Any]:
+    def _get(self) -> Mapping[str, Any]:
         if self._view is None:
             self._view = table_view(self._state)
         return self._view

@@ -47,4 +47,4 @@ def _from_state(data: Mapping[str, Any], source: str) -> dict[str, Any]:
         state = TableState.from_json(dict(data))
     except (TypeError, ValueError, KeyError) as e:
         raise ConfigError(f"{source}: not a valid table state ({type(e).__name__}: {e})") from None
-    return table_view(state)
+    return dict(table_view(state))

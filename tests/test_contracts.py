@@ -362,6 +362,39 @@ def test_a_renamed_view_key_fails_the_state_schema(example_state: TableState) ->
     assert _errors(STATE, view)
 
 
+RENAMED = """
+from engine.state import TableState
+from engine.view import table_view
+
+
+def read(state: TableState) -> object:
+    view = table_view(state)
+    assert view["performance"] is not None
+    return view["cost"], view["heroes"]["aria"]["fatigue_max"], view["performance"]["dificulty"]
+"""
+
+
+@pytest.mark.slow
+def test_mypy_refuses_a_renamed_view_key(tmp_path: Path) -> None:
+    """table_view returns the TableView TypedDict: a key renamed (or misspelt) where the view
+    is read fails the type check, not only the schema (issue 18 item 2)."""
+    import subprocess
+    import sys
+
+    snippet = tmp_path / "renamed.py"
+    snippet.write_text(RENAMED, "utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary", str(snippet)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    errors = [line for line in run.stdout.splitlines() if "renamed.py" in line and "error" in line]
+    assert run.returncode == 1 and len(errors) == 3, run.stdout
+    assert all('has no key "' in line for line in errors), run.stdout
+
+
 # --- the display's fixtures are views of the same contract -----------------------------------
 
 FIXTURES = [

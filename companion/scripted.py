@@ -46,6 +46,7 @@ from companion.service import Service
 from engine.errors import ConfigError
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.reader import SerialReader
+from firmware_bridge.uid import normalise_uid
 from hardware.mock import MockHand
 from hardware.registry import TagRegistry
 
@@ -288,7 +289,9 @@ class ScriptedTable:
         A token already on that channel is lifted first."""
         if channel in self.laid:
             self.lift(channel)
-        tag = uid or self.registry.uid(token or "")
+        # the one UID codec (issue 18 item 6): the reader reports the canonical spelling, so a
+        # script's "04:a1:b2:c3" must be compared as 04A1B2C3; a bad UID fails here, at once
+        tag = normalise_uid(uid) if uid else self.registry.uid(token or "")
         if tag is None:
             raise KeyError(f"no tag for token {token}")
         self.hub.lay(channel, tag)

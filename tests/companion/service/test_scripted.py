@@ -20,6 +20,7 @@ from companion.scripted import ScriptedTable, emulated_config
 from companion.service import Service
 from engine import load_table
 from engine.errors import ConfigError
+from firmware_bridge.uid import UidError
 from tests.harness import EXAMPLE_TABLE, missing_real_part
 from tests.harness.broker import Watcher
 
@@ -161,3 +162,21 @@ def test_a_demo_still_playing_into_the_same_out_is_one_error_before_the_header(t
     assert "Rhuna table companion" not in captured.out
     assert captured.err.startswith("rhuna-table: ") and captured.err.count("\n") == 1
     assert "another rhuna-table" in captured.err and "another --out" in captured.err
+
+
+def test_a_script_may_spell_a_uid_as_people_write_it(tmp_path):
+    """``lay(uid=…)`` goes through the one UID codec (issue 18 item 6): colons and lower case
+    are the same tag as the reader's canonical spelling, and a bad UID is one clear error at
+    once, not a wait for a tag that never matches (P5: the token drawn is the token laid)."""
+    config = emulated_config(EXAMPLE_TABLE, tmp_path / "state", out_dir=tmp_path, panel="2.13")
+    with ScriptedTable(config) as t:
+        t.command(BEGIN)
+        t.dial({"hero": "aria", "shade": "control", "capability": "skill"})
+        canonical = t.registry.uid("aria.ember.skill")
+        assert canonical is not None
+        spelt = ":".join(canonical[i : i + 2] for i in range(0, len(canonical), 2)).lower()
+        drawn = t.lay(0, uid=spelt)
+        assert drawn.tag is not None and drawn.tag.uid == canonical
+        assert drawn.events[0]["total"] == 2
+        with pytest.raises(UidError, match="not a hex UID"):
+            t.lay(1, uid="04:A1:ZZ:B2:C3")

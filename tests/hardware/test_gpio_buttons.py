@@ -7,16 +7,9 @@ import pytest
 
 from firmware_bridge.events import Presence, TagEvent
 from hardware.config import ButtonConfig, GpioConfig
+from tests.harness import ARIA, BEGIN
 from tests.harness.gpio import MockTable, random_seed
 
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 EMBER, WEIGHT = "aria.ember.skill", "aria.weight.1"
 
 

@@ -14,11 +14,13 @@ from engine import apply, check
 from engine.performance.questions import reserve_choices, reserve_choices_in_view
 from engine.tokens import Action
 from engine.view import table_view
-from tests.harness import ROOT, run
+from tests.harness import ARIA, ROOT, run
 from tests.harness.gpio import MockTable
 
-BEGIN = {"cmd": "begin_performance", "difficulty": 4}
-BREN = {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "steel"}
+#: P19: a Performance against Difficulty 4 (tests.harness.BEGIN's is 5)
+BEGIN_4 = {"cmd": "begin_performance", "difficulty": 4}
+#: Bren declaring in Steel with no Action yet: each test adds the one it dials
+BREN_STEEL = {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "steel"}
 EXEMPLAR = {"cmd": "set_training", "hero": "bren", "capability": "steel", "level": "exemplar"}
 
 
@@ -36,7 +38,7 @@ def dial_bren(t: MockTable, action: str) -> None:
 def test_p12_p17_a_gain_is_never_offered_a_potential_out_of_play(example_state):
     """An Exemplar's second Ember takes a plain Potential out of play (P12): the engine refuses
     it as a Gain's Reserve (P17), so the Reserve ring does not offer it."""
-    state, _ = run(example_state, EXEMPLAR, BEGIN)
+    state, _ = run(example_state, EXEMPLAR, BEGIN_4)
     gone = "bren.potential.steel.2"
     assert state.location(gone) == "supply"
     t = MockTable(state)
@@ -47,7 +49,7 @@ def test_p12_p17_a_gain_is_never_offered_a_potential_out_of_play(example_state):
         assert "bren.potential.steel.1" in sel["options"] and gone not in sel["options"]
         for option in sel["options"]:
             reserve = None if option == "none" else option
-            declare = {**BREN, "action": "gain", "reserve": reserve}
+            declare = {**BREN_STEEL, "action": "gain", "reserve": reserve}
             assert check(state, {k: v for k, v in declare.items() if v is not None}) is None
     finally:
         t.close()
@@ -61,7 +63,7 @@ def test_p3_p8_p17_the_reserve_ring_is_the_engine_s_answer(example_state, action
     state, _ = run(
         example_state,
         {"cmd": "set_reserve", "hero": "bren", "token": "bren.potential.wild.1", "active": True},
-        BEGIN,
+        BEGIN_4,
     )
     answer = reserve_choices(state, "bren", "steel", action)
     t = MockTable(state)
@@ -83,7 +85,7 @@ def test_p3_p8_p17_the_reserve_ring_is_the_engine_s_answer(example_state, action
 
 def test_p8_spend_without_an_active_reserve_is_held_on_the_action_ring(example_state):
     """The engine accepts no Reserve for that Spend; its refusal (P8) keeps the dial there."""
-    state, _ = run(example_state, BEGIN)
+    state, _ = run(example_state, BEGIN_4)
     answer = reserve_choices(state, "bren", "steel", "spend")
     assert answer is not None and answer.choices == () and answer.refusal.rule == "P8"
     t = MockTable(state)
@@ -99,14 +101,7 @@ def test_p8_spend_without_an_active_reserve_is_held_on_the_action_ring(example_s
 def test_p7_a_gain_is_offered_no_intersect_partner(example_state, through_view):
     """Aria has declared Target in Skill: a Target by Bren may Intersect with her (P10), a
     Gain makes no check and may not (P7); read from the state or from the view."""
-    aria = {
-        "cmd": "declare",
-        "hero": "aria",
-        "shade": "control",
-        "capability": "skill",
-        "action": "target",
-    }
-    state, _ = run(example_state, BEGIN, aria)
+    state, _ = run(example_state, BEGIN_4, ARIA)
     for action, rings in (("target", ["intersect"]), ("gain", ["reserve"])):
         t = MockTable(state, table=(lambda loop: table_view(loop.state)) if through_view else None)
         try:
@@ -125,7 +120,7 @@ def test_p8_p17_the_view_s_reserve_answer_is_the_state_s_as_far_as_the_view_goes
     state, _ = run(
         example_state,
         {"cmd": "set_reserve", "hero": "aria", "token": "aria.potential.skill.2", "active": True},
-        BEGIN,
+        BEGIN_4,
     )
     view = table_view(state)
     for hero in state.heroes:
@@ -145,12 +140,12 @@ def test_p7_what_makes_a_check_is_the_engine_s(example_state):
     """The facts' ``checks`` (the focus hero for Redraw and Favor) is the engine's."""
     from hardware.facts import table_facts
 
-    state, _ = run(example_state, BEGIN, {**BREN, "action": "gain"})
+    state, _ = run(example_state, BEGIN_4, {**BREN_STEEL, "action": "gain"})
     (c,) = state.performance.contributions
     for facts in (table_facts(state), table_facts(table_view(state))):
         assert [f.checks for f in facts.contributions] == [c.checks] == [False]
     state, _ = apply(state, {"cmd": "undo"})
-    state, _ = apply(state, {**BREN, "action": "target"})
+    state, _ = apply(state, {**BREN_STEEL, "action": "target"})
     assert [f.checks for f in table_facts(state).contributions] == [True]
 
 

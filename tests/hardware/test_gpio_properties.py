@@ -20,6 +20,7 @@ from engine.view import table_view
 from hardware.config import ButtonConfig, GpioConfig
 from hardware.facts import table_facts
 from hardware.wheel import Wheel
+from tests.harness import ARIA, BEGIN
 from tests.harness.gpio import MockTable
 
 BUTTONS = ("resolve", "reset", "exert", "call_favor", "redraw", "undo", "time")
@@ -37,16 +38,10 @@ hand_moves = st.sampled_from(["turn", "push", "push", "push", "push", "press", "
 #: where the hand finds the table: nothing running, a Performance begun, Aria drawing
 STARTS = {
     "fresh": (),
-    "begun": ({"cmd": "begin_performance", "difficulty": 5},),
+    "begun": (BEGIN,),
     "drawing": (
-        {"cmd": "begin_performance", "difficulty": 5},
-        {
-            "cmd": "declare",
-            "hero": "aria",
-            "shade": "control",
-            "capability": "skill",
-            "action": "target",
-        },
+        BEGIN,
+        ARIA,
         {"cmd": "draw", "hero": "aria", "seed": 1},
         {"cmd": "draw", "hero": "aria", "seed": 2},
     ),
@@ -126,14 +121,8 @@ def test_facts_from_a_state_and_from_its_view_agree(example_state):
     t = MockTable(example_state)
     try:
         t.script(
-            {"cmd": "begin_performance", "difficulty": 5},
-            {
-                "cmd": "declare",
-                "hero": "aria",
-                "shade": "control",
-                "capability": "skill",
-                "action": "target",
-            },
+            BEGIN,
+            ARIA,
             {"cmd": "draw", "hero": "aria", "seed": 3},
             {"cmd": "draw", "hero": "aria", "seed": 4},
         )

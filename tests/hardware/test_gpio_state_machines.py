@@ -36,13 +36,13 @@ from hardware.encoder import Detents
 from hardware.facts import table_facts
 from hardware.moves import WheelState
 from hardware.picks import RedrawPick
+from tests.harness import BEGIN
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 #: no deadline: six engineers share two cores, and a slow example is not a wrong one
 VALUES = settings(deadline=None)
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 
 # --- Detents: encoder steps → whole positions -------------------------------------------
 

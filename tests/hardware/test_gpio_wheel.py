@@ -14,17 +14,9 @@ import pytest
 import engine
 from engine.view import table_view
 from hardware.config import ButtonConfig, GpioConfig
-from tests.harness import EXAMPLE_TABLE
+from tests.harness import BEGIN, BREN, EXAMPLE_TABLE
 from tests.harness.gpio import MockTable
 
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-BREN = {
-    "cmd": "declare",
-    "hero": "bren",
-    "shade": "impulse",
-    "capability": "steel",
-    "action": "target",
-}
 #: positions on the example table's Capability ring (the table's order)
 CAPS = [
     "skill",

@@ -20,16 +20,7 @@ from engine import apply
 from engine.errors import ConfigError
 from firmware_bridge.events import Presence, TagEvent
 from hardware.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE, run
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
+from tests.harness import ARIA, BEGIN, BREN, EXAMPLE_TABLE, run
 
 
 def tag(uid: str, channel: int = 0, present: bool = True, reader: str = "draw-board") -> TagEvent:
@@ -52,13 +43,7 @@ def test_a_favor_token_calls_favor_for_the_hero_drawing_now_p18(example_state, r
         example_state,
         BEGIN,
         ARIA,
-        {
-            "cmd": "declare",
-            "hero": "bren",
-            "shade": "impulse",
-            "capability": "steel",
-            "action": "target",
-        },
+        BREN,
     )
     favor = tag(registry.uid("favor.03"), channel=4)
     roles = ReaderRoles({"draw-board": {4: "favor"}})

@@ -21,17 +21,8 @@ from companion.service import Service
 from engine import load_table
 from engine.errors import ConfigError
 from firmware_bridge.uid import UidError
-from tests.harness import EXAMPLE_TABLE, missing_real_part
+from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE, missing_real_part
 from tests.harness.broker import Watcher
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 
 
 def test_the_demo_journals_what_it_plays_and_each_run_starts_a_fresh_journal(tmp_path, capsys):

@@ -77,17 +77,24 @@ WAIT = 10.0
 
 def wait_until(
     condition: Callable[[], Any],
-    what: str = "condition",
+    what: str | Callable[[], str] = "condition",
     timeout: float = WAIT,
     poll: float = 0.005,
 ) -> float:
     """The one wait of the tests and benchmarks: poll a condition nothing signals (another
     thread's counter, a pty, a broker) until it holds; the seconds it took. Fails naming
-    ``what`` after ``timeout`` seconds (a wait, never a timing assert: figures are benchmarks')."""
+    ``what`` after ``timeout`` seconds (a wait, never a timing assert: figures are benchmarks');
+    ``what`` may be a callable, asked only then, to say what was seen instead.
+
+    >>> wait_until(lambda: False, lambda: "a light; it is off", timeout=0)
+    Traceback (most recent call last):
+    AssertionError: timed out after 0 s waiting for a light; it is off
+    """
     started = time.monotonic()
     while not condition():
         if time.monotonic() - started > timeout:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            said = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout} s waiting for {said}")
         time.sleep(poll)
     return time.monotonic() - started
 

@@ -9,7 +9,6 @@ PNG panel through the display worker, gpiozero on MockFactory pins.
 from __future__ import annotations
 
 import sqlite3
-import time
 
 import pytest
 from PIL import Image
@@ -22,17 +21,9 @@ from display.screens.banner import Banner
 from engine.view import table_view
 from firmware_bridge.events import ReaderStatus
 from hardware.mock import MockHand
+from tests.harness import ARIA, BEGIN, wait_until
 from tests.harness import record as record_support
 from tests.harness.service import as_json, write_config
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
 
 
 class Running(record_support.Running):
@@ -65,15 +56,14 @@ def same_pixels(a: Image.Image, b: Image.Image) -> bool:
     return a.size == b.size and a.mode == b.mode and a.tobytes() == b.tobytes()
 
 
-def panel_settles_on(service: Service, state, banner) -> bool:
+def wait_for_the_panel(service: Service, state, banner) -> None:
     """The panel ends up showing ``state`` with ``banner`` (a callable: the banner expected
     now — a reader's link may still be changing, lost → offline)."""
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        if same_pixels(shown(service), expected(service, state, banner())):
-            return True
-        time.sleep(0.05)
-    return False
+    wait_until(
+        lambda: same_pixels(shown(service), expected(service, state, banner())),
+        lambda: f"the panel to show the table with the banner {banner()}",
+        poll=0.05,
+    )
 
 
 def journal(service: Service) -> list[tuple[int, str, str]]:
@@ -115,28 +105,28 @@ def test_a_reader_unplugged_is_a_banner_until_it_is_back(running):
     assert reader.wait_online(5)
     running.command(BEGIN)
     hub.unplug()
-    deadline = time.monotonic() + 5
-    while "draw-board" not in service.output.readers_down:
-        assert time.monotonic() < deadline, service.reader_states
-        time.sleep(0.02)
+    wait_until(
+        lambda: "draw-board" in service.output.readers_down,
+        lambda: f"draw-board among the readers down; reader states {service.reader_states}",
+    )
     down = service.output._banner()
     assert down.severity == "error"
     # what to do at the table, not errno text (issue 15)
     assert down.text == "Reader draw-board is not answering — check the cable: is it plugged in?"
     assert "Errno" not in down.text and "/dev/" not in down.text
     state = service.loop.state
-    assert panel_settles_on(service, state, service.output._banner)
+    wait_for_the_panel(service, state, service.output._banner)
     assert (
         "draw-board offline" in service.status_line() or "draw-board lost" in service.status_line()
     )
     hub.replug()
     assert reader.wait_online(5)
     back = Banner("Reader draw-board back online", "info")
-    deadline = time.monotonic() + 5
-    while service.output._banner() != back:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    assert panel_settles_on(service, state, lambda: back)
+    wait_until(
+        lambda: service.output._banner() == back,
+        lambda: f"the banner {back}; it is {service.output._banner()}",
+    )
+    wait_for_the_panel(service, state, lambda: back)
     running.command(ARIA)  # the next accepted command clears the notice
     assert same_pixels(shown(service), expected(service, service.loop.state))
 
@@ -147,10 +137,7 @@ def test_the_wheel_on_mock_pins_declares_through_the_journal_p4(tmp_path):
     running = Running(Service(config))
     try:
         service = running.service
-        deadline = time.monotonic() + 5
-        while service.controls is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        wait_until(lambda: service.controls is not None, "the service's wheel controls")
         hand = MockHand(service.pin_factory, config.gpio)
         hand.turn(+2)  # Difficulty 3 → 5
         hand.push()

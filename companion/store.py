@@ -233,12 +233,15 @@ class Store:
         lock: int | None,
         *,
         clock: Clock,
+        timer: Clock = time.monotonic,
         snapshot_every: int,
         snapshot_seconds: float = 0.0,
     ) -> None:
         self.state_dir = state_dir
         self.path = state_dir / JOURNAL
         self.clock = clock
+        #: the snapshot timer's clock (``snapshot_seconds``): monotonic seconds
+        self.timer = timer
         self.snapshot_every = snapshot_every
         self._db = db
         self._lock = lock
@@ -260,7 +263,7 @@ class Store:
         self._snapshotter: threading.Thread | None = None
         self._closing = False
         self._asked_seq = 0  # the seq of the last snapshot asked for (taken or not)
-        self._asked_at = time.monotonic()
+        self._asked_at = timer()
         self._writing = False  # the snapshot thread is writing one
         self.snapshot_stats = {"taken": 0, "failed": 0, "seconds_max": 0.0}
         #: what :func:`wal_damage` found when the journal was opened (None: nothing)
@@ -274,6 +277,7 @@ class Store:
         state_dir: str | Path,
         *,
         clock: Clock = time.time,
+        timer: Clock = time.monotonic,
         snapshot_every: int = 1000,
         snapshot_seconds: float = SNAPSHOT_SECONDS,
         lock: bool = True,
@@ -306,6 +310,7 @@ class Store:
             db,
             fd,
             clock=clock,
+            timer=timer,
             snapshot_every=snapshot_every,
             snapshot_seconds=snapshot_seconds,
         )
@@ -542,7 +547,7 @@ class Store:
         if self.snapshot_every > 0 and new >= self.snapshot_every:
             return True
         return self.snapshot_seconds > 0 and (
-            time.monotonic() - self._asked_at >= self.snapshot_seconds
+            self.timer() - self._asked_at >= self.snapshot_seconds
         )
 
     def request_snapshot(self, state: TableState | None = None) -> None:
@@ -552,7 +557,7 @@ class Store:
         state = state if state is not None else self._latest
         if state is None or self._seq == self._asked_seq:
             return
-        self._asked_seq, self._asked_at = self._seq, time.monotonic()
+        self._asked_seq, self._asked_at = self._seq, self.timer()
         with self._slot_cond:
             if self._closing:
                 return
@@ -596,7 +601,7 @@ class Store:
         state = state if state is not None else self._latest
         if state is None or self._seq == self._snapshot_seq:
             return False
-        self._asked_seq, self._asked_at = self._seq, time.monotonic()
+        self._asked_seq, self._asked_at = self._seq, self.timer()
         with self._slot_cond:
             self._slot = None  # this one is newer
         return self._take_snapshot(state, self._seq)

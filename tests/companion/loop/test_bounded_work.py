@@ -9,7 +9,6 @@ journal is, and the state it restores equals a replay of the whole journal.
 from __future__ import annotations
 
 import threading
-import time
 
 from companion.config import load_config
 from companion.loop import TableLoop
@@ -17,7 +16,7 @@ from companion.service import Service
 from companion.store import Store
 from engine import load_table
 from hardware.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE, wait_until
+from tests.harness import EXAMPLE_TABLE, WAIT, wait_until
 from tests.harness.service import as_json, replay, session, write_config
 
 
@@ -52,19 +51,38 @@ def test_snapshots_are_taken_while_commands_keep_coming(tmp_path):
 
 
 def test_a_snapshot_is_asked_for_after_snapshot_seconds_too(tmp_path, example_state):
-    with Store.open(tmp_path, snapshot_every=1000, snapshot_seconds=0.05) as store:
+    """The timer is the store's own clock (``timer``), stepped by hand: what is due depends on
+    the seconds the store was told passed, not on how loaded the machine is."""
+    now = [1000.0]
+    favor = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}
+    with Store.open(
+        tmp_path, snapshot_every=1000, snapshot_seconds=60.0, timer=lambda: now[0]
+    ) as store:
         store.restore(example_state, EXAMPLE_TABLE)
         loop = TableLoop(example_state, TagRegistry(), journal=store.append)
-        loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1})
-        loop.step(0)
-        store.request_snapshot()  # #1 asked for
-        loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1})
-        loop.step(0)
+
+        def command() -> None:
+            loop.submit(favor)
+            loop.step(0)
+
+        command()
+        store.request_snapshot()  # #1 asked for at 0 s
+        command()
         assert not store.snapshot_due  # 1 command, 0 s
-        time.sleep(0.06)
-        assert store.snapshot_due  # 1 command, past 0.05 s
-        store.request_snapshot()
-        assert store.wait_snapshots(10) and store.stats()["snapshot_seq"] == 2
+        now[0] += 59.5
+        assert not store.snapshot_due  # 1 command, 59.5 s
+        now[0] += 0.5
+        assert store.snapshot_due  # 1 command, 60 s
+        store.request_snapshot()  # #2 asked for at 60 s: the timer starts again
+        command()
+        now[0] += 30
+        assert not store.snapshot_due  # 1 command, 30 s since #2 (90 s since #1)
+        now[0] += 30
+        assert store.snapshot_due  # 1 command, 60 s since #2
+        store.request_snapshot()  # #3 asked for at 120 s
+        now[0] += 60
+        assert not store.snapshot_due  # 0 commands since #3, however long
+        assert store.wait_snapshots(WAIT) and store.stats()["snapshot_seq"] == 3
 
 
 def test_the_loop_does_not_wait_for_a_snapshot_being_written(tmp_path, example_state):

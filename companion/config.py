@@ -4,7 +4,8 @@ Sections: ``[table]`` (the table TOML), ``[state]`` (the journal's directory),
 ``[[readers]]`` (token readers and their channel roles), ``[registry]`` (UID →
 token), ``[display]`` (the e-ink panel), ``[gpio]`` (the Performance Wheel,
 read by :mod:`hardware.config`), ``[mqtt]`` (handed untouched to the MQTT
-bridge), ``[log]`` and ``[record]`` (the recap written when a session ends). ``examples/rhuna.toml`` shows every key with its default.
+bridge), ``[log]``, ``[record]`` (the recap written when a session ends) and ``[web]`` (the
+pages the service serves). ``examples/rhuna.toml`` shows every key with its default.
 
 Each section is declared by its owner with :mod:`engine.settings` (``[display]`` in
 :mod:`display.config`, ``[[readers]]`` in :mod:`firmware_bridge.config`, ``[gpio]``
@@ -51,7 +52,18 @@ __all__ = [
     "load_config",
 ]
 
-SECTIONS = ("table", "state", "readers", "registry", "display", "gpio", "mqtt", "log", "record")
+SECTIONS = (
+    "table",
+    "state",
+    "readers",
+    "registry",
+    "display",
+    "gpio",
+    "mqtt",
+    "log",
+    "record",
+    "web",
+)
 #: where systemd's StateDirectory= puts it; $STATE_DIRECTORY when systemd says so
 DEFAULT_STATE_DIR = "/var/lib/rhuna-table"
 #: a snapshot every so many commands: replaying is fast (≈0.04 ms a command here) and loading
@@ -89,6 +101,25 @@ RECORD = Section(
         ),
     },
 )
+WEB = Section(
+    "web",
+    {
+        "dir": Key(
+            "string",
+            "the web pages' folder the service serves (companion/web_server.py)",
+            off=True,
+            fix='e.g. dir = "/opt/rhuna-table/web" (false: the service serves no pages)',
+        ),
+        "port": Key("integer", "the pages' HTTP port", 8080, minimum=1, maximum=65535),
+        "host": Key(
+            "string",
+            'the address to serve on ("": every interface)',
+            "",
+            nonempty=False,
+            fix='e.g. host = "127.0.0.1" (this machine only) or host = "" (every interface)',
+        ),
+    },
+)
 LOG = Section(
     "log",
     {"level": Key("string", "how much to log", "info", fix=f"use one of: {', '.join(LOG_LEVELS)}")},
@@ -118,6 +149,10 @@ class Config:
     recap: bool = True
     recaps_dir: Path | None = None
     recap_url: str | None = None
+    #: ``[web]``: the pages the service serves over HTTP (docs/web.md); None: none
+    web_dir: Path | None = None
+    web_port: int = 8080
+    web_host: str = ""
 
     @property
     def roles(self) -> ReaderRoles:
@@ -181,6 +216,7 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
     except ConfigError as e:
         problems.absorb(e)
     record = RECORD.read(data.get("record"), problems)
+    web = WEB.read(data.get("web"), problems)
     level = LOG.read(data.get("log"), problems)["level"]
     if not isinstance(level, str) or level.lower() not in LOG_LEVELS:
         if isinstance(level, str):
@@ -206,4 +242,7 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
         recap=bool(record["recap"]),
         recaps_dir=_path(record["recaps"], state_dir),
         recap_url=record["recap_url"],
+        web_dir=_path(web["dir"], base) if web["dir"] is not None else None,
+        web_port=web["port"],
+        web_host=web["host"],
     )

@@ -84,6 +84,7 @@ class Extension(Protocol):
 #: ``service.config``, ``service.store`` (e.g. the last event sequence number) and ``service.loop``.
 EXTENSIONS: dict[str, str] = {
     "mqtt": "companion.service:mqtt_bridge",
+    "web": "companion.web_server:page_server",
 }
 
 

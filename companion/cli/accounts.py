@@ -80,7 +80,14 @@ def register(sub: Any) -> None:
     url.add_argument(
         "--ws-port", type=int, default=9001, help="Mosquitto's websockets listener (9001)"
     )
-    url.add_argument("--http", help="where the pages are served (default http://HOST:WS_PORT)")
+    url.add_argument(
+        "--web-port",
+        type=int,
+        default=8080,
+        help="the service's page server ([web] port, 8080); 0: the pages from Mosquitto's"
+        " http_dir on WS_PORT instead (slower to paint: docs/web.md)",
+    )
+    url.add_argument("--http", help="where the pages are served (default http://HOST:WEB_PORT)")
     url.add_argument(
         "--gm", action="store_true", help="also the WorldKeeper's remote (it can command the table)"
     )
@@ -203,7 +210,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_urls(args: argparse.Namespace) -> int:
     acc = A.load(_folder(args))
     ws = f"ws://{args.host}:{args.ws_port}"
-    http = args.http or f"http://{args.host}:{args.ws_port}"
+    http = args.http or f"http://{args.host}:{args.web_port or args.ws_port}"
     for what, url in A.urls(acc, args.table, http_base=http, ws_url=ws, gm=args.gm):
         print(f"{what}:\n  {url}")
     return 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -127,7 +128,11 @@ class ServedTable:
         table_file: Path | None = None,
         login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
         mqtt_extra: str = "",
+        serve_pages: bool = False,
     ) -> None:
+        #: ``serve_pages``: the service serves web/dist itself (``[web]``, as on the Pi)
+        self.web_port = free_port() if serve_pages else None
+        self.broker = broker
         extra = (
             f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n'
             f'username = "{login[0]}"\npassword = "{login[1]}"\n'
@@ -135,6 +140,10 @@ class ServedTable:
             + (f'table_id = "{table_id}"\n' if table_id else "")
             + mqtt_extra
         )
+        if self.web_port is not None:
+            extra += (
+                f'\n[web]\ndir = "{built_pages()}"\nport = {self.web_port}\nhost = "127.0.0.1"\n'
+            )
         config = write_config(folder, extra)
         if table_file is not None:  # another table file than the example's (a fight's)
             shutil.copy(table_file, folder / "table.toml")
@@ -148,7 +157,31 @@ class ServedTable:
         assert self.bridge.wait_ready(WAIT), "the service's MQTT bridge did not connect"
         assert self.service.readers[0].wait_online(WAIT), "the emulated hub did not come up"
         self.hub = self.service.emulators["draw-board"]
+        if self.web_port is not None:
+            port = self.web_port
+
+            def serving() -> bool:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    return True
+                except OSError:
+                    return False
+
+            wait_until(serving, "the service to serve the pages ([web])")
         self.slot = 0  # the next free Draw Board slot
+
+    def page_url(self, page: str, **params: Any) -> str:
+        """A page's URL on the service's own page server (``serve_pages``), logged in as the
+        viewer, with the broker's WebSocket URL as ``rhuna-table accounts urls`` prints it."""
+        assert self.web_port is not None, "this table does not serve the pages"
+        ws = getattr(self.broker, "ws_port", None)
+        query = {
+            "broker": f"ws://127.0.0.1:{ws}/",
+            "username": VIEWER_USER,
+            "password": VIEWER_PASSWORD,
+            **params,
+        }
+        return f"http://127.0.0.1:{self.web_port}/{page}?{urlencode(query)}"
 
     def command(self, cmd: dict[str, Any]) -> Any:
         """Submit a command as the table's own input would; wait until it is committed."""
@@ -216,8 +249,9 @@ def served_table(
     table_file: Path | None = None,
     login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
     mqtt_extra: str = "",
+    serve_pages: bool = False,
 ) -> Iterator[ServedTable]:
-    table = ServedTable(folder, broker, table_id, table_file, login, mqtt_extra)
+    table = ServedTable(folder, broker, table_id, table_file, login, mqtt_extra, serve_pages)
     try:
         yield table
     finally:

@@ -17,18 +17,17 @@ One run measures, on one broker (plain + websockets listeners, ``set_tcp_nodelay
 4. **first paint**: a fresh page opens the overlay mid-Performance; time from navigation start
    until the retained state's tokens are in the DOM, with the median of each stage on the way
    (headers, page received, the <head>'s socket, script, boot, CONNACK, retained). Three
-   variants, interleaved open by open: as served by Mosquitto's ``http_dir`` (as on the Pi);
-   the same with the socket the page's <head> opens refused (how every page opened before
-   src/preconnect.ts); and from a plain local HTTP server (Python's ``http.server``) with the
-   same broker, to show what Mosquitto's HTTP side costs. Then once more from ``http_dir``
-   while a client publishes every 5 ms (other traffic wakes Mosquitto 2.0's main loop, which
-   otherwise serves its websockets side only once per 100 ms: docs/web.md).
-
+   variants, interleaved open by open: the page served by the service itself (``[web]``,
+   companion/web_server.py: the Pi's way); the same with the socket the page's <head> opens
+   refused (how every page opened before src/preconnect.ts); and the same page from
+   Mosquitto's ``http_dir``. Then once more from ``http_dir`` while a client publishes every
+   5 ms (other traffic wakes Mosquitto 2.0's main loop, which otherwise serves its websockets
+   side only once per 100 ms: docs/web.md).
 5. **the broker's share**: the same opening with no browser at all (raw sockets: the page
    fetched, the WebSocket upgrade begun at the page's first body byte as the page's <head>
    does, CONNECT, SUBSCRIBE, the retained Performance), begun at random moments, the page
-   from ``http_dir`` and from http.server: what Mosquitto's passes cost however fast the
-   browser is (a floor for (4)).
+   from the service and from ``http_dir``: what the serving and Mosquitto's passes cost
+   however fast the browser is (a floor for (4)).
 
 ``--paint-only`` measures (4) and (5) alone.
 
@@ -52,8 +51,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -407,30 +404,12 @@ def broker_share(page_port: int, ws_port: int, early: bool) -> float:
 
 def broker_shares(page_port: int, http_port: int, ws_port: int, n: int) -> dict[str, list[float]]:
     """(5), interleaved, each run started at a random moment of the broker's 100 ms pass."""
-    out: dict[str, list[float]] = {"http_dir": [], "http.server": []}
+    out: dict[str, list[float]] = {"service": [], "http_dir": []}
     for _ in range(n):
-        for name, port, early in (("http_dir", page_port, True), ("http.server", http_port, True)):
+        for name, port, early in (("service", http_port, True), ("http_dir", page_port, True)):
             time.sleep(random.uniform(0.05, 0.25))
             out[name].append(broker_share(port, ws_port, early))
     return out
-
-
-@contextmanager
-def static_server(folder: Path) -> Iterator[int]:
-    """``folder`` over HTTP on a free port of 127.0.0.1 (for the comparison only)."""
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield int(server.server_address[1])
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def main() -> int:
@@ -450,7 +429,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         broker = WebBroker(Path(tmp) / "broker")
         broker.start()
-        table = ServedTable(Path(tmp) / "table", broker)
+        table = ServedTable(Path(tmp) / "table", broker, serve_pages=True)
         watcher = Paho(broker.port, [f"{R}/events"])
         try:
             with sync_playwright() as p:
@@ -473,19 +452,18 @@ def main() -> int:
                 table.command({**DECLARE, "action": "target"})
                 table.lay(TOKENS[0])
                 watcher.wait(TOKENS[0])
-                with static_server(DIST) as port:
-                    plain = broker.url("overlay.html", broker=f"ws://127.0.0.1:{broker.ws_port}/")
-                    plain = plain.replace(f":{broker.ws_port}/overlay", f":{port}/overlay", 1)
-                    paints = first_paints(
-                        browser,
-                        {
-                            "http_dir": (broker.url("overlay.html"), ""),
-                            "http_dir, no preconnect": (broker.url("overlay.html"), NO_PRECONNECT),
-                            "http.server": (plain, ""),
-                        },
-                        args.opens,
-                    )
-                    shares = broker_shares(broker.ws_port, port, broker.ws_port, args.opens)
+                served = table.page_url("overlay.html")
+                paints = first_paints(
+                    browser,
+                    {
+                        "service": (served, ""),
+                        "service, no preconnect": (served, NO_PRECONNECT),
+                        "http_dir": (broker.url("overlay.html"), ""),
+                    },
+                    args.opens,
+                )
+                assert table.web_port is not None
+                shares = broker_shares(broker.ws_port, table.web_port, broker.ws_port, args.opens)
                 with busy_broker(broker.port):
                     busy = first_paints(
                         browser, {"busy": (broker.url("overlay.html"), "")}, args.opens
@@ -501,10 +479,10 @@ def main() -> int:
     if to_dom:
         report_draws(raw_all, to_event, to_dom, cmd_dom)
     report_paints(paints, busy)
-    print(line("the broker's share alone, http_dir", shares["http_dir"]))
-    print(line("  same, page from http.server", shares["http.server"]))
+    print(line("the broker's share alone, service's page", shares["service"]))
+    print(line("  same, page from http_dir", shares["http_dir"]))
     ok_draw = not to_dom or pct(to_dom, 0.99) < 100
-    ok_paint = pct(paints["http_dir"][0], 0.99) < 500
+    ok_paint = pct(paints["service"][0], 0.99) < 500
     print(
         f"  targets: token→DOM p99 < 100 ms: {'met' if ok_draw else 'MISSED'};"
         f" first paint < 500 ms: {'met' if ok_paint else 'MISSED'}"
@@ -532,9 +510,9 @@ def report_draws(
 
 def report_paints(paints: dict[str, Any], busy: dict[str, Any]) -> None:
     labels = {
-        "http_dir": "page open → first paint, http_dir",
-        "http_dir, no preconnect": "  same, no socket from the <head>",
-        "http.server": "  pages from http.server",
+        "service": "page open → first paint, the service's page ([web], as on the Pi)",
+        "service, no preconnect": "  same, no socket from the <head>",
+        "http_dir": "  the same page from Mosquitto's http_dir",
     }
     for name, label in labels.items():
         print(line(label, paints[name][0]))

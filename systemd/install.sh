@@ -11,10 +11,11 @@
 #   2. a virtualenv in /opt/rhuna-table/venv (with the system's site packages, so
 #      Debian's python3-lgpio is used) holding this checkout, byte-compiled;
 #   2b. the web pages (web/dist, built with npm when missing or stale) in /opt/rhuna-table/web,
-#      which Mosquitto serves (http_dir);
+#      which the service serves ([web], port 8080) and Mosquitto too (http_dir, port 9001);
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
 #      (an existing config is never overwritten; step 4 only adds a missing MQTT login);
-#      a new rhuna.toml writes the recaps into step 4b's folder and links them at /recaps/;
+#      a new rhuna.toml writes the recaps into step 4b's folder and links them at /recaps/,
+#      and serves step 2b's pages ([web] dir); an existing one without [web] gets it added;
 #   4. the broker: Debian's mosquitto, the table's accounts (`rhuna-table accounts add`:
 #      service, gm, viewers, wall; existing passwords are kept) in /etc/rhuna-table/mqtt,
 #      a config with no MQTT login of its own given the service's, and
@@ -125,9 +126,18 @@ run install -d -m 0755 "$CONFIG_DIR"
 # [record]: recaps go where Mosquitto serves them (step 4b), linked by a path on the pages'
 # own origin (docs/record.md, "Served on the Pi")
 RECAPS=$PREFIX/web/recaps
-config_edits="s|^recaps = \"recaps\"\$|recaps = \"$RECAPS\"|; s|^# recap_url = .*\$|recap_url = \"/recaps/\"|"
+# [web]: the service serves step 2b's pages (docs/web.md, "How fast a page paints")
+config_edits="s|^recaps = \"recaps\"\$|recaps = \"$RECAPS\"|; s|^# recap_url = .*\$|recap_url = \"/recaps/\"|; s|^# dir = \"/opt/rhuna-table/web\"\$|dir = \"$PREFIX/web\"|"
 if [ -e "$CONFIG_DIR/rhuna.toml" ]; then
-    :
+    if ! grep -q '^\[web\]' "$CONFIG_DIR/rhuna.toml"; then
+        if [ "$DRY_RUN" = 1 ]; then
+            echo "would append to $CONFIG_DIR/rhuna.toml: [web] dir = \"$PREFIX/web\""
+        else
+            echo "+ append [web] dir = \"$PREFIX/web\" to $CONFIG_DIR/rhuna.toml"
+            printf '\n# the web pages, served by the service (docs/web.md)\n[web]\ndir = "%s/web"\n' \
+                "$PREFIX" >>"$CONFIG_DIR/rhuna.toml"
+        fi
+    fi
 elif [ "$DRY_RUN" = 1 ]; then
     echo "would write: $CONFIG_DIR/rhuna.toml (examples/rhuna.toml with: $config_edits)"
 else
@@ -214,7 +224,8 @@ Done$( [ "$DRY_RUN" = 1 ] && echo " (dry run: nothing was changed)" ).
             sudo -u $SERVICE_USER $VENV/bin/rhuna-table enroll --config $CONFIG_DIR/rhuna.toml
             sudo systemctl start rhuna-table
   state:    /var/lib/rhuna-table (the journal)
-  recaps:   $RECAPS (served at http://HOSTNAME:9001/recaps/; an older config sets
+  pages:    http://HOSTNAME:8080/ (the service, [web]; also http://HOSTNAME:9001/ from Mosquitto)
+  recaps:   $RECAPS (served at http://HOSTNAME:8080/recaps/; an older config sets
             [record] recaps = "$RECAPS" and recap_url = "/recaps/")
   status:   systemctl status rhuna-table
   log:      journalctl -u rhuna-table -f

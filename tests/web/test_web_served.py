@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import shutil
+import subprocess
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ import pytest
 
 from companion.config import ConfigErrors, config_from_text
 from companion.web_server import PageServer
-from tests.harness import ARIA, BEGIN
+from tests.harness import ARIA, BEGIN, ROOT
 from tests.harness.broker import WAIT
 from tests.harness.web import (
     built_pages,
@@ -161,3 +164,39 @@ def test_accounts_urls_point_at_the_services_page_server(tmp_path, capsys):
     assert main([*argv, "--web-port", "0"]) == 0
     urls = [urlparse(u) for u in capsys.readouterr().out.split() if u.startswith("http://")]
     assert {u.netloc for u in urls} == {"rhuna.local:9001"}
+
+
+def install_dry_run(prefix: Path, config_dir: Path) -> str:
+    result = subprocess.run(
+        ["sh", str(ROOT / "systemd" / "install.sh"), "--dry-run", "--prefix", str(prefix)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CONFIG_DIR": str(config_dir), "SERVICE_USER": "rhuna-test-nobody"},
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_install_sh_gives_a_new_config_and_an_old_one_the_pages(tmp_path):
+    """A new rhuna.toml (install.sh's own sed edits of examples/rhuna.toml) serves
+    $PREFIX/web, where install.sh copies the pages; an existing one without [web] gets it
+    appended; one with [web] is left alone."""
+    prefix, config_dir = tmp_path / "opt", tmp_path / "etc"
+    out = install_dry_run(prefix, config_dir)
+    m = re.search(r"\(examples/rhuna.toml with: (.+)\)$", out, re.M)
+    assert m, out
+    text = subprocess.run(
+        ["sed", m.group(1), str(ROOT / "examples" / "rhuna.toml")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert tomllib.loads(text)["web"] == {"dir": f"{prefix}/web", "port": 8080, "host": ""}
+    assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out
+    config_dir.mkdir()
+    (config_dir / "rhuna.toml").write_text('[table]\nfile = "table.toml"\n')
+    out = install_dry_run(prefix, config_dir)
+    assert f'would append to {config_dir}/rhuna.toml: [web] dir = "{prefix}/web"' in out
+    (config_dir / "rhuna.toml").write_text('[web]\ndir = "/srv/pages"\n')
+    assert "would append" not in install_dry_run(prefix, config_dir)

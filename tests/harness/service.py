@@ -1,5 +1,7 @@
-"""Shared by the store, service and config tests: sessions of commands, service configs, and
-the Service running in process (:class:`InProcess`, for the fault tests and benchmarks/serial.py).
+"""Shared by the store, service and config tests: sessions of commands, service configs, the
+Service running in process (:class:`InProcess`, for the fault tests and benchmarks/serial.py) or
+as a ``rhuna-table run --commands -`` process (:class:`ServiceProcess`), and the journal read
+back (:func:`journal_rows`, :func:`assert_state_is_the_journal_replayed`).
 
 ``session`` makes a long, varied and *valid* stream of commands by a random walk
 that asks the engine itself which candidates it accepts (Performances, draws by
@@ -11,17 +13,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import queue
 import random
 import shutil
+import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 from companion.config import load_config
 from companion.service import Service
-from engine import CommandRejected, apply
+from companion.store import JOURNAL, Store
+from engine import CommandRejected, apply, load_table
 from engine.state import TableState
-from tests.harness import EXAMPLE_TABLE, WAIT, wait_until
+from tests.harness import EXAMPLE_TABLE, ROOT, WAIT, wait_until
 
 EXAMPLES = EXAMPLE_TABLE.parent
 
@@ -161,3 +169,82 @@ def uid_of(service: Service, token: str) -> str:
 def drawn(service: Service) -> list[str]:
     perf = service.loop.state.performance
     return [] if perf is None else [t for c in perf.contributions for t in c.drawn]
+
+
+class ServiceProcess:
+    """One ``rhuna-table run --commands -`` process and the answers it printed."""
+
+    def __init__(self, config: Path, env: dict[str, str] | None = None) -> None:
+        self.log = (config.parent / "service.log").open("a")
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "companion.cli",
+                "run",
+                "--config",
+                str(config),
+                "--commands",
+                "-",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            bufsize=1,
+            cwd=ROOT,
+            # a killed process cannot remove its emulated hub's pty folder: keep it in tmp_path
+            env={**os.environ, "TMPDIR": str(config.parent), **(env or {})},
+        )
+        self.answers: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.answers.put(line.strip())
+        self.answers.put(None)
+
+    def send(self, commands: list[dict]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("".join(json.dumps(c) + "\n" for c in commands))
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 20.0) -> str | None:
+        return self.answers.get(timeout=timeout)
+
+    def kill(self) -> list[str]:
+        """SIGKILL, then every answer it printed before dying."""
+        self.proc.kill()
+        self.proc.wait(10)
+        return self.rest()
+
+    def rest(self) -> list[str]:
+        out = []
+        while (line := self.answers.get(timeout=10)) is not None:
+            out.append(line)
+        self.log.close()
+        return out
+
+
+def journal_rows(state_dir: Path) -> list[tuple[int, dict]]:
+    db = sqlite3.connect(state_dir / JOURNAL)
+    try:
+        return [
+            (s, json.loads(c))
+            for s, c in db.execute("SELECT seq, command FROM journal ORDER BY seq")
+        ]
+    finally:
+        db.close()
+
+
+def assert_state_is_the_journal_replayed(folder: Path) -> tuple[int, list[dict]]:
+    """Restore the state directory as a restart would; it must equal replaying every journal
+    row from the table file. Returns (seq, the journal's commands)."""
+    initial = load_table(folder / "table.toml")
+    with Store.open(folder / "state") as store:  # first: as the service opens it
+        restored = store.restore(initial, folder / "table.toml")
+    commands = [c for _, c in journal_rows(folder / "state")]
+    assert restored.seq == len(commands)
+    assert as_json(restored.state) == as_json(replay(initial, commands))
+    return restored.seq, commands

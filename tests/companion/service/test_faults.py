@@ -17,34 +17,29 @@ import random
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from companion.mqtt import MqttBridge
-from companion.store import JOURNAL, Store
+from companion.store import JOURNAL
 from engine import load_table
 from firmware_bridge import protocol as p
 from firmware_bridge.uid import parse_uid
-from tests.companion.store.test_store_crash import Running, journal_rows
 from tests.harness import ARIA, BEGIN, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Broker, Watcher
-from tests.harness.service import InProcess, as_json, drawn, replay, session, uid_of, write_config
+from tests.harness.service import (
+    InProcess,
+    ServiceProcess,
+    assert_state_is_the_journal_replayed,
+    drawn,
+    journal_rows,
+    session,
+    uid_of,
+    write_config,
+)
 
 R = "rhuna/example"
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}
-
-
-def assert_state_is_the_journal_replayed(folder: Path) -> tuple[int, list[dict]]:
-    """Restore the state directory as a restart would; it must equal replaying every journal
-    row from the table file. Returns (seq, the journal's commands)."""
-    initial = load_table(folder / "table.toml")
-    with Store.open(folder / "state") as store:  # first: as the service opens it
-        restored = store.restore(initial, folder / "table.toml")
-    commands = [c for _, c in journal_rows(folder / "state")]
-    assert restored.seq == len(commands)
-    assert as_json(restored.state) == as_json(replay(initial, commands))
-    return restored.seq, commands
 
 
 # --- the reader -------------------------------------------------------------------------
@@ -188,7 +183,7 @@ def test_a_full_disk_gives_clear_refusals_then_recovers_without_a_restart(tmp_pa
     service = None
     try:
         config = write_config(tmp_path)
-        service = Running(config)
+        service = ServiceProcess(config)
         service.send([FAVOR] * 5)
         assert [service.answer() for _ in range(5)] == [f"ack {n}" for n in range(1, 6)]
         filler = state / "filler"
@@ -235,7 +230,7 @@ def test_a_power_cut_recovers_the_journal_to_its_last_good_commit(tmp_path, dama
     config = write_config(tmp_path, state="snapshot_every = 0\n")  # everything in the WAL
     initial = load_table(tmp_path / "table.toml")
     commands = session(initial, 60, seed=31, refused=0)
-    service = Running(config)
+    service = ServiceProcess(config)
     service.send(commands)
     answers = [service.answer() for _ in commands]
     assert answers == [f"ack {n}" for n in range(1, 61)]
@@ -257,7 +252,7 @@ def test_a_power_cut_recovers_the_journal_to_its_last_good_commit(tmp_path, dama
     assert seq < 60
     assert "write-ahead log" in caplog.text
     assert ("header is damaged" if damage == "header" else "last good commit") in caplog.text
-    again = Running(config)  # and the table goes on from there
+    again = ServiceProcess(config)  # and the table goes on from there
     again.send([FAVOR])
     assert again.answer() == f"ack {seq + 1}"
     again.proc.send_signal(signal.SIGTERM)
@@ -271,7 +266,7 @@ def test_a_killed_service_leaves_no_serial_folder_behind(tmp_path):
     kill -9 leaves no /tmp/rhuna-serial-* (TMPDIR is tmp_path here)."""
     config = write_config(tmp_path)
     for _ in range(2):
-        service = Running(config)
+        service = ServiceProcess(config)
         service.send([FAVOR])
         assert (service.answer() or "").startswith("ack")
         service.kill()

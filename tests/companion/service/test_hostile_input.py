@@ -24,10 +24,9 @@ from companion.service import Service
 from companion.store import Store
 from engine import CommandRejected, apply, load_table
 from hardware.registry import TagRegistry
-from tests.companion.store.test_store_crash import Running, journal_rows
 from tests.harness import wait_until
 from tests.harness.broker import WAIT, Watcher, running_broker
-from tests.harness.service import as_json, replay, write_config
+from tests.harness.service import ServiceProcess, as_json, journal_rows, replay, write_config
 
 R = "rhuna/example"
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: always accepted
@@ -165,7 +164,7 @@ def test_every_hostile_stdin_line_gets_one_refused_line_in_its_turn(tmp_path):
     """A real ``rhuna-table run --commands -``: hostile lines between good ones; every line is
     answered once, in order, and the reader thread reads on to the last line."""
     config = write_config(tmp_path)
-    service = Running(config)
+    service = ServiceProcess(config)
     good = json.dumps(FAVOR).encode()
     lines: list[bytes] = []
     for _, payload, _ in HOSTILE:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 
 from tests.harness import ROOT
+from tests.harness.service import assert_state_is_the_journal_replayed
 
 # by path: benchmarks/ on sys.path would let benchmarks/serial.py shadow pyserial
 _spec = importlib.util.spec_from_file_location("soak", ROOT / "benchmarks" / "soak.py")
@@ -20,7 +21,5 @@ def test_a_short_soak_keeps_memory_threads_and_descriptors_flat(tmp_path):
     result = soak.soak(2500, folder=tmp_path)
     assert soak.verdict(result) == [], result
     assert result["answers"]["ack"] == 2500
-    from tests.companion.service.test_faults import assert_state_is_the_journal_replayed
-
     seq, _ = assert_state_is_the_journal_replayed(tmp_path)
     assert seq == 2500

@@ -28,8 +28,7 @@ sys.path[0] = str(ROOT)  # not benchmarks/: its serial.py would shadow pyserial
 import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
-from tests.harness.web import playwright_chromium, served_table  # noqa: E402
-from tests.web.test_web_gm import PHONE, AccountsBroker  # noqa: E402
+from tests.harness.web import PHONE, AccountsBroker, playwright_chromium, served_table  # noqa: E402
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -8,6 +8,9 @@
 - :class:`ServedTable` is the service as ``rhuna-table run`` builds it from an emulated
   config (journal, loop, emulated token hub on a pty, MQTT bridge), run on a thread so a
   test can lay tokens on its emulated hub.
+- :class:`AccountsBroker` is a Mosquitto with the accounts ``rhuna-table accounts`` generates
+  (passwd + ACL; gm.html logs in with them) and a websockets listener serving ``web/dist``;
+  :data:`PHONE` is the viewport of the phone the WorldKeeper's remote runs on.
 - :func:`launch_chromium` is Debian's ``/usr/bin/chromium`` driven by Playwright's Python
   package (``executable_path``; no browser is ever downloaded).
 
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from companion import accounts as A
 from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
@@ -35,6 +39,8 @@ from tests.harness.broker import WAIT, Broker, free_port
 from tests.harness.service import write_config
 
 DIST = ROOT / "web" / "dist"
+#: a phone's viewport: the WorldKeeper's remote (gm.html) is used on one
+PHONE = {"width": 390, "height": 844}
 CHROMIUM = Path("/usr/bin/chromium")
 #: screenshots and logs the browser tests leave behind (ignored by git)
 ARTEFACTS = ROOT / "test-artefacts" / "web"
@@ -115,6 +121,42 @@ def running_web_broker(workdir: Path) -> Iterator[WebBroker]:
         yield broker
     finally:
         broker.stop()
+
+
+class AccountsBroker(Broker):
+    """Mosquitto with the generated accounts, and a websockets listener serving web/dist."""
+
+    def __init__(self, workdir: Path, tables: tuple[str, ...] = ("example",)) -> None:
+        self.folder = workdir / "mqtt"
+        self.accounts = A.Accounts()
+        for table in tables:
+            self.accounts = A.add_table(self.accounts, table)
+        A.save(self.folder, self.accounts)
+        self.ws_port = free_port()
+        super().__init__(
+            workdir,
+            extra=(
+                f"password_file {self.folder / A.PASSWD_FILE}\nacl_file {self.folder / A.ACL_FILE}\n"
+                f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n"
+                f"http_dir {built_pages()}\nset_tcp_nodelay true\n"
+            ),
+        )
+
+    def login(self, role: str, table: str = "example") -> tuple[str, str]:
+        t = self.accounts.tables[table]
+        password = {"service": t.service, "gm": t.gm}.get(role) or t.viewers[role]
+        return A.user(table, role), password
+
+    def url(self, role: str = "gm", login_table: str = "example", **params: Any) -> str:
+        user, password = self.login(role, login_table)
+        query = {
+            "broker": f"ws://127.0.0.1:{self.ws_port}/",
+            "table": "example",
+            "username": user,
+            "password": password,
+            **params,
+        }
+        return f"http://127.0.0.1:{self.ws_port}/gm.html?{urlencode(query)}"
 
 
 class ServedTable:

@@ -2,7 +2,9 @@
 TableLoop, and a Mosquitto of the test's own where MQTT is in play.
 
 Fixtures: ``broker``, a real Mosquitto on a free port of 127.0.0.1, in ``tmp_path/broker``,
-stopped after the test (``tests.harness.broker``).
+stopped after the test; ``pi_broker``, the Pi's own Mosquitto config
+(systemd/mosquitto-rhuna.conf) with one table's generated accounts, http_dir = ``tmp_path/web``
+(as $PREFIX/web on the Pi): (accounts, plain port, websockets port) (``tests.harness.broker``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.broker import Broker, running_broker
+from companion import accounts as A
+from tests.harness.broker import Broker, running_broker, running_pi_broker
 
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     with running_broker(tmp_path / "broker") as b:
+        yield b
+
+
+@pytest.fixture
+def pi_broker(tmp_path: Path) -> Iterator[tuple[A.Accounts, int, int]]:
+    with running_pi_broker(tmp_path) as b:
         yield b

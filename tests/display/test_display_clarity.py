@@ -19,8 +19,8 @@ from display.screens.banner import Banner
 from display.text import ELLIPSIS
 from engine import apply
 from engine.view import table_view
-from tests.display.test_display_text import assert_texts_fit
 from tests.harness import views as dv
+from tests.harness.canvas import assert_texts_fit
 
 STRIPS = ("2.13", "2.9")
 ROOMY = ("4.2", "7.5")

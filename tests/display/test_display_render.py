@@ -376,7 +376,7 @@ def test_every_state_of_the_example_session_renders_and_fits() -> None:
     """Real views, sections and costs from examples/session.jsonl (P1–P23, T1–T12) on every panel."""
     import engine
     from companion.cli.replay import read_session
-    from tests.display.test_display_text import assert_texts_fit
+    from tests.harness.canvas import assert_texts_fit
 
     state = dv.example_state()
     seen = set()
@@ -400,7 +400,7 @@ def test_every_state_of_the_example_fight_renders_the_engines_own_shapes() -> No
     injuries and conditions as words, never as Python dicts, and the attack forecast."""
     import engine
     from companion.cli.replay import read_session
-    from tests.display.test_display_text import assert_texts_fit
+    from tests.harness.canvas import assert_texts_fit
 
     state = engine.load_table(ROOT / "examples" / "fight.toml")
     forecasts = 0

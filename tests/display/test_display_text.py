@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from display.canvas import Canvas
 from display.panels import PANELS
 from display.render import draw
 from display.screens.banner import Banner
 from display.text import ELLIPSIS, ellipsize, fit, fit_lines, font, wrap
 from tests.harness import views as dv
+from tests.harness.canvas import assert_texts_fit
 
 PANEL_NAMES = tuple(PANELS)
 
@@ -30,25 +30,6 @@ NAME_CHARS = st.sampled_from(
     list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZÀÉÎÕÜßæøåłŒ -'")
 )
 names = st.text(NAME_CHARS, min_size=1, max_size=70).filter(lambda s: s.strip() != "")
-
-
-def assert_texts_fit(c: Canvas) -> None:
-    m = c.spec.metrics
-    assert c.texts, "the screen drew no text at all"
-    for t in c.texts:
-        where = f"{t.shown!r} (from {t.full!r}) on {c.spec.name}"
-        if not t.shown:
-            continue
-        assert c.full.contains(*t.ink), f"{where} runs off the panel: ink {t.ink}"
-        assert t.box.contains(*t.ink), f"{where} leaves its box {t.box}: ink {t.ink}"
-        assert t.size >= m.small, (
-            f"{where} is drawn at {t.size}px, under the panel's minimum {m.small}px"
-        )
-        if t.shown != t.full:
-            assert t.shown.endswith(ELLIPSIS), f"{where} was cut without an ellipsis"
-            assert t.full.startswith(t.shown[:-1].rstrip()), (
-                f"{where} is not a prefix of the original"
-            )
 
 
 @pytest.mark.parametrize("panel", PANEL_NAMES)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import engine
 from engine.performance.combinatorics import counts_of, draw_sum
 from engine.performance.odds import plan_odds
-from tests.engine.test_odds_montecarlo import _values, big_state
+from tests.harness.big_bag import bag_values, big_state
 
 if os.environ.get("CI") == "true":
     import icepool
@@ -52,10 +52,10 @@ def test_p18_p19_forty_token_bag_and_favor_if_short_agree_with_icepool(favor: bo
     if not favor:
         state, _ = engine.apply(state, {"cmd": "adjust_hero", "hero": "vesna", "favor": -3})
     odds = plan_odds(state, "vesna", tuple(range(3, 9)))
-    drawn = deal_sum(_values(state, "vesna"), 4)
+    drawn = deal_sum(bag_values(state, "vesna"), 4)
     best = drawn
     if favor:
-        best = drawn + deal_sum(_values(state, "favor"), 1).map(lambda f: max(f, 0))
+        best = drawn + deal_sum(bag_values(state, "favor"), 1).map(lambda f: max(f, 0))
     for d in range(3, 9):
         assert odds.as_drawn[d] == Fraction(drawn.probability(">=", d))
         assert odds.best_play[d] == Fraction(best.probability(">=", d))

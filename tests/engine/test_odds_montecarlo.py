@@ -15,33 +15,12 @@ import math
 import random
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
 
-import engine
 from engine.performance.combinatorics import Group, Side, best_moves, counts_of
-from engine.performance.commands import value_of
 from engine.performance.odds import odds_view, plan_odds
-from engine.state import TableState
-from tests.harness import run
+from tests.harness.big_bag import bag_values, big_state
 
-BIG = Path(__file__).parent / "data" / "odds_big_bag.toml"
 DRAWS = 200_000
-
-
-def big_state(difficulty: int) -> TableState:
-    state = engine.load_table(BIG)
-    state, _ = run(
-        state,
-        {"cmd": "begin_performance", "difficulty": difficulty, "weight": "mass"},
-        {
-            "cmd": "declare",
-            "hero": "vesna",
-            "shade": "control",
-            "capability": "skill",
-            "action": "target",
-        },
-    )
-    return state
 
 
 def within_3_se(exact: Fraction, hits: int, n: int) -> None:
@@ -50,18 +29,12 @@ def within_3_se(exact: Fraction, hits: int, n: int) -> None:
     assert abs(hits / n - p) <= 3 * se, (hits / n, p, se)
 
 
-def _values(state: TableState, bag: str) -> list[int]:
-    assert state.performance is not None
-    c = state.performance.contributions[0]
-    return [value_of(state, c, t) for t in state.bags[bag].contents]
-
-
 def test_p6_p19_as_drawn_odds_of_a_40_token_bag_match_monte_carlo() -> None:
     state = big_state(difficulty=6)
     view = odds_view(state)
     assert view is not None
     (group,) = view["groups"]
-    values = _values(state, "vesna")
+    values = bag_values(state, "vesna")
     assert len(values) == 40
     rng = random.Random(20261130)
     totals = Counter(sum(rng.sample(values, 4)) for _ in range(DRAWS))
@@ -78,8 +51,8 @@ def test_p11_p18_following_the_advice_reaches_best_play_in_monte_carlo() -> None
     state = big_state(difficulty)
     odds = plan_odds(state, "vesna", (difficulty,))
     assert odds.redraws == 2 and odds.favor_calls == 1
-    bag = _values(state, "vesna")
-    favor_bag = _values(state, "favor")
+    bag = bag_values(state, "vesna")
+    favor_bag = bag_values(state, "favor")
     memo: dict[object, str] = {}
 
     def advised(hand: list[int], left: list[int], r: int, calls: int, extra: int) -> str:

@@ -26,10 +26,11 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 import engine
+from companion import accounts as A
 from companion.loop import TableLoop
 from companion.mqtt import MqttBridge, load_mqtt_config
 from hardware.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE, WAIT, missing_real_part
+from tests.harness import EXAMPLE_TABLE, ROOT, WAIT, missing_real_part, wait_until
 
 #: the example table's topics, and the commands most tests start a Performance with (P19, P1–P4)
 R = "rhuna/example"
@@ -272,3 +273,59 @@ def send(port: int, topic: str, payload: Any, *, retain: bool = False) -> None:
     client.publish(topic, body, qos=1, retain=retain).wait_for_publish(WAIT)
     client.disconnect()
     client.loop_stop()
+
+
+# --- the Pi's broker ------------------------------------------------------------------
+
+#: the Mosquitto snippet the Pi runs (install.sh installs it)
+PI_SNIPPET = ROOT / "systemd" / "mosquitto-rhuna.conf"
+
+
+def pi_config(tmp_path: Path, folder: Path, web: Path, plain: int, ws: int) -> Path:
+    """The Pi's snippet with its paths moved to ``folder`` (accounts) and ``web`` (http_dir), as
+    install.sh moves them, and its listeners to ``plain`` and ``ws`` on 127.0.0.1."""
+    text = PI_SNIPPET.read_text()
+    text = text.replace("/etc/rhuna-table/mqtt", str(folder)).replace(
+        "/opt/rhuna-table/web", str(web)
+    )
+    text = text.replace("listener 1883", f"listener {plain} 127.0.0.1")
+    text = text.replace("listener 9001", f"listener {ws} 127.0.0.1")
+    text += f"log_dest file {tmp_path}/mosquitto.log\n"
+    if os.getuid() == 0:
+        text += "user root\n"
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(text)
+    return conf
+
+
+@contextmanager
+def running_pi_broker(tmp_path: Path) -> Iterator[tuple[A.Accounts, int, int]]:
+    """The Pi's Mosquitto (systemd/mosquitto-rhuna.conf, :func:`pi_config`) with the generated
+    accounts of one table, ``example``, and a stand-in overlay.html in ``tmp_path/web``; yields
+    (the accounts, the plain port, the websockets port)."""
+    folder, web = tmp_path / "mqtt", tmp_path / "web"
+    web.mkdir()
+    (web / "overlay.html").write_text("<!doctype html><title>overlay</title>")
+    acc = A.add_table(A.Accounts(), "example")
+    A.save(folder, acc)
+    plain, ws = free_port(), free_port()
+    conf = pi_config(tmp_path, folder, web, plain, ws)
+    proc = subprocess.Popen([mosquitto_binary(), "-c", str(conf)], stderr=subprocess.PIPE)
+
+    def listening(port: int) -> bool:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        except OSError:
+            return False
+        return True
+
+    for port in (plain, ws):
+        wait_until(lambda p=port: listening(p), f"mosquitto to listen on {port}", poll=0.02)
+    try:
+        yield acc, plain, ws
+    finally:
+        proc.terminate()
+        proc.wait(WAIT)
+        if proc.stderr:
+            proc.stderr.close()

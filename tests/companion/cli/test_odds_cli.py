@@ -10,8 +10,8 @@ import pytest
 
 from companion.cli import main
 from engine.performance.odds import odds_view
-from tests.engine.test_odds_montecarlo import BIG
 from tests.harness import EXAMPLE_TABLE, run
+from tests.harness.big_bag import BIG
 
 ARIA = ["--hero", "aria", "--shade", "control", "--capability", "skill"]
 

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import threading
-import time
 import urllib.request
-from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -25,54 +22,9 @@ from companion import accounts as A
 from companion.config import load_config
 from companion.mqtt import load_mqtt_config
 from tests.harness import ROOT
-from tests.harness.broker import WAIT, free_port, mosquitto_binary
+from tests.harness.broker import WAIT
 
-SNIPPET = ROOT / "systemd" / "mosquitto-rhuna.conf"
 INSTALL = ROOT / "systemd" / "install.sh"
-
-
-def pi_config(tmp_path: Path, folder: Path, web: Path, plain: int, ws: int) -> Path:
-    text = SNIPPET.read_text()
-    text = text.replace("/etc/rhuna-table/mqtt", str(folder)).replace(
-        "/opt/rhuna-table/web", str(web)
-    )
-    text = text.replace("listener 1883", f"listener {plain} 127.0.0.1")
-    text = text.replace("listener 9001", f"listener {ws} 127.0.0.1")
-    text += f"log_dest file {tmp_path}/mosquitto.log\n"
-    if os.getuid() == 0:
-        text += "user root\n"
-    conf = tmp_path / "mosquitto.conf"
-    conf.write_text(text)
-    return conf
-
-
-@pytest.fixture
-def pi_broker(tmp_path):
-    folder, web = tmp_path / "mqtt", tmp_path / "web"
-    web.mkdir()
-    (web / "overlay.html").write_text("<!doctype html><title>overlay</title>")
-    acc = A.add_table(A.Accounts(), "example")
-    A.save(folder, acc)
-    plain, ws = free_port(), free_port()
-    conf = pi_config(tmp_path, folder, web, plain, ws)
-    proc = subprocess.Popen([mosquitto_binary(), "-c", str(conf)], stderr=subprocess.PIPE)
-    deadline = time.monotonic() + WAIT
-    for port in (plain, ws):
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, f"mosquitto did not listen on {port}"
-                time.sleep(0.02)
-    try:
-        yield acc, plain, ws
-    finally:
-        proc.terminate()
-        proc.wait(WAIT)
-        if proc.stderr:
-            proc.stderr.close()
 
 
 def login(

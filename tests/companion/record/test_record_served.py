@@ -28,16 +28,12 @@ import pytest
 from companion.config import load_config
 from companion.record.recap import latest_recap
 from companion.service import Service
-from tests.companion.mqtt import test_accounts_pi as pi
 from tests.harness import ARIA, BEGIN, ROOT, wait_until
 from tests.harness.broker import WAIT
 from tests.harness.service import write_config
 
 INSTALL = ROOT / "systemd" / "install.sh"
 USER = "rhuna-test-nobody"
-
-# the Pi's broker (systemd/mosquitto-rhuna.conf), http_dir = tmp_path/"web" = $PREFIX/web
-pi_broker = pi.pi_broker
 
 
 def installed_record(prefix: Path, config_dir: Path) -> tuple[dict, str]:

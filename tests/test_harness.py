@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
+import re
 import subprocess
 import sys
 import textwrap
@@ -121,4 +123,105 @@ def test_no_test_asserts_on_wall_time() -> None:
         for p in _python_files("tests")
         for m in timed.finditer(p.read_text("utf-8"))
     ]
+    assert not offenders, offenders
+
+
+#: calls that import a module or run a file named by a string
+_IMPORTING_CALLS = {
+    "import_module",
+    "__import__",
+    "spec_from_file_location",
+    "run_path",
+    "run_module",
+}
+_TEST_MODULE = re.compile(r"(?:^|[./\\])test_\w+(?:\.py)?$")
+
+
+def _is_test_module(dotted: str) -> bool:
+    return any(part.startswith("test_") for part in dotted.split("."))
+
+
+def imported_test_modules(source: str) -> list[str]:
+    """The test modules (``test_*.py``) a file's source imports: ``import``, ``from … import``
+    (absolute or relative, a module or a name from one), and importlib / runpy / ``__import__``
+    calls naming one in a string, each as written."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if _is_test_module(a.name)]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            if _is_test_module(node.module or ""):
+                found.append(module)
+            base = module if node.module else module[:-1]  # `from . import test_x`: .test_x
+            found += [f"{base}.{a.name}" for a in node.names if a.name.startswith("test_")]
+        elif isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in _IMPORTING_CALLS:
+                for arg in [*node.args, *(k.value for k in node.keywords)]:
+                    found += [
+                        c.value
+                        for c in ast.walk(arg)
+                        if isinstance(c, ast.Constant)
+                        and isinstance(c.value, str)
+                        and _TEST_MODULE.search(c.value)
+                    ]
+    return found
+
+
+def files_importing_test_modules(root: Path) -> list[str]:
+    """Every ``file: module`` where a file of tests/ or benchmarks/ imports a test module."""
+    return [
+        f"{p.relative_to(root)}: {m}"
+        for folder in ("tests", "benchmarks")
+        for p in sorted((root / folder).rglob("*.py"))
+        for m in imported_test_modules(p.read_text("utf-8"))
+    ]
+
+
+def test_the_import_check_sees_every_way_to_import_a_test_module() -> None:
+    caught = imported_test_modules(
+        textwrap.dedent(
+            """
+            import tests.web.test_web_gm
+            import tests.web.test_web_gm as gm
+            from tests.web.test_web_gm import PHONE, AccountsBroker
+            from tests.companion.mqtt import test_accounts_pi as pi
+            from .test_store_crash import Running
+            from . import test_faults
+            def later():
+                from tests.companion.service.test_faults import assert_state_is_the_journal_replayed
+            importlib.import_module("tests.engine.test_odds_montecarlo")
+            importlib.util.spec_from_file_location("x", ROOT / "tests" / "web" / "test_web_gm.py")
+            """
+        )
+    )
+    assert caught == [
+        "tests.web.test_web_gm",
+        "tests.web.test_web_gm",
+        "tests.web.test_web_gm",
+        "tests.companion.mqtt.test_accounts_pi",
+        ".test_store_crash",
+        ".test_faults",
+        "tests.companion.service.test_faults",
+        "tests.engine.test_odds_montecarlo",
+        "test_web_gm.py",
+    ], caught
+    harmless = """
+        import tests.harness
+        import unittest, pytest
+        from tests.harness.web import PHONE
+        from tests.harness import views as dv
+        from testing import x
+        importlib.util.spec_from_file_location("soak", ROOT / "benchmarks" / "soak.py")
+        name = "test_web_gm.py"
+        """
+    assert imported_test_modules(textwrap.dedent(harmless)) == []
+
+
+def test_no_test_module_or_benchmark_imports_a_test_module() -> None:
+    """Shared helpers live in tests.harness (a benchmark imports nothing else of tests/): a
+    test module imported by another is collected twice over and ties two test files together."""
+    offenders = files_importing_test_modules(ROOT)
     assert not offenders, offenders

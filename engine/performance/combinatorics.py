@@ -131,11 +131,14 @@ def hands(bag: Counts, k: int) -> tuple[tuple[tuple[int, ...], int], ...]:
                 out.append(((*picked, left), ways * comb(kinds[i], left)))
             return
         for c in range(min(left, kinds[i]) + 1):
-            walk(i + 1, left - c, [*picked, c], ways * comb(kinds[i], c))
+            walk(i + 1, left - c, [*picked, c], ways * comb(kinds[i], c))  # noqa: F821 (del'd below)
 
     if not kinds:
         return (((), 1),) if k == 0 else ()
-    walk(0, k, [], 1)
+    try:
+        walk(0, k, [], 1)
+    finally:
+        del walk  # a recursive closure is a reference cycle: freed now, not at a full gc
     return tuple(out)
 
 
@@ -428,7 +431,7 @@ def _fast(
                     continue
                 hand[j] += 1
                 left[j] -= 1
-                vc, gc = node(hand, left, base + values[j], steps - 1, n - 1, child)
+                vc, gc = node(hand, left, base + values[j], steps - 1, n - 1, child)  # noqa: F821
                 hand[j] -= 1
                 left[j] += 1
                 for i in range(n_t):
@@ -454,18 +457,23 @@ def _fast(
     scale = _falling(n_after, steps)
     acc = [0] * n_t
     board_sum = sum(board)
-    for picked, ways in hands(bag, k):
-        hand = base_hand[:]
-        left = base_bag[:]
-        s = board_sum
-        for (v, _), c in zip(bag, picked, strict=True):
-            if c:
-                hand[index[v]] += c
-                left[index[v]] -= c
-                s += v * c
-        got = node(hand, left, s, steps, n_after, scale)[0]
-        for i in range(n_t):
-            acc[i] += ways * got[i]
+    try:
+        for picked, ways in hands(bag, k):
+            hand = base_hand[:]
+            left = base_bag[:]
+            s = board_sum
+            for (v, _), c in zip(bag, picked, strict=True):
+                if c:
+                    hand[index[v]] += c
+                    left[index[v]] -= c
+                    s += v * c
+            got = node(hand, left, s, steps, n_after, scale)[0]
+            for i in range(n_t):
+                acc[i] += ways * got[i]
+    finally:
+        # node refers to itself through its closure: a reference cycle holding this call's
+        # lists until a full collection; breaking it frees them now (docs/performance.md)
+        del node
     return tuple(acc), comb(n_bag, k) * scale * fav_n
 
 

@@ -11,6 +11,7 @@ import os
 import tracemalloc
 
 from companion.command_source import _FdLines
+from tests.harness import EXAMPLE_TABLE
 
 
 def _lines_file(tmp_path, lines):
@@ -58,3 +59,42 @@ def test_the_stdin_reader_cuts_long_lines_and_keeps_every_byte(tmp_path):
     assert b"".join(got) == b"".join(lines * 3)
     assert got[:2] == [b"a" * 10 + b"\n", b"b" * 16_385]
     assert got[-1] == b"d" * 5 and reader.readline(16_385) == b""
+
+
+def test_the_views_the_panel_and_mqtt_compute_leave_no_reference_cycles():
+    # a recursive closure in the odds (combinatorics.hands' walk, _fast's node) made each
+    # view leave a cycle holding that call's lists; they piled up until a full collection
+    # (25 % more long-lived objects) and set the high-water mark of Python's object arenas
+    import gc
+
+    from companion.loop import TableLoop
+    from companion.mqtt.messages import iter_state_messages
+    from companion.mqtt.topics import Topics
+    from companion.panel_output import LazyView
+    from display.render import Frame, Renderer
+    from engine import load_table
+    from engine.view import table_view
+    from hardware.registry import TagRegistry
+    from tests.harness.service import session
+
+    state = load_table(EXAMPLE_TABLE)
+    loop = TableLoop(state, TagRegistry())
+    render = Renderer("2.13", "bwr")
+    topics = Topics("rhuna", state.table_id)
+    commands = session(state, 300, seed=99)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for command in commands:
+            outcome = loop.process(command, "stdin")
+            render(Frame(LazyView(outcome.state)))
+            list(iter_state_messages(table_view(outcome.state), topics))
+        found = gc.collect()
+        kinds = sorted({type(o).__name__ for o in gc.garbage})
+    finally:
+        gc.garbage.clear()
+        gc.set_debug(0)
+        gc.enable()
+    assert loop.processed == len(commands) > 300
+    assert found == 0, f"{found} objects in reference cycles ({', '.join(kinds)})"

@@ -108,12 +108,21 @@ def summary(xs: list[float]) -> dict[str, float]:
     return {"p50_ms": pct(xs, 0.5) * 1e3, "p99_ms": pct(xs, 0.99) * 1e3, "n": len(xs)}
 
 
-def measure(samples: int = 300, *, panel: bool = True, where: str | None = None) -> dict[str, Any]:
+def measure(
+    samples: int = 300,
+    *,
+    panel: bool = True,
+    where: str | None = None,
+    cli: list[str] | None = None,
+    windows: dict[str, list[tuple[float, float]]] | None = None,
+) -> dict[str, Any]:
     """The three distributions and the ratios, from one run (see the module docstring).
 
     The service is its own process (``rhuna-table run``), as at the table; the hub
     emulator (on a real pty), the broker's clients and the clock are this one's.
     ``where``: the folder for the state directory (default: the system's temporary one).
+    ``cli``: the command that is ``rhuna-table`` (benchmarks/hops.py runs a traced one);
+    ``windows``: filled with each sample's (start, arrival) on ``time.perf_counter``'s clock.
     """
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         folder = Path(tmp)
@@ -130,13 +139,13 @@ def measure(samples: int = 300, *, panel: bool = True, where: str | None = None)
                 path.write_text(text)
             log = (folder / "service.log").open("w")
             service = subprocess.Popen(
-                [sys.executable, "-m", "companion.cli", "run", "--config", str(path)],
+                [*(cli or [sys.executable, "-m", "companion.cli"]), "run", "--config", str(path)],
                 cwd=ROOT,
                 stdout=log,
                 stderr=log,
                 env={**os.environ, "TMPDIR": str(folder)},
             )
-            return _measure(hub, broker.port, samples, service, folder / "service.log")
+            return _measure(hub, broker.port, samples, service, folder / "service.log", windows)
         finally:
             if service is not None:
                 service.send_signal(signal.SIGTERM)
@@ -146,7 +155,12 @@ def measure(samples: int = 300, *, panel: bool = True, where: str | None = None)
 
 
 def _measure(
-    hub: HubEmulator, port: int, samples: int, service: subprocess.Popen[bytes], log: Path
+    hub: HubEmulator,
+    port: int,
+    samples: int,
+    service: subprocess.Popen[bytes],
+    log: Path,
+    windows: dict[str, list[tuple[float, float]]] | None = None,
 ) -> dict[str, Any]:
     watcher = Client(port, [f"{R}/events", f"{R}/state", f"{R}/status", "bench/raw"])
     deadline = time.monotonic() + 30
@@ -166,9 +180,8 @@ def _measure(
 
     hub.on_write = on_write
     sender = Client(port, [])
-    raw: list[float] = []
-    command: list[float] = []
-    tag: list[float] = []
+    spans: dict[str, list[tuple[float, float]]] = {"raw": [], "command_event": [], "tag_state": []}
+    raw, command, tag = spans["raw"], spans["command_event"], spans["tag_state"]
     registry = TagRegistry.synthetic(load_table(ROOT / "examples" / "table.toml").tokens)
     tokens = ["aria.weight.0", "aria.weight.1"]
     try:
@@ -178,13 +191,13 @@ def _measure(
             seen = watcher.count("bench/raw")
             t0 = time.perf_counter()
             sender.client.publish("bench/raw", b"x" * 200, qos=1)
-            raw.append(watcher.wait("bench/raw", seen + 1) - t0)
+            raw.append((t0, watcher.wait("bench/raw", seen + 1)))
             # 2. command → event (every command of the cycle tells at least one event)
             for cmd in (BEGIN, ARIA):
                 seen = watcher.count(f"{R}/events")
                 t0 = time.perf_counter()
                 sender.client.publish(f"{R}/command", json.dumps(cmd), qos=1)
-                command.append(watcher.wait(f"{R}/events", seen + 1) - t0)
+                command.append((t0, watcher.wait(f"{R}/events", seen + 1)))
                 _settle(watcher, f"{R}/state")
             # 3. tag frame on the pty → the retained state at the subscriber
             for channel, token in enumerate(tokens):
@@ -196,7 +209,7 @@ def _measure(
                 arrived = watcher.wait(f"{R}/state", seen + 1)
                 while len(writes) <= before:
                     time.sleep(0.0005)
-                tag.append(arrived - writes[before])
+                tag.append((writes[before], arrived))
                 _settle(watcher, f"{R}/state")
             lifted = len(removals)
             for channel in range(len(tokens)):
@@ -209,17 +222,15 @@ def _measure(
             seen = watcher.count(f"{R}/events")
             t0 = time.perf_counter()
             sender.client.publish(f"{R}/command", json.dumps({"cmd": "cancel_performance"}), qos=1)
-            command.append(watcher.wait(f"{R}/events", seen + 1) - t0)
+            command.append((t0, watcher.wait(f"{R}/events", seen + 1)))
             _settle(watcher, f"{R}/state")
     finally:
         hub.on_write = None
         watcher.close()
         sender.close()
-    out: dict[str, Any] = {
-        "raw": summary(raw),
-        "command_event": summary(command),
-        "tag_state": summary(tag),
-    }
+    if windows is not None:
+        windows.update(spans)
+    out: dict[str, Any] = {k: summary([b - a for a, b in xs]) for k, xs in spans.items()}
     raw_p99 = out["raw"]["p99_ms"]
     for key in ("command_event", "tag_state"):
         out[key]["p99_ratio"] = out[key]["p99_ms"] / raw_p99

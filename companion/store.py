@@ -519,8 +519,17 @@ class Store:
         except (TypeError, ValueError) as e:  # NaN, a lone surrogate, an object of a script's
             raise Unsavable(f"the command cannot be stored as JSON ({e})") from None
         try:
-            with self._transaction():
-                self._db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?)", row)
+            # one statement outside BEGIN … COMMIT is its own transaction: committed (the WAL
+            # fsync'd) when execute returns, or rolled back; one call into SQLite, not three,
+            # so the loop's thread waits for the GIL once after the disk, not three times
+            with self._db_lock:
+                try:
+                    self._db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?)", row)
+                except BaseException:
+                    if self._db.in_transaction:  # never left open behind a failed commit
+                        with contextlib.suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
+                    raise
         except sqlite3.Error as e:
             raise JournalWriteFailed(f"{self.path}: {e}") from None
         self._seq = seq

@@ -13,7 +13,11 @@ threads meet here, and each keeps to its lane:
   table's state and never waits;
 * the bridge's **publisher** thread does the rest in order: events with their
   sequence numbers, errors, replies, then the retained state of the newest
-  outcome (computed once per burst, and only topics whose JSON changed).
+  outcome (computed once per burst, and only topics whose JSON changed). The
+  loop tells it an accepted command's state *before* the journal commits it
+  (:meth:`TableLoop.prepare`): when nothing else is waiting, the publisher computes
+  the view and encodes the state topics while the commit waits for the disk, and
+  publishes them only once the committed outcome comes.
 
 While the broker is away the publisher keeps events, errors and replies in a
 bounded buffer (``max_queued``; past it the oldest are dropped and counted) and
@@ -63,6 +67,7 @@ from companion.mqtt.messages import (
 from companion.mqtt.topics import Topics, level
 from companion.record.narrate import HistoryEntry, outcome_entry
 from companion.record.recap import Recap
+from engine.contracts.view import TableView
 from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.view import table_view
@@ -92,6 +97,9 @@ class BridgeStats:
     status_restored: int = 0
     #: other instances seen publishing the same table id
     duplicates: int = 0
+    #: states encoded while their command was being committed, and how many of those went out
+    prepared: int = 0
+    prepared_used: int = 0
 
 
 # --- what the publisher thread is asked to do -------------------------------------------
@@ -132,6 +140,13 @@ class _Info:
     payload: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class _Prepare:
+    """The state an accepted command leads to, not committed yet: encode, publish nothing."""
+
+    state: TableState
+
+
 class _Refresh:
     """Home Assistant restarted: send discovery and state again."""
 
@@ -140,7 +155,7 @@ class _Stop:
     pass
 
 
-_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop
+_Item = _Outcome | _Prepare | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop
 
 
 def now() -> str:
@@ -212,6 +227,8 @@ class MqttBridge:
         self._wanted: set[str] = set()  # the retained topics the newest state has
         self._latest: TableState | None = None
         self._dirty = False
+        #: a state's view and state topics, encoded before its command was committed
+        self._prepared: tuple[TableState, TableView, list[tuple[str, str]]] | None = None
         self._version = package_version()
         #: this process's id on the broker: in the client id and in the retained ``…/info``
         self.instance = secrets.token_hex(4)
@@ -245,6 +262,7 @@ class MqttBridge:
         client.on_message = self._on_message
         self._client = client
         loop.subscribe(self, self.on_outcome)
+        loop.prepare(self, self.on_prepare)
         self._worker = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self._worker.start()
         client.connect_async(cfg.host, cfg.broker_port, cfg.keepalive)
@@ -292,6 +310,12 @@ class MqttBridge:
         at = now()
         sent = self._events_now(outcome, at) if outcome.events else None
         self._inbox.put(_Outcome(outcome, at, sent))
+
+    def on_prepare(self, outcome: Outcome) -> None:
+        """Loop preparer: the state a command leads to, before the journal commits it. The
+        publisher encodes it meanwhile (if it has nothing else to do); nothing is published
+        until :meth:`on_outcome` brings the committed outcome."""
+        self._inbox.put(_Prepare(outcome.state))
 
     def _events_now(self, outcome: Outcome, at: str) -> list[dict[str, Any]] | None:
         assert self.topics is not None
@@ -503,9 +527,14 @@ class MqttBridge:
                     batch.append(self._inbox.get_nowait())
                 except queue.Empty:
                     break
-            for item in batch:
+            for i, item in enumerate(batch):
                 if isinstance(item, _Stop):
                     stopping = True
+                    continue
+                if isinstance(item, _Prepare):
+                    # only when no newer state is already here: a burst computes one anyway
+                    if not any(isinstance(x, _Prepare | _Outcome) for x in batch[i + 1 :]):
+                        self._prepare(item.state)
                     continue
                 try:
                     self._handle(item)
@@ -630,16 +659,37 @@ class MqttBridge:
         self._published.clear()  # the broker may have lost its retained copies
         self._dirty = True
 
+    def _prepare(self, state: TableState) -> None:
+        """Compute and encode ``state``'s topics ahead (its command is being committed)."""
+        assert self.topics is not None
+        self._prepared = None
+        if not self.connected:
+            return
+        try:
+            view = table_view(state)
+            self._prepared = (state, view, list(iter_state_messages(view, self.topics)))
+            self.stats.prepared += 1
+        except Exception:  # computed again, and reported, when it is published
+            log.debug("MQTT: could not prepare the state", exc_info=True)
+
     def _publish_state(self) -> None:
         """Bring every retained topic up to date with the newest state (changed ones only)."""
         assert self.topics is not None and self._latest is not None
         if not self.connected:
             return  # all of it goes out when the connection is back
-        view = table_view(self._latest)
+        prepared = self._prepared
+        messages: Iterable[tuple[str, str]]
+        if prepared is not None and prepared[0] is self._latest:
+            _, view, messages = prepared  # encoded while its command was being committed
+            self._prepared = None
+            self.stats.prepared_used += 1
+        else:
+            view = table_view(self._latest)
+            messages = iter_state_messages(view, self.topics)
         # the table's own topics first, each published as soon as it is encoded (…/state
         # first): subscribers waiting for the state do not wait for discovery or history
         wanted: dict[str, str] = {}
-        for topic, payload in iter_state_messages(view, self.topics):
+        for topic, payload in messages:
             wanted[topic] = payload
             if self._published.get(topic) != payload:
                 self._retain(topic, payload)

@@ -7,6 +7,7 @@ client plays the overlay / Home Assistant. Nothing is mocked.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -48,6 +49,13 @@ def expected_events(state, commands):
             continue
         out += more
     return out
+
+
+def engine_initial():
+    from engine import load_table
+    from tests.conftest import EXAMPLE_TABLE
+
+    return load_table(EXAMPLE_TABLE)
 
 
 def events(w: Watcher) -> list[dict]:
@@ -181,6 +189,53 @@ def test_event_seq_rises_by_one_and_continues_from_the_stores(broker, watcher):
         assert seqs == list(range(42, 42 + len(expected)))
         assert bridge.seq == seqs[-1]
         assert all(e["source"] == "script" and e["text"] for e in events(watcher))
+
+
+@pytest.mark.error_log  # the loop logs the command it could not save
+def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(broker, watcher):
+    """The bridge encodes an accepted command's state while the journal commits it (a loop
+    preparer). A commit that fails publishes none of it: no event, the retained state stays
+    the committed one, a ``store`` error. The same command committed next goes out whole."""
+
+    def slow_disk(bridge, prepared):
+        """A journal whose commit takes until the publisher has encoded the state."""
+        deadline = time.monotonic() + WAIT
+        while bridge.stats.prepared < prepared and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    with table_on_mqtt(broker.port) as (bridge, running):
+
+        def disk_full(outcome):
+            slow_disk(bridge, 1)
+            raise OSError("database or disk is full")
+
+        def saved(outcome):
+            slow_disk(bridge, 2)
+            return 1
+
+        assert bridge.wait_ready(WAIT)
+        assert watcher.first(f"{R}/state").json()["performance"] is None
+        running.loop.journal = disk_full
+        running.loop.submit(BEGIN, source="script")
+        assert watcher.first(f"{R}/error").json()["code"] == "store"
+        running.loop.submit(
+            {"cmd": "resolve_time"}, source="script"
+        )  # refused: no Time token drawn (T3)
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/error")) == 2, "a later refusal")
+        # everything the failed command caused is in by now (one connection, in order)
+        assert len(watcher.on(f"{R}/state")) == 1 and not events(watcher)
+        assert bridge.stats.prepared == 1 and bridge.stats.prepared_used == 0
+
+        running.loop.journal = saved
+        running.loop.submit(BEGIN, source="script")
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/state")) >= 2, "the committed state")
+        watcher.wait(lambda ms: events(watcher), "its events")
+        states = [m.json() for m in watcher.on(f"{R}/state")]
+        assert [s["performance"] is None for s in states] == [True, False]
+        assert states[-1] == as_json(table_view(running.loop.state))
+        expected = expected_events(engine_initial(), [BEGIN])
+        assert [e["type"] for e in events(watcher)] == [e.type for e in expected]
+        assert bridge.stats.prepared == 2 and bridge.stats.prepared_used == 1  # the one saved
 
 
 def test_only_topics_whose_json_changed_are_published_again(broker, watcher):

@@ -28,6 +28,7 @@ import importlib
 import logging
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -64,6 +65,12 @@ RUN_DIR = "run"
 #: seconds of quiet before the panel renders (display.worker: a burst is one render, after
 #: its MQTT messages); e-ink refreshes take seconds, so the table never sees the wait
 PANEL_SETTLE = 0.03
+
+#: seconds a thread that wants the GIL waits before the one holding it is made to let go
+#: (while :meth:`Service.run` runs; CPython's default is 5 ms). A thread back from the disk
+#: or the network (the loop after a commit, paho's after a wake-up) then waits at most this
+#: long behind one computing (the panel's render, the MQTT state's JSON, a snapshot).
+SWITCH_INTERVAL = 0.0005
 
 
 class Extension(Protocol):
@@ -381,6 +388,8 @@ class Service:
         if stop is not None:
             self._stop = stop
         previous = self._catch_signals()
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
         try:
             self.start()
             self.notifier.ready(self.status_line())
@@ -388,6 +397,7 @@ class Service:
             self._serve()
         finally:
             self.stop()
+            sys.setswitchinterval(switch)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         return 0

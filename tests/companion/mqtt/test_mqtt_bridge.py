@@ -51,13 +51,6 @@ def expected_events(state, commands):
     return out
 
 
-def engine_initial():
-    from engine import load_table
-    from tests.conftest import EXAMPLE_TABLE
-
-    return load_table(EXAMPLE_TABLE)
-
-
 def events(w: Watcher) -> list[dict]:
     return w.json_on(f"{R}/events")
 
@@ -192,7 +185,9 @@ def test_event_seq_rises_by_one_and_continues_from_the_stores(broker, watcher):
 
 
 @pytest.mark.error_log  # the loop logs the command it could not save
-def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(broker, watcher):
+def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(
+    broker, watcher, example_state
+):
     """The bridge encodes an accepted command's state while the journal commits it (a loop
     preparer). A commit that fails publishes none of it: no event, the retained state stays
     the committed one, a ``store`` error. The same command committed next goes out whole."""
@@ -233,7 +228,7 @@ def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(broker
         states = [m.json() for m in watcher.on(f"{R}/state")]
         assert [s["performance"] is None for s in states] == [True, False]
         assert states[-1] == as_json(table_view(running.loop.state))
-        expected = expected_events(engine_initial(), [BEGIN])
+        expected = expected_events(example_state, [BEGIN])
         assert [e["type"] for e in events(watcher)] == [e.type for e in expected]
         assert bridge.stats.prepared == 2 and bridge.stats.prepared_used == 1  # the one saved
 

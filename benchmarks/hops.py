@@ -85,6 +85,10 @@ def _install(out: str) -> None:
     # A/B knobs for the diagnosis (not settings of the service)
     if os.environ.get("HOPS_SWITCH"):
         service_mod.SWITCH_INTERVAL = float(os.environ["HOPS_SWITCH"])
+    if os.environ.get("HOPS_NO_DIRECT"):
+        from companion.mqtt.client import Client
+
+        Client.write_now = lambda self: False  # type: ignore[method-assign]
     if os.environ.get("HOPS_NO_PREPARE"):
         bridge_mod.MqttBridge.on_prepare = lambda self, outcome: None  # type: ignore[method-assign]
 
@@ -163,7 +167,7 @@ COMMAND_HOPS = [
     ("committed", "journal commit (fsync)"),
     ("mqtt0", "other subscribers (panel, log)"),
     ("event_queued", "event encoded"),
-    ("sent", "paho.publish → socket send()"),
+    ("sent", "publish → socket send() (which thread)"),
     ("arrived", "broker → the subscriber"),
 ]
 TAG_HOPS = [

@@ -50,7 +50,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.loop import Outcome, TableLoop
 from companion.mqtt import discovery
-from companion.mqtt.client import OFFLINE, ONLINE, make_client
+from companion.mqtt.client import OFFLINE, ONLINE, Client, make_client
 from companion.mqtt.commands import BadRequest, parse_request
 from companion.mqtt.config import MqttConfig
 from companion.mqtt.messages import (
@@ -204,7 +204,7 @@ class MqttBridge:
         self.stats = BridgeStats()
         self.topics: Topics | None = None
         self._loop: TableLoop | None = None
-        self._client: mqtt.Client | None = None
+        self._client: Client | None = None
         self._inbox: queue.Queue[_Item] = queue.Queue()
         self._worker: threading.Thread | None = None
         # shared between paho's thread and the publisher; never held while calling paho
@@ -757,6 +757,8 @@ class MqttBridge:
         info = self._client.publish(topic, payload, qos=1, retain=retain)
         if info.rc in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
             self.stats.published += 1  # NO_CONN: paho keeps it and sends it on reconnect
+            if info.rc == mqtt.MQTT_ERR_SUCCESS:
+                self._client.write_now()  # on the socket now, not after paho's thread wakes
             return True
         with self._cond:
             self._outstanding -= 1

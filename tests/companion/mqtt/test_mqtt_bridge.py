@@ -76,7 +76,9 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
         try:
             late.wait(lambda ms: len({m.topic for m in ms}) >= 10, "every retained topic")
             got = {m.topic: m for m in late.messages}
-            assert all(m.retain for m in got.values())
+            assert all(m.retain for m in got.values()), [
+                (t, m.payload[:80]) for t, m in got.items() if not m.retain
+            ]
             assert got[f"{R}/state"].json() == expected
             assert got[f"{R}/performance"].json() == expected["performance"]
             assert got[f"{R}/odds"].json() == expected["odds"]

@@ -49,16 +49,19 @@ def test_two_services_with_one_table_id_keep_their_connections_and_both_say_so(
             second.start(running.loop)
             assert second.wait_ready(WAIT)
             wait_until(lambda: first.duplicate and second.duplicate, "both see the other")
+            # each bridge notes the other, then logs, reports on MQTT and raises the panel's
+            # alert, in that order on its own thread: wait for the reports and the alert
+            watcher.wait(lambda ms: len(watcher.on(f"{R}/error")) >= 2, "two reports")
+            assert service.output is not None
+            wait_until(lambda: "mqtt-duplicate" in service.output.alerts, "the panel's alert")
         assert first.duplicate["instance"] == second.instance
         assert second.duplicate["instance"] == first.instance
         assert first._client._client_id != second._client._client_id
         # the log, MQTT and the panel say it, naming the other one and the fix
         assert f"instance {second.instance}" in caplog.text and "[table] id" in caplog.text
-        watcher.wait(lambda ms: len(watcher.on(f"{R}/error")) >= 2, "two reports")
         errors = watcher.json_on(f"{R}/error")
         assert {e["code"] for e in errors} == {"duplicate"}
         assert {e["other"]["instance"] for e in errors} == {first.instance, second.instance}
-        assert service.output is not None
         assert (
             "another service publishes table 'example'" in service.output.alerts["mqtt-duplicate"]
         )
@@ -81,15 +84,26 @@ def test_a_forged_retained_offline_is_put_back_to_online(broker):
     bridge.start(running.loop)
     try:
         assert bridge.wait_ready(WAIT)
-        send(broker.port, f"{R}/status", "offline", retain=True)
-        wait_until(lambda: bridge.stats.status_restored >= 1, "the status put back")
+        early = Watcher(broker.port, [f"{R}/status"])
+        try:
+            send(broker.port, f"{R}/status", "offline", retain=True)
+            wait_until(lambda: bridge.stats.status_restored >= 1, "the status put back")
+            # the counter goes up when the bridge hands ``online`` to paho, before the broker
+            # has it: wait until a subscriber sees it come after the forgery, so the broker's
+            # retained status is the bridge's when the late subscriber asks (not a race)
+            early.wait(
+                lambda ms: b"online" in _after(b"offline", [m.payload for m in ms]),
+                "online published after the forged offline",
+            )
+        finally:
+            early.close()
         late = Watcher(broker.port, [f"{R}/status"])
         try:
             assert late.first(f"{R}/status").payload == b"online"
         finally:
             late.close()
     finally:
-        bridge.stop()
+        bridge.stop(WAIT)  # its offline is published before it disconnects, however loaded
         running.close()
     # a clean stop's own offline stays: nothing puts it back
     late = Watcher(broker.port, [f"{R}/status"])
@@ -119,3 +133,8 @@ def test_info_names_the_instance_host_and_pid(broker):
     finally:
         bridge.stop()
         running.close()
+
+
+def _after(first: bytes, payloads: list[bytes]) -> list[bytes]:
+    """The payloads after the first ``first`` (none if it never came)."""
+    return payloads[payloads.index(first) + 1 :] if first in payloads else []

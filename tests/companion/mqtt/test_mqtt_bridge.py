@@ -17,15 +17,9 @@ from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
 from tests.harness import ARIA, BEGIN
-from tests.harness.broker import WAIT, R, Watcher, running_broker, send, table_on_mqtt
+from tests.harness.broker import WAIT, R, Watcher, send, table_on_mqtt
 
 DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
-
-
-@pytest.fixture
-def broker(tmp_path):
-    with running_broker(tmp_path / "broker") as b:
-        yield b
 
 
 @pytest.fixture

@@ -16,16 +16,10 @@ from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
 from tests.harness import ARIA, BEGIN
-from tests.harness.broker import WAIT, Watcher, running_broker
+from tests.harness.broker import WAIT, Watcher
 from tests.harness.service import write_config
 
 R = "rhuna/example"
-
-
-@pytest.fixture
-def broker(tmp_path):
-    with running_broker(tmp_path / "broker") as b:
-        yield b
 
 
 def serve(config):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import doctest
+import importlib
+import pkgutil
 import re
 import subprocess
 import sys
@@ -17,9 +19,14 @@ from tests.harness import ROOT, wait_until
 
 
 def test_the_harness_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's examples and every submodule's (tests/harness/*.py)."""
     monkeypatch.chdir(ROOT)
-    result = doctest.testmod(tests.harness)
-    assert result.attempted > 0 and result.failed == 0
+    names = [m.name for m in pkgutil.iter_modules(tests.harness.__path__, "tests.harness.")]
+    assert "tests.harness.big_bag" in names
+    for module in [tests.harness, *map(importlib.import_module, names)]:
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__
+    assert doctest.testmod(tests.harness).attempted > 0
 
 
 def test_wait_until_names_what_it_waited_for() -> None:

@@ -15,90 +15,20 @@ checks after every kill:
 
 from __future__ import annotations
 
-import json
-import os
-import queue
 import random
 import signal
-import sqlite3
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
-from companion.store import JOURNAL, Store
+from companion.store import Store
 from engine import load_table
-from tests.harness import ROOT
-from tests.harness.service import as_json, replay, session, write_config
-
-
-class Running:
-    """One ``rhuna-table run --commands -`` process and the answers it printed."""
-
-    def __init__(self, config: Path, env: dict[str, str] | None = None) -> None:
-        self.log = (config.parent / "service.log").open("a")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion.cli",
-                "run",
-                "--config",
-                str(config),
-                "--commands",
-                "-",
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-            bufsize=1,
-            cwd=ROOT,
-            # a killed process cannot remove its emulated hub's pty folder: keep it in tmp_path
-            env={**os.environ, "TMPDIR": str(config.parent), **(env or {})},
-        )
-        self.answers: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.answers.put(line.strip())
-        self.answers.put(None)
-
-    def send(self, commands: list[dict]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write("".join(json.dumps(c) + "\n" for c in commands))
-        self.proc.stdin.flush()
-
-    def answer(self, timeout: float = 20.0) -> str | None:
-        return self.answers.get(timeout=timeout)
-
-    def kill(self) -> list[str]:
-        """SIGKILL, then every answer it printed before dying."""
-        self.proc.kill()
-        self.proc.wait(10)
-        return self.rest()
-
-    def rest(self) -> list[str]:
-        out = []
-        while (line := self.answers.get(timeout=10)) is not None:
-            out.append(line)
-        self.log.close()
-        return out
-
-
-def journal_rows(state_dir: Path) -> list[tuple[int, dict]]:
-    db = sqlite3.connect(state_dir / JOURNAL)
-    try:
-        return [
-            (s, json.loads(c))
-            for s, c in db.execute("SELECT seq, command FROM journal ORDER BY seq")
-        ]
-    finally:
-        db.close()
-
+from tests.harness.service import (
+    ServiceProcess,
+    as_json,
+    journal_rows,
+    replay,
+    session,
+    write_config,
+)
 
 #: kill -9 at this many random moments (issue 17: at least 20)
 KILLS = 20
@@ -116,7 +46,7 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path):
     while at < len(commands) and rounds < KILLS:
         rounds += 1
         chunk = commands[at : at + rng.randint(8, 30)]
-        service = Running(config)
+        service = ServiceProcess(config)
         service.send(chunk)
         answers: list[str] = []
         wanted = rng.randint(1, len(chunk))
@@ -160,7 +90,7 @@ def test_sigterm_stops_cleanly_and_restarts_where_it_was(tmp_path):
     config = write_config(tmp_path)
     initial = load_table(tmp_path / "table.toml")
     commands = session(initial, 12, seed=3, refused=0)
-    service = Running(config)
+    service = ServiceProcess(config)
     service.send(commands)
     answers = [service.answer() for _ in commands]
     assert answers == [f"ack {n}" for n in range(1, 13)]

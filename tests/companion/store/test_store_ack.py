@@ -16,16 +16,7 @@ import pytest
 from companion.loop import TableLoop
 from companion.store import Store
 from hardware.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE
-
-BEGIN = {"cmd": "begin_performance", "difficulty": 5}
-ARIA = {
-    "cmd": "declare",
-    "hero": "aria",
-    "shade": "control",
-    "capability": "skill",
-    "action": "target",
-}
+from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE
 
 
 @pytest.fixture

@@ -14,52 +14,19 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
-from companion import accounts as A
 from tests.harness import ROOT
-from tests.harness.broker import WAIT, Broker, free_port
-from tests.harness.web import built_pages, playwright_chromium, screenshot, served_table
-
-PHONE = {"width": 390, "height": 844}
-
-
-class AccountsBroker(Broker):
-    """Mosquitto with the generated accounts, and a websockets listener serving web/dist."""
-
-    def __init__(self, workdir: Path, tables: tuple[str, ...] = ("example",)) -> None:
-        self.folder = workdir / "mqtt"
-        self.accounts = A.Accounts()
-        for table in tables:
-            self.accounts = A.add_table(self.accounts, table)
-        A.save(self.folder, self.accounts)
-        self.ws_port = free_port()
-        super().__init__(
-            workdir,
-            extra=(
-                f"password_file {self.folder / A.PASSWD_FILE}\nacl_file {self.folder / A.ACL_FILE}\n"
-                f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n"
-                f"http_dir {built_pages()}\nset_tcp_nodelay true\n"
-            ),
-        )
-
-    def login(self, role: str, table: str = "example") -> tuple[str, str]:
-        t = self.accounts.tables[table]
-        password = {"service": t.service, "gm": t.gm}.get(role) or t.viewers[role]
-        return A.user(table, role), password
-
-    def url(self, role: str = "gm", login_table: str = "example", **params: Any) -> str:
-        user, password = self.login(role, login_table)
-        query = {
-            "broker": f"ws://127.0.0.1:{self.ws_port}/",
-            "table": "example",
-            "username": user,
-            "password": password,
-            **params,
-        }
-        return f"http://127.0.0.1:{self.ws_port}/gm.html?{urlencode(query)}"
+from tests.harness.broker import WAIT
+from tests.harness.web import (
+    PHONE,
+    AccountsBroker,
+    built_pages,
+    playwright_chromium,
+    screenshot,
+    served_table,
+)
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,10 @@ def test_snapshots_are_taken_while_commands_keep_coming(tmp_path):
         db = service.store._db
         with service.store._db_lock:
             newest = db.execute("SELECT max(seq) FROM snapshots").fetchone()[0]
-        assert taken >= 5, service.store.snapshot_stats
+        # one asked for at #20 with 280 commands still queued, and the newest at the end; how
+        # many more the snapshot thread fits in between depends on the machine's load (the
+        # old service took one, once the queue was empty)
+        assert taken >= 2, service.store.snapshot_stats
         assert newest >= 280  # asked for at #280 or later, while commands still waited
     finally:
         stop.set()

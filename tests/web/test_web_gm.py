@@ -10,7 +10,6 @@ service's reply and then checks the service's own state.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,13 +84,6 @@ def replied(page: Any, key: str, expect: str = "ok") -> Any:
     got = out.get_attribute("data-state")
     assert got == expect, out.inner_text()
     return out
-
-
-def wait_state(table: Any, check: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not check(state(table)):
-        assert time.monotonic() < deadline, f"the service never got {what}"
-        time.sleep(0.02)
 
 
 def tab(page: Any, name: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from engine.view import table_view
-from tests.harness import ARIA, BEGIN, ROOT
+from tests.harness import ARIA, BEGIN, ROOT, wait_until
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
     SERVICE_PASSWORD,
@@ -99,15 +99,16 @@ def expect_percent(locator: Any, percent: float) -> None:
     (0.0 prints as 0)."""
     number = re.compile(r"([0-9.]+)%")
     expect(locator).to_have_text(re.compile(r"(Best play|as drawn) [0-9.]+%"), timeout=MS)
-    deadline = time.monotonic() + WAIT
 
     def shown() -> float:
         found = number.search(locator.inner_text())
         return float(found.group(1)) if found else -1.0
 
-    while shown() != percent:
-        assert time.monotonic() < deadline, f"{locator.inner_text()!r} is not {percent}%"
-        time.sleep(0.02)
+    wait_until(
+        lambda: shown() == percent,
+        lambda: f"{percent}%; the page shows {locator.inner_text()!r}",
+        poll=0.02,
+    )
 
 
 def expect_live(page: Page) -> None:

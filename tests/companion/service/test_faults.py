@@ -138,7 +138,15 @@ def test_the_broker_killed_or_stopped_loses_no_event_at_a_persistent_subscriber(
         assert bridge.wait_ready(WAIT)
         table.submit(BEGIN, ARIA)
         overlay.wait(lambda ms: len(ms) >= 2, "the first events")
-        time.sleep(2.5)  # autosave (every second): the overlay's session is on disk
+        # autosave (every second): wait until the overlay's session and subscription are in
+        # the persistence file (written whole, then renamed into place), not a guessed 2.5 s
+        saved = broker.dir / "mosquitto.db"
+
+        def on_disk() -> bool:
+            data = saved.read_bytes() if saved.exists() else b""
+            return b"overlay" in data and f"{R}/events".encode() in data
+
+        wait_until(on_disk, "the overlay's persistent session saved")
         if how == "sigkill":
             assert broker.proc is not None
             broker.proc.kill()

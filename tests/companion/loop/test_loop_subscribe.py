@@ -12,6 +12,7 @@ import threading
 
 from companion.loop import Outcome, TableLoop
 from hardware.registry import TagRegistry
+from tests.harness import WAIT, wait_until
 
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: a sheet change, always accepted
 
@@ -71,7 +72,15 @@ def test_unsubscribing_from_another_thread_while_the_loop_tells_is_safe(example_
     loop = loop_of(example_state)
     kept: list[Outcome] = []
     gone: list[Outcome] = []
-    loop.subscribe("kept", kept.append)
+    reached, unsubscribed = threading.Event(), threading.Event()
+
+    def keep(outcome: Outcome) -> None:
+        kept.append(outcome)
+        if len(kept) == 50:  # the loop holds here, mid-tell, until the owner has gone
+            reached.set()
+            unsubscribed.wait(WAIT)
+
+    loop.subscribe("kept", keep)
     loop.subscribe("gone", gone.append)
     for _ in range(300):
         loop.submit(FAVOR)
@@ -79,13 +88,13 @@ def test_unsubscribing_from_another_thread_while_the_loop_tells_is_safe(example_
     thread = threading.Thread(target=loop.run, args=(stop, 0.01))
     thread.start()
     try:
-        while len(kept) < 50:
-            stop.wait(0.001)
+        assert reached.wait(WAIT)
         loop.unsubscribe("gone")
         after = len(gone)
-        while loop.pending:
-            stop.wait(0.005)
+        unsubscribed.set()
+        wait_until(lambda: len(kept) == 300, "every outcome told")
     finally:
+        unsubscribed.set()
         stop.set()
         thread.join(5)
     assert len(kept) == 300

@@ -21,7 +21,7 @@ from display.screens.banner import Banner
 from engine.view import table_view
 from firmware_bridge.events import ReaderStatus
 from hardware.mock import MockHand
-from tests.harness import ARIA, BEGIN, wait_until
+from tests.harness import ARIA, BEGIN, WAIT, wait_until
 from tests.harness import record as record_support
 from tests.harness.service import as_json, write_config
 
@@ -77,7 +77,7 @@ def journal(service: Service) -> list[tuple[int, str, str]]:
 def test_a_token_laid_is_committed_then_shown_p6(running):
     """Lay Aria's Ember on Draw Board slot 0: a draw (P6), journaled, then on the panel."""
     service = running.service
-    assert service.readers[0].wait_online(5)
+    assert service.readers[0].wait_online(WAIT)
     running.command(BEGIN)
     running.command(ARIA)
     uid = service.registry.uid("aria.ember.skill")
@@ -91,7 +91,7 @@ def test_a_token_laid_is_committed_then_shown_p6(running):
 
 def test_an_unknown_tag_is_a_banner_not_a_journal_row(running):
     service = running.service
-    assert service.readers[0].wait_online(5)
+    assert service.readers[0].wait_online(WAIT)
     service.emulators["draw-board"].lay(1, "04DEADBEEF0001")
     outcome = running.next(lambda o: o.tag is not None)
     assert outcome.error.code == "unknown" and outcome.seq is None and journal(service) == []
@@ -102,7 +102,7 @@ def test_an_unknown_tag_is_a_banner_not_a_journal_row(running):
 def test_a_reader_unplugged_is_a_banner_until_it_is_back(running):
     service = running.service
     hub, reader = service.emulators["draw-board"], service.readers[0]
-    assert reader.wait_online(5)
+    assert reader.wait_online(WAIT)
     running.command(BEGIN)
     hub.unplug()
     wait_until(
@@ -120,7 +120,7 @@ def test_a_reader_unplugged_is_a_banner_until_it_is_back(running):
         "draw-board offline" in service.status_line() or "draw-board lost" in service.status_line()
     )
     hub.replug()
-    assert reader.wait_online(5)
+    assert reader.wait_online(WAIT)
     back = Banner("Reader draw-board back online", "info")
     wait_until(
         lambda: service.output._banner() == back,
@@ -258,7 +258,7 @@ def test_extensions_start_with_the_loop_and_stop_after_it_drained(tmp_path):
     recorder = Recorder()
     service = Service(load_config(write_config(tmp_path)), extensions=[Broken(), recorder])
     service.start()  # no loop running: everything below stays queued
-    assert service.readers[0].wait_online(5)
+    assert service.readers[0].wait_online(WAIT)
     for _ in range(20):
         service.loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1}, "mqtt")
     service.stop()

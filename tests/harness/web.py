@@ -304,6 +304,11 @@ def launch_chromium(playwright: Any) -> Any:
     """Debian's Chromium under Playwright, headless, with nothing phoning home."""
     if not CHROMIUM.exists():
         missing_real_part("Chromium (Debian package chromium)")
+    from playwright.sync_api import expect
+
+    # expect()'s own default wait is 5 s, half the harness's WAIT: on a loaded machine a page
+    # paints later, and an assertion that would hold gives up first
+    expect.set_options(timeout=WAIT * 1000)
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
 
 
@@ -326,6 +331,6 @@ def screenshot(page: Any, name: str) -> Path:
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTEFACTS / f"{name}.png"
     # a token arriving or an outcome landing is animated: picture the page once it has settled
-    page.wait_for_function("document.getAnimations().length === 0", timeout=5000)
+    page.wait_for_function("document.getAnimations().length === 0", timeout=WAIT * 1000)
     page.screenshot(path=str(path))
     return path

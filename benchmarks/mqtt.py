@@ -33,6 +33,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from companion.mqtt.client import no_delay  # noqa: E402
+from tests.harness import ARIA, BEGIN, draw  # noqa: E402
 from tests.harness.broker import Broker, table_on_mqtt  # noqa: E402
 
 RUNS = 5
@@ -40,16 +41,10 @@ ROUND_TRIPS = 200
 CYCLES = 200  # × 5 events
 R = "rhuna/example"
 CYCLE = [
-    {"cmd": "begin_performance", "difficulty": 5},
-    {
-        "cmd": "declare",
-        "hero": "aria",
-        "shade": "control",
-        "capability": "skill",
-        "action": "target",
-    },
-    {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
-    {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
+    BEGIN,
+    ARIA,
+    draw("aria", "aria.ember.skill"),
+    draw("aria", "aria.weight.1"),
     {"cmd": "cancel_performance"},
 ]
 

@@ -14,7 +14,7 @@ from typing import Any
 import engine
 from engine import apply
 from engine.view import table_view
-from tests.harness import EXAMPLE_TABLE
+from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE, draw
 
 LONG_HERO = "Wilhelmina-Josephine of the Seventeenth Lantern"
 LONG_CAPABILITY = "unutterable_cartography_of_drowned_cathedrals"
@@ -79,15 +79,9 @@ def performance_mid() -> dict[str, Any]:
     state, _ = _run(
         example_state(),
         {"cmd": "begin_performance", "difficulty": 6, "weight": "mass"},
-        {
-            "cmd": "declare",
-            "hero": "aria",
-            "shade": "control",
-            "capability": "skill",
-            "action": "target",
-        },
-        {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
-        {"cmd": "draw", "hero": "aria", "token": "aria.weight.0"},
+        ARIA,
+        draw("aria", "aria.ember.skill"),
+        draw("aria", "aria.weight.0"),
     )
     view = _clean(table_view(state))
     view["odds"] = copy.deepcopy(ODDS_MID)
@@ -98,63 +92,61 @@ def performance_redraw() -> dict[str, Any]:
     """A Redraw waiting for its token, and a Favor call answered by Xantyr (P11, P18)."""
     state, _ = _run(
         example_state(),
-        {"cmd": "begin_performance", "difficulty": 5},
-        {
-            "cmd": "declare",
-            "hero": "aria",
-            "shade": "control",
-            "capability": "skill",
-            "action": "target",
-        },
-        {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"},
-        {"cmd": "draw", "hero": "aria", "token": "aria.ember.wild"},
-        {"cmd": "draw", "hero": "aria", "token": "aria.potential.skill.1"},
+        BEGIN,
+        ARIA,
+        draw("aria", "aria.ember.skill"),
+        draw("aria", "aria.ember.wild"),
+        draw("aria", "aria.potential.skill.1"),
         {"cmd": "call_favor", "hero": "aria", "token": "favor.23"},
         {"cmd": "redraw", "hero": "aria", "replace": "aria.ember.wild"},
     )
     return _clean(table_view(state))
 
 
+#: Cass Exerts through one Performance: Fatigue 5 of 5 (P9)
+TIRE_CASS: tuple[dict[str, Any], ...] = (
+    {"cmd": "begin_performance", "difficulty": 3},
+    {
+        "cmd": "declare",
+        "hero": "cass",
+        "shade": "impulse",
+        "capability": "charm",
+        "action": "target",
+        "exert": True,
+    },
+    *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
+    {"cmd": "resolve"},
+    {"cmd": "reset"},
+)
+#: then Exerts again and fails on the full track: +2 Fatigue → 1 Strain (P9, P13, P20)
+FAIL_TIRED_CASS: tuple[dict[str, Any], ...] = (
+    {"cmd": "begin_performance", "difficulty": 7},
+    {
+        "cmd": "declare",
+        "hero": "cass",
+        "shade": "impulse",
+        "capability": "charm",
+        "action": "defend",
+        "exert": True,
+    },
+    {"cmd": "draw", "hero": "cass", "token": "cass.ember.shadow"},
+    {"cmd": "draw", "hero": "cass", "token": "cass.weight.1"},
+    {"cmd": "call_favor", "hero": "cass", "token": "favor.01"},
+    {"cmd": "draw", "hero": "cass", "token": "cass.potential.shadow.1"},
+    {"cmd": "resolve"},
+)
+
+
 def _tired_cass() -> engine.TableState:
     """Cass after one Exerted Performance: Fatigue 5 of 5 (P9)."""
-    state, _ = _run(
-        example_state(),
-        {"cmd": "begin_performance", "difficulty": 3},
-        {
-            "cmd": "declare",
-            "hero": "cass",
-            "shade": "impulse",
-            "capability": "charm",
-            "action": "target",
-            "exert": True,
-        },
-        *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
-        {"cmd": "resolve"},
-        {"cmd": "reset"},
-    )
+    state, _ = _run(example_state(), *TIRE_CASS)
     assert state.heroes["cass"].fatigue == 5
     return state
 
 
 def performance_failed() -> dict[str, Any]:
     """Cass Exerts again and fails: +2 Fatigue on a full track overflows into 1 Strain (P9, P13, P20)."""
-    state, _events = _run(
-        _tired_cass(),
-        {"cmd": "begin_performance", "difficulty": 7},
-        {
-            "cmd": "declare",
-            "hero": "cass",
-            "shade": "impulse",
-            "capability": "charm",
-            "action": "defend",
-            "exert": True,
-        },
-        {"cmd": "draw", "hero": "cass", "token": "cass.ember.shadow"},
-        {"cmd": "draw", "hero": "cass", "token": "cass.weight.1"},
-        {"cmd": "call_favor", "hero": "cass", "token": "favor.01"},
-        {"cmd": "draw", "hero": "cass", "token": "cass.potential.shadow.1"},
-        {"cmd": "resolve"},
-    )
+    state, _events = _run(_tired_cass(), *FAIL_TIRED_CASS)
     return _clean(table_view(state))
 
 

@@ -24,6 +24,7 @@ from hardware.mock import MockHand
 from tests.harness import ARIA, BEGIN, WAIT, wait_until
 from tests.harness import record as record_support
 from tests.harness.service import as_json, write_config
+from tests.harness.views import FAIL_TIRED_CASS, TIRE_CASS
 
 
 class Running(record_support.Running):
@@ -169,34 +170,7 @@ def test_a_restart_shows_the_restored_table_at_once(tmp_path):
 
 #: Cass Exerts twice; the second Performance fails on a full Fatigue track: +2 Fatigue → 1 Strain
 #: (P9, P13, P20), the costs the panel shows beside the result
-TIRED_CASS = [
-    {"cmd": "begin_performance", "difficulty": 3},
-    {
-        "cmd": "declare",
-        "hero": "cass",
-        "shade": "impulse",
-        "capability": "charm",
-        "action": "target",
-        "exert": True,
-    },
-    *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
-    {"cmd": "resolve"},
-    {"cmd": "reset"},
-    {"cmd": "begin_performance", "difficulty": 7},
-    {
-        "cmd": "declare",
-        "hero": "cass",
-        "shade": "impulse",
-        "capability": "charm",
-        "action": "defend",
-        "exert": True,
-    },
-    {"cmd": "draw", "hero": "cass", "token": "cass.ember.shadow"},
-    {"cmd": "draw", "hero": "cass", "token": "cass.weight.1"},
-    {"cmd": "call_favor", "hero": "cass", "token": "favor.01"},
-    {"cmd": "draw", "hero": "cass", "token": "cass.potential.shadow.1"},
-    {"cmd": "resolve"},
-]
+TIRED_CASS = [*TIRE_CASS, *FAIL_TIRED_CASS]
 
 
 def test_p9_p13_the_costs_come_back_on_the_panel_after_a_restart(tmp_path):

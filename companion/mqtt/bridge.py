@@ -617,6 +617,13 @@ class MqttBridge:
             info = None
         if not isinstance(info, dict) or info.get("instance") == self.instance:
             return  # ours (its echo comes after the other's retained one: no all-clear)
+        if _predecessor(info):
+            # the retained info of this table's last run on this machine (a restart, a
+            # kill -9, a power cut): its process is gone, so nobody else publishes the table
+            log.info(
+                "MQTT: the last run's …/info (pid %s) is replaced by this one", info.get("pid")
+            )
+            return
         first = self.duplicate is None or self.duplicate.get("instance") != info.get("instance")
         self.duplicate = info
         if not first:
@@ -777,6 +784,21 @@ class MqttBridge:
 
 
 _VOCABULARY: bytes | None = None
+
+
+def _predecessor(info: dict[str, Any]) -> bool:
+    """An ``…/info`` published on this host by a process that no longer runs: this table's
+    previous run, not a second service (which is alive, here or on another host)."""
+    pid = info.get("pid")
+    if info.get("host") != socket.gethostname() or not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
 
 
 def _vocabulary() -> bytes:

@@ -9,6 +9,9 @@ connect.
 from __future__ import annotations
 
 import logging
+import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -23,6 +26,7 @@ from tests.harness.broker import (
     bridge_config,
     example_loop,
     send,
+    table_on_mqtt,
 )
 from tests.harness.service import write_config
 
@@ -138,3 +142,39 @@ def test_info_names_the_instance_host_and_pid(broker):
 def _after(first: bytes, payloads: list[bytes]) -> list[bytes]:
     """The payloads after the first ``first`` (none if it never came)."""
     return payloads[payloads.index(first) + 1 :] if first in payloads else []
+
+
+def _retained_info(port: int, pid: int) -> None:
+    """The ``…/info`` another run of this table left on the broker, from this host."""
+    other = {
+        "instance": "0123abcd",
+        "host": socket.gethostname(),
+        "pid": pid,
+        "started": "2026-12-01T09:00:00.000+00:00",
+        "version": "test",
+    }
+    send(port, f"{R}/info", other, retain=True)
+
+
+def test_a_restart_is_not_a_second_service(broker, caplog):
+    """The retained ``…/info`` of this table's last run (its process gone: a restart, kill -9,
+    a power cut) is not reported as a duplicate; one whose process still runs on this host is."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    _retained_info(broker.port, gone.pid)
+    caplog.set_level(logging.INFO, "rhuna.mqtt")
+    with table_on_mqtt(broker.port) as (bridge, _):
+        assert bridge.wait_ready(WAIT)
+        wait_until(lambda: "the last run's …/info" in caplog.text, "the last run's info read")
+        assert bridge.duplicate is None and bridge.stats.duplicates == 0
+
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        _retained_info(broker.port, alive.pid)
+        with table_on_mqtt(broker.port) as (bridge, _):
+            assert bridge.wait_ready(WAIT)
+            wait_until(lambda: bridge.stats.duplicates == 1, "the live one reported")
+            assert bridge.duplicate is not None and bridge.duplicate["pid"] == alive.pid
+    finally:
+        alive.kill()
+        alive.wait()

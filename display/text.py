@@ -43,12 +43,29 @@ def font(size: int, bold: bool = False) -> Font:
     return ImageFont.truetype(font_path(bold), size, layout_engine=ImageFont.Layout.BASIC)
 
 
+#: strings up to this long are measured once per font (a frame measures the same names,
+#: totals and trial wraps again and again); a longer one, such as a hostile 1 MB token id,
+#: is measured each time and never kept, so the cache stays under ~1 MB
+MEASURE_CACHED = 200
+
+
 def measure(f: Font, text: str) -> float:
     """The width ``text`` needs: its advance, or its ink where a glyph overhangs (Î, J, f)."""
     if not text:
         return 0.0
+    if len(text) > MEASURE_CACHED:
+        return _measure(f, text)
+    return _measured(f, text)
+
+
+def _measure(f: Font, text: str) -> float:
     left, _, right, _ = f.getbbox(text, mode="1", anchor="ls")
     return max(f.getlength(text, mode="1"), float(right - min(0, left)))
+
+
+# FreeType's layout is most of a frame's CPU (and holds the GIL): the table's loop waits
+# behind it. Fonts come from font()'s cache, so the same size is the same key.
+_measured = functools.lru_cache(maxsize=4096)(_measure)
 
 
 #: the tallest Latin ink: accented capitals above, descenders below

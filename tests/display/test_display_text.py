@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from display import text
 from display.panels import PANELS
 from display.render import draw
 from display.screens.banner import Banner
@@ -161,3 +162,18 @@ def test_fit_lines_wraps_then_shrinks_then_cuts() -> None:
     assert not roomy.cut and roomy.size == 20 and len(roomy.lines) == 2
     tight = fit_lines(text, 120, 30, 20, min_size=12)
     assert tight.cut and tight.lines[-1].endswith(ELLIPSIS)
+
+
+def test_measure_is_cached_for_short_strings_only() -> None:
+    """A frame measures the same strings again and again, so short ones are measured once per
+    font; a hostile 1 MB token id (issue 17) is measured but never kept."""
+    f = text.font(14)
+    for s in ("Aria", "Wilhelmina of the Seventeenth Lantern", "ÅJf…"):
+        assert text.measure(f, s) == text._measure(f, s)
+    before = text._measured.cache_info()
+    text.measure(f, "Aria")
+    after = text._measured.cache_info()
+    assert after.hits == before.hits + 1
+    huge = "x" * (text.MEASURE_CACHED + 1)
+    assert text.measure(f, huge) == text._measure(f, huge) > text.measure(f, "Aria")
+    assert text._measured.cache_info().currsize == after.currsize

@@ -7,6 +7,15 @@ subscriber — the display worker, the MQTT publisher, the log — what happened
 A refused command or an unknown tag becomes an :class:`Outcome` with an error
 for the panel and MQTT; nothing ever crashes the loop.
 
+*One at a time* is a turn, not a thread. While the service runs (``inline``), an
+item submitted when the loop is idle — nothing queued, nothing being processed — is
+processed at once on the thread that submitted it (paho's, a reader's, a pin's):
+no hand-off to the loop's thread and no wait for it to be scheduled, which was most
+of the time between a token laid and the table knowing. Otherwise it waits in the
+queue, and the loop's thread takes it in its turn, after everything before it.
+Either way one item is processed at a time, in the order submitted, and ``submit``
+never waits for another thread.
+
 Subscribers are acknowledgements, so an accepted command is first handed to
 the ``journal`` (:meth:`companion.store.Store.append`): only once it is
 committed is the new state kept and anyone told. A journal that cannot write
@@ -22,11 +31,12 @@ since the journal may still fail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import queue
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -79,6 +89,17 @@ class TableLoop:
         self._subscriptions: tuple[tuple[object, Subscriber], ...] = ()
         self._preparers: tuple[tuple[object, Preparer], ...] = ()
         self._subscribing = threading.Lock()
+        #: process an item submitted while the loop is idle on the submitting thread (the
+        #: running service); False: every item waits for ``step`` (scripts, tests, stopping)
+        self.inline = False
+        #: items processed on the thread that submitted them (diagnostics, tests)
+        self.processed_inline = 0
+        # whose turn: one item processed at a time; ``_queued`` counts items put in the inbox
+        # and not yet begun, so an item submitted behind them never overtakes them
+        self._turn = threading.Condition(threading.Lock())
+        self._busy = False
+        self._queued = 0
+        self._failure: BaseException | None = None
 
     # --- subscribers (any thread) ----------------------------------------------
 
@@ -135,9 +156,47 @@ class TableLoop:
     # --- any thread --------------------------------------------------------
 
     def submit(self, item: Any, source: str = "script") -> None:
-        """Queue a command (a JSON object: from MQTT it may be any JSON, refused if not an
-        object) or a TagEvent. Never blocks."""
-        self._inbox.put((source, item))
+        """Submit a command (a JSON object: from MQTT it may be any JSON, refused if not an
+        object) or a TagEvent. Never waits for another thread: with ``inline`` and the loop
+        idle it is processed now, on this thread (subscribers told before this returns);
+        otherwise it is queued for the loop's thread."""
+        with self._turn:
+            here = self.inline and not self._busy and self._queued == 0
+            if here:
+                self._busy = True
+            else:
+                self._queued += 1
+                self._inbox.put((source, item))
+        if here:
+            self._here(item, source)
+
+    def _here(self, item: Any, source: str) -> None:
+        try:
+            outcome = self.process(item, source)
+            self.tell(outcome)
+            self.processed_inline += 1
+        except BaseException as e:  # a bug in the loop: the loop's thread raises it, as before
+            log.exception("%s: the loop failed on an input", source)
+            self._failure = e
+        finally:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        with self._turn:
+            self._busy = False
+            self._turn.notify_all()
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold the loop's turn: no item is processed meanwhile, so the state and the
+        journal agree (the service's snapshot request, and its stop)."""
+        with self._turn:
+            self._turn.wait_for(lambda: not self._busy)
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._end_turn()
 
     def tag_sink(self, event: TagEvent) -> None:
         """A reader's sink: tag events only enqueue."""
@@ -152,12 +211,22 @@ class TableLoop:
 
     def step(self, timeout: float | None = None) -> Outcome | None:
         """Process one queued item (waiting up to ``timeout``); None when nothing came."""
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
         try:
             source, item = self._inbox.get(timeout=timeout)
         except queue.Empty:
             return None
-        outcome = self.process(item, source)
-        self.tell(outcome)
+        with self._turn:
+            self._turn.wait_for(lambda: not self._busy)  # an item processed where submitted
+            self._busy = True
+            self._queued -= 1
+        try:
+            outcome = self.process(item, source)
+            self.tell(outcome)
+        finally:
+            self._end_turn()
         return outcome
 
     def tell(self, outcome: Outcome) -> None:

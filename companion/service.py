@@ -377,6 +377,8 @@ class Service:
             except Exception:  # a broken output must not stop the table
                 log.exception("extension %r did not start; the table runs without it", ext)
                 self.extensions.remove(ext)
+        # last: the snapshot request comes after every output has the outcome
+        self.loop.subscribe("journal", self._snapshot_if_due)
         for hub in self.emulators.values():
             hub.start()
         for reader in self.readers:
@@ -407,6 +409,8 @@ class Service:
         next_ping = time.monotonic()
         next_status = time.monotonic() + self.status_every
         status_seq = self.store.seq
+        # from now on an input that finds the loop idle is processed on its own thread
+        self.loop.inline = True
         while not self._stop.is_set():
             now = time.monotonic()
             if interval is not None and now >= next_ping:
@@ -414,8 +418,9 @@ class Service:
                 next_ping = now + interval
             timeout = self.poll if interval is None else max(0.0, min(self.poll, next_ping - now))
             outcome = self.loop.step(timeout)
-            if self.store.snapshot_due:  # under continuous input too; written by its own thread
-                self.store.request_snapshot(self.loop.state)
+            if self.store.snapshot_due:  # seconds passed since the last command was asked for
+                with self.loop.turn():  # no command half-committed: state and seq agree
+                    self._snapshot_if_due()
             if self.loop.pending:
                 continue
             if outcome is None and self.store.seq != status_seq and now >= next_status:
@@ -428,6 +433,7 @@ class Service:
         if self._stopped:
             return
         self._stopped = True
+        self.loop.inline = False  # what comes now waits for the drain below
         self.notifier.stopping(f"stopping at #{self.store.seq}")
         if self.controls is not None:
             self.controls.close()
@@ -444,7 +450,8 @@ class Service:
                 ext.stop()
             except Exception:
                 log.exception("extension %r did not stop cleanly", ext)
-        self.store.snapshot(self.loop.state)
+        with self.loop.turn():  # an input processed on its own thread has finished
+            self.store.snapshot(self.loop.state)
         self._release()
         log.info("stopped at #%d", self.store.seq)
 
@@ -509,6 +516,13 @@ class Service:
             f" (restored at #{r.seq}: snapshot #{r.snapshot_seq} + {r.replayed} replayed);"
             f" {readers}"
         )
+
+    def _snapshot_if_due(self, outcome: Outcome | None = None) -> None:
+        """A subscriber (so in the loop's turn, whichever thread processed the outcome): every
+        ``snapshot_every`` commands or ``snapshot_seconds``, even under continuous input, hand
+        the state to the store's snapshot thread (never waits)."""
+        if self.store.snapshot_due:
+            self.store.request_snapshot(self.loop.state)
 
     def outcome_log(self, outcome: Outcome) -> None:
         """A subscriber: accepted commands to the debug log (the loop logs refusals), and a

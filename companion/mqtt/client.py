@@ -8,7 +8,10 @@ the client retries, waiting ``reconnect_min_delay`` seconds and doubling up to
 Over plain TCP the thread that publishes may also put the packet on the socket
 itself (:meth:`Client.write_now`), instead of waking paho's thread to do it and
 waiting for that thread to get the GIL: one thread hand-off fewer between a
-commit and its event at a subscriber.
+commit and its event at a subscriber. A PUBLISH written whole that way does not
+wake paho's thread at all (paho writes a byte to its socket pair for every
+packet queued, and the thread it wakes takes the GIL from the publisher only to
+find nothing left to write).
 """
 
 from __future__ import annotations
@@ -60,10 +63,59 @@ class Client(mqtt.Client):
         with self._writing:
             return super().reconnect()
 
+    def _packet_queue(
+        self,
+        command: int,
+        packet: bytes | bytearray,
+        mid: int,
+        qos: int,
+        info: mqtt.MQTTMessageInfo | None = None,
+    ) -> MQTTErrorCode:
+        """paho's: queue a packet and wake its thread to write it. A PUBLISH on a connected
+        plain-TCP socket is written here instead when paho's thread is not writing; paho's
+        thread is woken only if something is left (a full socket buffer, an error)."""
+        if (
+            not self.direct
+            or (command & 0xF0) != mqtt.PUBLISH
+            or self._sock is None
+            or not self.is_connected()
+            or not self._writing.acquire(blocking=False)
+        ):
+            return super()._packet_queue(command, packet, mid, qos, info)
+        try:
+            self._out_packet.append(
+                {
+                    "command": command,
+                    "mid": mid,
+                    "qos": qos,
+                    "pos": 0,
+                    "to_process": len(packet),
+                    "packet": packet,
+                    "info": info,
+                }
+            )
+            # an error leaves the packet queued; paho's thread meets it too, and reconnects
+            with contextlib.suppress(Exception):
+                self._packet_write()
+                self.written_now += 1
+            left = bool(self._out_packet)
+        finally:
+            self._writing.release()
+        if left:
+            self._wake()
+        return MQTTErrorCode.MQTT_ERR_SUCCESS
+
+    def _wake(self) -> None:
+        """paho's own wake-up: a byte on its socket pair breaks its select()."""
+        sock = self._sockpairW
+        if sock is not None:
+            with contextlib.suppress(BlockingIOError):
+                sock.send(b"0")
+
     def write_now(self) -> bool:
         """Write what is queued from this thread, unless paho's thread is at it (never
         waits). True if this thread wrote."""
-        if not self.direct or not self._writing.acquire(blocking=False):
+        if not self.direct or not self._out_packet or not self._writing.acquire(blocking=False):
             return False
         try:
             if self._sock is None:

@@ -43,6 +43,7 @@ from companion.panel_output import PanelOutput
 from companion.sdnotify import Notifier
 from companion.store import Restored, Store, archive
 from display.drivers import open_panel
+from display.process import ProcessDisplayWorker
 from display.render import Frame, Renderer
 from display.worker import DisplayWorker
 from engine import load_table
@@ -71,6 +72,11 @@ PANEL_SETTLE = 0.03
 #: or the network (the loop after a commit, paho's after a wake-up) then waits at most this
 #: long behind one computing (the panel's render, the MQTT state's JSON, a snapshot).
 SWITCH_INTERVAL = 0.0005
+
+#: display drivers whose frames are drawn in a child process (display.process). The PNG
+#: panel is a folder, which two processes may open one after the other; the e-ink drivers
+#: keep their pins and SPI bus in the service until that is tried on a Pi.
+CHILD_DRIVERS = frozenset({"png"})
 
 
 class Extension(Protocol):
@@ -326,13 +332,20 @@ class Service:
         d = self.config.display
         if d.driver == "none":
             return
-        panel = open_panel(d.driver, panel=d.panel, colour=d.colour, **d.options)
-        self.worker = DisplayWorker(
-            panel,
-            Renderer(panel.spec, panel.colour),
-            full_every=d.full_every,
-            settle=PANEL_SETTLE,
-        )
+        options = {"panel": d.panel, "colour": d.colour, **d.options}
+        panel = open_panel(d.driver, **options)  # a bad option stops the start, named
+        if d.driver in CHILD_DRIVERS:
+            # rendered and written in a child process: its CPU is never the table's wait
+            self.worker = ProcessDisplayWorker(
+                panel, d.driver, options, full_every=d.full_every, settle=PANEL_SETTLE
+            )
+        else:
+            self.worker = DisplayWorker(
+                panel,
+                Renderer(panel.spec, panel.colour),
+                full_every=d.full_every,
+                settle=PANEL_SETTLE,
+            )
         self.output = PanelOutput(self.worker)
         self.loop.subscribe("panel", self.output)
 

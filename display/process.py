@@ -1,0 +1,267 @@
+"""The panel in its own process: the frame's pixels are drawn where the table's loop is not.
+
+A frame costs a few milliseconds of Pillow and FreeType, all of it holding the
+interpreter's lock. In the service's process every one of those milliseconds is
+a millisecond the table's loop, paho's thread and the serial readers may wait
+for the lock: a token laid during a render reached MQTT subscribers several
+times later than one laid between renders. So the service's panel lives in a
+child process, started with ``spawn`` (never ``fork`` from a process full of
+threads) and ``nice``\\ d below the table, and :class:`ProcessDisplayWorker` keeps
+the display worker's contract in the service: the same single slot and
+coalescing, the same settle, the same :class:`~display.worker.WorkerStats`, the
+same ``wait_idle`` and flush on ``stop``.
+
+What crosses to the child is the frame as plain data: the view (computed in
+the service, since the table state is the service's) and the banner. The child
+renders, compares with what the panel shows, refreshes (partially where it can)
+and answers with its counters; it draws with the service's own
+:class:`~display.worker.DisplayWorker` logic, so a picture is the same in both.
+
+A child that dies (killed, out of memory, a vendor library's ``SystemExit``) is
+a display failure like any other: counted, logged, and the next frame starts a
+new child, at most one a second. The table never waits for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from multiprocessing.connection import Connection
+from typing import Any
+
+from display.drivers.base import Panel
+from display.render import Frame, Renderer
+from display.worker import DisplayWorker, WorkerStats
+
+log = logging.getLogger("rhuna.display")
+
+#: how much lower than the table the child runs (``nice``): its frames are never urgent
+NICE = 10
+#: seconds between two attempts to start a child after one died
+RESPAWN_SECONDS = 1.0
+#: seconds a stopping child has to show its last frame and power the panel down
+STOP_SECONDS = 10.0
+
+_COUNTED = ("rendered", "refreshes", "full", "partial", "unchanged", "errors")
+
+
+def _child(conn: Connection, driver: str, options: Mapping[str, Any], full_every: int) -> None:
+    """The child's whole life: open the panel, then one frame in, its counters out."""
+    from display.drivers import open_panel
+
+    _lower_priority()
+    try:
+        panel = open_panel(driver, **dict(options))
+        worker: DisplayWorker[Frame] = DisplayWorker(
+            panel, Renderer(panel.spec, panel.colour), full_every=full_every
+        )
+    except BaseException as e:  # told to the service, which counts and logs it
+        conn.send(("failed", f"{type(e).__name__}: {e}"))
+        return
+    conn.send(("ready", None))
+    try:
+        while True:
+            try:
+                item = conn.recv()
+            except (EOFError, OSError):  # the service is gone
+                return
+            if item is None:
+                return
+            worker._update(item)
+            conn.send(("done", asdict(worker.stats)))
+    finally:
+        try:
+            panel.close()
+        except BaseException as e:
+            log.error("display: closing the panel failed: %s", e)
+
+
+def _lower_priority() -> None:
+    """Run only when the table's own threads do not want the CPU: Linux's ``SCHED_IDLE``
+    (a frame waits out a burst of commands, which e-ink's seconds hide), else ``nice``."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):  # not Linux, or not allowed: nice, then as it is
+        with contextlib.suppress(OSError):
+            os.nice(NICE)
+
+
+class _ChildPanel(Panel):
+    """The service's stand-in for the panel the child drives (its size and inks, for the
+    renderers and views that ask)."""
+
+    def __init__(self, model: Panel, stop: Callable[[], None]) -> None:
+        self.spec = model.spec
+        self.colour = model.colour
+        self._model = model
+        self._stop = stop
+
+    @property
+    def supports_partial(self) -> bool:
+        return self._model.supports_partial
+
+    def refresh_time(self, partial: bool) -> float:
+        return self._model.refresh_time(partial)
+
+    def show(self, image: Any, *, partial: bool = False) -> None:
+        raise NotImplementedError("the child process shows the frames")
+
+    def close(self) -> None:
+        self._stop()
+
+
+class ProcessDisplayWorker(DisplayWorker[Frame]):
+    """A :class:`~display.worker.DisplayWorker` whose render and refresh happen in a child.
+
+    ``panel`` is the panel as the service opened it (which checks the config and
+    fails early, with the option named); the child opens its own from ``driver`` and
+    ``options``, so ``panel`` must be one that two processes may open one after the
+    other (the PNG panel: a folder).
+    """
+
+    def __init__(
+        self,
+        panel: Panel,
+        driver: str,
+        options: Mapping[str, Any],
+        *,
+        full_every: int = 5,
+        name: str = "display",
+        settle: float = 0.0,
+    ) -> None:
+        super().__init__(
+            _ChildPanel(panel, self._stop_child),
+            self._no_render,
+            full_every=full_every,
+            name=name,
+            settle=settle,
+        )
+        self.driver = driver
+        self.options = dict(options)
+        #: children started (the first, and one after each that died)
+        self.children = 0
+        self._conn: Connection | None = None
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._child_lock = threading.Lock()
+        self._last_spawn = float("-inf")
+        #: the counters of children that died, and this side's own failures
+        self._base = WorkerStats()
+        #: the running child's counters, as it last told them
+        self._child = WorkerStats()
+
+    @staticmethod
+    def _no_render(frame: Frame) -> Any:
+        raise NotImplementedError("the child process renders the frames")
+
+    def start(self) -> None:
+        with self._child_lock:
+            self._spawn()
+        super().start()
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None: none running)."""
+        p = self._process
+        return p.pid if p is not None and p.is_alive() else None
+
+    def _spawn(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            return
+        self._last_spawn = time.monotonic()
+        ctx = multiprocessing.get_context("spawn")
+        ours, theirs = ctx.Pipe()
+        process = ctx.Process(
+            target=_child,
+            args=(theirs, self.driver, self.options, self.full_every),
+            name=f"{self.name}-panel",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        self._conn, self._process = ours, process
+        self.children += 1
+
+    def _update(self, item: Any) -> None:
+        frame = Frame(dict(item.view), item.banner)  # the view is computed here, sent as data
+        conn = self._ready_child()
+        if conn is None:
+            return  # stopping
+        try:
+            conn.send(frame)
+            while True:
+                kind, data = conn.recv()
+                if kind == "done":
+                    self._merge(data)
+                    return
+                if kind == "failed":
+                    raise RuntimeError(f"the panel could not be opened: {data}")
+                # "ready": the child has opened its panel; the frame's answer follows
+        except (EOFError, OSError, RuntimeError) as e:
+            self._child_died(e)
+
+    def _ready_child(self) -> Connection | None:
+        """The running child's end of the pipe; a dead child is counted and replaced (at most
+        one a second: the frame waits). None if the worker is stopping meanwhile."""
+        with self._child_lock:
+            process = self._process
+        if process is not None and not process.is_alive():
+            self._child_died(RuntimeError(f"exit code {process.exitcode}"))
+        with self._child_lock:
+            if self._conn is not None:
+                return self._conn
+        wait = self._last_spawn + RESPAWN_SECONDS - time.monotonic()
+        if wait > 0 and self._wake.wait(wait):
+            return None
+        with self._child_lock:
+            self._spawn()
+            return self._conn
+
+    def _merge(self, counters: Mapping[str, Any]) -> None:
+        """The child's counters, on top of those of children before it."""
+        if counters.get("last_error") and counters["last_error"] != self._child.last_error:
+            self.stats.last_error = counters["last_error"]
+        self._child = WorkerStats(**counters)
+        self._sum()
+        self.stats.refresh_seconds = list(self._child.refresh_seconds)[-50:]
+
+    def _sum(self) -> None:
+        for key in _COUNTED:
+            setattr(self.stats, key, getattr(self._base, key) + getattr(self._child, key))
+
+    def _failed(self, what: str, error: BaseException) -> None:
+        self._base.errors += 1
+        super()._failed(what, error)
+
+    def _child_died(self, error: BaseException) -> None:
+        with self._child_lock:
+            process, self._process, self._conn = self._process, None, None
+        if process is not None:
+            process.join(1.0)
+            if process.is_alive():
+                process.kill()
+        for key in _COUNTED:  # what the dead child did stays counted
+            setattr(self._base, key, getattr(self._base, key) + getattr(self._child, key))
+        self._child = WorkerStats()
+        self._failed("panel", RuntimeError(f"the panel's process ended ({error})"))
+
+    def _stop_child(self) -> None:
+        with self._child_lock:
+            conn, process = self._conn, self._process
+            self._conn = self._process = None
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.send(None)
+        if process is not None:
+            process.join(STOP_SECONDS)
+            if process.is_alive():
+                log.warning("display: the panel's process did not stop; killed")
+                process.kill()
+                process.join(1.0)
+        if conn is not None:
+            conn.close()

@@ -97,9 +97,9 @@ class BridgeStats:
     status_restored: int = 0
     #: other instances seen publishing the same table id
     duplicates: int = 0
-    #: states encoded while their command was being committed, and how many of those went out
-    prepared: int = 0
-    prepared_used: int = 0
+    #: ``…/state`` published in the loop's turn, right after the outcome's events (the
+    #: publisher thread sends the other topics, and the state when the loop is busy)
+    state_direct: int = 0
 
 
 # --- what the publisher thread is asked to do -------------------------------------------
@@ -111,6 +111,8 @@ class _Outcome:
     at: str
     #: the event messages the loop's thread already published (None: the publisher does)
     sent: list[dict[str, Any]] | None = None
+    #: the outcome's number (each outcome one more); a state is never published after a newer
+    version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,13 +142,6 @@ class _Info:
     payload: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class _Prepare:
-    """The state an accepted command leads to, not committed yet: encode, publish nothing."""
-
-    state: TableState
-
-
 class _Refresh:
     """Home Assistant restarted: send discovery and state again."""
 
@@ -155,7 +150,7 @@ class _Stop:
     pass
 
 
-_Item = _Outcome | _Prepare | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop
+_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop
 
 
 def now() -> str:
@@ -227,8 +222,14 @@ class MqttBridge:
         self._wanted: set[str] = set()  # the retained topics the newest state has
         self._latest: TableState | None = None
         self._dirty = False
-        #: a state's view and state topics, encoded before its command was committed
-        self._prepared: tuple[TableState, TableView, list[tuple[str, str]]] | None = None
+        # ``…/state`` goes out from the loop's turn or from the publisher, never older after
+        # newer: both publish it under this lock, and only for a newer outcome than the last
+        self._state_lock = threading.Lock()
+        self._told = 0  # outcomes told (the loop's turn)
+        self._latest_version = 0  # the outcome ``_latest`` is the state of (the publisher)
+        self._state_version = 0  # the outcome whose state ``…/state`` last carried
+        #: the view the loop's turn published as ``…/state``, for the publisher's other topics
+        self._direct: tuple[TableState, TableView] | None = None
         self._version = package_version()
         #: this process's id on the broker: in the client id and in the retained ``…/info``
         self.instance = secrets.token_hex(4)
@@ -262,7 +263,6 @@ class MqttBridge:
         client.on_message = self._on_message
         self._client = client
         loop.subscribe(self, self.on_outcome)
-        loop.prepare(self, self.on_prepare)
         self._worker = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self._worker.start()
         client.connect_async(cfg.host, cfg.broker_port, cfg.keepalive)
@@ -305,17 +305,44 @@ class MqttBridge:
     def on_outcome(self, outcome: Outcome) -> None:
         """Loop subscriber: never waits. The events go out at once when nothing is ahead of
         them (connected, nothing kept or queued, room in paho's window): one thread hand-off
-        fewer between a command and its event. All the rest — errors, replies, the retained
-        state — and events that must wait their turn go through the publisher's queue."""
+        fewer between a command and its event; then, when no other input waits for the loop,
+        the retained ``…/state`` the same way. All the rest — errors, replies, the other
+        retained topics — and whatever must wait its turn go through the publisher's queue."""
         at = now()
+        self._told += 1
         sent = self._events_now(outcome, at) if outcome.events else None
-        self._inbox.put(_Outcome(outcome, at, sent))
+        if outcome.command is not None and outcome.error is None:
+            self._state_now(outcome.state, self._told)
+        self._inbox.put(_Outcome(outcome, at, sent, self._told))
 
-    def on_prepare(self, outcome: Outcome) -> None:
-        """Loop preparer: the state a command leads to, before the journal commits it. The
-        publisher encodes it meanwhile (if it has nothing else to do); nothing is published
-        until :meth:`on_outcome` brings the committed outcome."""
-        self._inbox.put(_Prepare(outcome.state))
+    def _state_now(self, state: TableState, version: int) -> None:
+        """Publish ``…/state`` for ``state`` from the loop's turn, if nothing is ahead of it and
+        the loop has nothing waiting (a burst is coalesced by the publisher instead)."""
+        assert self.topics is not None and self._loop is not None
+        if self._loop.pending:
+            return
+        with self._cond:
+            if (
+                not self._ready
+                or self._flushing
+                or self._buffer
+                or self._outstanding + 1 > self.config.max_queued
+            ):
+                return
+        if not self._state_lock.acquire(blocking=False):
+            return  # the publisher is publishing a state now: it takes this one next
+        try:
+            view = table_view(state)
+            payload = encode(view)
+            if self._published.get(self.topics.state) != payload:
+                self._retain(self.topics.state, payload)
+            self._state_version = version
+            self._direct = (state, view)
+            self.stats.state_direct += 1
+        except Exception:  # the publisher publishes it, and reports what fails
+            log.debug("MQTT: could not publish the state from the loop", exc_info=True)
+        finally:
+            self._state_lock.release()
 
     def _events_now(self, outcome: Outcome, at: str) -> list[dict[str, Any]] | None:
         assert self.topics is not None
@@ -527,14 +554,9 @@ class MqttBridge:
                     batch.append(self._inbox.get_nowait())
                 except queue.Empty:
                     break
-            for i, item in enumerate(batch):
+            for item in batch:
                 if isinstance(item, _Stop):
                     stopping = True
-                    continue
-                if isinstance(item, _Prepare):
-                    # only when no newer state is already here: a burst computes one anyway
-                    if not any(isinstance(x, _Prepare | _Outcome) for x in batch[i + 1 :]):
-                        self._prepare(item.state)
                     continue
                 try:
                     self._handle(item)
@@ -551,6 +573,7 @@ class MqttBridge:
         assert self.topics is not None
         if isinstance(item, _Outcome):
             self._publish_outcome(item.outcome, item.at, item.sent)
+            self._latest_version = item.version
         elif isinstance(item, _Reply):
             self._send(self.topics.reply, encode(item.payload))
         elif isinstance(item, _Ready):
@@ -666,36 +689,34 @@ class MqttBridge:
         self._published.clear()  # the broker may have lost its retained copies
         self._dirty = True
 
-    def _prepare(self, state: TableState) -> None:
-        """Compute and encode ``state``'s topics ahead (its command is being committed)."""
-        assert self.topics is not None
-        self._prepared = None
-        if not self.connected:
-            return
-        try:
-            view = table_view(state)
-            self._prepared = (state, view, list(iter_state_messages(view, self.topics)))
-            self.stats.prepared += 1
-        except Exception:  # computed again, and reported, when it is published
-            log.debug("MQTT: could not prepare the state", exc_info=True)
-
     def _publish_state(self) -> None:
         """Bring every retained topic up to date with the newest state (changed ones only)."""
         assert self.topics is not None and self._latest is not None
         if not self.connected:
             return  # all of it goes out when the connection is back
-        prepared = self._prepared
+        with self._state_lock:
+            if self._latest_version < self._state_version:
+                return  # the loop's turn published a newer one; its outcome is next in line
+            self._state_version = self._latest_version
+            self._publish_topics()
+        self._dirty = False
+
+    def _publish_topics(self) -> None:
+        assert self.topics is not None and self._latest is not None
+        state_topic = self.topics.state
+        direct, self._direct = self._direct, None
+        out = self._published.get(state_topic)
+        wanted: dict[str, str] = {}
         messages: Iterable[tuple[str, str]]
-        if prepared is not None and prepared[0] is self._latest:
-            _, view, messages = prepared  # encoded while its command was being committed
-            self._prepared = None
-            self.stats.prepared_used += 1
+        if direct is not None and direct[0] is self._latest and out is not None:
+            view = direct[1]  # its …/state went out from the loop's turn
+            wanted[state_topic] = out
+            messages = iter_state_messages(view, self.topics, whole=False)
         else:
             view = table_view(self._latest)
             messages = iter_state_messages(view, self.topics)
         # the table's own topics first, each published as soon as it is encoded (…/state
         # first): subscribers waiting for the state do not wait for discovery or history
-        wanted: dict[str, str] = {}
         for topic, payload in messages:
             wanted[topic] = payload
             if self._published.get(topic) != payload:
@@ -714,7 +735,6 @@ class MqttBridge:
         for topic, payload in wanted.items():
             if self._published.get(topic) != payload:
                 self._retain(topic, payload)
-        self._dirty = False
 
     def _finish(self) -> None:
         """Stopping: ``offline`` (retained) and wait a little for the broker's acks."""

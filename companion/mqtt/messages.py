@@ -118,10 +118,14 @@ def state_messages(view: Mapping[str, Any], topics: Topics) -> dict[str, str]:
     return dict(iter_state_messages(view, topics))
 
 
-def iter_state_messages(view: Mapping[str, Any], topics: Topics) -> Iterator[tuple[str, str]]:
+def iter_state_messages(
+    view: Mapping[str, Any], topics: Topics, *, whole: bool = True
+) -> Iterator[tuple[str, str]]:
     """:func:`state_messages` one at a time, ``…/state`` first: the bridge publishes each as
-    soon as it is encoded, so the whole table's topic does not wait for the others."""
-    yield topics.state, encode(view)
+    soon as it is encoded, so the whole table's topic does not wait for the others.
+    ``whole=False``: all but ``…/state`` (already published)."""
+    if whole:
+        yield topics.state, encode(view)
     for name in SECTIONS:
         yield topics.section(name), encode(view.get(name))
     for hero_id, hero in view["heroes"].items():

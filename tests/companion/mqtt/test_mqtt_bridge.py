@@ -7,7 +7,7 @@ client plays the overlay / Home Assistant. Nothing is mocked.
 from __future__ import annotations
 
 import json
-import time
+import threading
 
 import pytest
 
@@ -181,28 +181,16 @@ def test_event_seq_rises_by_one_and_continues_from_the_stores(broker, watcher):
 
 
 @pytest.mark.error_log  # the loop logs the command it could not save
-def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(
+def test_a_command_whose_commit_failed_publishes_nothing_and_the_next_goes_out_whole(
     broker, watcher, example_state
 ):
-    """The bridge encodes an accepted command's state while the journal commits it (a loop
-    preparer). A commit that fails publishes none of it: no event, the retained state stays
-    the committed one, a ``store`` error. The same command committed next goes out whole."""
-
-    def slow_disk(bridge, prepared):
-        """A journal whose commit takes until the publisher has encoded the state."""
-        deadline = time.monotonic() + WAIT
-        while bridge.stats.prepared < prepared and time.monotonic() < deadline:
-            time.sleep(0.005)
-
+    """Nothing of an accepted command is published before the journal has it: a commit that
+    fails sends no event, the retained state stays the committed one, a ``store`` error. The
+    same command committed next goes out whole, its ``…/state`` from the loop's own turn."""
     with table_on_mqtt(broker.port) as (bridge, running):
 
         def disk_full(outcome):
-            slow_disk(bridge, 1)
             raise OSError("database or disk is full")
-
-        def saved(outcome):
-            slow_disk(bridge, 2)
-            return 1
 
         assert bridge.wait_ready(WAIT)
         assert watcher.first(f"{R}/state").json()["performance"] is None
@@ -215,9 +203,9 @@ def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(
         watcher.wait(lambda ms: len(watcher.on(f"{R}/error")) == 2, "a later refusal")
         # everything the failed command caused is in by now (one connection, in order)
         assert len(watcher.on(f"{R}/state")) == 1 and not events(watcher)
-        assert bridge.stats.prepared == 1 and bridge.stats.prepared_used == 0
+        assert bridge.stats.state_direct == 0
 
-        running.loop.journal = saved
+        running.loop.journal = lambda outcome: 1
         running.loop.submit(BEGIN, source="script")
         watcher.wait(lambda ms: len(watcher.on(f"{R}/state")) >= 2, "the committed state")
         watcher.wait(lambda ms: events(watcher), "its events")
@@ -226,7 +214,6 @@ def test_a_state_encoded_ahead_of_a_commit_that_failed_is_never_published(
         assert states[-1] == as_json(table_view(running.loop.state))
         expected = expected_events(example_state, [BEGIN])
         assert [e["type"] for e in events(watcher)] == [e.type for e in expected]
-        assert bridge.stats.prepared == 2 and bridge.stats.prepared_used == 1  # the one saved
 
 
 def test_only_topics_whose_json_changed_are_published_again(broker, watcher):
@@ -295,3 +282,43 @@ def test_home_assistant_discovery_and_removal_of_a_hero_who_left(broker):
             ha.wait(lambda ms: len(ha.on(f"{prefix}/aria_fatigue/config")) == 2, "rediscovery")
     finally:
         ha.close()
+
+
+def test_the_state_goes_out_from_the_loops_turn_and_never_older_after_newer(broker, watcher):
+    """``…/state`` is published in the loop's turn right after the events when nothing waits
+    (no hand-off to the publisher thread), and by the publisher when the loop is busy. With
+    both at work — three threads submitting 150 Favor gains, inputs processed where they are
+    submitted — the retained state a subscriber sees only ever moves forward, and ends on
+    the table's state (issue 17 item 3)."""
+    favor = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: Favor by delta
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        start = watcher.first(f"{R}/state").json()["heroes"]["aria"]["favor"]
+        running.loop.inline = True
+        running.loop.submit(favor, source="script")  # the loop idle: all in this turn
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/state")) >= 2, "the first gain")
+        assert bridge.stats.state_direct >= 1
+        threads = [
+            threading.Thread(
+                target=lambda: [running.loop.submit(favor, source="script") for _ in range(50)]
+            )
+            for _ in range(3)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT)
+        final = start + 151
+        watcher.wait(
+            lambda ms: watcher.on(f"{R}/state")[-1].json()["heroes"]["aria"]["favor"] == final,
+            "the last gain",
+        )
+        seen = [m.json()["heroes"]["aria"]["favor"] for m in watcher.on(f"{R}/state")]
+        assert seen == sorted(seen) and len(set(seen)) == len(seen), seen
+        assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(running.loop.state))
+        watcher.wait(
+            lambda ms: watcher.on(f"{R}/heroes/aria")[-1].json()["favor"] == final,
+            "the hero's own topic",
+        )
+        heroes = [m.json()["favor"] for m in watcher.on(f"{R}/heroes/aria")]
+        assert heroes == sorted(heroes), heroes

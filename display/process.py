@@ -5,8 +5,10 @@ interpreter's lock. In the service's process every one of those milliseconds is
 a millisecond the table's loop, paho's thread and the serial readers may wait
 for the lock: a token laid during a render reached MQTT subscribers several
 times later than one laid between renders. So the service's panel lives in a
-child process, started with ``spawn`` (never ``fork`` from a process full of
-threads) and ``nice``\\ d below the table, and :class:`ProcessDisplayWorker` keeps
+child process, forked by multiprocessing's fork server (a fresh single-threaded
+process that has imported Pillow and the screens once: never ``fork`` from a process
+full of threads, and no half-second interpreter start per child) and scheduled below
+the table, and :class:`ProcessDisplayWorker` keeps
 the display worker's contract in the service: the same single slot and
 coalescing, the same settle, the same :class:`~display.worker.WorkerStats`, the
 same ``wait_idle`` and flush on ``stop``.
@@ -160,8 +162,8 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         raise NotImplementedError("the child process renders the frames")
 
     def start(self) -> None:
-        with self._child_lock:
-            self._spawn()
+        # the child starts with the first frame, on the worker's thread: the service's start
+        # (and READY) never waits for the fork server to import Pillow
         super().start()
 
     @property
@@ -174,7 +176,8 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         if self._process is not None and self._process.is_alive():
             return
         self._last_spawn = time.monotonic()
-        ctx = multiprocessing.get_context("spawn")
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
         ours, theirs = ctx.Pipe()
         process = ctx.Process(
             target=_child,

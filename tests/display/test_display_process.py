@@ -37,11 +37,12 @@ def test_the_child_draws_what_this_process_would_and_counts_like_the_worker(tmp_
     worker = _worker(tmp_path, full_every=2)
     worker.start()
     try:
-        assert worker.pid is not None and worker.pid != os.getpid()
+        assert worker.pid is None  # the child comes with the first frame, not at start
         views = [dv.view_with_total(i) for i in (1, 2, 2, 3)]
         for view in views:
             worker.submit(Frame(view, Banner("Reader draw-board back online", "info")))
             assert worker.wait_idle(WAIT)
+        assert worker.pid is not None and worker.pid != os.getpid() and worker.children == 1
         with Image.open(tmp_path / "latest.png") as shown:
             banner = Banner("Reader draw-board back online", "info")
             want = render(views[-1], "2.13", "bwr", banner=banner)
@@ -58,6 +59,8 @@ def test_the_child_draws_what_this_process_would_and_counts_like_the_worker(tmp_
 def test_stop_shows_the_newest_frame_first_and_ends_the_child(tmp_path):
     worker = _worker(tmp_path, settle=0.5)  # the frame would wait half a second
     worker.start()
+    worker.submit(Frame(dv.view_with_total(1)))
+    assert worker.wait_idle(WAIT)
     pid = worker.pid
     worker.submit(Frame(dv.view_with_total(7)))
     worker.stop()

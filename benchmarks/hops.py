@@ -13,8 +13,9 @@ applied → committed (fsync) → the MQTT subscriber is told → paho queued th
 event's bytes are on the service's socket → the subscriber has it (bench);
 
 tag → state: the frame is on the pty (bench) → the reader decoded it → the loop took it →
-applied → committed → the publisher thread took the outcome → the view is computed → the
-``…/state`` is encoded and queued → its bytes are on the socket → the subscriber has it.
+applied → committed → the panel and the log are told → the events are out and the view
+computed and ``…/state`` encoded (in the loop's turn, or on the publisher thread when the
+loop was busy) → its bytes are on the socket → the subscriber has it.
 
 Printed per hop: the median and the 99th percentile of its share, and for the slowest
 1 % of samples the median share of each hop (what the tail is made of), plus how many of
@@ -78,6 +79,7 @@ def _install(out: str) -> None:
     from companion.panel_output import PanelOutput
     from companion.service import Service
     from companion.store import Store
+    from display.process import ProcessDisplayWorker
     from display.worker import DisplayWorker
     from firmware_bridge import protocol as p
     from firmware_bridge.hub import HubReader
@@ -89,8 +91,8 @@ def _install(out: str) -> None:
         from companion.mqtt.client import Client
 
         Client.write_now = lambda self: False  # type: ignore[method-assign]
-    if os.environ.get("HOPS_NO_PREPARE"):
-        bridge_mod.MqttBridge.on_prepare = lambda self, outcome: None  # type: ignore[method-assign]
+    if os.environ.get("HOPS_NO_DIRECT_STATE"):
+        bridge_mod.MqttBridge._state_now = lambda self, state, version: None  # type: ignore[method-assign]
 
     def command_topic(self: Any, client: Any, userdata: Any, message: Any) -> bool:
         return self.topics is not None and self.topics.command_name(message.topic) is not None
@@ -106,8 +108,9 @@ def _install(out: str) -> None:
     _around(bridge_mod.MqttBridge, "_publish_outcome", "publisher", None)
     _around(bridge_mod.MqttBridge, "_publish_state", "state0", "state1")
     _around(bridge_mod, "table_view", "view0", "viewed")
-    _around(bridge_mod.MqttBridge, "_prepare", "prepare0", "prepared")
+    _around(bridge_mod.MqttBridge, "_state_now", "direct0", "direct1")
     _around(DisplayWorker, "_update", "render0", "render1")
+    _around(ProcessDisplayWorker, "_update", "render0", "render1")  # the child draws meanwhile
     _around(Store, "_take_snapshot", "snap0", "snap1")
 
     publish = mqtt.Client.publish
@@ -175,9 +178,8 @@ TAG_HOPS = [
     ("take", "reader thread → the loop took it"),
     ("applied", "engine.apply"),
     ("committed", "journal commit (fsync)"),
-    ("mqtt1", "subscribers (panel, log, events out)"),
-    ("publisher", "loop → the publisher thread"),
-    ("state_queued", "view + …/state encoded (if not prepared)"),
+    ("mqtt0", "other subscribers (panel, log)"),
+    ("state_queued", "events out, view + …/state encoded"),
     ("sent", "paho.publish → socket send()"),
     ("arrived", "broker → the subscriber"),
 ]
@@ -293,7 +295,7 @@ def analyse(marks: dict[str, list[tuple[float, float]]], raw: list[list[Any]]) -
             "journal commit": _durations(trace, "commit0", "committed"),
             "state publish": _durations(trace, "state0", "state1"),
             "table_view": _durations(trace, "view0", "viewed"),
-            "prepared ahead": _durations(trace, "prepare0", "prepared"),
+            "…/state in the loop's turn": _durations(trace, "direct0", "direct1"),
         },
         "command_event": _breakdown(marks["command_event"], COMMAND_HOPS, trace),
         "tag_state": _breakdown(marks["tag_state"], TAG_HOPS, trace),

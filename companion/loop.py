@@ -36,6 +36,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -98,6 +99,7 @@ class TableLoop:
         # and not yet begun, so an item submitted behind them never overtakes them
         self._turn = threading.Condition(threading.Lock())
         self._busy = False
+        self._busy_since = 0.0  # time.monotonic() when the turn now running began
         self._queued = 0
         self._failure: BaseException | None = None
 
@@ -163,7 +165,7 @@ class TableLoop:
         with self._turn:
             here = self.inline and not self._busy and self._queued == 0
             if here:
-                self._busy = True
+                self._busy, self._busy_since = True, time.monotonic()
             else:
                 self._queued += 1
                 self._inbox.put((source, item))
@@ -186,13 +188,19 @@ class TableLoop:
             self._busy = False
             self._turn.notify_all()
 
+    def busy_for(self) -> float:
+        """Seconds the item being processed now has taken (0.0: the loop is idle). The
+        service's watchdog ping asks: a turn stuck on any thread must stop the pings."""
+        with self._turn:
+            return time.monotonic() - self._busy_since if self._busy else 0.0
+
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
         """Hold the loop's turn: no item is processed meanwhile, so the state and the
         journal agree (the service's snapshot request, and its stop)."""
         with self._turn:
             self._turn.wait_for(lambda: not self._busy)
-            self._busy = True
+            self._busy, self._busy_since = True, time.monotonic()
         try:
             yield
         finally:
@@ -220,7 +228,7 @@ class TableLoop:
             return None
         with self._turn:
             self._turn.wait_for(lambda: not self._busy)  # an item processed where submitted
-            self._busy = True
+            self._busy, self._busy_since = True, time.monotonic()
             self._queued -= 1
         try:
             outcome = self.process(item, source)

@@ -427,7 +427,10 @@ class Service:
         while not self._stop.is_set():
             now = time.monotonic()
             if interval is not None and now >= next_ping:
-                self.notifier.watchdog()  # from the loop's own thread: a wedged loop stops it
+                # from the loop's own thread, and only while no turn is stuck on another
+                # (an input processed where it was submitted): a wedged loop stops the pings
+                if self.loop.busy_for() < interval:
+                    self.notifier.watchdog()
                 next_ping = now + interval
             timeout = self.poll if interval is None else max(0.0, min(self.poll, next_ping - now))
             outcome = self.loop.step(timeout)

@@ -3,6 +3,7 @@ namespace), from the Service in process and from a real ``rhuna-table run``."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -143,3 +144,39 @@ def test_a_real_rhuna_table_run_says_ready_and_stops_on_sigterm(systemd, tmp_pat
             proc.wait()
     log = proc.stderr.read()
     assert "SIGTERM: stopping" in log and "Traceback" not in log
+
+
+def test_a_turn_stuck_on_another_thread_stops_the_watchdog_pings(systemd, tmp_path):
+    """Inputs are processed on the thread that submitted them when the loop is idle (issue
+    17): a subscriber that never returns on paho's or a reader's thread must stop the pings
+    as a wedged loop's thread does, so that systemd restarts the service."""
+    notifier = Notifier({"NOTIFY_SOCKET": systemd.address, "WATCHDOG_USEC": "100000"})
+    service = Service(load_config(write_config(tmp_path)), notifier=notifier)
+    stop = threading.Event()
+    wedge = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    systemd.until("READY")
+    assert "WATCHDOG" in systemd.until("WATCHDOG")
+    service.loop.subscribe("stuck", lambda outcome: wedge.wait(30))
+    submitter = threading.Thread(
+        target=service.loop.submit,
+        args=({"cmd": "adjust_hero", "hero": "aria", "favor": 1}, "reader:x"),
+        daemon=True,
+    )
+    submitter.start()
+    time.sleep(0.3)  # pings every 0.05 s; the stuck turn is 0.1 s old after 0.1 s
+    systemd.sock.settimeout(0.2)
+    late: list[dict[str, str]] = []
+    deadline = time.monotonic() + 0.5
+    with contextlib.suppress(TimeoutError):
+        while time.monotonic() < deadline:
+            late.append(systemd.receive())
+    assert service.loop.busy_for() > 0.3
+    assert not any("WATCHDOG" in m for m in late[2:]), late  # two may have been in flight
+    wedge.set()
+    submitter.join(10)
+    systemd.sock.settimeout(10)
+    assert "WATCHDOG" in systemd.until("WATCHDOG")  # back once the turn is over
+    stop.set()
+    thread.join(10)

@@ -305,8 +305,8 @@ class MqttBridge:
     def on_outcome(self, outcome: Outcome) -> None:
         """Loop subscriber: never waits. The events go out at once when nothing is ahead of
         them (connected, nothing kept or queued, room in paho's window): one thread hand-off
-        fewer between a command and its event; then, when no other input waits for the loop,
-        the retained ``…/state`` the same way. All the rest — errors, replies, the other
+        fewer between a command and its event; then, when no other input waits for the loop
+        and this is not paho's own thread, the retained ``…/state`` the same way. All the rest — errors, replies, the other
         retained topics — and whatever must wait its turn go through the publisher's queue."""
         at = now()
         self._told += 1
@@ -319,7 +319,7 @@ class MqttBridge:
         """Publish ``…/state`` for ``state`` from the loop's turn, if nothing is ahead of it and
         the loop has nothing waiting (a burst is coalesced by the publisher instead)."""
         assert self.topics is not None and self._loop is not None
-        if self._loop.pending:
+        if self._loop.pending or self._on_network_thread():
             return
         with self._cond:
             if (
@@ -370,6 +370,13 @@ class MqttBridge:
             with self._cond:
                 self._fast = False
                 self._cond.notify_all()
+
+    def _on_network_thread(self) -> bool:
+        """A command from MQTT processed in the loop's turn on paho's own thread: the state's
+        millisecond of encoding goes to the publisher, so that thread is back on the network
+        (the command's acknowledgement, the next command, the broker's acks) at once."""
+        thread = getattr(self._client, "_thread", None)
+        return thread is not None and thread is threading.current_thread()
 
     # --- paho's thread: never waits, never touches the table -------------------------
 

@@ -56,6 +56,7 @@ from companion.mqtt.config import MqttConfig
 from companion.mqtt.messages import (
     InfoMessage,
     Reply,
+    StateEncoder,
     encode,
     error_message,
     event_message,
@@ -228,6 +229,7 @@ class MqttBridge:
         self._told = 0  # outcomes told (the loop's turn)
         self._latest_version = 0  # the outcome ``_latest`` is the state of (the publisher)
         self._state_version = 0  # the outcome whose state ``…/state`` last carried
+        self._encoder = StateEncoder()  # used under the state lock
         #: the view the loop's turn published as ``…/state``, for the publisher's other topics
         self._direct: tuple[TableState, TableView] | None = None
         self._version = package_version()
@@ -333,7 +335,7 @@ class MqttBridge:
             return  # the publisher is publishing a state now: it takes this one next
         try:
             view = table_view(state)
-            payload = encode(view)
+            payload = self._encoder.encode(view, state)
             if self._published.get(self.topics.state) != payload:
                 self._retain(self.topics.state, payload)
             self._state_version = version
@@ -721,7 +723,8 @@ class MqttBridge:
             messages = iter_state_messages(view, self.topics, whole=False)
         else:
             view = table_view(self._latest)
-            messages = iter_state_messages(view, self.topics)
+            whole = (state_topic, self._encoder.encode(view, self._latest))
+            messages = itertools.chain([whole], iter_state_messages(view, self.topics, whole=False))
         # the table's own topics first, each published as soon as it is encoded (…/state
         # first): subscribers waiting for the state do not wait for discovery or history
         for topic, payload in messages:

@@ -17,8 +17,16 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from companion.mqtt import discovery
 from companion.mqtt.commands import BadRequest, Request, parse_request
 from companion.mqtt.config import HomeAssistantConfig
-from companion.mqtt.messages import event_message, reply_error, reply_ok, state_messages
+from companion.mqtt.messages import (
+    StateEncoder,
+    encode,
+    event_message,
+    reply_error,
+    reply_ok,
+    state_messages,
+)
 from companion.mqtt.topics import Topics
+from engine import CommandRejected
 from engine.events import Event
 from engine.view import table_view
 from tests.harness import ARIA, BEGIN, run
@@ -249,3 +257,26 @@ def test_ha_weather_and_combat_sensors_t1_c1(example_state):
     assert ha_state(view, c["combat_round"]) == str(view["combat"]["round"])
     assert ha_state(view, c["combat_tick"]) == str(view["combat"]["tick"])
     assert view["combat"]["round"] is not None
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=8))
+def test_the_state_encoder_writes_exactly_what_encode_writes_and_reuses_unchanged_bags(
+    example_state, seeds
+):
+    """``…/state`` is encoded with each bag's JSON kept while its bag is unchanged (issue 17
+    item 3): byte for byte what ``encode(view)`` writes, along a Performance whose draws
+    empty Aria's Hero Bag (P6: an Adept draws four, and redraws) and the Favor Bag."""
+    encoder = StateEncoder()
+    state, _ = run(example_state, BEGIN, ARIA)
+    states = [example_state, state]
+    for seed in seeds:
+        try:
+            state, _ = run(state, {"cmd": "draw", "hero": "aria", "seed": seed})
+        except CommandRejected:  # the hand is full: the Performance is drawn
+            break
+        states.append(state)
+    for s in states:
+        assert encoder.encode(table_view(s), s) == encode(table_view(s))
+    assert encoder.hits >= (len(states) - 1) * (len(example_state.bags) - 1)  # one bag moves
+    changed = encoder.encode(table_view(state), state)
+    assert json.loads(changed) == table_view(state)

@@ -6,12 +6,12 @@ a millisecond the table's loop, paho's thread and the serial readers may wait
 for the lock: a token laid during a render reached MQTT subscribers several
 times later than one laid between renders. So the service's panel lives in a
 child process, forked by multiprocessing's fork server (a fresh single-threaded
-process that has imported Pillow and the screens once: never ``fork`` from a process
-full of threads, and no half-second interpreter start per child) and scheduled below
-the table, and :class:`ProcessDisplayWorker` keeps
-the display worker's contract in the service: the same single slot and
-coalescing, the same settle, the same :class:`~display.worker.WorkerStats`, the
-same ``wait_idle`` and flush on ``stop``.
+process that has imported Pillow and the screens once: never ``fork`` from a
+process full of threads, and no half-second interpreter start per child) and
+scheduled below the table. :class:`ProcessDisplayWorker` keeps the display
+worker's contract in the service: the same single slot and coalescing, the same
+settle, the same :class:`~display.worker.WorkerStats`, the same ``wait_idle``
+and flush on ``stop``.
 
 What crosses to the child is the frame as plain data: the view (computed in
 the service, since the table state is the service's) and the banner. The child
@@ -20,8 +20,8 @@ and answers with its counters; it draws with the service's own
 :class:`~display.worker.DisplayWorker` logic, so a picture is the same in both.
 
 A child that dies (killed, out of memory, a vendor library's ``SystemExit``) is
-a display failure like any other: counted, logged, and the next frame starts a
-new child, at most one a second. The table never waits for it.
+a display failure like any other: counted and logged, and the frame goes to a new
+child (at most one a second). The table never waits for any of it.
 """
 
 from __future__ import annotations

@@ -416,7 +416,7 @@ class MqttBridge:
         # its acknowledgement arrives after paho re-sent whatever was in flight: see _Ready
         self._online_mid = client.publish(t.status, ONLINE, qos=1, retain=True).mid
         with self._cond:
-            self._outstanding += 1
+            self._outstanding += 2  # each QoS 1 publish is counted until its PUBACK
         client.publish(t.info, encode(self.info()), qos=1, retain=True)
         client.publish(t.vocabulary, _vocabulary(), qos=1, retain=True)
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
@@ -487,6 +487,8 @@ class MqttBridge:
                 " retain)",
                 message.topic,
             )
+            with self._cond:
+                self._outstanding += 1
             client.publish(message.topic, b"", qos=1, retain=True)
         return True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -330,3 +331,24 @@ def test_the_state_goes_out_from_the_loops_turn_and_never_older_after_newer(brok
         )
         heroes = [m.json()["favor"] for m in watcher.on(f"{R}/heroes/aria")]
         assert heroes == sorted(heroes), heroes
+
+
+def test_every_qos1_publish_is_counted_until_its_ack(broker, watcher):
+    """``max_queued`` bounds the QoS 1 messages handed to paho and not yet acknowledged: the
+    count must come back to exactly 0 once the broker has acknowledged everything — the
+    connect's status, info and vocabulary, a retained command cleared, events, the state.
+    Three of those were never counted, so each connect loosened the bound by one."""
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        send(broker.port, f"{R}/command", BEGIN, retain=True)  # cleared, never run
+        running.loop.submit(ARIA, source="script")
+        watcher.wait(lambda ms: events(watcher), "the declaration's events")
+
+        def settled() -> bool:
+            with bridge._cond:
+                return bridge._outstanding == 0
+
+        wait_until(settled, "every publish acknowledged")
+        time.sleep(0.3)  # and it stays there: no ack left to come, nothing counted twice
+        with bridge._cond:
+            assert bridge._outstanding == 0

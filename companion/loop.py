@@ -21,12 +21,6 @@ the ``journal`` (:meth:`companion.store.Store.append`): only once it is
 committed is the new state kept and anyone told. A journal that cannot write
 (disk full, read-only) leaves the state as it was, and the Outcome carries a
 ``store`` error instead.
-
-*Preparers* (:meth:`TableLoop.prepare`) are told the accepted outcome just before
-the journal commits it, so that work it will need (the MQTT state's view and
-JSON) runs on another thread while the commit waits for the disk. They only
-start work: nothing may be shown or published until the subscribers are told,
-since the journal may still fail.
 """
 
 from __future__ import annotations
@@ -67,8 +61,6 @@ class Outcome:
 
 
 Subscriber = Callable[[Outcome], None]
-#: told an accepted Outcome before the journal commits it: may start work, must tell no one
-Preparer = Callable[[Outcome], None]
 #: commits an accepted Outcome and returns its sequence number; raises if it cannot
 Journal = Callable[[Outcome], int]
 
@@ -88,7 +80,6 @@ class TableLoop:
         # (owner, fn) in the order they subscribed; replaced whole, never changed in place, so
         # the loop's thread reads a consistent tuple while others subscribe or unsubscribe
         self._subscriptions: tuple[tuple[object, Subscriber], ...] = ()
-        self._preparers: tuple[tuple[object, Preparer], ...] = ()
         self._subscribing = threading.Lock()
         #: process an item submitted while the loop is idle on the submitting thread (the
         #: running service); False: every item waits for ``step`` (scripts, tests, stopping)
@@ -115,37 +106,19 @@ class TableLoop:
                 return
             self._subscriptions = (*self._subscriptions, (owner, fn))
 
-    def prepare(self, owner: object, fn: Preparer) -> None:
-        """Tell ``fn`` every accepted Outcome from now on just *before* the journal commits it
-        (the loop's thread), so it can start work the outcome will need on its own thread
-        while the commit waits for the disk. ``fn`` must not wait, and must let no one know
-        of the outcome: it may still not be saved, and is then never told to subscribers.
-        :meth:`unsubscribe` takes preparers back too."""
-        with self._subscribing:
-            if any(o == owner and f == fn for o, f in self._preparers):
-                return
-            self._preparers = (*self._preparers, (owner, fn))
-
     def unsubscribe(self, owner: object) -> int:
-        """Remove every subscriber (and preparer) ``owner`` added; return how many
-        subscribers. An outcome being told right now may still reach them; none after this
-        returns and that outcome is done."""
+        """Remove every subscriber ``owner`` added; return how many. An outcome being told
+        right now may still reach them; none after this returns and that outcome is done."""
         with self._subscribing:
             kept = tuple((o, f) for o, f in self._subscriptions if o != owner)
             removed = len(self._subscriptions) - len(kept)
             self._subscriptions = kept
-            self._preparers = tuple((o, f) for o, f in self._preparers if o != owner)
             return removed
 
     @property
     def subscribers(self) -> tuple[Subscriber, ...]:
         """Every subscriber, in the order they are told (read only: use :meth:`subscribe`)."""
         return tuple(fn for _, fn in self._subscriptions)
-
-    @property
-    def preparers(self) -> tuple[Preparer, ...]:
-        """Every preparer, in the order they are told (read only: use :meth:`prepare`)."""
-        return tuple(fn for _, fn in self._preparers)
 
     def owners(self) -> tuple[object, ...]:
         """Who has subscribers now, in order of their first subscription (each once)."""
@@ -276,11 +249,6 @@ class TableLoop:
             log.info("%s: refused %s: %s", source, as_json(command), e.violation)
             return Outcome(source, self.state, shown, error=e.violation, tag=tag)
         outcome = Outcome(source, state, command, tuple(events), tag=tag)
-        for owner, fn in self._preparers:
-            try:
-                fn(outcome)
-            except Exception:  # a broken output must not stop the table
-                log.exception("preparer %r of %r failed", fn, owner)
         if self.journal is not None:
             try:
                 outcome = replace(outcome, seq=self.journal(outcome))

@@ -4,20 +4,19 @@ Like a Zigbee2MQTT extension it only listens to the loop (``on_outcome`` is a
 loop subscriber) and only talks back through it (``loop.submit``). Three
 threads meet here, and each keeps to its lane:
 
-* the **table loop's** thread calls :meth:`MqttBridge.on_outcome`, which never
-  waits: it hands the outcome's events to paho at once when nothing is ahead of
-  them (connected, nothing kept or queued, room in the window: paho's publish only
-  queues the packet for its own thread), and enqueues the rest;
+* the **table loop's** turn (on the loop's thread, or on the thread that submitted
+  the input) calls :meth:`MqttBridge.on_outcome`, which never waits: it hands the
+  outcome's events to paho at once when nothing is ahead of them (connected, nothing
+  kept or queued, room in the window), then — when no other input waits and this is
+  not paho's own thread — the retained ``…/state``, and enqueues the rest;
 * paho's **network** thread runs the callbacks: a command is checked for shape
-  and submitted to the loop, anything else is enqueued; it never touches the
-  table's state and never waits;
+  and submitted to the loop (which may process it right there), anything else is
+  enqueued; it never waits;
 * the bridge's **publisher** thread does the rest in order: events with their
   sequence numbers, errors, replies, then the retained state of the newest
-  outcome (computed once per burst, and only topics whose JSON changed). The
-  loop tells it an accepted command's state *before* the journal commits it
-  (:meth:`TableLoop.prepare`): when nothing else is waiting, the publisher computes
-  the view and encodes the state topics while the commit waits for the disk, and
-  publishes them only once the committed outcome comes.
+  outcome (computed once per burst, and only topics whose JSON changed). Nothing of
+  an outcome is published before its journal commit; ``…/state`` goes out under one
+  lock with a version number, so never older after newer.
 
 While the broker is away the publisher keeps events, errors and replies in a
 bounded buffer (``max_queued``; past it the oldest are dropped and counted) and

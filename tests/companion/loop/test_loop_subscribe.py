@@ -102,65 +102,6 @@ def test_unsubscribing_from_another_thread_while_the_loop_tells_is_safe(example_
     assert gone == kept[: len(gone)]
 
 
-def test_a_preparer_hears_an_accepted_command_before_the_journal_and_a_refused_one_never(
-    example_state, caplog
-):
-    """Preparers start work ahead of the commit (the MQTT state's JSON while the disk syncs):
-    told the outcome the journal is about to commit, before it does; a command the engine
-    refuses is never prepared; one the journal cannot save is prepared, and the subscribers
-    then hear the unchanged state with a ``store`` error."""
-    order: list[str] = []
-    prepared: list[Outcome] = []
-    heard: list[Outcome] = []
-    disk_full = False
-
-    def journal(outcome: Outcome) -> int:
-        order.append("journal")
-        if disk_full:
-            raise OSError("database or disk is full")
-        return len(order)
-
-    def prepare(outcome: Outcome) -> None:
-        order.append("prepare")
-        prepared.append(outcome)
-
-    loop = TableLoop(example_state, TagRegistry.synthetic(example_state.tokens), journal=journal)
-    loop.prepare("mqtt", prepare)
-    loop.prepare("mqtt", prepare)  # the same function twice for one owner: told once
-    loop.subscribe("mqtt", heard.append)
-    loop.submit(FAVOR)
-    loop.step(1)
-    assert order == ["prepare", "journal"]
-    assert prepared[0].state is heard[0].state is loop.state  # the same value, committed
-    assert prepared[0].seq is None and heard[0].seq is not None
-
-    loop.submit({"cmd": "resolve_time"})  # refused by the engine (no Time draw): not prepared
-    loop.step(1)
-    assert len(prepared) == 1 and heard[-1].error is not None
-
-    disk_full = True
-    before = loop.state
-    loop.submit(FAVOR)
-    with caplog.at_level(logging.ERROR, "rhuna.loop"):
-        loop.step(1)
-    assert "not saved, so not applied" in caplog.text
-    assert len(prepared) == 2 and prepared[1].state is not before
-    assert heard[-1].error is not None and heard[-1].error.code == "store"
-    assert heard[-1].state is before is loop.state  # what was prepared is not the table's
-
-
-def test_a_failing_preparer_is_logged_and_the_command_still_committed(example_state, caplog):
-    loop = TableLoop(example_state, TagRegistry(), journal=lambda o: 1)
-    heard: list[Outcome] = []
-    loop.prepare("broken", lambda o: 1 / 0)
-    loop.subscribe("panel", heard.append)
-    loop.submit(FAVOR)
-    with caplog.at_level(logging.ERROR, "rhuna.loop"):
-        loop.step(1)
-    assert heard[0].error is None and heard[0].seq == 1
-    assert "preparer" in caplog.text and "'broken' failed" in caplog.text
-
-
 def test_the_mqtt_bridge_subscribes_as_its_own_owner_and_leaves_nothing_behind(example_state):
     """MqttBridge.start subscribes under the bridge itself; stop() unsubscribes it (no broker
     is needed for that: paho connects in the background and the stop disconnects)."""
@@ -171,7 +112,5 @@ def test_the_mqtt_bridge_subscribes_as_its_own_owner_and_leaves_nothing_behind(e
     bridge = MqttBridge(load_mqtt_config({"host": "127.0.0.1", "port": 9}, "test.toml"))
     bridge.start(loop)
     assert loop.owners() == ("panel", bridge)
-    assert loop.preparers == ()  # it publishes after the commit only
     bridge.stop(timeout=1)
     assert loop.owners() == ("panel",)
-    assert loop.preparers == ()

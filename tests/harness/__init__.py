@@ -103,4 +103,4 @@ def missing_real_part(what: str) -> None:
     """A real part this machine lacks: skip on a developer's machine, fail in CI."""
     if os.environ.get("CI") == "true":
         pytest.fail(f"{what} is missing in CI; `make test` (scripts/bootstrap) should install it")
-    pytest.skip(f"{what} not available on this machine")
+    pytest.skip(f"{what} not available on this machine", allow_module_level=True)

@@ -9,7 +9,6 @@ Screenshots go to test-artefacts/web/.
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import time
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from engine.view import table_view
-from tests.harness import ARIA, BEGIN, ROOT, wait_until
+from tests.harness import ARIA, BEGIN, ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
     SERVICE_PASSWORD,
@@ -35,9 +34,7 @@ from tests.harness.web import (
 try:
     from playwright.sync_api import Page, expect
 except ImportError:  # a developer's machine without the test extras; in CI a failure
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("Playwright (pip package playwright) not installed", allow_module_level=True)
+    missing_real_part("Playwright (pip package playwright, in the test extras)")
 
 R = "rhuna/example"
 #: four of Aria's tokens, in the order they are laid (P6: each is one draw)

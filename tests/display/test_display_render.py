@@ -279,19 +279,7 @@ def test_preview_converts_a_full_state_and_shows_its_costs(tmp_path: Path) -> No
     state = dv.example_state()
     from engine import apply
 
-    for cmd in (
-        {"cmd": "begin_performance", "difficulty": 3},
-        {
-            "cmd": "declare",
-            "hero": "cass",
-            "shade": "impulse",
-            "capability": "charm",
-            "action": "target",
-            "exert": True,
-        },
-        *({"cmd": "draw", "hero": "cass", "seed": i} for i in range(3)),
-        {"cmd": "resolve"},
-    ):
+    for cmd in dv.TIRE_CASS[:-1]:  # Cass Exerts through one Performance, resolved, not reset
         state, _ = apply(state, cmd)
     view = load_view(state.to_json())
     assert view == table_view(state)

@@ -100,7 +100,7 @@ def test_many_submitters_each_item_once_in_each_submitters_order(example_state):
     runner.start()
     threads = [
         threading.Thread(
-            target=lambda s=s: [loop.submit({**FAVOR, "favor": n % 2 or -1}, s) for n in range(200)]
+            target=lambda s=s: [loop.submit({**FAVOR, "favor": n % 2 + 1}, s) for n in range(200)]
         )
         for s in ("a", "b", "c", "d")
     ]
@@ -113,7 +113,7 @@ def test_many_submitters_each_item_once_in_each_submitters_order(example_state):
     runner.join(WAIT)
     assert overlaps == 0
     for s in ("a", "b", "c", "d"):
-        assert [f for src, f in seen if src == s] == [n % 2 or -1 for n in range(200)]
+        assert [f for src, f in seen if src == s] == [n % 2 + 1 for n in range(200)]
     assert loop.processed == 800
 
 

@@ -3,10 +3,11 @@
     .venv/bin/python benchmarks/bench.py [--json test-artefacts/bench/bench.json] [--quick]
 
 One run, on this machine, of: the engine's commands/s and its longest accepted
-command; the odds of a 40-token bag; serial frames decoded/s; a journal commit;
-the latency of the whole product against raw paho on the same broker
-(benchmarks/latency.py); panel renders per size; start → READY; RSS after start
-and after a soak (benchmarks/soak.py); a restart on a 25,999-command journal.
+command; the odds of a 40-token bag; serial frames decoded/s; a journal commit, alone
+and beside another thread's work (benchmarks/fsync.py); the latency of the whole
+product against raw paho on the same broker (benchmarks/latency.py); panel renders
+per size; start → READY; RSS after start and after a soak (benchmarks/soak.py); a
+restart on a 25,999-command journal.
 Medians unless a row says otherwise. The JSON holds the same rows and the
 machine. docs/performance.md records a run.
 """
@@ -46,6 +47,7 @@ def _sibling(name: str) -> Any:
 
 latency = _sibling("latency")
 soak = _sibling("soak")
+fsync = _sibling("fsync")
 
 from companion.loop import TableLoop  # noqa: E402
 from companion.store import Store  # noqa: E402
@@ -158,6 +160,15 @@ def commit_figure(where: Path) -> float:
     return ms
 
 
+def beside_figures(samples: int) -> None:
+    """A journal commit alone, and with 0.6 ms of work on another thread of the process (what
+    computing ``…/state`` during the commit would cost it): why the service does not."""
+    r = fsync.measure(samples, 0.6)
+    row("journal commit alone p50", r["alone"]["p50_ms"], "ms", "(info: the disk)", None)
+    ratio = r["thread"]["ratio"]
+    row("journal commit beside 0.6 ms of work on a thread", ratio, "× alone", "(info)", None)
+
+
 def latency_figures(samples: int) -> None:
     r = latency.measure(samples)
     row("MQTT raw paho publish → receive p50", r["raw"]["p50_ms"], "ms", "(the floor)", None)
@@ -261,6 +272,7 @@ def main() -> int:
         odds_figure()
         serial_figure(10_000 if q else 100_000)
         commit_figure(tmp / "commit")
+        beside_figures(40 if q else 150)
         latency_figures(60 if q else 300)
         panel_figures()
         ready, cpu = ready_figure(tmp / "ready")

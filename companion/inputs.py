@@ -176,10 +176,19 @@ def _check_text(text: str, limits: Limits, where: str | None) -> Malformed | Non
     return None
 
 
+#: one JSON encoder per separators (json.JSONEncoder keeps no state between calls)
+_ENCODERS: dict[tuple[str, str] | None, json.JSONEncoder] = {}
+
+
 def dumps(obj: Any, separators: tuple[str, str] | None = None) -> str:
     """JSON with non-ASCII kept as is, unless UTF-8 cannot carry it (a lone surrogate quoted
     back in a refusal): then escaped, so every answer can be written or published."""
-    text = json.dumps(obj, ensure_ascii=False, separators=separators)
+    encoder = _ENCODERS.get(separators)
+    if encoder is None:  # json.dumps would build an encoder for every call
+        encoder = _ENCODERS[separators] = json.JSONEncoder(
+            ensure_ascii=False, separators=separators
+        )
+    text = encoder.encode(obj)
     if not text.isascii():
         try:
             text.encode("utf-8")

@@ -140,25 +140,34 @@ class StateEncoder:
         self._bags: dict[int, tuple[object, object, str]] = {}
 
     def encode(self, view: Mapping[str, Any], state: TableState) -> str:
-        parts = []
-        for key, value in view.items():
-            if key == "bags" and isinstance(value, Mapping):
-                inner = ",".join(
-                    f"{encode(bag_id)}:{self._bag(state, bag_id, bag)}"
-                    for bag_id, bag in value.items()
-                )
-                parts.append(f"{encode(key)}:{{{inner}}}")
-            else:
-                parts.append(f"{encode(key)}:{encode(value)}")
-        return "{" + ",".join(parts) + "}"
+        bags = view.get("bags")
+        if not isinstance(bags, Mapping):
+            return encode(view)
+        # the keys before and after ``bags`` in two calls, the bags' kept texts between them
+        keys = list(view)
+        at = keys.index("bags")
+        head = encode({k: view[k] for k in keys[:at]})[:-1]  # without its closing brace
+        tail = encode({k: view[k] for k in keys[at + 1 :]})[1:]  # without its opening brace
+        inner = ",".join(self._bag(state, bag_id, bag) for bag_id, bag in bags.items())
+        return "".join(
+            (
+                head,
+                "," if at else "",
+                f'"bags":{{{inner}}}',
+                "," if tail != "}" else "",
+                tail,
+            )
+        )
 
     def _bag(self, state: TableState, bag_id: str, view: Any) -> str:
+        """``"<bag id>":<the bag's JSON>``, kept while the bag and the table's tokens are the
+        same objects."""
         bag = state.bags.get(bag_id)
         kept = self._bags.get(id(bag))
         if bag is not None and kept is not None and kept[0] is bag and kept[1] is state.tokens:
             self.hits += 1
             return kept[2]
-        text = encode(view)
+        text = f"{encode(bag_id)}:{encode(view)}"
         if bag is not None:
             if len(self._bags) >= self.size:
                 self._bags.clear()

@@ -280,3 +280,21 @@ def test_the_state_encoder_writes_exactly_what_encode_writes_and_reuses_unchange
     assert encoder.hits >= (len(states) - 1) * (len(example_state.bags) - 1)  # one bag moves
     changed = encoder.encode(table_view(state), state)
     assert json.loads(changed) == table_view(state)
+
+
+@pytest.mark.parametrize("where", ["first", "between", "last", "alone"])
+def test_the_state_encoder_splices_the_bags_wherever_the_view_has_them(example_state, where):
+    """The encoder writes the keys before and after ``bags`` in one call each and the kept
+    bag texts between them: the commas are right with ``bags`` first, last or alone."""
+    view = dict(table_view(example_state))
+    bags = view.pop("bags")
+    others = list(view.items())
+    layout = {
+        "first": [("bags", bags), *others],
+        "between": [others[0], ("bags", bags), *others[1:]],
+        "last": [*others, ("bags", bags)],
+        "alone": [("bags", bags)],
+    }[where]
+    spliced = dict(layout)
+    assert StateEncoder().encode(spliced, example_state) == encode(spliced)
+    assert StateEncoder().encode(dict(others), example_state) == encode(dict(others))  # no bags

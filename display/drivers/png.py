@@ -15,6 +15,7 @@ Raspberry Pi.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import time
@@ -78,9 +79,12 @@ class PngPanel(Panel):
         started = time.monotonic()
         self._number += 1
         path = self.frame_path(self._number)
-        image.save(path, format="PNG")
+        out = io.BytesIO()
+        image.save(out, format="PNG")  # compressed once, written twice
+        data = out.getvalue()
+        path.write_bytes(data)
         tmp = self.latest.with_suffix(".png.tmp")
-        image.save(tmp, format="PNG")
+        tmp.write_bytes(data)
         os.replace(tmp, self.latest)  # a viewer never sees half a file
         self.frames += 1
         self.refreshes.append((self._number, partial))

@@ -1,0 +1,86 @@
+"""The CPU of one draw's answer, piece by piece, warm: the view, ``…/state``, the event, a frame.
+
+    .venv/bin/python benchmarks/state.py [--runs 2000]
+
+A token drawn in a declared Performance (the example table: begin, Aria declares, she
+draws) costs the loop's turn, after the commit: the event message, ``table_view``, and
+``…/state`` encoded (with the bags' JSON kept, as the bridge does:
+:class:`~companion.mqtt.messages.StateEncoder`). The panel's child then writes the frame
+(:class:`~display.drivers.png.PngPanel`). Each is timed alone in a warm loop, median of
+``--runs``: what the code costs, without the cold caches of a real turn (in the service
+the same calls take two to three times as long; benchmarks/hops.py measures those).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+ROOT = _HERE.parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(ROOT))
+
+from companion.mqtt.messages import StateEncoder, encode, event_message  # noqa: E402
+from display.drivers.png import PngPanel  # noqa: E402
+from display.render import render  # noqa: E402
+from engine import apply, load_table  # noqa: E402
+from engine.view import table_view  # noqa: E402
+
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill",
+        "action": "target"}  # fmt: skip
+DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"}
+
+
+def median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def measure(runs: int = 2000) -> dict[str, float]:
+    state = load_table(ROOT / "examples" / "table.toml")
+    for cmd in (BEGIN, ARIA):
+        state, _ = apply(state, cmd)
+    drawn, events = apply(state, DRAW)
+    view = table_view(drawn)
+    encoder = StateEncoder()
+    encoder.encode(table_view(state), state)  # the bags before the draw: all but one kept
+    out: dict[str, float] = {
+        "engine.apply (the draw)": median_ms(lambda: apply(state, DRAW), runs),
+        "event message, encoded": median_ms(
+            lambda: [encode(event_message(1, drawn, e, "bench", "now")) for e in events], runs
+        ),
+        "table_view": median_ms(lambda: table_view(drawn), runs),
+        "…/state encoded, bags kept": median_ms(lambda: encoder.encode(view, drawn), runs),
+        "…/state encoded whole": median_ms(lambda: encode(view), runs),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        panel = PngPanel(tmp, panel="2.13", colour="bwr", keep=10)
+        image = render(view, "2.13", "bwr")
+        out['PNG panel: a frame written (2.13")'] = median_ms(
+            lambda: panel.show(image), max(50, runs // 10)
+        )
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=2000)
+    args = parser.parse_args()
+    for name, ms in measure(args.runs).items():
+        print(f"{name:40s} {ms:7.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

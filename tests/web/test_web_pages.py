@@ -21,6 +21,7 @@ from engine.view import table_view
 from tests.harness import ARIA, BEGIN, ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
+    ARTEFACTS,
     SERVICE_PASSWORD,
     SERVICE_USER,
     ServedTable,
@@ -696,3 +697,84 @@ def test_live_regions_change_only_when_their_words_do(broker, table, page):
         assert page.evaluate("window.__spoken") == 0, name
         table.hub.lift(0)
         expect(page.locator(selector)).to_be_visible()
+
+
+def stream_frame(size: tuple[int, int]) -> Any:
+    """A stand-in for the stream's picture under the overlay: bright and busy (a white wash
+    with saturated bands), the worst case for light text on a see-through panel."""
+    from PIL import Image, ImageDraw
+
+    frame = Image.new("RGBA", size, (255, 255, 255, 255))
+    draw = ImageDraw.Draw(frame)
+    for x in range(0, size[0], 240):
+        draw.rectangle((x, 0, x + 80, size[1]), fill=(230, 190, 60, 255))
+        draw.rectangle((x + 120, 0, x + 150, size[1]), fill=(70, 150, 230, 255))
+    return frame
+
+
+def luminance(rgb: tuple[int, ...]) -> float:
+    """WCAG 2's relative luminance of an sRGB colour."""
+
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_the_overlay_is_see_through_and_legible_over_a_stream_frame_p6(broker, table, page):
+    """OBS lays the overlay over the stream: outside its panels the page is fully transparent
+    (the stream shows through), its panels are mostly opaque, and their light text keeps
+    WCAG AA contrast (4.5:1) over the brightest picture. The composite is saved for review."""
+    import io
+
+    from PIL import Image
+
+    page.goto(broker.url("overlay.html"))
+    expect_live(page)
+    table.command(BEGIN)
+    table.command(ARIA)
+    table.lay("aria.ember.skill")
+    perf = page.locator("#performance")
+    expect(perf.locator('.token[data-token="aria.ember.skill"]')).to_have_count(1, timeout=MS)
+    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
+    shot = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
+    width, height = shot.size
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('.panel, #status')]
+            .filter((e) => !e.hidden && e.offsetParent !== null)
+            .map((e) => { const r = e.getBoundingClientRect();
+                          return [r.left, r.top, r.right, r.bottom]; })"""
+    )
+    assert len(boxes) >= 3, boxes  # the status chip, the Performance, the heroes at least
+
+    def inside(x: int, y: int, margin: int = 12) -> bool:
+        return any(x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin
+                   for x0, y0, x1, y1 in boxes)  # fmt: skip
+
+    outside = [(x, y) for x in range(0, width, 40) for y in range(0, height, 40)
+               if not inside(x, y)]  # fmt: skip
+    assert len(outside) > 500
+    opaque = [(x, y) for x, y in outside if shot.getpixel((x, y))[3] != 0]
+    assert not opaque, f"the page covers the stream at {opaque[:5]}"
+
+    box = perf.bounding_box()
+    assert box is not None
+    corner = (int(box["x"]) + 6, int(box["y"] + box["height"]) - 6)  # the panel, under no text
+    alpha = shot.getpixel(corner)[3]
+    assert alpha >= 0.7 * 255, f"the Performance panel is only {alpha / 255:.0%} opaque"
+
+    over_white = Image.alpha_composite(Image.new("RGBA", shot.size, "white"), shot)
+    panel = luminance(over_white.getpixel(corner))
+    for name in ("--fg", "--muted", "--accent"):  # text, secondary text, totals and advice
+        hex_colour = page.evaluate(
+            f"getComputedStyle(document.documentElement).getPropertyValue('{name}').trim()"
+        )
+        text = tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+        contrast = (luminance(text) + 0.05) / (panel + 0.05)
+        assert contrast >= 4.5, f"{name} {hex_colour} on the panel over white: {contrast:.1f}:1"
+
+    composite = Image.alpha_composite(stream_frame(shot.size), shot)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    composite.convert("RGB").save(ARTEFACTS / "overlay-over-a-stream-frame.png")

@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,7 @@ def _sibling(name: str) -> Any:
 latency = _sibling("latency")
 soak = _sibling("soak")
 fsync = _sibling("fsync")
+median_ms = _sibling("state").median_ms
 
 from companion.loop import TableLoop  # noqa: E402
 from companion.store import Store  # noqa: E402
@@ -75,15 +75,6 @@ def row(name: str, value: float, unit: str, target: str, ok: bool | None) -> Non
         }
     )
     print(f"  {name}: {value:,.3f} {unit}", flush=True)
-
-
-def median_ms(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def engine_figures(n: int) -> None:

@@ -107,7 +107,9 @@ def _install(out: str) -> None:
     _around(bridge_mod.MqttBridge, "on_outcome", "mqtt0", "mqtt1")
     _around(bridge_mod.MqttBridge, "_publish_outcome", "publisher", None)
     _around(bridge_mod.MqttBridge, "_publish_state", "state0", "state1")
-    _around(bridge_mod, "table_view", "view0", "viewed")
+    import companion.views as views_mod
+
+    _around(views_mod, "table_view", "view0", "viewed")  # the bridge's and the panel's
     _around(bridge_mod.MqttBridge, "_state_now", "direct0", "direct1")
     _around(DisplayWorker, "_update", "render0", "render1")
     _around(ProcessDisplayWorker, "_update", "render0", "render1")  # the child draws meanwhile

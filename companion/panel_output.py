@@ -21,11 +21,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from companion.loop import Outcome
+from companion.views import VIEWS
 from display.render import Frame
 from display.screens.banner import Banner
 from display.worker import DisplayWorker
 from engine.state import TableState
-from engine.view import table_view
 from firmware_bridge.events import ReaderStatus
 
 #: reader link states that mean "tokens laid now are not seen"
@@ -110,7 +110,8 @@ class PanelOutput:
 
 class LazyView(Mapping[str, Any]):
     """``table_view(state)``, computed on first use: on the display worker's thread, for the
-    newest state only (a burst's older states are never shown), never on the loop's."""
+    newest state only (a burst's older states are never shown), never on the loop's; the
+    view the MQTT bridge computed for ``…/state`` when it has one (:mod:`companion.views`)."""
 
     __slots__ = ("_state", "_view")
 
@@ -120,7 +121,7 @@ class LazyView(Mapping[str, Any]):
 
     def _get(self) -> Mapping[str, Any]:
         if self._view is None:
-            self._view = table_view(self._state)
+            self._view = VIEWS(self._state)
         return self._view
 
     def __getitem__(self, key: str) -> Any:

@@ -67,10 +67,10 @@ from companion.mqtt.messages import (
 from companion.mqtt.topics import Topics, level
 from companion.record.narrate import HistoryEntry, outcome_entry
 from companion.record.recap import Recap
+from companion.views import VIEWS
 from engine.contracts.view import TableView
 from engine.errors import RuleViolation
 from engine.state import TableState
-from engine.view import table_view
 from engine.vocabulary import json_schema
 
 log = logging.getLogger("rhuna.mqtt")
@@ -333,7 +333,7 @@ class MqttBridge:
         if not self._state_lock.acquire(blocking=False):
             return  # the publisher is publishing a state now: it takes this one next
         try:
-            view = table_view(state)
+            view = VIEWS(state)
             payload = self._encoder.encode(view, state)
             if self._published.get(self.topics.state) != payload:
                 self._retain(self.topics.state, payload)
@@ -723,7 +723,7 @@ class MqttBridge:
             wanted[state_topic] = out
             messages = iter_state_messages(view, self.topics, whole=False)
         else:
-            view = table_view(self._latest)
+            view = VIEWS(self._latest)
             whole = (state_topic, self._encoder.encode(view, self._latest))
             messages = itertools.chain([whole], iter_state_messages(view, self.topics, whole=False))
         # the table's own topics first, each published as soon as it is encoded (…/state

@@ -9,15 +9,18 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
 from companion.mqtt.messages import state_messages
 from companion.mqtt.topics import Topics
+from companion.panel_output import LazyView
+from companion.views import VIEWS, Views
 from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
-from tests.harness import ARIA, BEGIN, wait_until
+from tests.harness import ARIA, BEGIN, run, wait_until
 from tests.harness.broker import WAIT, R, Watcher, send, table_on_mqtt
 
 DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
@@ -352,3 +355,35 @@ def test_every_qos1_publish_is_counted_until_its_ack(broker, watcher):
         time.sleep(0.3)  # and it stays there: no ack left to come, nothing counted twice
         with bridge._cond:
             assert bridge._outstanding == 0
+
+
+def test_the_panel_takes_the_view_the_bridge_computed_for_its_state(broker, watcher):
+    """The view of a state is computed once for ``…/state`` and the panel's frame
+    (companion.views): once the state is on the broker, the panel's LazyView of it is that
+    very view, and nothing is computed again (issue 17: work done twice on a Pi's CPU)."""
+    favor = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        start = watcher.first(f"{R}/state").json()["heroes"]["aria"]["favor"]
+        running.loop.inline = True
+        running.loop.submit(favor, source="script")
+        watcher.wait(
+            lambda ms: watcher.on(f"{R}/state")[-1].json()["heroes"]["aria"]["favor"] == start + 1,
+            "the gain's state",
+        )
+        state = running.loop.state
+        before = VIEWS.computed
+        shown = LazyView(state)
+        assert shown["heroes"]["aria"]["favor"] == start + 1
+        assert VIEWS.computed == before  # the bridge's, kept
+        assert shown._get() is VIEWS(state)
+
+
+def test_views_are_kept_for_the_last_few_states_by_identity(example_state):
+    views = Views(size=2)
+    same_value = replace(example_state)  # equal, but another state: its own view
+    first = views(example_state)
+    assert views(example_state) is first and views.computed == 1
+    assert views(same_value) is not first and views.computed == 2
+    views(run(example_state, BEGIN)[0])  # a third: the oldest goes
+    assert views(example_state) is not first and views.computed == 4

@@ -180,7 +180,8 @@ class TableLoop:
             self._end_turn()
 
     def tag_sink(self, event: TagEvent) -> None:
-        """A reader's sink: tag events only enqueue."""
+        """A reader's sink: a tag event is submitted like any input (processed on the reader's
+        thread when the loop is idle, else queued)."""
         self.submit(event, source=f"reader:{event.reader}")
 
     @property

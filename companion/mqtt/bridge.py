@@ -307,8 +307,9 @@ class MqttBridge:
         """Loop subscriber: never waits. The events go out at once when nothing is ahead of
         them (connected, nothing kept or queued, room in paho's window): one thread hand-off
         fewer between a command and its event; then, when no other input waits for the loop
-        and this is not paho's own thread, the retained ``…/state`` the same way. All the rest — errors, replies, the other
-        retained topics — and whatever must wait its turn go through the publisher's queue."""
+        and this is not paho's own thread, the retained ``…/state`` the same way. All the
+        rest — errors, replies, the other retained topics — and whatever must wait its turn
+        go through the publisher's queue."""
         at = now()
         self._told += 1
         sent = self._events_now(outcome, at) if outcome.events else None

@@ -2,8 +2,9 @@
 
 The service draws its PNG panel in a child process so that a frame's Pillow and
 FreeType work never holds the interpreter lock the table's loop waits on (issue 17
-item 3). These tests run the real child (``spawn``) on the real PNG panel and compare
-what it wrote with a render in this process, pixel by pixel.
+item 3). These tests run the real child (forked from multiprocessing's fork server) on
+the real PNG panel and compare what it wrote with a render in this process, pixel by
+pixel.
 """
 
 from __future__ import annotations

@@ -151,19 +151,33 @@ def commit_figure(where: Path) -> float:
     return ms
 
 
-def beside_figures(samples: int) -> None:
+def beside_figures(samples: int) -> float:
     """A journal commit alone, and with 0.6 ms of work on another thread of the process (what
-    computing ``…/state`` during the commit would cost it): why the service does not."""
+    computing ``…/state`` during the commit would cost it): why the service does not. Returns
+    the commit's median alone (ms)."""
     r = fsync.measure(samples, 0.6)
     row("journal commit alone p50", r["alone"]["p50_ms"], "ms", "(info: the disk)", None)
     ratio = r["thread"]["ratio"]
     row("journal commit beside 0.6 ms of work on a thread", ratio, "× alone", "(info)", None)
+    return float(r["alone"]["p50_ms"])
 
 
-def latency_figures(samples: int) -> None:
+def latency_figures(samples: int, commit_ms: float) -> None:
+    """The latency rows, and the floor under their p50 target: a command's event can reach a
+    subscriber no sooner than the broker carries a message both ways (raw paho) plus one
+    commit of the journal (durable before it is told, on this disk). Where the floor is near
+    2 ms, the ≤ 2 ms target is out of reach on that machine whatever the code does."""
     r = latency.measure(samples)
     row("MQTT raw paho publish → receive p50", r["raw"]["p50_ms"], "ms", "(the floor)", None)
     row("MQTT raw paho publish → receive p99", r["raw"]["p99_ms"], "ms", "(the floor)", None)
+    floor = r["raw"]["p50_ms"] + commit_ms
+    row(
+        "floor: raw p50 + a journal commit alone p50",
+        floor,
+        "ms",
+        "(info; ≪ 2 ms needed)",
+        None,
+    )
     for key, label in (("command_event", "MQTT command → event"), ("tag_state", "tag → state")):
         s = r[key]
         row(f"{label} p50", s["p50_ms"], "ms", "≤ 2 ms", s["p50_ms"] <= 2)
@@ -263,8 +277,8 @@ def main() -> int:
         odds_figure()
         serial_figure(10_000 if q else 100_000)
         commit_figure(tmp / "commit")
-        beside_figures(40 if q else 150)
-        latency_figures(60 if q else 300)
+        commit_ms = beside_figures(40 if q else 150)
+        latency_figures(60 if q else 300, commit_ms)
         panel_figures()
         ready, cpu = ready_figure(tmp / "ready")
         row("start → READY", ready, "s", "< 5 s", ready < 5)

@@ -185,6 +185,15 @@ TAG_HOPS = [
     ("sent", "paho.publish → socket send()"),
     ("arrived", "broker → the subscriber"),
 ]
+# HOPS_FINE=1: the tag's "events out, view + …/state encoded" hop cut into its pieces
+TAG_HOPS_FINE = [
+    *TAG_HOPS[:5],
+    ("event_queued", "first event encoded"),
+    ("view0", "the rest of the events out"),
+    ("viewed", "table_view"),
+    ("state_queued", "…/state encoded"),
+    *TAG_HOPS[6:],
+]
 OVERLAPS = [("render0", "render1", "panel render"), ("snap0", "snap1", "snapshot"),
             ("gc_start", "gc_stop", "gc"), ("gc2_start", "gc2_stop", "gc gen 2")]  # fmt: skip
 
@@ -300,7 +309,9 @@ def analyse(marks: dict[str, list[tuple[float, float]]], raw: list[list[Any]]) -
             "…/state in the loop's turn": _durations(trace, "direct0", "direct1"),
         },
         "command_event": _breakdown(marks["command_event"], COMMAND_HOPS, trace),
-        "tag_state": _breakdown(marks["tag_state"], TAG_HOPS, trace),
+        "tag_state": _breakdown(
+            marks["tag_state"], TAG_HOPS_FINE if os.environ.get("HOPS_FINE") else TAG_HOPS, trace
+        ),
     }
 
 

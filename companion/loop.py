@@ -61,6 +61,8 @@ class Outcome:
 
 
 Subscriber = Callable[[Outcome], None]
+#: told an accepted state before its commit (TableLoop.before_commit)
+Ahead = Callable[[TableState], None]
 #: commits an accepted Outcome and returns its sequence number; raises if it cannot
 Journal = Callable[[Outcome], int]
 
@@ -93,6 +95,8 @@ class TableLoop:
         self._busy_since = 0.0  # time.monotonic() when the turn now running began
         self._queued = 0
         self._failure: BaseException | None = None
+        # (owner, fn): told each accepted state just before its commit (before_commit)
+        self._before_commit: tuple[tuple[object, Ahead], ...] = ()
 
     # --- subscribers (any thread) ----------------------------------------------
 
@@ -106,13 +110,28 @@ class TableLoop:
                 return
             self._subscriptions = (*self._subscriptions, (owner, fn))
 
+    def before_commit(self, owner: object, fn: Ahead) -> None:
+        """Tell ``fn`` each accepted state on the turn's thread just before the journal
+        commits it: a hint to start work the state will need while the disk syncs
+        (:mod:`companion.mqtt.ahead`). It is not an acknowledgement: the commit may yet fail
+        and the state not be kept, so ``fn`` shows it to no one. It must never wait; one
+        that raises is logged and the commit goes on. Only with a journal (nothing to wait
+        for without one). :meth:`unsubscribe` takes it back."""
+        with self._subscribing:
+            if not any(o == owner and f == fn for o, f in self._before_commit):
+                self._before_commit = (*self._before_commit, (owner, fn))
+
     def unsubscribe(self, owner: object) -> int:
-        """Remove every subscriber ``owner`` added; return how many. An outcome being told
-        right now may still reach them; none after this returns and that outcome is done."""
+        """Remove every subscriber (and :meth:`before_commit` hint) ``owner`` added; return
+        how many. An outcome being told right now may still reach them; none after this
+        returns and that outcome is done."""
         with self._subscribing:
             kept = tuple((o, f) for o, f in self._subscriptions if o != owner)
             removed = len(self._subscriptions) - len(kept)
             self._subscriptions = kept
+            hints = tuple((o, f) for o, f in self._before_commit if o != owner)
+            removed += len(self._before_commit) - len(hints)
+            self._before_commit = hints
             return removed
 
     @property
@@ -251,6 +270,11 @@ class TableLoop:
             return Outcome(source, self.state, shown, error=e.violation, tag=tag)
         outcome = Outcome(source, state, command, tuple(events), tag=tag)
         if self.journal is not None:
+            for _, hint in self._before_commit:
+                try:
+                    hint(state)
+                except Exception:  # a hint, nothing more: the commit goes on
+                    log.exception("before-commit hint %r failed", hint)
             try:
                 outcome = replace(outcome, seq=self.journal(outcome))
             except Unsavable as e:  # the command itself, not the disk

@@ -91,6 +91,8 @@ def _install(out: str) -> None:
         from companion.mqtt.client import Client
 
         Client.write_now = lambda self: False  # type: ignore[method-assign]
+    if os.environ.get("HOPS_NO_AHEAD"):
+        bridge_mod.MqttBridge.state_ahead = False
     if os.environ.get("HOPS_NO_DIRECT_STATE"):
         bridge_mod.MqttBridge._state_now = lambda self, state, version: None  # type: ignore[method-assign]
 

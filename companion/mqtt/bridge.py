@@ -49,6 +49,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.loop import Outcome, TableLoop
 from companion.mqtt import discovery
+from companion.mqtt.ahead import StateAhead
 from companion.mqtt.client import OFFLINE, ONLINE, Client, make_client
 from companion.mqtt.commands import BadRequest, parse_request
 from companion.mqtt.config import MqttConfig
@@ -100,6 +101,8 @@ class BridgeStats:
     #: ``…/state`` published in the loop's turn, right after the outcome's events (the
     #: publisher thread sends the other topics, and the state when the loop is busy)
     state_direct: int = 0
+    #: of those, the ones whose payload the ahead thread computed during the commit
+    state_ahead: int = 0
 
 
 # --- what the publisher thread is asked to do -------------------------------------------
@@ -182,6 +185,10 @@ class MqttBridge:
     the service resumes a journal): the next event is ``seq + 1``.
     """
 
+    #: compute a reader's turn's ``…/state`` while its commit syncs (companion.mqtt.ahead);
+    #: False for an A/B in benchmarks/hops.py (``HOPS_NO_AHEAD``)
+    state_ahead = True
+
     def __init__(
         self,
         config: MqttConfig,
@@ -229,6 +236,8 @@ class MqttBridge:
         self._latest_version = 0  # the outcome ``_latest`` is the state of (the publisher)
         self._state_version = 0  # the outcome whose state ``…/state`` last carried
         self._encoder = StateEncoder()  # used under the state lock
+        #: a reader's turn: ``…/state`` computed during the commit (companion.mqtt.ahead)
+        self._ahead: StateAhead | None = None
         #: the view the loop's turn published as ``…/state``, for the publisher's other topics
         self._direct: tuple[TableState, TableView] | None = None
         self._version = package_version()
@@ -264,6 +273,10 @@ class MqttBridge:
         client.on_message = self._on_message
         self._client = client
         loop.subscribe(self, self.on_outcome)
+        if self.state_ahead:
+            self._ahead = StateAhead()
+            self._ahead.start()
+            loop.before_commit(self, self._ask_ahead)
         self._worker = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self._worker.start()
         client.connect_async(cfg.host, cfg.broker_port, cfg.keepalive)
@@ -278,6 +291,9 @@ class MqttBridge:
             return
         if loop is not None:
             loop.unsubscribe(self)
+        if self._ahead is not None:
+            self._ahead.stop(timeout)
+            self._ahead = None
         self._inbox.put(_Stop())
         if self._worker is not None:
             self._worker.join(timeout)
@@ -317,6 +333,16 @@ class MqttBridge:
             self._state_now(outcome.state, self._told)
         self._inbox.put(_Outcome(outcome, at, sent, self._told))
 
+    def _ask_ahead(self, state: TableState) -> None:
+        """Before-commit hint: ``state``'s ``…/state`` computed while the disk syncs, when the
+        turn will publish it itself (see :meth:`_state_now`); never waits."""
+        assert self._loop is not None
+        if self._ahead is None or not self._ready or self._loop.pending:
+            return
+        if self._on_network_thread():
+            return
+        self._ahead.ask(state)
+
     def _state_now(self, state: TableState, version: int) -> None:
         """Publish ``…/state`` for ``state`` from the loop's turn, if nothing is ahead of it and
         the loop has nothing waiting (a burst is coalesced by the publisher instead)."""
@@ -334,8 +360,11 @@ class MqttBridge:
         if not self._state_lock.acquire(blocking=False):
             return  # the publisher is publishing a state now: it takes this one next
         try:
-            view = VIEWS(state)
-            payload = self._encoder.encode(view, state)
+            ahead = self._ahead.take(state) if self._ahead is not None else None
+            view = VIEWS(state)  # the ahead thread's, when it computed the payload
+            payload = ahead if ahead is not None else self._encoder.encode(view, state)
+            if ahead is not None:
+                self.stats.state_ahead += 1
             if self._published.get(self.topics.state) != payload:
                 self._retain(self.topics.state, payload)
             self._state_version = version

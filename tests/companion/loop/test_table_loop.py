@@ -117,6 +117,38 @@ def test_a_broken_subscriber_does_not_stop_the_table(example_state, registry):
     assert loop.step(0).state.performance is not None and len(seen) == 1
 
 
+@pytest.mark.error_log  # the broken hint's ERROR is part of it
+def test_a_before_commit_hint_sees_the_state_before_the_journal_and_never_stops_it(
+    example_state, registry
+):
+    """``before_commit`` hints see an accepted state just before its commit (so work for it
+    can start while the disk syncs): before the journal, not for a refusal, not without a
+    journal; one that raises is logged and the commit goes on; ``unsubscribe`` ends them."""
+    order = []
+    loop = TableLoop(example_state, registry)
+    loop.before_commit("hint", lambda state: order.append(("hint", state)))
+    loop.submit(BEGIN)
+    loop.step(0)
+    assert order == []  # no journal: nothing to wait for, no hint
+
+    def journal(outcome):
+        order.append(("journal", outcome.state))
+        return len(order)
+
+    loop.journal = journal
+    loop.before_commit("broken", lambda state: 1 / 0)
+    loop.submit(ARIA)
+    declared = loop.step(0)
+    assert declared.error is None and declared.seq == 2
+    assert order == [("hint", declared.state), ("journal", declared.state)]
+    loop.submit(BEGIN)  # refused: a Performance is open
+    assert loop.step(0).error is not None and len(order) == 2
+    assert loop.unsubscribe("hint") == 1 and loop.unsubscribe("broken") == 1
+    loop.submit({"cmd": "cancel_performance"})
+    loop.step(0)
+    assert [what for what, _ in order] == ["hint", "journal", "journal"]
+
+
 def test_registry_refuses_duplicates_and_names_the_file(tmp_path):
     reg = TagRegistry({"04A1B2C3": "aria.weight.0"})
     with pytest.raises(ConfigError, match="already enrolled"):

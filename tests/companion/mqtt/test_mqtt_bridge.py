@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 
+from companion.mqtt.ahead import StateAhead
 from companion.mqtt.messages import state_messages
 from companion.mqtt.topics import Topics
 from companion.panel_output import LazyView
@@ -387,3 +388,100 @@ def test_views_are_kept_for_the_last_few_states_by_identity(example_state):
     assert views(same_value) is not first and views.computed == 2
     views(run(example_state, BEGIN)[0])  # a third: the oldest goes
     assert views(example_state) is not first and views.computed == 4
+
+
+FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: Favor by delta
+
+
+def _journal_after_the_ahead(bridge, fail: bool = False):
+    """A journal that commits only once the ahead thread has computed the state's payload:
+    the proof that it was computed *during* the commit (a hint that never came times out)."""
+    seq = iter(range(1, 1_000))
+
+    def commit(outcome):
+        def computed() -> bool:
+            done = bridge._ahead._done
+            return done is not None and done[0] is outcome.state
+
+        wait_until(computed, "the state computed ahead, during its commit")
+        if fail:
+            raise OSError("database or disk is full")
+        return next(seq)
+
+    return commit
+
+
+def test_a_readers_turn_publishes_the_state_computed_while_its_commit_synced(broker, watcher):
+    """A turn off paho's thread (a reader's) asks for its ``…/state`` just before the commit
+    and takes the payload the ahead thread computed meanwhile: the same JSON as the state's
+    view, and its view computed once, not again by the turn (issue 17 item 3)."""
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        start = watcher.first(f"{R}/state").json()["heroes"]["aria"]["favor"]
+        running.loop.journal = _journal_after_the_ahead(bridge)
+        running.loop.inline = True
+        before = VIEWS.computed
+        running.loop.submit(FAVOR, source="script")  # processed here, as a reader's would be
+        watcher.wait(
+            lambda ms: watcher.on(f"{R}/state")[-1].json()["heroes"]["aria"]["favor"] == start + 1,
+            "the gain's state",
+        )
+        assert bridge.stats.state_ahead == 1 and bridge.stats.state_direct == 1
+        assert bridge._ahead.taken == 1
+        assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(running.loop.state))
+        assert VIEWS.computed == before + 1  # the ahead thread's, and nobody's again
+
+
+@pytest.mark.error_log  # the loop logs the command it could not save
+def test_a_state_whose_commit_failed_was_computed_ahead_and_is_never_published(broker, watcher):
+    """The ahead thread computes a state before the journal has it; when the commit then
+    fails, that state goes out nowhere (a ``store`` error), and the next committed state is
+    published as itself, never as the failed one's payload (nothing unacknowledged shown)."""
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        start = watcher.first(f"{R}/state").json()["heroes"]["aria"]["favor"]
+        running.loop.inline = True
+        running.loop.journal = _journal_after_the_ahead(bridge, fail=True)
+        running.loop.submit(FAVOR, source="script")
+        assert watcher.first(f"{R}/error").json()["code"] == "store"
+        assert bridge._ahead.computed == 1 and bridge.stats.state_ahead == 0
+        running.loop.journal = _journal_after_the_ahead(bridge)
+        running.loop.submit({**FAVOR, "favor": 2}, source="script")
+        watcher.wait(lambda ms: len(watcher.on(f"{R}/state")) >= 2, "the committed state")
+        states = [m.json()["heroes"]["aria"]["favor"] for m in watcher.on(f"{R}/state")]
+        assert states == [start, start + 2]
+        assert bridge.stats.state_ahead == 1
+
+
+def test_the_ahead_payload_is_only_ever_its_own_states(example_state):
+    """StateAhead hands a payload only for the very state it computed (by identity), once,
+    and the same JSON as that state's view; a state it was not asked for gets None."""
+    ahead = StateAhead()
+    ahead.start()
+    thread = ahead._thread
+    assert thread is not None
+    try:
+        first, second = example_state, run(example_state, BEGIN)[0]
+        ahead.ask(first)
+        wait_until(lambda: ahead.computed == 1, "the first state computed")
+        assert ahead.take(second, timeout=0) is None
+        payload = ahead.take(first)
+        assert payload is not None and json.loads(payload) == as_json(table_view(first))
+        assert ahead.take(first, timeout=0) is None  # taken once
+        ahead.ask(second)
+        payload = ahead.take(second)  # waits while it is being computed
+        assert payload is not None and json.loads(payload) == as_json(table_view(second))
+    finally:
+        ahead.stop()
+    assert not thread.is_alive()
+
+
+def test_the_ahead_thread_and_its_hint_go_with_the_bridge(broker, example_state):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        ahead = bridge._ahead
+        assert ahead is not None and running.loop._before_commit
+        threads = [t for t in threading.enumerate() if t.name == "mqtt-state-ahead"]
+        assert threads
+    assert not running.loop._before_commit
+    assert not any(t.is_alive() for t in threads)

@@ -1,0 +1,105 @@
+"""``…/state`` computed while the journal's commit waits for the disk.
+
+A reader's turn (a token laid on the Draw Board) commits the new state, then publishes its
+events and the retained ``…/state``: the view (:func:`engine.view.table_view`) and its JSON
+are most of the turn's Python after the commit. The commit itself is mostly the disk's
+flush, which releases the GIL. :class:`StateAhead` is asked for a state just before its
+commit and computes the view and the payload on its own thread meanwhile; the turn takes
+the payload once committed instead of computing it.
+
+It pays where the disk's flush is at least as long as the view: on the slow VM of
+docs/performance.md ("Latency, fourth round") tag → state p50 fell by about 0.5 ms, and
+on a quicker disk it made no difference. A thread that holds the GIL when the fsync ends
+makes the commit come back later (benchmarks/fsync.py), so the commit grows by part of
+what the turn saves.
+
+Nothing of a state is published before its commit: the turn takes a payload only after
+the journal has the state, and only for that very state (matched by identity). A state
+whose commit fails is computed and never shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from companion.mqtt.messages import StateEncoder
+from companion.views import VIEWS
+from engine.state import TableState
+
+log = logging.getLogger("rhuna.mqtt")
+
+#: how long a turn waits for the payload being computed before computing it itself (s)
+TAKE_TIMEOUT = 0.05
+
+
+class StateAhead:
+    """One thread that computes the view and ``…/state`` of the last state asked for.
+
+    ``ask`` and ``take`` are for the loop's turn (any thread, one turn at a time); ``ask``
+    never waits. Only the newest state asked for is computed: one asked while another is
+    being computed replaces any not yet begun."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._encoder = StateEncoder()  # this thread's own: the bridge's is the publisher's
+        self._wanted: TableState | None = None
+        self._busy: TableState | None = None
+        self._done: tuple[TableState, str | None] | None = None
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        #: payloads computed, and taken by a turn (diagnostics, tests)
+        self.computed = 0
+        self.taken = 0
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="mqtt-state-ahead", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def ask(self, state: TableState) -> None:
+        """Compute ``state``'s payload now, on the thread (the state is not committed yet)."""
+        with self._cond:
+            self._wanted = state
+            self._cond.notify_all()
+
+    def take(self, state: TableState, timeout: float = TAKE_TIMEOUT) -> str | None:
+        """``state``'s ``…/state`` payload, waiting for it if it is being computed; None if
+        it was not asked for, or could not be computed in time (the caller computes it)."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: state is not self._wanted and state is not self._busy, timeout
+            )
+            done = self._done
+            if done is None or done[0] is not state:
+                return None
+            self._done = None  # taken once: the state is not kept alive here
+            self.taken += 1
+            return done[1]
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._wanted is not None or self._stopping)
+                if self._stopping:
+                    return
+                state, self._wanted = self._wanted, None
+                self._busy = state
+            assert state is not None
+            try:
+                payload: str | None = self._encoder.encode(VIEWS(state), state)
+            except Exception:  # the turn computes it itself, and reports what fails
+                log.debug("MQTT: could not compute the state ahead", exc_info=True)
+                payload = None
+            with self._cond:
+                self._busy = None
+                self._done = (state, payload)
+                self.computed += 1
+                self._cond.notify_all()

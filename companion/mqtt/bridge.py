@@ -337,11 +337,10 @@ class MqttBridge:
         """Before-commit hint: ``state``'s ``…/state`` computed while the disk syncs, when the
         turn will publish it itself (see :meth:`_state_now`); never waits."""
         assert self._loop is not None
-        if self._ahead is None or not self._ready or self._loop.pending:
+        ahead = self._ahead  # read once: stop() may clear it meanwhile
+        if ahead is None or not self._ready or self._loop.pending or self._on_network_thread():
             return
-        if self._on_network_thread():
-            return
-        self._ahead.ask(state)
+        ahead.ask(state)
 
     def _state_now(self, state: TableState, version: int) -> None:
         """Publish ``…/state`` for ``state`` from the loop's turn, if nothing is ahead of it and
@@ -360,7 +359,8 @@ class MqttBridge:
         if not self._state_lock.acquire(blocking=False):
             return  # the publisher is publishing a state now: it takes this one next
         try:
-            ahead = self._ahead.take(state) if self._ahead is not None else None
+            helper = self._ahead  # read once: stop() may clear it meanwhile
+            ahead = helper.take(state) if helper is not None else None
             view = VIEWS(state)  # the ahead thread's, when it computed the payload
             payload = ahead if ahead is not None else self._encoder.encode(view, state)
             if ahead is not None:

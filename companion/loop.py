@@ -62,7 +62,7 @@ class Outcome:
 
 Subscriber = Callable[[Outcome], None]
 #: told an accepted state before its commit (TableLoop.before_commit)
-Ahead = Callable[[TableState], None]
+BeforeCommit = Callable[[TableState], None]
 #: commits an accepted Outcome and returns its sequence number; raises if it cannot
 Journal = Callable[[Outcome], int]
 
@@ -96,7 +96,7 @@ class TableLoop:
         self._queued = 0
         self._failure: BaseException | None = None
         # (owner, fn): told each accepted state just before its commit (before_commit)
-        self._before_commit: tuple[tuple[object, Ahead], ...] = ()
+        self._before_commit: tuple[tuple[object, BeforeCommit], ...] = ()
 
     # --- subscribers (any thread) ----------------------------------------------
 
@@ -110,7 +110,7 @@ class TableLoop:
                 return
             self._subscriptions = (*self._subscriptions, (owner, fn))
 
-    def before_commit(self, owner: object, fn: Ahead) -> None:
+    def before_commit(self, owner: object, fn: BeforeCommit) -> None:
         """Tell ``fn`` each accepted state on the turn's thread just before the journal
         commits it: a hint to start work the state will need while the disk syncs
         (:mod:`companion.mqtt.ahead`). It is not an acknowledgement: the commit may yet fail

@@ -336,17 +336,21 @@ class MqttBridge:
     def _ask_ahead(self, state: TableState) -> None:
         """Before-commit hint: ``state``'s ``…/state`` computed while the disk syncs, when the
         turn will publish it itself (see :meth:`_state_now`); never waits."""
-        assert self._loop is not None
         ahead = self._ahead  # read once: stop() may clear it meanwhile
-        if ahead is None or not self._ready or self._loop.pending or self._on_network_thread():
-            return
-        ahead.ask(state)
+        if ahead is not None and self._ready and self._turn_publishes_state():
+            ahead.ask(state)
+
+    def _turn_publishes_state(self) -> bool:
+        """Whether this turn publishes ``…/state`` itself: nothing else waits for the loop
+        (a burst is coalesced by the publisher), and this is not paho's thread."""
+        assert self._loop is not None
+        return not self._loop.pending and not self._on_network_thread()
 
     def _state_now(self, state: TableState, version: int) -> None:
         """Publish ``…/state`` for ``state`` from the loop's turn, if nothing is ahead of it and
         the loop has nothing waiting (a burst is coalesced by the publisher instead)."""
-        assert self.topics is not None and self._loop is not None
-        if self._loop.pending or self._on_network_thread():
+        assert self.topics is not None
+        if not self._turn_publishes_state():
             return
         with self._cond:
             if (
@@ -359,11 +363,11 @@ class MqttBridge:
         if not self._state_lock.acquire(blocking=False):
             return  # the publisher is publishing a state now: it takes this one next
         try:
-            helper = self._ahead  # read once: stop() may clear it meanwhile
-            ahead = helper.take(state) if helper is not None else None
+            ahead = self._ahead  # read once: stop() may clear it meanwhile
+            taken = ahead.take(state) if ahead is not None else None
             view = VIEWS(state)  # the ahead thread's, when it computed the payload
-            payload = ahead if ahead is not None else self._encoder.encode(view, state)
-            if ahead is not None:
+            payload = taken if taken is not None else self._encoder.encode(view, state)
+            if taken is not None:
                 self.stats.state_ahead += 1
             if self._published.get(self.topics.state) != payload:
                 self._retain(self.topics.state, payload)

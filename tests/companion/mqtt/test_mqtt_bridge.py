@@ -481,7 +481,7 @@ def test_the_ahead_thread_and_its_hint_go_with_the_bridge(broker, example_state)
         assert bridge.wait_ready(WAIT)
         ahead = bridge._ahead
         assert ahead is not None and running.loop._before_commit
-        threads = [t for t in threading.enumerate() if t.name == "mqtt-state-ahead"]
-        assert threads
+        thread = ahead._thread
+        assert thread is not None and thread.is_alive()
     assert not running.loop._before_commit
-    assert not any(t.is_alive() for t in threads)
+    assert not thread.is_alive() and bridge._ahead is None

@@ -153,7 +153,8 @@ def commit_figure(where: Path) -> float:
 
 def beside_figures(samples: int) -> float:
     """A journal commit alone, and with 0.6 ms of work on another thread of the process (what
-    computing ``…/state`` during the commit would cost it): why the service does not. Returns
+    computing ``…/state`` during the commit costs it: the service does so for a reader's
+    turn, companion.mqtt.ahead, which pays where the flush is longer than the work). Returns
     the commit's median alone (ms)."""
     r = fsync.measure(samples, 0.6)
     row("journal commit alone p50", r["alone"]["p50_ms"], "ms", "(info: the disk)", None)

@@ -15,7 +15,8 @@ one of three settings, interleaved so that they share the machine's load:
 
 The question it answers (issue 17, latency): can the service hide the commit's fsync by
 computing ``…/state`` while the disk syncs? Only if the commit takes no longer with CPU
-work beside it. The figures printed are medians and 99th percentiles of the commit
+work beside it, or by less than the work it overlaps: on a disk whose flush is longer than
+the view, the second held (companion.mqtt.ahead). The figures printed are medians and 99th percentiles of the commit
 call itself, and the ratio of each setting's median to the median alone.
 """
 

@@ -8,10 +8,10 @@ times later than one laid between renders. So the service's panel lives in a
 child process, forked by multiprocessing's fork server (a fresh single-threaded
 process that has imported Pillow and the screens once: never ``fork`` from a
 process full of threads, and no interpreter start per child, which costs 0.39 s of
-CPU here with the panel's modules) and scheduled below the table. :class:`ProcessDisplayWorker` keeps the display
-worker's contract in the service: the same single slot and coalescing, the same
-settle, the same :class:`~display.worker.WorkerStats`, the same ``wait_idle``
-and flush on ``stop``.
+CPU here with the panel's modules) and scheduled below the table.
+:class:`ProcessDisplayWorker` keeps the display worker's contract in the service: the
+same single slot and coalescing, the same settle, the same
+:class:`~display.worker.WorkerStats`, the same ``wait_idle`` and flush on ``stop``.
 
 What crosses to the child is the frame as plain data: the view (computed in
 the service, since the table state is the service's) and the banner. The child

@@ -103,6 +103,19 @@ def _install(out: str) -> None:
     _around(HubReader, "_dispatch", "serial", None, lambda self, port, t, payload: t == p.PRESENT)
     _around(loop_mod.TableLoop, "process", "take", None)
     _around(loop_mod, "apply", None, "applied")
+    import companion.ponder as ponder_mod
+
+    recall = ponder_mod.Ponder.recall
+
+    def recalled(self: Any, state: Any, command: Any) -> Any:
+        answer = recall(self, state, command)
+        if answer is not None:  # pondered: the turn's apply is this lookup
+            _mark("applied")
+        return answer
+
+    ponder_mod.Ponder.recall = recalled  # type: ignore[method-assign]
+    if os.environ.get("HOPS_NO_PONDER"):
+        service_mod.Service.pondering = False
     _around(Store, "append", "commit0", "committed")
     _around(PanelOutput, "__call__", "panel0", "panel1")
     _around(Service, "outcome_log", "log0", None)

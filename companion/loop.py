@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion import inputs
+from companion.ponder import Ponder
 from companion.tags import ReaderRoles, command_for_tag
 from engine import CommandRejected, Event, apply
 from engine.errors import RuleViolation
@@ -75,6 +76,8 @@ class TableLoop:
     registry: TagRegistry
     roles: ReaderRoles = field(default_factory=ReaderRoles)
     journal: Journal | None = None
+    #: applies the likely next commands while the table waits (:mod:`companion.ponder`)
+    ponder: Ponder | None = None
 
     def __post_init__(self) -> None:
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -178,7 +181,10 @@ class TableLoop:
     def _end_turn(self) -> None:
         with self._turn:
             self._busy = False
+            idle = self._queued == 0
             self._turn.notify_all()
+        if idle and self.ponder is not None:
+            self.ponder.think(self.state)  # the table waits: what may come next
 
     def busy_for(self) -> float:
         """Seconds the item being processed now has taken (0.0: the loop is idle). The
@@ -263,8 +269,9 @@ class TableLoop:
                 log.info("%s: refused an input: %s", source, problem.violation)
                 return Outcome(source, self.state, error=problem.violation)
         shown = command if isinstance(command, Mapping) else None
+        pondered = self.ponder.recall(self.state, command) if self.ponder is not None else None
         try:
-            state, events = apply(self.state, command)
+            state, events = pondered if pondered is not None else apply(self.state, command)
         except CommandRejected as e:
             log.info("%s: refused %s: %s", source, as_json(command), e.violation)
             return Outcome(source, self.state, shown, error=e.violation, tag=tag)

@@ -24,6 +24,7 @@ drained, then extensions, the store and the panel (which shows the last state).
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import logging
 import shutil
@@ -40,6 +41,7 @@ from companion.config import Config, ReaderConfig
 from companion.loop import Outcome, TableLoop, as_json
 from companion.mqtt.topics import level
 from companion.panel_output import PanelOutput
+from companion.ponder import Ponder
 from companion.sdnotify import Notifier
 from companion.store import Restored, Store, archive
 from display.drivers import open_panel
@@ -215,6 +217,8 @@ class Service:
     poll = 0.2
     #: at most this often a STATUS= line while commands come in
     status_every = 5.0
+    #: apply the likely next draws while the table waits (companion.ponder)
+    pondering = True
 
     def __init__(
         self,
@@ -271,6 +275,8 @@ class Service:
             self.loop = TableLoop(
                 self.restored.state, self.registry, config.roles, journal=self.store.append
             )
+            if self.pondering:
+                self.loop.ponder = Ponder()
             if carried is not None and self.restored.new:
                 self._carry(carried)
             self.loop.subscribe("log", self.outcome_log)
@@ -381,6 +387,8 @@ class Service:
         if self._started:
             return
         self._started = True
+        if self.loop.ponder is not None:
+            self.loop.ponder.start()
         if self.worker is not None and self.output is not None:
             self.worker.start()
             self.output.show(self.loop.state)
@@ -407,11 +415,17 @@ class Service:
         sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
         try:
             self.start()
+            # what the start made lives as long as the service: out of the collector's sight,
+            # a full collection is a few objects, not the whole heap — the pondered states'
+            # garbage otherwise brings one every few draws, ~10 ms in a turn (companion.ponder)
+            gc.collect()
+            gc.freeze()
             self.notifier.ready(self.status_line())
             log.info("ready: %s", self.status_line())
             self._serve()
         finally:
             self.stop()
+            gc.unfreeze()
             sys.setswitchinterval(switch)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -466,6 +480,8 @@ class Service:
                 ext.stop()
             except Exception:
                 log.exception("extension %r did not stop cleanly", ext)
+        if self.loop.ponder is not None:
+            self.loop.ponder.stop()
         with self.loop.turn():  # an input processed on its own thread has finished
             self.store.snapshot(self.loop.state)
         self._release()

@@ -63,10 +63,22 @@ def command_for_tag(
             code="unknown",
             fix="enrol it (rhuna-table enroll) or check the token",
         )
+    return command_for_token(state, token_id, role, event.uid, where)
+
+
+def command_for_token(
+    state: TableState,
+    token_id: str,
+    role: str,
+    uid: str = "",
+    where: str = "the Draw Board",
+) -> dict[str, Any] | RuleViolation:
+    """The command laying the token ``token_id`` on a reader of ``role`` means, or the
+    violation to show (:mod:`companion.ponder` asks it of every token that may come next)."""
     token = state.tokens.get(token_id)
     if token is None:
         return RuleViolation(
-            f"tag {event.uid} is enrolled as {token_id!r}, which this table does not have",
+            f"tag {uid} is enrolled as {token_id!r}, which this table does not have",
             code="unknown",
             fix="re-enrol the tag for this table",
         )

@@ -46,6 +46,13 @@ class Views:
             self._kept.append((state, view))
         return view
 
+    def keep(self, state: TableState, view: TableView) -> None:
+        """Keep ``state``'s view computed elsewhere (a pondered state's: companion.ponder),
+        so that the other outputs of its turn find it."""
+        with self._lock:
+            if all(kept is not state for kept, _ in self._kept):
+                self._kept.append((state, view))
+
 
 #: the service's: the bridge and the panel share it
 VIEWS = Views()

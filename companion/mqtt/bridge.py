@@ -72,6 +72,7 @@ from companion.views import VIEWS
 from engine.contracts.view import TableView
 from engine.errors import RuleViolation
 from engine.state import TableState
+from engine.view import table_view
 from engine.vocabulary import json_schema
 
 log = logging.getLogger("rhuna.mqtt")
@@ -82,6 +83,9 @@ MAX_PENDING = 1000
 HISTORY = 20
 #: a burst of outcomes handled before the retained state is brought up to date
 _BURST = 256
+#: pondered states' payloads kept at most, the oldest dropped first: a turn's likely next
+#: draws (35 for the example table: a Hero Bag and the Favor Bag; companion.ponder)
+PONDERED = 48
 
 
 @dataclass
@@ -103,6 +107,8 @@ class BridgeStats:
     state_direct: int = 0
     #: of those, the ones whose payload the ahead thread computed during the commit
     state_ahead: int = 0
+    #: of those, the ones pondered before their turn came (companion.ponder)
+    state_pondered: int = 0
 
 
 # --- what the publisher thread is asked to do -------------------------------------------
@@ -238,6 +244,12 @@ class MqttBridge:
         self._encoder = StateEncoder()  # used under the state lock
         #: a reader's turn: ``…/state`` computed during the commit (companion.mqtt.ahead)
         self._ahead: StateAhead | None = None
+        #: id → (state, view, payload) of the states pondered (companion.ponder); written on
+        #: its thread, read in the turns (each of its operations is atomic)
+        self._pondered: collections.OrderedDict[int, tuple[TableState, Any, str]] = (
+            collections.OrderedDict()
+        )
+        self._ponder_encoder = StateEncoder()  # the pondering thread's own
         #: the view the loop's turn published as ``…/state``, for the publisher's other topics
         self._direct: tuple[TableState, TableView] | None = None
         self._version = package_version()
@@ -273,6 +285,8 @@ class MqttBridge:
         client.on_message = self._on_message
         self._client = client
         loop.subscribe(self, self.on_outcome)
+        if loop.ponder is not None:
+            loop.ponder.warm(self, self._warm)
         if self.state_ahead:
             self._ahead = StateAhead()
             self._ahead.start()
@@ -291,6 +305,8 @@ class MqttBridge:
             return
         if loop is not None:
             loop.unsubscribe(self)
+            if loop.ponder is not None:
+                loop.ponder.unwarm(self)
         if self._ahead is not None:
             self._ahead.stop(timeout)
             self._ahead = None
@@ -337,8 +353,22 @@ class MqttBridge:
         """Before-commit hint: ``state``'s ``…/state`` computed while the disk syncs, when the
         turn will publish it itself (see :meth:`_state_now`); never waits."""
         ahead = self._ahead  # read once: stop() may clear it meanwhile
-        if ahead is not None and self._ready and self._turn_publishes_state():
+        if (
+            ahead is not None
+            and self._ready
+            and self._pondered.get(id(state), (None,))[0] is not state
+            and self._turn_publishes_state()
+        ):
             ahead.ask(state)
+
+    def _warm(self, state: TableState) -> None:
+        """Ponder's warmer (its thread): ``state``'s view and ``…/state`` payload, kept in
+        case a turn comes to it (companion.ponder)."""
+        view = table_view(state)
+        payload = self._ponder_encoder.encode(view, state)
+        self._pondered[id(state)] = (state, view, payload)  # the state kept: its id its own
+        while len(self._pondered) > PONDERED:
+            self._pondered.popitem(last=False)  # an earlier turn's: it never came
 
     def _turn_publishes_state(self) -> bool:
         """Whether this turn publishes ``…/state`` itself: nothing else waits for the loop
@@ -363,12 +393,18 @@ class MqttBridge:
         if not self._state_lock.acquire(blocking=False):
             return  # the publisher is publishing a state now: it takes this one next
         try:
-            ahead = self._ahead  # read once: stop() may clear it meanwhile
-            taken = ahead.take(state) if ahead is not None else None
-            view = VIEWS(state)  # the ahead thread's, when it computed the payload
-            payload = taken if taken is not None else self._encoder.encode(view, state)
-            if taken is not None:
-                self.stats.state_ahead += 1
+            kept = self._pondered.get(id(state))
+            if kept is not None and kept[0] is state:  # pondered (companion.ponder)
+                _, view, payload = kept
+                VIEWS.keep(state, view)  # for the panel, a moment later
+                self.stats.state_pondered += 1
+            else:
+                ahead = self._ahead  # read once: stop() may clear it meanwhile
+                taken = ahead.take(state) if ahead is not None else None
+                view = VIEWS(state)  # the ahead thread's, when it computed the payload
+                payload = taken if taken is not None else self._encoder.encode(view, state)
+                if taken is not None:
+                    self.stats.state_ahead += 1
             if self._published.get(self.topics.state) != payload:
                 self._retain(self.topics.state, payload)
             self._state_version = version

@@ -14,6 +14,7 @@ from dataclasses import replace
 import pytest
 
 from companion.mqtt.ahead import StateAhead
+from companion.mqtt.bridge import MqttBridge
 from companion.mqtt.messages import state_messages
 from companion.mqtt.topics import Topics
 from companion.panel_output import LazyView
@@ -22,7 +23,16 @@ from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
 from tests.harness import ARIA, BEGIN, run, wait_until
-from tests.harness.broker import WAIT, R, Watcher, send, table_on_mqtt
+from tests.harness.broker import (
+    WAIT,
+    R,
+    RunningLoop,
+    Watcher,
+    bridge_config,
+    example_loop,
+    send,
+    table_on_mqtt,
+)
 
 DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
 
@@ -485,3 +495,53 @@ def test_the_ahead_thread_and_its_hint_go_with_the_bridge(broker, example_state)
         assert thread is not None and thread.is_alive()
     assert not running.loop._before_commit
     assert not thread.is_alive() and bridge._ahead is None
+
+
+def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(broker, watcher):
+    """With pondering (companion.ponder), the bridge prepares the view and ``…/state`` of each
+    likely next draw while the table waits; the draw's turn publishes that payload — the same
+    JSON as the state's view — without computing it, and never asks the ahead thread."""
+    from companion.ponder import Ponder, likely_commands
+
+    loop = example_loop()
+    loop.ponder = ponder = Ponder(settle=0.0)
+    ponder.start()
+    running = RunningLoop(loop)
+    bridge = MqttBridge(bridge_config(broker.port))
+    bridge.start(loop)
+    try:
+        assert bridge.wait_ready(WAIT)
+        for cmd in (BEGIN, ARIA):
+            loop.submit(cmd, source="script")
+        wait_until(lambda: loop.state.performance is not None and bridge._loop.pending == 0, "")
+        declared = loop.state
+        shown = as_json(table_view(declared))
+        watcher.wait(  # the publisher is done with the declaration's state
+            lambda ms: bool(ms := watcher.on(f"{R}/state")) and ms[-1].json() == shown,
+            "the declaration's state",
+        )
+        idle = lambda: bridge._inbox.empty() and not bridge._state_lock.locked()  # noqa: E731
+        wait_until(idle, "the publisher done with its retained topics")
+        wanted = len(list(likely_commands(declared)))
+        wait_until(lambda: ponder.pondered >= wanted and len(bridge._pondered) >= wanted, "")
+        assert bridge._ahead is not None
+        computed = bridge._ahead.computed
+        token = declared.bags["aria"].contents[2]
+        loop.inline = True
+        loop.submit({"cmd": "draw", "hero": "aria", "token": token}, source="script")
+        watcher.wait(
+            lambda ms: (
+                token not in [t["id"] for t in ms[-1].json()["bags"]["aria"]["tokens"]]
+                if (ms := watcher.on(f"{R}/state"))
+                else False
+            ),
+            "the draw's state",
+        )
+        assert loop.state is not declared and ponder.recalled == 1
+        assert bridge.stats.state_pondered == 1 and bridge._ahead.computed == computed
+        assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(loop.state))
+    finally:
+        bridge.stop()
+        running.close()
+        ponder.stop()
+    assert not bridge._pondered or all(k == id(v[0]) for k, v in bridge._pondered.items())

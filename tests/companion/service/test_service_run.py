@@ -8,6 +8,7 @@ PNG panel through the display worker, gpiozero on MockFactory pins.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -240,3 +241,33 @@ def test_extensions_start_with_the_loop_and_stop_after_it_drained(tmp_path):
     assert [o.seq for o in recorder.outcomes] == list(range(1, 22))
     assert [s.state for s in recorder.statuses][:2] == ["connecting", "online"]
     assert service.store.seq == 21 and len(journal(service)) == 21
+
+
+def test_a_token_laid_in_a_performance_was_pondered_and_the_heap_frozen_p6(tmp_path):
+    """The running service ponders the likely next draws while the table waits
+    (companion.ponder) and keeps what its start made out of the collector's sight
+    (``gc.freeze``); the token laid is the pondered state, committed and shown like any other.
+    Stopping ends the pondering thread and gives the heap back to the collector."""
+    import gc
+
+    service = Service(load_config(write_config(tmp_path)))
+    ponder = service.loop.ponder
+    assert ponder is not None
+    running = Running(service)
+    try:
+        wait_until(lambda: gc.get_freeze_count() > 0, "the heap frozen once started")
+        assert service.readers[0].wait_online(WAIT)
+        running.command(BEGIN)
+        running.command(ARIA)
+        state = service.loop.state
+        wait_until(lambda: ponder._answers_for is state and ponder.pondered >= 12, "pondered")
+        token = state.bags["aria"].contents[0]
+        service.emulators["draw-board"].lay(0, service.registry.uid(token))
+        outcome = running.next(lambda o: o.tag is not None and o.command is not None)
+        assert outcome.error is None and outcome.command["token"] == token
+        assert ponder.recalled == 1 and outcome.seq == service.store.seq
+        assert json.loads(journal(service)[-1][2])["token"] == token
+        wait_for_the_panel(service, outcome.state, lambda: None)  # the pondered view, shown
+    finally:
+        running.close()
+    assert ponder._thread is None and gc.get_freeze_count() == 0

@@ -1,0 +1,220 @@
+"""Thinking on the table's time: the draws that may come next, applied while the table waits.
+
+Most of a table's inputs are tokens laid on the Draw Board, and which tokens can come next
+is known: those in the Hero Bags of the heroes in the Performance, and the Favor Bag's.
+Between two draws a table waits a second or more. :class:`Ponder` spends a few
+milliseconds of that wait on one thread: for each token that may be laid next it applies
+the command that token would become (:func:`companion.tags.command_for_token`) and lets the
+outputs prepare what they will need for the state it gives (the MQTT bridge: the view and
+``…/state``'s JSON). When the token comes, the turn :meth:`~Ponder.recall`\\ s that state
+instead of computing it, and the outputs find their work done.
+
+This is a chess engine's pondering, on a table. It is exact, never a guess: the engine is
+pure (``apply(state, command)`` has no clock, no I/O, no hidden randomness), so what was
+computed for the same state and an equal command *is* what the turn would compute. Only
+the current state's answers are kept, matched by identity; a command compared by value and
+by type (``5`` and ``5.0`` are not the same command). Nothing pondered is told to anyone:
+the turn still commits the state to the journal before a subscriber hears of it, and a
+pondered state that never comes is dropped with the next turn.
+
+What it costs: on the slow VM of docs/performance.md about 0.4 ms of CPU per token (apply,
+view, JSON), some 35 tokens after each draw of a Performance; nothing while no
+Performance is drawing. It waits :data:`SETTLE` after a turn so that a burst of commands
+(a script, a replay) is never pondered, and stops at the next check once a turn begins.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
+from typing import Any
+
+from companion.tags import command_for_token
+from engine import CommandRejected, Event, apply
+from engine.state import TableState
+from engine.tokens import TokenKind
+
+log = logging.getLogger("rhuna.ponder")
+
+#: how long the table must have been still before pondering begins (s): a burst is not
+#: pondered, and the turn's own last work (the panel, the publisher) goes first
+SETTLE = 0.002
+
+#: told each pondered state on the pondering thread, to prepare what it will need for it;
+#: it must not keep a state it is told beyond a bounded cache (most never come)
+Warmer = Callable[[TableState], None]
+
+Key = tuple[tuple[str, str, Any], ...]
+
+
+def command_key(command: Any) -> Key | None:
+    """A command as a dictionary key: its fields, each with its value's type; None for a
+    command that is not a flat JSON object (never pondered, so never recalled)."""
+    if not isinstance(command, Mapping):
+        return None
+    out = []
+    for k, v in command.items():
+        if not isinstance(k, str) or not (v is None or isinstance(v, str | int | float)):
+            return None
+        out.append((k, type(v).__name__, v))
+    return tuple(sorted(out))
+
+
+def likely_commands(state: TableState) -> Iterator[dict[str, Any]]:
+    """The commands the tokens that may be laid next on the Draw Board would become, the
+    likeliest first: the drawing hero's bag, the other heroes' of the Performance, then the
+    Favor Bag's. Nothing while no Performance is open and drawing."""
+    perf = state.performance
+    if perf is None or perf.resolved:
+        return
+    heroes = [c.hero for c in perf.contributions]
+    if perf.drawing in heroes:
+        heroes.remove(perf.drawing)
+        heroes.insert(0, perf.drawing)
+    bags = [state.heroes[h].bag for h in heroes if h in state.heroes]
+    bags += [b.id for b in state.bags.values() if b.owner is None and _favor_bag(state, b.id)]
+    for bag_id in bags:
+        bag = state.bags.get(bag_id)
+        if bag is None:
+            continue
+        for token_id in bag.contents:
+            meant = command_for_token(state, token_id, "board")
+            if isinstance(meant, dict):
+                yield meant
+
+
+def _favor_bag(state: TableState, bag_id: str) -> bool:
+    contents = state.bags[bag_id].contents
+    return bool(contents) and state.tokens[contents[0]].kind is TokenKind.FAVOR
+
+
+class Ponder:
+    """One thread that applies the likely next commands of the current state ahead.
+
+    :meth:`think` (after a turn) and :meth:`recall` (in a turn) are for the loop, from
+    whichever thread has its turn; neither waits for the pondering thread."""
+
+    def __init__(
+        self,
+        candidates: Callable[[TableState], Iterator[Mapping[str, Any]]] = likely_commands,
+        settle: float = SETTLE,
+    ) -> None:
+        self._candidates = candidates
+        self._settle = settle
+        self._cond = threading.Condition()
+        self._base: TableState | None = None  # the state being pondered, None: hold
+        self._answers: dict[Key, tuple[TableState, tuple[Event, ...]]] = {}
+        self._answers_for: TableState | None = None
+        self._warmers: tuple[tuple[object, Warmer], ...] = ()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        #: commands applied ahead, and recalled by a turn (diagnostics, tests)
+        self.pondered = 0
+        self.recalled = 0
+
+    # --- outputs --------------------------------------------------------------
+
+    def warm(self, owner: object, fn: Warmer) -> None:
+        """Tell ``fn`` each pondered state (on the pondering thread) to prepare its output."""
+        with self._cond:
+            self._warmers = (*self._warmers, (owner, fn))
+
+    def unwarm(self, owner: object) -> None:
+        with self._cond:
+            self._warmers = tuple((o, f) for o, f in self._warmers if o != owner)
+
+    # --- the loop ---------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="ponder", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        with self._cond:
+            self._stopping = True
+            self._base = None
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def think(self, state: TableState) -> None:
+        """The table waits in ``state``: ponder what may come next (never waits)."""
+        with self._cond:
+            if self._stopping or self._base is state:
+                return
+            self._base = state
+            if self._answers_for is not state:
+                self._answers, self._answers_for = {}, state
+            self._cond.notify_all()
+
+    def recall(
+        self, state: TableState, command: Any
+    ) -> tuple[TableState, tuple[Event, ...]] | None:
+        """``apply(state, command)`` if it was pondered, else None; either way a turn has
+        begun, so pondering stops at its next check (until :meth:`think`)."""
+        key = command_key(command)
+        with self._cond:
+            self._base = None
+            if key is None or self._answers_for is not state:
+                return None
+            answer = self._answers.get(key)
+        if answer is not None:
+            self.recalled += 1
+        return answer
+
+    # --- the pondering thread -----------------------------------------------------------
+
+    def _moved(self, state: TableState) -> bool:
+        return self._base is not state
+
+    def _current(self, state: TableState) -> bool:
+        return self._base is state and not self._stopping  # read without the lock: a hint
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._base is not None or self._stopping)
+                if self._stopping:
+                    return
+                state = self._base
+                assert state is not None
+                # still for SETTLE: a turn that begins meanwhile holds (base None) or moves on
+                if self._cond.wait_for(partial(self._moved, state), self._settle):
+                    continue
+            try:
+                self._ponder(state)
+            except Exception:  # never the table's problem: the turn computes it itself
+                log.debug("ponder: gave up on a state", exc_info=True)
+            with self._cond:
+                if self._base is state:
+                    self._base = None  # done: wait for the next state
+
+    def _ponder(self, state: TableState) -> None:
+        done = set(self._answers) if self._answers_for is state else set()
+        for command in self._candidates(state):
+            if not self._current(state):
+                return
+            key = command_key(command)
+            if key is None or key in done:
+                continue
+            try:
+                after, events = apply(state, command)
+            except CommandRejected:
+                continue  # the turn refuses it in its own time
+            with self._cond:
+                if self._answers_for is not state:
+                    return
+                self._answers[key] = (after, tuple(events))
+                self.pondered += 1
+                warmers = self._warmers
+            done.add(key)
+            for owner, warm in warmers:
+                if not self._current(state):
+                    return
+                try:
+                    warm(after)
+                except Exception:
+                    log.debug("ponder: %r could not warm a state", owner, exc_info=True)

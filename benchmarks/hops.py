@@ -21,6 +21,11 @@ Printed per hop: the median and the 99th percentile of its share, and for the sl
 1 % of samples the median share of each hop (what the tail is made of), plus how many of
 the slow samples overlapped a panel render, a snapshot or a garbage collection in the
 service. A diagnosis tool: the figures with targets are benchmarks/latency.py's.
+
+A/B knobs (environment, the served process only): ``HOPS_FINE=1`` cuts the tag's last
+hops finer (without pondering or ``StateAhead``, whose work is not in the turn),
+``HOPS_NO_AHEAD``, ``HOPS_NO_PONDER``, ``HOPS_NO_FREEZE``, ``HOPS_NO_DIRECT``,
+``HOPS_NO_DIRECT_STATE``, ``HOPS_SWITCH=<s>``.
 """
 
 from __future__ import annotations
@@ -114,6 +119,7 @@ def _install(out: str) -> None:
         return answer
 
     ponder_mod.Ponder.recall = recalled  # type: ignore[method-assign]
+    _around(ponder_mod.Ponder, "_ponder", "ponder0", "ponder1")
     if os.environ.get("HOPS_NO_PONDER"):
         service_mod.Service.pondering = False
     _around(Store, "append", "commit0", "committed")
@@ -155,15 +161,8 @@ def _install(out: str) -> None:
             _mark(f"gc2_{phase}")
 
     gc.callbacks.append(collected)
-    if os.environ.get("HOPS_FREEZE"):
-        start = Service.start
-
-        def frozen(self: Any) -> None:
-            start(self)
-            gc.collect()
-            gc.freeze()
-
-        Service.start = frozen  # type: ignore[method-assign]
+    if os.environ.get("HOPS_NO_FREEZE"):  # the service's heap left to the collector
+        gc.freeze = lambda: None
 
     def dump() -> None:
         Path(out).write_text(json.dumps(_TRACE))
@@ -210,7 +209,8 @@ TAG_HOPS_FINE = [
     *TAG_HOPS[6:],
 ]
 OVERLAPS = [("render0", "render1", "panel render"), ("snap0", "snap1", "snapshot"),
-            ("gc_start", "gc_stop", "gc"), ("gc2_start", "gc2_stop", "gc gen 2")]  # fmt: skip
+            ("gc_start", "gc_stop", "gc"), ("gc2_start", "gc2_stop", "gc gen 2"),
+            ("ponder0", "ponder1", "pondering")]  # fmt: skip
 
 
 def measure(samples: int, panel: bool, where: str | None) -> dict[str, Any]:

@@ -17,9 +17,9 @@ by type (``5`` and ``5.0`` are not the same command). Nothing pondered is told t
 the turn still commits the state to the journal before a subscriber hears of it, and a
 pondered state that never comes is dropped with the next turn.
 
-What it costs: on the slow VM of docs/performance.md about 0.4 ms of CPU per token (apply,
-view, JSON), some 35 tokens after each draw of a Performance; nothing while no
-Performance is drawing. It waits :data:`SETTLE` after a turn so that a burst of commands
+What it costs: about 0.55 ms of CPU per token on the VM of docs/performance.md's fifth
+round (apply, view, JSON), 35 tokens after each draw of the example table's Performance
+(19 ms); nothing while no Performance is drawing. It waits :data:`SETTLE` after a turn so that a burst of commands
 (a script, a replay) is never pondered, and stops at the next check once a turn begins.
 """
 

@@ -246,7 +246,7 @@ class MqttBridge:
         self._ahead: StateAhead | None = None
         #: id → (state, view, payload) of the states pondered (companion.ponder); written on
         #: its thread, read in the turns (each of its operations is atomic)
-        self._pondered: collections.OrderedDict[int, tuple[TableState, Any, str]] = (
+        self._pondered: collections.OrderedDict[int, tuple[TableState, TableView, str]] = (
             collections.OrderedDict()
         )
         self._ponder_encoder = StateEncoder()  # the pondering thread's own

@@ -19,8 +19,9 @@ pondered state that never comes is dropped with the next turn.
 
 What it costs: about 0.55 ms of CPU per token on the VM of docs/performance.md's fifth
 round (apply, view, JSON), 35 tokens after each draw of the example table's Performance
-(19 ms); nothing while no Performance is drawing. It waits :data:`SETTLE` after a turn so that a burst of commands
-(a script, a replay) is never pondered, and stops at the next check once a turn begins.
+(19 ms); nothing while no Performance is drawing. It waits :data:`SETTLE` after a turn so
+that a burst of commands (a script, a replay) is never pondered, and stops at the next
+check once a turn begins.
 """
 
 from __future__ import annotations
@@ -168,10 +169,8 @@ class Ponder:
     # --- the pondering thread -----------------------------------------------------------
 
     def _moved(self, state: TableState) -> bool:
-        return self._base is not state
-
-    def _current(self, state: TableState) -> bool:
-        return self._base is state and not self._stopping  # read without the lock: a hint
+        """The table is no longer waiting in ``state`` (read without the lock: a hint)."""
+        return self._base is not state or self._stopping
 
     def _run(self) -> None:
         while True:
@@ -193,12 +192,11 @@ class Ponder:
                     self._base = None  # done: wait for the next state
 
     def _ponder(self, state: TableState) -> None:
-        done = set(self._answers) if self._answers_for is state else set()
         for command in self._candidates(state):
-            if not self._current(state):
+            if self._moved(state):
                 return
             key = command_key(command)
-            if key is None or key in done:
+            if key is None or key in self._answers:  # pondered before a turn held it
                 continue
             try:
                 after, events = apply(state, command)
@@ -210,9 +208,8 @@ class Ponder:
                 self._answers[key] = (after, tuple(events))
                 self.pondered += 1
                 warmers = self._warmers
-            done.add(key)
             for owner, warm in warmers:
-                if not self._current(state):
+                if self._moved(state):
                     return
                 try:
                     warm(after)

@@ -417,7 +417,7 @@ class Service:
             self.start()
             # what the start made lives as long as the service: out of the collector's sight,
             # a full collection is a few objects, not the whole heap — the pondered states'
-            # garbage otherwise brings one every few draws, ~10 ms in a turn (companion.ponder)
+            # garbage otherwise brings one every few draws, 27 ms here (docs/service.md)
             gc.collect()
             gc.freeze()
             self.notifier.ready(self.status_line())

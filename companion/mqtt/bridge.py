@@ -356,7 +356,7 @@ class MqttBridge:
         if (
             ahead is not None
             and self._ready
-            and self._pondered.get(id(state), (None,))[0] is not state
+            and self._pondered_for(state) is None
             and self._turn_publishes_state()
         ):
             ahead.ask(state)
@@ -369,6 +369,11 @@ class MqttBridge:
         self._pondered[id(state)] = (state, view, payload)  # the state kept: its id its own
         while len(self._pondered) > PONDERED:
             self._pondered.popitem(last=False)  # an earlier turn's: it never came
+
+    def _pondered_for(self, state: TableState) -> tuple[TableView, str] | None:
+        """The view and payload :meth:`_warm` prepared for this very state, if it did."""
+        kept = self._pondered.get(id(state))
+        return (kept[1], kept[2]) if kept is not None and kept[0] is state else None
 
     def _turn_publishes_state(self) -> bool:
         """Whether this turn publishes ``…/state`` itself: nothing else waits for the loop
@@ -393,9 +398,9 @@ class MqttBridge:
         if not self._state_lock.acquire(blocking=False):
             return  # the publisher is publishing a state now: it takes this one next
         try:
-            kept = self._pondered.get(id(state))
-            if kept is not None and kept[0] is state:  # pondered (companion.ponder)
-                _, view, payload = kept
+            kept = self._pondered_for(state)
+            if kept is not None:  # pondered (companion.ponder)
+                view, payload = kept
                 VIEWS.keep(state, view)  # for the panel, a moment later
                 self.stats.state_pondered += 1
             else:

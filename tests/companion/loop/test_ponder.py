@@ -102,9 +102,10 @@ def test_each_pondered_state_is_told_to_the_warmers(ponder, declared):
         id(ponder.recall(declared, c)[0]) for c in likely_commands(declared)
     ]
     ponder.unwarm("test")
+    before = ponder.pondered
     ponder.think(run(declared, next(likely_commands(declared)))[0])
-    time.sleep(0.05)
-    assert len(told) == len(list(likely_commands(declared)))
+    wait_until(lambda: ponder.pondered > before, "the next state pondered")
+    assert len(told) == len(list(likely_commands(declared)))  # and told to no warmer
 
 
 def test_a_turn_stops_the_pondering_at_its_next_check(declared):

@@ -545,3 +545,15 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
         running.close()
         ponder.stop()
     assert not bridge._pondered or all(k == id(v[0]) for k, v in bridge._pondered.items())
+
+
+def test_a_prepared_payload_is_only_ever_its_own_states(example_state):
+    """The pondered payloads are keyed by ``id``; an entry whose state is another object (an id
+    reused once the first state was gone) is never taken for this one."""
+    bridge = MqttBridge(bridge_config(1))
+    other = run(example_state, BEGIN)[0]
+    bridge._pondered[id(example_state)] = (other, table_view(other), "{}")
+    assert bridge._pondered_for(example_state) is None
+    bridge._warm(example_state)
+    kept = bridge._pondered_for(example_state)
+    assert kept is not None and json.loads(kept[1]) == as_json(table_view(example_state))

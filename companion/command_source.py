@@ -84,7 +84,7 @@ class JsonLinesCommands:
 
     def start(self, loop: TableLoop) -> None:
         self._loop = loop
-        loop.subscribe(self, self._answer)
+        loop.subscribe(self, self._answer, first=True)  # the script waits on its replies
         self._thread = threading.Thread(
             target=self._read, args=(loop,), name=f"commands:{self.source}", daemon=True
         )

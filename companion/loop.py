@@ -82,9 +82,11 @@ class TableLoop:
     def __post_init__(self) -> None:
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.processed = 0
-        # (owner, fn) in the order they subscribed; replaced whole, never changed in place, so
-        # the loop's thread reads a consistent tuple while others subscribe or unsubscribe
+        # (owner, fn) in the order they are told: the ``first`` ones in the order they
+        # subscribed, then the rest in theirs; replaced whole, never changed in place, so the
+        # loop's thread reads a consistent tuple while others subscribe or unsubscribe
         self._subscriptions: tuple[tuple[object, Subscriber], ...] = ()
+        self._firsts = 0  # how many of them, at the front, subscribed with ``first``
         self._subscribing = threading.Lock()
         #: process an item submitted while the loop is idle on the submitting thread (the
         #: running service); False: every item waits for ``step`` (scripts, tests, stopping)
@@ -103,15 +105,28 @@ class TableLoop:
 
     # --- subscribers (any thread) ----------------------------------------------
 
-    def subscribe(self, owner: object, fn: Subscriber) -> None:
+    def subscribe(self, owner: object, fn: Subscriber, *, first: bool = False) -> None:
         """Tell ``fn`` every Outcome from now on, on the loop's thread, after the journal
         committed it. ``owner`` (an extension, or a name such as ``"panel"``) is what
-        :meth:`unsubscribe` takes them all back by. Subscribers are told in the order they
-        subscribed; the same ``fn`` twice for one owner is told once."""
+        :meth:`unsubscribe` takes them all back by. The same ``fn`` twice for one owner is
+        told once.
+
+        Subscribers are told in the order they subscribed, except that the ``first`` ones
+        are told before all the others: an output somebody is waiting on (the MQTT bridge,
+        whose events the overlay and the remote show; a script's replies) goes ahead of
+        those that only record or show at their own pace (the log; the e-ink panel, whose
+        refresh takes a second or more and whose worker, once woken, would contend for the
+        interpreter in the middle of the turn)."""
         with self._subscribing:
             if any(o == owner and f == fn for o, f in self._subscriptions):
                 return
-            self._subscriptions = (*self._subscriptions, (owner, fn))
+            entry = (owner, fn)
+            subs = self._subscriptions
+            if first:
+                self._subscriptions = (*subs[: self._firsts], entry, *subs[self._firsts :])
+                self._firsts += 1
+            else:
+                self._subscriptions = (*subs, entry)
 
     def before_commit(self, owner: object, fn: BeforeCommit) -> None:
         """Tell ``fn`` each accepted state on the turn's thread just before the journal
@@ -129,9 +144,12 @@ class TableLoop:
         how many. An outcome being told right now may still reach them; none after this
         returns and that outcome is done."""
         with self._subscribing:
-            kept = tuple((o, f) for o, f in self._subscriptions if o != owner)
+            firsts = self._subscriptions[: self._firsts]
+            kept_firsts = tuple((o, f) for o, f in firsts if o != owner)
+            rest = self._subscriptions[self._firsts :]
+            kept = (*kept_firsts, *((o, f) for o, f in rest if o != owner))
             removed = len(self._subscriptions) - len(kept)
-            self._subscriptions = kept
+            self._subscriptions, self._firsts = kept, len(kept_firsts)
             hints = tuple((o, f) for o, f in self._before_commit if o != owner)
             removed += len(self._before_commit) - len(hints)
             self._before_commit = hints
@@ -143,7 +161,7 @@ class TableLoop:
         return tuple(fn for _, fn in self._subscriptions)
 
     def owners(self) -> tuple[object, ...]:
-        """Who has subscribers now, in order of their first subscription (each once)."""
+        """Who has subscribers now, in the order they are told (each once, at its first)."""
         out: list[object] = []
         for o, _ in self._subscriptions:
             if all(o != seen for seen in out):

@@ -561,5 +561,10 @@ class Service:
         journal that cannot write to ``systemctl status``."""
         if outcome.error is not None and outcome.error.code == "store":
             self.notifier.status(f"the journal cannot be written: {outcome.error.message}")
-        elif outcome.command is not None and outcome.error is None:
+        elif (
+            outcome.command is not None
+            and outcome.error is None
+            and log.isEnabledFor(logging.DEBUG)
+        ):
+            # the command's JSON only when it is logged: every turn runs this
             log.debug("#%s %s: %s", outcome.seq, outcome.source, as_json(outcome.command))

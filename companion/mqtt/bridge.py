@@ -284,7 +284,7 @@ class MqttBridge:
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         self._client = client
-        loop.subscribe(self, self.on_outcome)
+        loop.subscribe(self, self.on_outcome, first=True)  # the overlay and remote wait on it
         if loop.ponder is not None:
             loop.ponder.warm(self, self._warm)
         if self.state_ahead:

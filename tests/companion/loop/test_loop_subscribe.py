@@ -43,6 +43,32 @@ def test_subscribers_hear_in_order_and_unsubscribe_takes_back_all_of_an_owner(ex
     assert heard == ["panel", "log"]
 
 
+def test_first_subscribers_are_told_before_the_rest_and_keep_their_place(example_state):
+    """An output somebody waits on (the MQTT bridge, a script's replies) is told before the
+    panel and the log, whenever it subscribed; among themselves each kind keeps its order,
+    and an owner's unsubscribe takes back its first and its other subscriptions alike."""
+    loop = loop_of(example_state)
+    heard: list[str] = []
+    bridge, script = object(), object()
+    loop.subscribe("log", lambda o: heard.append("log"))
+    loop.subscribe("panel", lambda o: heard.append("panel"))
+    loop.subscribe(bridge, lambda o: heard.append("bridge"), first=True)
+    loop.subscribe(script, lambda o: heard.append("script"), first=True)
+    loop.subscribe(bridge, lambda o: heard.append("bridge-late"))
+    loop.subscribe("journal", lambda o: heard.append("journal"))
+    assert loop.owners() == (bridge, script, "log", "panel", "journal")
+    loop.submit(FAVOR)
+    loop.step(1)
+    assert heard == ["bridge", "script", "log", "panel", "bridge-late", "journal"]
+
+    assert loop.unsubscribe(bridge) == 2
+    loop.subscribe("overlay", lambda o: heard.append("overlay"), first=True)
+    heard.clear()
+    loop.submit(FAVOR)
+    loop.step(1)
+    assert heard == ["script", "overlay", "log", "panel", "journal"]
+
+
 def test_the_same_function_twice_for_one_owner_is_told_once(example_state):
     loop = loop_of(example_state)
     heard: list[Outcome] = []
@@ -103,14 +129,16 @@ def test_unsubscribing_from_another_thread_while_the_loop_tells_is_safe(example_
 
 
 def test_the_mqtt_bridge_subscribes_as_its_own_owner_and_leaves_nothing_behind(example_state):
-    """MqttBridge.start subscribes under the bridge itself; stop() unsubscribes it (no broker
-    is needed for that: paho connects in the background and the stop disconnects)."""
+    """MqttBridge.start subscribes under the bridge itself, told before the panel that
+    subscribed earlier (first: the overlay and the remote wait on its events); stop()
+    unsubscribes it (no broker is needed for that: paho connects in the background and the
+    stop disconnects)."""
     from companion.mqtt import MqttBridge, load_mqtt_config
 
     loop = loop_of(example_state)
     loop.subscribe("panel", lambda o: None)
     bridge = MqttBridge(load_mqtt_config({"host": "127.0.0.1", "port": 9}, "test.toml"))
     bridge.start(loop)
-    assert loop.owners() == ("panel", bridge)
+    assert loop.owners() == (bridge, "panel")
     bridge.stop(timeout=1)
     assert loop.owners() == ("panel",)

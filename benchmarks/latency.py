@@ -127,14 +127,19 @@ def measure(
     where: str | None = None,
     cli: list[str] | None = None,
     windows: dict[str, list[tuple[float, float]]] | None = None,
+    pace: float = 0.0,
 ) -> dict[str, Any]:
-    """The three distributions and the ratios, from one run (see the module docstring).
+    """The distributions and the ratios, from one run (see the module docstring).
 
     The service is its own process (``rhuna-table run``), as at the table; the hub
     emulator (on a real pty), the broker's clients and the clock are this one's.
     ``where``: the folder for the state directory (default: the system's temporary one).
     ``cli``: the command that is ``rhuna-table`` (benchmarks/hops.py runs a traced one);
-    ``windows``: filled with each sample's (start, arrival) on ``time.perf_counter``'s clock.
+    ``windows``: filled with each sample's (start, arrival) on ``time.perf_counter``'s clock;
+    ``pace``: seconds of quiet before each sample beyond the 10 ms the burst before it needs
+    (0: as fast as the service answers; a table lays a token a second or more apart, so
+    the service's own work after a draw — the pondering, the panel's frame — is over by
+    then, and its caches are as cold as a table leaves them).
     """
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         folder = Path(tmp)
@@ -160,7 +165,7 @@ def measure(
             with Store.open(folder / "commit-floor", snapshot_every=0) as store:
                 store.restore(load_table(TABLE), TABLE)
                 log_path = folder / "service.log"
-                return _measure(hub, broker.port, samples, service, log_path, windows, store)
+                return _measure(hub, broker.port, samples, service, log_path, windows, store, pace)
         finally:
             if service is not None:
                 service.send_signal(signal.SIGTERM)
@@ -177,6 +182,7 @@ def _measure(
     log: Path,
     windows: dict[str, list[tuple[float, float]]] | None = None,
     store: Store | None = None,
+    pace: float = 0.0,
 ) -> dict[str, Any]:
     watcher = Client(port, [f"{R}/events", f"{R}/state", f"{R}/status", "bench/raw"])
     deadline = time.monotonic() + 30
@@ -222,7 +228,7 @@ def _measure(
                 t0 = time.perf_counter()
                 sender.client.publish(f"{R}/command", json.dumps(cmd), qos=1)
                 command.append((t0, watcher.wait(f"{R}/events", seen + 1)))
-                _settle(watcher, f"{R}/state")
+                _settle(watcher, f"{R}/state", pace=pace)
             # 3. tag frame on the pty → the retained state at the subscriber
             for channel, token in enumerate(tokens):
                 uid = registry.uid(token)
@@ -234,7 +240,7 @@ def _measure(
                 while len(writes) <= before:
                     time.sleep(0.0005)
                 tag.append((writes[before], arrived))
-                _settle(watcher, f"{R}/state")
+                _settle(watcher, f"{R}/state", pace=pace)
             lifted = len(removals)
             for channel in range(len(tokens)):
                 hub.lift(channel)
@@ -247,7 +253,7 @@ def _measure(
             t0 = time.perf_counter()
             sender.client.publish(f"{R}/command", json.dumps({"cmd": "cancel_performance"}), qos=1)
             command.append((t0, watcher.wait(f"{R}/events", seen + 1)))
-            _settle(watcher, f"{R}/state")
+            _settle(watcher, f"{R}/state", pace=pace)
     finally:
         hub.on_write = None
         watcher.close()
@@ -277,15 +283,18 @@ def _a_draw(initial: Any) -> Outcome:
     return Outcome("bench", state, CYCLE[2], tuple(events))
 
 
-def _settle(watcher: Client, topic: str, quiet: float = 0.01) -> None:
-    """Wait until nothing more arrives on ``topic`` for ``quiet`` seconds (the burst is over)."""
+def _settle(watcher: Client, topic: str, quiet: float = 0.01, pace: float = 0.0) -> None:
+    """Wait until nothing more arrives on ``topic`` for ``quiet`` seconds (the burst is over),
+    then ``pace`` seconds more."""
     last = watcher.count(topic)
     while True:
         time.sleep(quiet)
         now = watcher.count(topic)
         if now == last:
-            return
+            break
         last = now
+    if pace > 0:
+        time.sleep(pace)
 
 
 def main() -> int:
@@ -294,8 +303,11 @@ def main() -> int:
     parser.add_argument("--no-panel", action="store_true", help="display driver none")
     parser.add_argument("--json", help="also write the figures here")
     parser.add_argument("--dir", help="put the state directory there (e.g. /dev/shm)")
+    parser.add_argument(
+        "--pace", type=float, default=0.0, help="seconds of quiet before each sample (a table's)"
+    )
     args = parser.parse_args()
-    result = measure(args.samples, panel=not args.no_panel, where=args.dir)
+    result = measure(args.samples, panel=not args.no_panel, where=args.dir, pace=args.pace)
     for key, label in (
         ("raw", "raw paho publish → receive"),
         ("command_event", "MQTT command → event"),

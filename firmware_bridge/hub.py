@@ -27,7 +27,7 @@ from typing import Any
 import serial
 
 from firmware_bridge import protocol as p
-from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader
+from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader, read_available
 from firmware_bridge.uid import format_uid
 
 log = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ class HubReader(SerialReader):
             for msg_type, seq, payload in backlog:  # what arrived with the hello
                 self._handle(port, msg_type, seq, payload)
             while not self.stopping:
-                data = port.read(port.in_waiting or 1)
+                data = read_available(port)
                 now = time.monotonic()
                 if data:
                     for msg_type, seq, payload in self._decoder.feed(data):
@@ -186,7 +186,7 @@ class HubReader(SerialReader):
             if now >= next_request:
                 self._write(port, p.HELLO_REQUEST, b"")
                 next_request = now + 0.25
-            frames = self._decoder.feed(port.read(port.in_waiting or 1))
+            frames = self._decoder.feed(read_available(port))
             for i, (msg_type, seq, payload) in enumerate(frames):
                 if msg_type != p.HELLO:
                     continue  # state before the hello is superseded by the inventory after it

@@ -24,7 +24,7 @@ from typing import Any
 import serial
 
 from firmware_bridge.events import Presence
-from firmware_bridge.reader import SerialReader
+from firmware_bridge.reader import SerialReader, read_available
 from firmware_bridge.uid import parse_uid
 
 UID_FORMATS = ("hex", "decimal")
@@ -115,7 +115,7 @@ class LineReader(SerialReader):
         self._last_seen = time.monotonic()
         self._online(f"line reader on {self.port} ({self.format.uid_format})")
         while not self.stopping:
-            data = port.read(port.in_waiting or 1)
+            data = read_available(port)
             now = time.monotonic()
             for line in self._lines(data):
                 self._line(line, now)

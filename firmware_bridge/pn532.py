@@ -37,7 +37,7 @@ import serial
 from firmware_bridge import protocol
 from firmware_bridge.events import Presence
 from firmware_bridge.firmware.hubcore import NOISE, ChannelTracker
-from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader
+from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader, read_available
 from firmware_bridge.stats import ReaderStats
 from firmware_bridge.uid import format_uid
 
@@ -307,7 +307,7 @@ class PN532Reader(SerialReader):
             if nack and self.stats.bad_crc != self._crc_mark:
                 self._crc_mark = self.stats.bad_crc
                 port.write(NACK)  # ask the PN532 to send its last response again
-            self._frames += self._parser.feed(port.read(port.in_waiting or 1))
+            self._frames += self._parser.feed(read_available(port))
             if self._frames:
                 continue
             if time.monotonic() > deadline:

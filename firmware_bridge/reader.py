@@ -16,8 +16,11 @@ Backends (``hub``, ``pn532``, ``line_reader``) implement :meth:`_session`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import os
 import queue
+import select
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -26,6 +29,7 @@ from types import TracebackType
 from typing import Self
 
 import serial
+from serial import serialposix
 
 from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.stats import ReaderStats
@@ -36,6 +40,43 @@ StatusSink = Callable[[ReaderStatus], object]
 Clock = Callable[[], float]
 
 log = logging.getLogger(__name__)
+
+#: the most one :func:`read_available` takes at once (a tty's buffer holds 4 KiB)
+READ_CHUNK = 4096
+#: a read that found nothing this time (pyserial's serialposix.Serial.read ignores the same)
+_TRY_AGAIN = (errno.EAGAIN, errno.EALREADY, errno.EWOULDBLOCK, errno.EINPROGRESS, errno.EINTR)
+
+
+def read_available(port: serial.Serial) -> bytes:
+    """What the device has sent: the bytes waiting now, else those that come within the port's
+    read timeout (b"" when none do).
+
+    ``port.read(port.in_waiting or 1)`` says the same in pyserial's words, but when nothing
+    is waiting (a token laid on a quiet Draw Board) it costs two ``select``, two ``read`` and
+    an ``ioctl``, and the reader's thread gives the interpreter away at each of them: to the
+    pondering thread, say, which then keeps it for the service's switch interval before the
+    frame goes on (benchmarks/hops.py: most of the tag's slowest samples). On a plain POSIX
+    port this is one ``select`` and one ``read`` of what is there, with pyserial's own
+    errors (``serialposix.Serial.read``, pyserial 3.5: a port ready with nothing to read
+    is a device gone; EAGAIN and EINTR are no data). Any other port (a URL handler, another
+    OS, a subclass with its own reading) is read by pyserial as before."""
+    if type(port) is not serialposix.Serial or port.fd is None:
+        return port.read(port.in_waiting or 1)
+    try:
+        ready, _, _ = select.select([port.fd], [], [], port.timeout)
+        if not ready:
+            return b""
+        data = os.read(port.fd, READ_CHUNK)
+    except OSError as e:
+        if e.errno in _TRY_AGAIN:
+            return b""
+        raise serial.SerialException(f"read failed: {e}") from None
+    if not data:  # a vanished device is ready to read, with nothing (pyserial says the same)
+        raise serial.SerialException(
+            "device reports readiness to read but returned no data"
+            " (device disconnected or multiple access on port?)"
+        )
+    return data
 
 
 class LinkLost(Exception):

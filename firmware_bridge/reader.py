@@ -29,7 +29,6 @@ from types import TracebackType
 from typing import Self
 
 import serial
-from serial import serialposix
 
 from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.stats import ReaderStats
@@ -53,14 +52,15 @@ def read_available(port: serial.Serial) -> bytes:
 
     ``port.read(port.in_waiting or 1)`` says the same in pyserial's words, but when nothing
     is waiting (a token laid on a quiet Draw Board) it costs two ``select``, two ``read`` and
-    an ``ioctl``, and the reader's thread gives the interpreter away at each of them: to the
-    pondering thread, say, which then keeps it for the service's switch interval before the
-    frame goes on (benchmarks/hops.py: most of the tag's slowest samples). On a plain POSIX
-    port this is one ``select`` and one ``read`` of what is there, with pyserial's own
-    errors (``serialposix.Serial.read``, pyserial 3.5: a port ready with nothing to read
-    is a device gone; EAGAIN and EINTR are no data). Any other port (a URL handler, another
-    OS, a subclass with its own reading) is read by pyserial as before."""
-    if type(port) is not serialposix.Serial or port.fd is None:
+    an ``ioctl``, and the reader's thread releases the interpreter at each of them: another
+    thread that wants it (the pondering) may then keep it for the service's switch interval
+    while the frame waits. On a plain POSIX port this is one ``select`` and one ``read`` of
+    what is there, with pyserial's own errors (``serialposix.Serial.read``, pyserial 3.5: a
+    port ready with nothing to read is a device gone; EAGAIN and EINTR are no data). Any
+    other port (a URL handler, another OS, a subclass with its own reading) is read by
+    pyserial as before."""
+    # on POSIX serial.Serial is serialposix.Serial; elsewhere it has no fd to select on
+    if os.name != "posix" or type(port) is not serial.Serial or port.fd is None:
         return port.read(port.in_waiting or 1)
     try:
         ready, _, _ = select.select([port.fd], [], [], port.timeout)

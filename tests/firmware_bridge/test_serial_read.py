@@ -58,8 +58,8 @@ def test_what_is_waiting_comes_back_at_once_and_nothing_after_the_timeout(link):
         time.sleep(0.001)
     assert read_available(port) == FRAME * 3
     t0 = time.monotonic()
-    assert read_available(port) == b""  # the port's read timeout, then nothing
-    assert 0.4 < time.monotonic() - t0 < 2
+    assert read_available(port) == b""  # nothing comes: b"" once the port's timeout is out
+    assert time.monotonic() - t0 >= 0.45  # it waited for it (0.5 s), not returned at once
 
 
 def test_a_device_that_goes_away_is_pyserials_serial_exception(link):

@@ -53,6 +53,7 @@ from companion.loop import Outcome  # noqa: E402
 from companion.mqtt.client import no_delay  # noqa: E402
 from companion.store import Store  # noqa: E402
 from engine import apply, load_table  # noqa: E402
+from engine.state import TableState  # noqa: E402
 from firmware_bridge import protocol as p  # noqa: E402
 from firmware_bridge.emulator import HubEmulator  # noqa: E402
 from hardware.registry import TagRegistry  # noqa: E402
@@ -273,7 +274,7 @@ def _measure(
     return out
 
 
-def _a_draw(initial: Any) -> Outcome:
+def _a_draw(initial: TableState) -> Outcome:
     """The benchmark's draw (P6: Aria lays a weight token) as the loop hands it to the
     journal: its command, its events and the state after it."""
     state = initial

@@ -2,6 +2,10 @@
 
 A subcommand module exposes ``register(subparsers)``, which adds its parser and
 sets ``func`` to a callable taking the parsed args and returning an exit code.
+
+``rhuna-table NAME …`` imports only NAME's module (a cold ``rhuna-table odds`` should not pay
+for the schema's, the demo's or the service's imports); anything else (``--help``, an unknown
+name, an option before the name) builds the whole parser, so its help and errors are as before.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Any
 
 #: subcommand modules, in the order ``--help`` lists them
 SUBCOMMANDS = [
@@ -26,6 +31,9 @@ SUBCOMMANDS = [
     "companion.cli.doctor",
 ]
 
+#: subcommands whose module is not ``companion.cli.<name>``
+_MODULE_OF = {"check-config": "companion.cli.run"}
+
 
 def _version() -> str:
     """The installed distribution's version (pyproject.toml), or "unknown" from a bare checkout."""
@@ -37,17 +45,36 @@ def _version() -> str:
         return "unknown (not installed: pip install -e .)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse._VersionAction):
+    """``--version``, the distribution's metadata read only when asked (importlib.metadata
+    is a cold start's largest import after the subcommand's own)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        self.version = f"rhuna-table {_version()}"
+        super().__call__(parser, *args, **kwargs)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only``, a subcommand's name, just that subcommand's
+    parser (its module alone imported), or the whole one when no module registers it."""
+    modules = SUBCOMMANDS
+    if only is not None:
+        module = _MODULE_OF.get(only, f"companion.cli.{only}")
+        modules = [module] if module in SUBCOMMANDS else SUBCOMMANDS
     parser = argparse.ArgumentParser(prog="rhuna-table", description="The Rhuna table companion.")
-    parser.add_argument("--version", action="version", version=f"rhuna-table {_version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    for name in modules:
         importlib.import_module(name).register(sub)
+    if only is not None and only not in sub.choices and modules != SUBCOMMANDS:
+        return build_parser()
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    # the subcommand first: nothing before it for the top-level parser to act on
+    parser = build_parser(words[0] if words and not words[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

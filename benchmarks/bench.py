@@ -7,7 +7,8 @@ command; the odds of a 40-token bag; serial frames decoded/s; a journal commit, 
 and beside another thread's work (benchmarks/fsync.py); the latency of the whole
 product against raw paho on the same broker (benchmarks/latency.py); panel renders
 per size; start → READY; RSS after start and after a soak (benchmarks/soak.py); a
-restart on a 25,999-command journal.
+restart on a 25,999-command journal; the Pi's budget (benchmarks/pi_budget.py: the
+service under a quarter and a tenth of a core, and the CLI's cold start).
 Medians unless a row says otherwise. The JSON holds the same rows and the
 machine. docs/performance.md records a run.
 """
@@ -45,6 +46,7 @@ def _sibling(name: str) -> Any:
 
 
 latency = _sibling("latency")
+pi_budget = _sibling("pi_budget")
 soak = _sibling("soak")
 fsync = _sibling("fsync")
 median_ms = _sibling("state").median_ms
@@ -162,37 +164,41 @@ def beside_figures(samples: int) -> None:
 
 
 def latency_figures(samples: int) -> None:
-    """The latency rows, and the floor under their targets, measured in the same run
+    """The latency rows, judged against the floor measured in the same run
     (benchmarks/latency.py): a command's event or a tag's state reaches a subscriber no
     sooner than the broker carries a message (raw paho) plus one commit of the journal
-    (durable before anything is told, on this disk). Where the floor's p50 is near 2 ms, or
-    the commit's own p99 is over 3 × raw p99, that target is out of reach on that machine
-    whatever the code does: the rows say so beside the verdicts."""
+    (durable before anything is told, on this disk). Targets (issue 27 item 5): p50 ≤ floor
+    p50 + 1 ms, p99 ≤ floor p99 + 5 ms. They replace p50 ≤ 2 ms and p99 ≤ 3 × raw p99, which
+    the commit alone, with no service in it, broke on this VM's disk (docs/performance.md)."""
     r = latency.measure(samples)
     row("MQTT raw paho publish → receive p50", r["raw"]["p50_ms"], "ms", "(the floor)", None)
     row("MQTT raw paho publish → receive p99", r["raw"]["p99_ms"], "ms", "(the floor)", None)
     commit, floor = r["commit"], r["floor"]
     row("journal commit alone p50 (same run)", commit["p50_ms"], "ms", "(info: the disk)", None)
     row("journal commit alone p99 (same run)", commit["p99_ms"], "ms", "(info: the disk)", None)
-    row(
-        "floor: raw p50 + a journal commit alone p50",
-        floor["p50_ms"],
-        "ms",
-        "(info; ≪ 2 ms needed)",
-        None,
-    )
-    row(
-        "floor: the commit alone's p99 / raw p99",
-        floor["commit_p99_ratio"],
-        "×",
-        "(info; < 3× needed)",
-        None,
-    )
+    row("floor p50: raw p50 + the commit alone p50", floor["p50_ms"], "ms", "(info)", None)
+    row("floor p99: raw p99 + the commit alone p99", floor["p99_ms"], "ms", "(info)", None)
     for key, label in (("command_event", "MQTT command → event"), ("tag_state", "tag → state")):
         s = r[key]
-        row(f"{label} p50", s["p50_ms"], "ms", "≤ 2 ms", s["p50_ms"] <= 2)
-        row(f"{label} p99", s["p99_ms"], "ms", "(info)", None)
-        row(f"{label} p99 / raw p99", s["p99_ratio"], "×", "≤ 3×", s["p99_ratio"] <= 3)
+        row(f"{label} p50", s["p50_ms"], "ms", "≤ floor p50 + 1 ms",
+            s["p50_ms"] <= floor["p50_ms"] + 1)  # fmt: skip
+        row(f"{label} p99", s["p99_ms"], "ms", "≤ floor p99 + 5 ms",
+            s["p99_ms"] <= floor["p99_ms"] + 5)  # fmt: skip
+
+
+def pi_budget_figures(quick: bool) -> None:
+    """benchmarks/pi_budget.py: the real service under a quarter and a tenth of a core (a
+    cgroup v1 cpu quota; "not measured" where it cannot be set), and the CLI's cold odds."""
+    r = pi_budget.measure(quick)
+    for x in pi_budget.rows(r):
+        if x["value"] is None:
+            ROWS.append({**x, "value": None})
+            print(f"  {x['figure']}: {x['verdict']}", flush=True)
+        elif " turn p50, " in x["figure"] or " turn p99, " in x["figure"]:
+            ROWS.append({**x, "value": round(x["value"], 3)})  # the JSON, not the table
+        else:
+            ok = None if x["verdict"] == "info" else x["verdict"] == "ok"
+            row(x["figure"], x["value"], x["unit"], x["target"], ok)
 
 
 def panel_figures() -> None:
@@ -300,15 +306,19 @@ def main() -> int:
         grew = (s["threads"][1] - s["threads"][0]) + (s["fds"][1] - s["fds"][0])
         row("threads + fds grown in the soak", grew, "", "0", grew == 0)
         restart_figure(tmp / "restart", 3_999 if q else 25_999)
+        pi_budget_figures(q)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     width = max(len(r["figure"]) for r in ROWS)
     print()
     print(f"{'figure':{width}}  {'value':>12}  {'unit':12}  {'target':24}  verdict")
     for r in ROWS:
+        if " turn p50, " in r["figure"] or " turn p99, " in r["figure"]:
+            continue  # in the JSON; the table has each kind's max (pi_budget.py prints all)
+        v = r["value"]
+        value = "—" if v is None else ("∞" if v == float("inf") else f"{v:,.3f}")
         print(
-            f"{r['figure']:{width}}  {r['value']:>12,.3f}  {r['unit']:12}  {r['target']:24}"
-            f"  {r['verdict']}"
+            f"{r['figure']:{width}}  {value:>12}  {r['unit']:12}  {r['target']:24}  {r['verdict']}"
         )
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -18,13 +18,18 @@ that they share the machine's load:
    SQLite, WAL, ``synchronous=FULL``) in a second state directory beside the service's, on
    the same disk, in this process: the disk's share of 2 and 3, measured in the same run.
 
-Targets (issue 17): p99 of 2 and 3 ≤ 3 × raw p99, and p50 ≤ 2 ms.
+Targets (issue 27 item 5): 2 and 3 against the floor of the same run, p50 ≤ floor p50 + 1 ms
+and p99 ≤ floor p99 + 5 ms, the floor being raw paho and the journal's commit alone (p50:
+raw p50 + commit p50; p99: raw p99 + commit p99). They replace issue 17's p50 ≤ 2 ms and
+p99 ≤ 3 × raw p99, which the commit alone broke on this disk (its p99 alone was 3.12 × raw
+p99 at 01:58 and 64.7 × at 01:36, docs/performance.md): what they judged was the disk.
 
 The floor under them. Every sample of 2 and 3 contains one commit (an event is told only
 once its command is durable: nothing acknowledged is lost), and 3 also one broker hop, so
-``raw p50 + commit p50`` is the least a p50 can be, and where the commit's own p99 is over
-3 × raw p99 the p99 target cannot be met on that disk without telling the table before its
-journal is durable. The figures carry both (``floor``), so that a run says which it was.
+``raw p50 + commit p50`` is the least a p50 can be, and ``raw p99 + commit p99`` a p99 that
+stalls in both (the disk's stalls are the disk's, whatever the service does). The figures
+carry the floor (``floor``: both, and the commit alone's p99 / raw p99), so that a run is
+judged against its own disk and broker.
 """
 
 from __future__ import annotations
@@ -269,6 +274,7 @@ def _measure(
         c = out["commit"] = summary([b - a for a, b in commits])
         out["floor"] = {
             "p50_ms": out["raw"]["p50_ms"] + c["p50_ms"],
+            "p99_ms": raw_p99 + c["p99_ms"],
             "commit_p99_ratio": c["p99_ms"] / raw_p99,
         }
     return out

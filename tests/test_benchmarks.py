@@ -4,12 +4,14 @@
 in `make test` runs it: a change to the service, the journal or the hub emulator that breaks
 it would otherwise be found only by the next person who measures. Its figures are not
 judged here (a test asserts no wall time); what is checked is that every distribution was
-sampled and that the floor is made of this run's own raw and commit figures.
+sampled and that the floor is made of this run's own raw and commit figures. The same for
+benchmarks/pi_budget.py (issue 27): its quick run on the real parts, each row sampled or "not
+measured" with the reason.
 """
 
 from __future__ import annotations
 
-from benchmarks import latency
+from benchmarks import latency, pi_budget
 
 
 def test_latency_measures_every_distribution_and_the_floor_from_the_same_run():
@@ -22,3 +24,33 @@ def test_latency_measures_every_distribution_and_the_floor_from_the_same_run():
     assert floor["commit_p99_ratio"] == commit["p99_ms"] / raw["p99_ms"]
     for key in ("command_event", "tag_state"):
         assert result[key]["p99_ratio"] == result[key]["p99_ms"] / raw["p99_ms"]
+    assert floor["p99_ms"] == raw["p99_ms"] + commit["p99_ms"]
+
+
+def test_pi_budget_quick_samples_every_row_or_says_why_not():
+    """benchmarks/pi_budget.py --quick on the real parts, uncapped (a cap costs a minute): every
+    row has a figure or says "not measured" and why; no verdict is asked for."""
+    result = pi_budget.measure(quick=True, caps=["uncapped"])
+    rows = pi_budget.rows(result)
+    assert rows
+    for r in rows:
+        if r["value"] is None:
+            assert r["verdict"].startswith("not measured: ") and len(r["verdict"]) > 14, r
+        else:
+            assert r["verdict"] in ("ok", "MISSED", "info"), r
+    figures = " | ".join(r["figure"] for r in rows if r["value"] is not None)
+    for must in (
+        "CLI cold `rhuna-table odds",
+        "`python -c pass`",
+        "pi uncapped: turn max, session: draw",
+        "pi uncapped: turn max, intersect: declare aria intersect bren",
+        "pi uncapped: turn max, adjust_hero, every amount at the schema's maximum",
+        "pi uncapped: turn max, largest fight: start_combat",
+        "pi uncapped: token → state p99",
+        "pi uncapped: longest watchdog gap, the whole run",
+        "pi uncapped: start → READY=1",
+        "pi uncapped: service RSS",
+    ):
+        assert must in figures, must
+    capped = [r for r in rows if r["figure"].startswith(("pi ¼", "pi ⅒"))]
+    assert capped and all(r["verdict"].startswith("not measured: ") for r in capped)

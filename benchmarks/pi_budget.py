@@ -1,0 +1,687 @@
+"""The Pi's budget: the real service under a CPU cap the size of a Raspberry Pi (issue 27).
+
+    .venv/bin/python benchmarks/pi_budget.py [--quick] [--caps uncapped,quarter,tenth]
+                                             [--json test-artefacts/bench/pi_budget.json]
+
+One private Mosquitto on a free port of 127.0.0.1 (loopback only), an emulated token hub on
+a real pty in this process, and for each cap one ``rhuna-table run`` process on a config like
+the tests' (``tests.harness.service.write_config``: the PNG panel, the journal, the hub, MQTT
+on that broker), started under a cgroup v1 CPU quota (``/sys/fs/cgroup/cpu/<child>``,
+``cpu.cfs_period_us`` 10,000 and ``cpu.cfs_quota_us`` 2,500 — a quarter of a core, about a
+Pi 4 — or 1,000, a tenth, about a Pi Zero 2 W; the shell that execs the service joins the
+cgroup first, so every thread and child process it starts is in it). The broker and this
+process are not capped. The cgroup is removed at the end, always (also on Ctrl-C).
+
+What each cap measures:
+
+- **turn**: a command published on ``…/command`` with an ``id`` → its reply (ok or refused)
+  on ``…/reply`` at a plain paho subscriber, per command kind: the example session
+  (``examples/session.jsonl``, every line) and the adversarial commands — an Intersect
+  declare (begin_performance difficulty 8 weight mass; bren declares control steel target;
+  aria declares control skill target intersect bren), ``adjust_hero`` with every amount at
+  the command schema's maximum and then its minimum, and the largest legal fight (two
+  combatants with every integer field at the schema's maximum, then ``start_combat`` with
+  a seed). The bounds are read from ``docs/commands.schema.json`` at run time;
+- **token → state**: a tag frame written on the hub's pty (the emulator's write) → the
+  retained ``…/state`` that holds the token arriving at a plain paho subscriber;
+- **watchdog**: the service runs with ``NOTIFY_SOCKET`` (a datagram socket of this process)
+  and ``WATCHDOG_USEC`` 1 s (a ping every 0.5 s from the loop's thread,
+  companion/sdnotify.py): the longest gap between two ``WATCHDOG=1`` (or from the last one
+  to the end of the run, when the loop stopped answering);
+- **READY**: start of the process → its ``READY=1`` datagram;
+- **RSS**: the service's resident memory (its process tree) at the end of the run, and its
+  peak (VmHWM).
+
+And once, uncapped: the CLI's cold ``rhuna-table odds examples/table.toml --hero aria
+--shade control --capability skill`` (a new interpreter each time, imports included), the
+median of 10, beside ``python -c pass`` in the same run (the interpreter's own start, the
+floor). Both with the bytecode cache warm (a deployed Pi has one), in a cache of this run's
+(``PYTHONPYCACHEPREFIX``), so PYTHONDONTWRITEBYTECODE in the environment does not turn the
+figure into a compile time.
+
+A command with no reply within the timeout (30 s, 5 s with ``--quick``) is a turn of at
+least that long: the rows say so, the service is stopped and that cap's other rows are
+"not measured". Targets: at a quarter core every turn ≤ 100 ms and token → state p99
+≤ 150 ms; at a tenth every turn ≤ 250 ms; the longest watchdog gap ≤ 1 s at both; the
+CLI's cold odds ≤ 60 ms. Verdicts are printed; the exit status is 0 whatever they say
+(not root, or no cgroup v1 cpu: the capped rows say "not measured: why").
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+ROOT = _HERE.parent
+sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
+sys.path.insert(0, str(ROOT))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+
+from companion.mqtt.client import no_delay  # noqa: E402
+from engine import load_table  # noqa: E402
+from firmware_bridge import protocol as p  # noqa: E402
+from firmware_bridge.emulator import HubEmulator  # noqa: E402
+from hardware.registry import TagRegistry  # noqa: E402
+from tests.harness.broker import Broker  # noqa: E402
+from tests.harness.service import write_config  # noqa: E402
+
+R = "rhuna/example"
+TABLE = ROOT / "examples" / "table.toml"
+SESSION = ROOT / "examples" / "session.jsonl"
+SCHEMA = ROOT / "docs" / "commands.schema.json"
+CGROUP = Path("/sys/fs/cgroup/cpu")
+PERIOD_US = 10_000
+#: cap name → (cfs_quota_us at a 10 ms period, or None: uncapped; what it stands for)
+CAPS: dict[str, tuple[int | None, str]] = {
+    "uncapped": (None, "uncapped"),
+    "quarter": (2_500, "¼ core (≈ Pi 4)"),
+    "tenth": (1_000, "⅒ core (≈ Pi Zero 2 W)"),
+}
+#: cap → the longest turn allowed (ms), the token → state p99 allowed (ms)
+TURN_TARGET = {"quarter": 100.0, "tenth": 250.0}
+TOKEN_P99_TARGET = {"quarter": 150.0}
+WATCHDOG_TARGET_S = 1.0
+WATCHDOG_USEC = 1_000_000
+CLI_TARGET_MS = 60.0
+BEGIN = {"cmd": "begin_performance", "difficulty": 5}
+ARIA = {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill",
+        "action": "target"}  # fmt: skip
+ODDS = ["odds", "examples/table.toml", "--hero", "aria", "--shade", "control",
+        "--capability", "skill"]  # fmt: skip
+
+
+class Budget:
+    """How long and how many: the full run, or ``--quick`` (a smoke run)."""
+
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        self.timeout = 5.0 if quick else 30.0  # one reply or one state
+        self.tokens = 3 if quick else 20  # token → state cycles (two tokens each)
+        self.session = 25 if quick else None  # lines of the session (None: every one)
+        self.rounds = 1 if quick else 3  # each adversarial sequence
+        self.cli_runs = 3 if quick else 10
+
+
+# ---------------------------------------------------------------- the CPU cap (cgroup v1)
+
+
+def cap_unavailable() -> str | None:
+    """Why a CPU cap cannot be set here, or None."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return "not root (a cgroup v1 cpu quota needs root)"
+    if not (CGROUP / "cpu.cfs_quota_us").is_file():
+        return f"no cgroup v1 cpu controller at {CGROUP}"
+    if not os.access(CGROUP, os.W_OK):
+        return f"{CGROUP} is not writable"
+    return None
+
+
+def _remove_cgroup(path: Path) -> None:
+    """rmdir a child cgroup of ours, after moving anything left in it to the parent (a child
+    the service started that outlived it is killed first: it is ours)."""
+    if not path.is_dir():
+        return
+    with contextlib.suppress(OSError):
+        for pid in (path / "cgroup.procs").read_text().split():
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGKILL)
+    for _ in range(100):
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)
+    print(f"pi_budget: could not remove {path}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def cpu_cap(quota_us: int) -> Iterator[Path]:
+    """A child cgroup of /sys/fs/cgroup/cpu with ``quota_us`` per 10 ms; removed on exit."""
+    for stale in CGROUP.glob("rhuna-pi-budget-*"):  # a run killed with -9 left it
+        pid = stale.name.split("-")[3]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            _remove_cgroup(stale)
+    path = CGROUP / f"rhuna-pi-budget-{os.getpid()}-{quota_us}"
+    path.mkdir()
+    try:
+        (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+        (path / "cpu.cfs_quota_us").write_text(str(quota_us))
+        yield path
+    finally:
+        _remove_cgroup(path)
+
+
+# ---------------------------------------------------------------- listeners
+
+
+class Notify:
+    """The service's ``NOTIFY_SOCKET``: every datagram with its arrival time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.1)
+        self.lock = threading.Lock()
+        self.got: list[tuple[float, str]] = []
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="notify", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self.sock.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            now = time.perf_counter()
+            with self.lock:
+                self.got.append((now, data.decode("utf-8", "replace")))
+
+    def times(self, line: str) -> list[float]:
+        with self.lock:
+            return [t for t, text in self.got if line in text.splitlines()]
+
+    def close(self) -> None:
+        self._stop.set()
+        self.thread.join(2)
+        self.sock.close()
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+class Watcher:
+    """A plain paho client: replies by id, and every ``…/state`` and ``…/status`` payload."""
+
+    def __init__(self, port: int) -> None:
+        self.cond = threading.Condition()
+        self.replies: dict[str, tuple[float, dict[str, Any]]] = {}
+        self.states: list[tuple[float, bytes]] = []
+        self.status = b""
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_socket_open = no_delay
+        self.client.on_message = self._message
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe([(f"{R}/reply", 1), (f"{R}/state", 1), (f"{R}/status", 1)])
+        self.client.loop_start()
+        self._n = 0
+
+    def _message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        now = time.perf_counter()
+        with self.cond:
+            if msg.topic.endswith("/reply"):
+                with contextlib.suppress(ValueError, AttributeError):
+                    reply = json.loads(msg.payload)
+                    key = reply.get("transaction", reply.get("id"))
+                    self.replies[str(key)] = (now, reply)
+            elif msg.topic.endswith("/state"):
+                self.states.append((now, bytes(msg.payload)))
+            else:
+                self.status = bytes(msg.payload)
+            self.cond.notify_all()
+
+    def wait(self, predicate: Any, timeout: float) -> bool:
+        with self.cond:
+            return bool(self.cond.wait_for(predicate, timeout))
+
+    def turn(self, command: dict[str, Any], timeout: float) -> tuple[float | None, str]:
+        """Publish ``command`` with an id; seconds to its reply (None: none in ``timeout``)
+        and the reply's status."""
+        self._n += 1
+        key = f"pi-budget-{self._n}"
+        t0 = time.perf_counter()
+        self.client.publish(f"{R}/command", json.dumps({**command, "id": key}), qos=1)
+        if not self.wait(lambda: key in self.replies, timeout):
+            return None, "no reply"
+        t, reply = self.replies.pop(key)
+        return t - t0, str(reply.get("status"))
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+# ---------------------------------------------------------------- the commands
+
+
+def schema_bounds() -> dict[str, dict[str, tuple[int, int]]]:
+    """Every command's integer fields and their (minimum, maximum), from the schema file."""
+    schema = json.loads(SCHEMA.read_text("utf-8"))
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for variant in schema["oneOf"]:
+        props = variant.get("properties", {})
+        name = props.get("cmd", {}).get("const")
+        out[name] = {
+            k: (int(v["minimum"]), int(v["maximum"]))
+            for k, v in props.items()
+            if v.get("type") == "integer" and "minimum" in v and "maximum" in v
+        }
+    return out
+
+
+def adversarial(bounds: dict[str, dict[str, tuple[int, int]]]) -> list[tuple[str, dict[str, Any]]]:
+    """(kind, command) of each adversarial sequence, in order; the fight last (today it may
+    not come back)."""
+    amounts = {k: v for k, v in bounds["adjust_hero"].items()}
+    sheet = {k: hi for k, (_, hi) in bounds["add_combatant"].items() if k != "seed"}
+    return [
+        ("intersect: begin_performance (8, mass)",
+         {"cmd": "begin_performance", "difficulty": 8, "weight": "mass"}),
+        ("intersect: declare bren control steel",
+         {"cmd": "declare", "hero": "bren", "shade": "control", "capability": "steel",
+          "action": "target"}),
+        ("intersect: declare aria intersect bren",
+         {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill",
+          "action": "target", "intersect": "bren"}),
+        ("intersect: cancel_performance", {"cmd": "cancel_performance"}),
+        ("adjust_hero, every amount at the schema's maximum",
+         {"cmd": "adjust_hero", "hero": "cass", **{k: hi for k, (_, hi) in amounts.items()}}),
+        ("adjust_hero, every amount at the schema's minimum",
+         {"cmd": "adjust_hero", "hero": "cass", **{k: lo for k, (lo, _) in amounts.items()}}),
+        ("largest fight: add_combatant ×2",
+         {"cmd": "add_combatant", "combatant": "colossus1", "side": "foes", **sheet}),
+        ("largest fight: add_combatant ×2",
+         {"cmd": "add_combatant", "combatant": "colossus2", "side": "heroes", **sheet}),
+        ("largest fight: start_combat (seed 7)",
+         {"cmd": "start_combat", "combatants": ["colossus1", "colossus2"], "seed": 7}),
+        ("largest fight: end_combat", {"cmd": "end_combat"}),
+    ]  # fmt: skip
+
+
+def session_commands(limit: int | None) -> list[dict[str, Any]]:
+    lines = [x for x in SESSION.read_text("utf-8").splitlines() if x.strip() and x[0] != "#"]
+    return [json.loads(x) for x in lines[:limit]]
+
+
+# ---------------------------------------------------------------- one cap
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p_ = todo.pop()
+        out.append(p_)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{p_}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def _rss_mb(pid: int) -> tuple[float, float]:
+    """VmRSS and VmHWM of the process tree, MB."""
+    rss = hwm = 0.0
+    for p_ in _tree(pid):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{p_}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1]) / 1024
+                elif line.startswith("VmHWM:"):
+                    hwm += int(line.split()[1]) / 1024
+    return rss, hwm
+
+
+class Wedged(Exception):
+    """The service did not answer in time; the cap's run ends there."""
+
+
+def run_cap(
+    name: str, quota: int | None, port: int, hub: HubEmulator, folder: Path, env: dict[str, str],
+    budget: Budget,
+) -> dict[str, Any]:  # fmt: skip
+    """One service under one cap, every sample of it."""
+    folder.mkdir(parents=True)
+    readers = f'[[readers]]\nbackend = "hub"\nname = "draw-board"\nport = "{hub.link}"\n'
+    config = write_config(folder / "table", f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\n',
+                          readers=readers)  # fmt: skip
+    notify = Notify(folder / "notify.sock")
+    watcher = Watcher(port)
+    result: dict[str, Any] = {"cap": name, "quota_us": quota, "turns": {}, "token_state": []}
+    stack = contextlib.ExitStack()
+    proc: subprocess.Popen[bytes] | None = None
+    log = (folder / "service.log").open("w")
+    try:
+        argv = [sys.executable, "-m", "companion.cli", "run", "--config", str(config)]
+        if quota is not None:
+            group = stack.enter_context(cpu_cap(quota))
+            argv = ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
+        service_env = {**env, "NOTIFY_SOCKET": str(notify.path),
+                       "WATCHDOG_USEC": str(WATCHDOG_USEC), "TMPDIR": str(folder)}  # fmt: skip
+        service_env.pop("WATCHDOG_PID", None)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log, env=service_env)
+        deadline = time.perf_counter() + 120
+        while not notify.times("READY=1"):
+            if proc.poll() is not None or time.perf_counter() > deadline:
+                raise SystemExit(f"pi_budget: no READY=1 ({name}): {_tail(folder)}")
+            time.sleep(0.005)
+        ready = notify.times("READY=1")[0]
+        result["ready_s"] = ready - t0
+        if not watcher.wait(lambda: watcher.status == b"online", 60):
+            raise SystemExit(f"pi_budget: the service never said online ({name}): {_tail(folder)}")
+        try:
+            _samples(watcher, hub, result, budget)
+        except Wedged as e:
+            result["wedged"] = str(e)
+        end = time.perf_counter()
+        result["rss_mb"], result["rss_peak_mb"] = _rss_mb(proc.pid)
+        pings = [t for t in notify.times("WATCHDOG=1") if t >= ready]
+        marks = [ready, *pings, end]
+        result["watchdog_pings"] = len(pings)
+        result["watchdog_gap_s"] = _longest(marks)
+        fight = result.get("fight_at")
+        result["watchdog_gap_before_fight_s"] = (
+            None if fight is None else _longest([t for t in marks if t <= fight] + [fight])
+        )
+        return result
+    finally:
+        if proc is not None:
+            _stop(proc, 3.0 if "wedged" in result else 30.0)
+        stack.close()  # the cgroup, once the service is gone
+        log.close()
+        watcher.close()
+        notify.close()
+
+
+def _longest(marks: list[float]) -> float:
+    return max((b - a for a, b in itertools.pairwise(marks)), default=0.0)
+
+
+def _tail(folder: Path) -> str:
+    with contextlib.suppress(OSError):
+        return (folder / "service.log").read_text()[-2000:]
+    return ""
+
+
+def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM, and SIGKILL after ``grace`` seconds (a wedged loop never drains its queue)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:  # ours, by its pid
+            proc.kill()
+            proc.wait(10)
+
+
+def _drawn(payload: bytes, token: str) -> bool:
+    """Whether a ``…/state`` payload has ``token`` on the Draw Board."""
+    if token.encode() not in payload:
+        return False
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        perf = json.loads(payload).get("performance") or {}
+        return any(
+            d.get("id") == token for c in perf.get("contributions", []) for d in c.get("drawn", [])
+        )
+    return False
+
+
+def _samples(watcher: Watcher, hub: HubEmulator, result: dict[str, Any], budget: Budget) -> None:
+    turns: dict[str, list[float]] = result["turns"]
+
+    def turn(kind: str | None, command: dict[str, Any]) -> None:
+        took, status = watcher.turn(command, budget.timeout)
+        if took is None:
+            if kind is not None:
+                turns.setdefault(kind, []).append(float("inf"))
+            raise Wedged(f"no reply to {command['cmd']} within {budget.timeout:g} s")
+        if kind is not None:
+            turns.setdefault(kind, []).append(took)
+            result.setdefault("statuses", {}).setdefault(kind, []).append(status)
+
+    # token → state, on the table as it starts (the session after it starts from there too)
+    registry = TagRegistry.synthetic(load_table(TABLE).tokens)
+    writes: list[float] = []
+
+    def on_write(frame: bytes, t: float) -> None:
+        kind = p.cobs_decode(frame[:-1])[0]
+        if kind == p.PRESENT:
+            writes.append(t)
+
+    hub.on_write = on_write
+    try:
+        for _ in range(budget.tokens):
+            turn(None, BEGIN)
+            turn(None, ARIA)
+            for channel, token in enumerate(["aria.weight.0", "aria.weight.1"]):
+                uid = registry.uid(token)
+                assert uid is not None
+                seen, before = len(watcher.states), len(writes)
+                hub.lay(channel, uid)
+                if not watcher.wait(
+                    lambda s=seen, t=token: any(_drawn(x, t) for _, x in watcher.states[s:]),
+                    budget.timeout,
+                ):
+                    raise Wedged(f"no …/state with {token} drawn within {budget.timeout:g} s")
+                arrived = next(t for t, x in watcher.states[seen:] if _drawn(x, token))
+                deadline = time.perf_counter() + budget.timeout
+                while len(writes) <= before and time.perf_counter() < deadline:
+                    time.sleep(0.0005)
+                result["token_state"].append(arrived - writes[before])
+            for channel in range(2):
+                hub.lift(channel)
+            time.sleep(0.05)  # the hub's poll sees them go before the Performance is cancelled
+            turn(None, {"cmd": "cancel_performance"})
+    finally:
+        hub.on_write = None
+    # the example session, every line a turn of its own kind
+    for command in session_commands(budget.session):
+        turn(f"session: {command['cmd']}", command)
+    for cleanup in ({"cmd": "reset"}, {"cmd": "cancel_performance"}, {"cmd": "end_combat"}):
+        turn(None, cleanup)  # whatever the session left open (refused when nothing is)
+    sequence = adversarial(schema_bounds())
+    fight = [i for i, (kind, _) in enumerate(sequence) if kind.startswith("largest fight")]
+    for _ in range(budget.rounds):
+        for kind, command in sequence[: fight[0]]:
+            turn(kind, command)
+    result["fight_at"] = time.perf_counter()
+    for kind, command in sequence[fight[0] :]:  # once: the combatants stay on the roster
+        turn(kind, command)
+
+
+# ---------------------------------------------------------------- the CLI's cold start
+
+
+def cli_cold(budget: Budget, env: dict[str, str]) -> dict[str, Any]:
+    """Wall time of a new interpreter running ``rhuna-table odds …``, and of ``python -c
+    pass``, interleaved; the bytecode cache warmed by one untimed run of each."""
+    script = Path(sys.executable).parent / "rhuna-table"
+    odds = (
+        [str(script), *ODDS] if script.exists() else [sys.executable, "-m", "companion.cli", *ODDS]
+    )
+    floor = [sys.executable, "-c", "pass"]
+    times: dict[str, list[float]] = {"odds": [], "pass": []}
+    for i in range(budget.cli_runs + 1):
+        for key, argv in (("pass", floor), ("odds", odds)):
+            t0 = time.perf_counter()
+            subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=True)
+            if i:  # the first: the bytecode cache
+                times[key].append(time.perf_counter() - t0)
+    return {
+        "odds_ms": statistics.median(times["odds"]) * 1e3,
+        "pass_ms": statistics.median(times["pass"]) * 1e3,
+        "runs": budget.cli_runs,
+        "command": " ".join(["rhuna-table", *ODDS]),
+    }
+
+
+# ---------------------------------------------------------------- all of it
+
+
+def measure(quick: bool = False, caps: list[str] | None = None) -> dict[str, Any]:
+    """Every cap asked for (default all three) and the CLI; a cap that cannot be set, or was
+    not asked for, is ``{"not_measured": why}``."""
+    budget = Budget(quick)
+    asked = list(CAPS) if caps is None else caps
+    out: dict[str, Any] = {"quick": quick, "caps": {}, "cli": None}
+    tmp = Path(tempfile.mkdtemp(prefix="rhuna-pi-"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    broker = hub = None
+    try:
+        out["cli"] = cli_cold(budget, env)
+        why = cap_unavailable()
+        broker = Broker(tmp / "broker", extra="set_tcp_nodelay true").start()
+        hub = HubEmulator(channels=4, hub_id="EMU-pi", poll_ms=2.0)
+        hub.start()
+        for name, (quota, _) in CAPS.items():
+            if name not in asked:
+                out["caps"][name] = {"not_measured": "not asked for (--caps)"}
+            elif quota is not None and why is not None:
+                out["caps"][name] = {"not_measured": why}
+            else:
+                print(f"pi_budget: {name} …", file=sys.stderr, flush=True)
+                out["caps"][name] = run_cap(name, quota, broker.port, hub, tmp / name, env, budget)
+    finally:
+        if hub is not None:
+            hub.stop()
+        if broker is not None:
+            broker.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The figures as rows: figure, value (None: not measured), unit, target, verdict."""
+    out: list[dict[str, Any]] = []
+
+    def add(figure: str, value: float | None, unit: str, target: str, ok: bool | None,
+            why: str = "") -> None:  # fmt: skip
+        if value is None:
+            verdict = f"not measured: {why}"
+        else:
+            verdict = "info" if ok is None else ("ok" if ok else "MISSED")
+        out.append({"figure": figure, "value": value, "unit": unit, "target": target,
+                    "verdict": verdict})  # fmt: skip
+
+    cli = result["cli"]
+    add("CLI cold `rhuna-table odds …` (median)", cli["odds_ms"], "ms",
+        f"≤ {CLI_TARGET_MS:g} ms", cli["odds_ms"] <= CLI_TARGET_MS)  # fmt: skip
+    add("CLI cold floor: `python -c pass` (median)", cli["pass_ms"], "ms", "(the floor)", None)
+    for name, (_, label) in CAPS.items():
+        r = result["caps"][name]
+        turn_target = TURN_TARGET.get(name)
+        tt = f"≤ {turn_target:g} ms" if turn_target else "(info)"
+        pre = f"pi {label}:"
+        if "not_measured" in r:
+            why = r["not_measured"]
+            for figure, target in (
+                ("turn, every kind: the longest", tt), ("token → state p50", "(info)"),
+                ("token → state p99", f"≤ {TOKEN_P99_TARGET[name]:g} ms"
+                 if name in TOKEN_P99_TARGET else "(info)"),
+                ("longest watchdog gap, before the largest fight",
+                 "≤ 1 s" if name in TURN_TARGET else "(info)"),
+                ("longest watchdog gap, the whole run",
+                 "≤ 1 s" if name in TURN_TARGET else "(info)"),
+                ("start → READY=1", "(info)"), ("service RSS at the end", "(info)"),
+            ):  # fmt: skip
+                add(f"{pre} {figure}", None, "", target, None, why)
+            continue
+        wedged = r.get("wedged", "")
+        for kind, xs in r["turns"].items():
+            ms = [x * 1e3 for x in xs]
+            worst = max(ms)
+            note = " (no reply: ≥ timeout)" if worst == float("inf") else ""
+            for stat, value in (("p50", pct(ms, 0.5)), ("p99", pct(ms, 0.99))):
+                add(f"{pre} turn {stat}, {kind}", value, "ms", "(info)", None)
+            ok = None if turn_target is None else worst <= turn_target
+            add(f"{pre} turn max, {kind}{note}", worst, "ms", tt, ok)
+        if r["turns"]:
+            kind, xs = max(r["turns"].items(), key=lambda kv: max(kv[1]))
+            worst = max(xs) * 1e3
+            ok = None if turn_target is None else worst <= turn_target
+            add(f"{pre} turn, every kind: the longest ({kind})", worst, "ms", tt, ok)
+        ts = [x * 1e3 for x in r["token_state"]]
+        token_target = TOKEN_P99_TARGET.get(name)
+        why = wedged or "no sample"
+        add(f"{pre} token → state p50", pct(ts, 0.5) if ts else None, "ms", "(info)", None, why)
+        add(f"{pre} token → state p99", pct(ts, 0.99) if ts else None, "ms",
+            f"≤ {token_target:g} ms" if token_target else "(info)",
+            None if token_target is None or not ts else pct(ts, 0.99) <= token_target,
+            why)  # fmt: skip
+        gap = r["watchdog_gap_s"]
+        wd_target = name in TURN_TARGET
+        before = r.get("watchdog_gap_before_fight_s")
+        add(f"{pre} longest watchdog gap, before the largest fight", before, "s",
+            "≤ 1 s" if wd_target else "(info)",
+            None if before is None or not wd_target else before <= WATCHDOG_TARGET_S,
+            wedged or "the run never reached the fight")  # fmt: skip
+        add(f"{pre} longest watchdog gap, the whole run ({r['watchdog_pings']} pings)", gap, "s",
+            "≤ 1 s" if wd_target else "(info)", gap <= WATCHDOG_TARGET_S if wd_target else None)  # fmt: skip
+        add(f"{pre} start → READY=1", r["ready_s"], "s", "(info)", None)
+        add(f"{pre} service RSS at the end (peak {r['rss_peak_mb']:.1f} MB)", r["rss_mb"], "MB",
+            "(info)", None)  # fmt: skip
+        if wedged:
+            add(f"{pre} the rest of the run", None, "", "", None, wedged)
+    return out
+
+
+def print_rows(table: list[dict[str, Any]]) -> None:
+    width = max(len(r["figure"]) for r in table)
+    print(f"{'figure':{width}}  {'value':>12}  {'unit':4}  {'target':10}  verdict")
+    for r in table:
+        v = r["value"]
+        value = "—" if v is None else ("∞" if v == float("inf") else f"{v:,.3f}")
+        print(
+            f"{r['figure']:{width}}  {value:>12}  {r['unit']:4}  {r['target']:10}  {r['verdict']}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: few samples")
+    parser.add_argument("--caps", default=",".join(CAPS), help=f"some of {','.join(CAPS)}")
+    parser.add_argument("--json", help="also write the figures and rows here")
+    args = parser.parse_args()
+    caps = [c for c in args.caps.split(",") if c]
+    unknown = [c for c in caps if c not in CAPS]
+    if unknown:
+        parser.error(f"unknown cap {unknown[0]!r}: one of {', '.join(CAPS)}")
+
+    def terminated(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        result = measure(args.quick, caps)
+    except KeyboardInterrupt:
+        print("pi_budget: interrupted; everything it started is stopped", file=sys.stderr)
+        return 130
+    table = rows(result)
+    print_rows(table)
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"result": result, "rows": table}, indent=1,
+                                   ensure_ascii=False, default=str))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -21,7 +21,7 @@ from engine.vocabulary import REGISTRY, Command, CommandSpec, command, parse_com
 
 def apply(state: TableState, cmd: Command | Mapping[str, Any]) -> tuple[TableState, list[Event]]:
     """Apply one command (a :class:`Command` or its JSON object) and say what happened."""
-    parsed = parse_command(cmd)
+    parsed = parse_command(cmd, state.rules)
     spec, handler = REGISTRY[parsed.name]
     if parsed.name == "undo":
         return handler(state, parsed.args)

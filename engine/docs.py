@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.vocabulary import LIMITS, LIMITS_WHY, REGISTRY, json_schema
+from engine.rules import bound_value
+from engine.vocabulary import LIMITS, LIMITS_WHY, REGISTRY, SHIPPED, Field, json_schema
 
 GROUP_TITLES = {
     "performance": "The Performance (P1–P23)",
@@ -77,11 +78,78 @@ LIMITS_WHAT = {
 }
 
 
+BOUNDS_INTRO = """
+### Bounds from the rules
+
+Every whole number a command carries, and every list of entered dice, is also bounded
+by a rule: the rules data's `[bounds]` gives each bound its rule id, its range and why.
+A value outside is refused, naming the field, the bound, the rule and the fix, and
+changes nothing: `{"cmd": "add_combatant", …, "might": 1000}` is `might = 1000 is outside
+0 to 12 (I-C2a, bounds.pool)`. The schema states the shipped bounds. **A table may raise
+(or lower) a bound's maximum in its own file, up to the bound's hard ceiling** (`[rules.bounds.pool]
+maximum = 16`), and its commands are then checked against its own bounds; a value past
+the ceiling is refused when the table loads, naming the file, the key and the ceiling. A
+bound that is a rule's own value (a Difficulty, `difficulty.maximum`) follows that value.
+The vocabulary published on MQTT is the shipped one.
+
+| bound | range | ceiling | rule | fields | why |
+|---|---|---|---|---|---|
+"""
+
+
+def _range_text(entry: dict[str, Any]) -> str:
+    def one(value: int | str) -> str:
+        number, key = bound_value(SHIPPED, value)
+        return f"{number} (`{value}`)" if key else str(number)
+
+    return f"{one(entry['minimum'])} to {one(entry['maximum'])}"
+
+
+def _bound_fields() -> dict[str, list[str]]:
+    """bound name → the fields it bounds (``command.field``)."""
+    out: dict[str, list[str]] = {}
+    for name, (spec, _) in sorted(REGISTRY.items()):
+        for key, f in spec.fields.items():
+            for which in (f.bound, f.length):
+                if which is not None:
+                    out.setdefault(which, []).append(f"`{name}.{key}`")
+    return out
+
+
 def limits_markdown() -> str:
     rows = [LIMITS_INTRO]
     for key, what in LIMITS_WHAT.items():
         rows.append(f"| `limits.{key}` | {LIMITS[key]} | {what} | {LIMITS_WHY[key]} |\n")
+    rows.append(BOUNDS_INTRO)
+    fields = _bound_fields()
+    for name, entry in SHIPPED["bounds"].items():
+        rule = entry.get("rule", "the command's")
+        used = ", ".join(fields.get(name, [])) or "—"
+        rows.append(
+            f"| `bounds.{name}` | {_range_text(entry)} | {entry['ceiling']} | {rule} | {used}"
+            f" | {entry['why']} |\n"
+        )
     return "".join(rows)
+
+
+def _meaning(f: Field) -> str:
+    """What the field table says of a field's bounds."""
+    if f.bound is not None:
+        rule = f.rule or SHIPPED["bounds"][f.bound].get("rule", "")
+        where = f"{rule}, `bounds.{f.bound}`" if rule else f"`bounds.{f.bound}`"
+        if f.type == "integer":
+            low, high = f.bounds
+            return f"; {low} to {high} ({where})"
+        item = f.item_bounds_in(SHIPPED)
+        assert item is not None
+        return f"; each {item[0]} to {item[1]}, at most {f.length_in(SHIPPED)} ({where})"
+    if f.limit != "integer":
+        low, high = f.bounds
+        return f"; *{f.limit}*: {low} to {high}"
+    if f.minimum is not None or f.maximum is not None:
+        low, high = f.bounds
+        return f"; {low} to {high}"
+    return ""
 
 
 def commands_markdown() -> str:
@@ -106,12 +174,7 @@ def commands_markdown() -> str:
                     meaning = f.description + (
                         f" (default `{json.dumps(f.default)}`)" if f.default is not None else ""
                     )
-                    if f.limit != "integer":
-                        low, high = f.bounds
-                        meaning += f"; *{f.limit}*: {low} to {high}"
-                    elif f.minimum is not None or f.maximum is not None:
-                        low, high = f.bounds
-                        meaning += f"; {low} to {high}"
+                    meaning += _meaning(f)
                     lines.append(f"| `{key}` | {typ} | {'yes' if f.required else ''} | {meaning} |")
                 lines.append("")
             example: dict[str, Any] = {"cmd": name}

@@ -17,7 +17,11 @@ from engine.state import TableState
 from engine.vocabulary import Field
 
 TOKEN = Field("string", "token id (the registry maps a tag UID to it); omit to use seed")
-SEED = Field("integer", "draw at random with this seed instead of naming a token (scripts, demo)")
+SEED = Field(
+    "integer",
+    "draw at random with this seed instead of naming a token (scripts, demo)",
+    bound="seed",
+)
 
 
 def known_hero(state: TableState, args: Mapping[str, Any], key: str = "hero") -> str:

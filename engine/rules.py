@@ -115,11 +115,89 @@ def check_rules(rules: dict[str, Any], source: str) -> None:
                     f" rules.weight.{mode} gives no value for it: printed weights are"
                     f" {', '.join(weight[mode])} (P16)"
                 )
+    check_bounds(rules, source)
     for face, timer in rules["temporary"]["timers"].items():
         if timer["on"] not in ("minor", "major") or timer["count"] < 1:
             raise ConfigError(
                 f"{source}: rules.temporary.timers.{face} = {timer!r}: on is"
                 ' "minor" or "major", count at least 1 (T12)'
+            )
+
+
+def _lookup(node: Any, path: list[str]) -> tuple[int, str]:
+    """The whole number at ``path`` (``*``: the largest under every table there) and its key."""
+    if not path:
+        return int(node), ""
+    head, *rest = path
+    if head == "*":
+        found = [(_lookup(v, rest), k) for k, v in node.items() if isinstance(v, Mapping)]
+        (value, key), name = max(found)
+        return value, f"{name}.{key}".rstrip(".")
+    value, key = _lookup(node[head], rest)
+    return value, f"{head}.{key}".rstrip(".")
+
+
+def bound_value(rules: Mapping[str, Any], value: int | str) -> tuple[int, str | None]:
+    """A ``[bounds]`` minimum or maximum: a number, or the rules key it names (``-key``: its
+    negative; ``a.*.b``: the largest ``b``), with the dotted key it came from (None: a number).
+
+    >>> bound_value(default_rules(), "combat.conditions.*.max_level")
+    (6, 'combat.conditions.fatigued.max_level')
+    """
+    if isinstance(value, int):
+        return value, None
+    sign = -1 if value.startswith("-") else 1
+    number, key = _lookup(rules, value.lstrip("-").split("."))
+    return sign * number, key
+
+
+def bound(rules: Mapping[str, Any], name: str) -> tuple[int, int]:
+    """The smallest and largest value ``[bounds.<name>]`` allows under ``rules``.
+
+    >>> bound(default_rules(), "difficulty"), bound(default_rules(), "pool")
+    ((3, 8), (0, 12))
+    """
+    entry = rules["bounds"][name]
+    return bound_value(rules, entry["minimum"])[0], bound_value(rules, entry["maximum"])[0]
+
+
+def check_bounds(rules: Mapping[str, Any], source: str) -> None:
+    """A table may change a bound's numeric maximum, up to its ceiling, and nothing else.
+
+    A bound that names another rules value (``difficulty.maximum``) follows that value, which
+    must stay under the ceiling too. The message names the file, the key, the ceiling and
+    the fix.
+    """
+    shipped = default_rules()["bounds"]
+    for name, entry in rules["bounds"].items():
+        ship = shipped[name]
+        ceiling = int(ship["ceiling"])
+        rule = f" ({ship['rule']})" if "rule" in ship else ""
+        for key, value in entry.items():
+            if value == ship[key] or (key == "maximum" and isinstance(ship[key], int)):
+                continue
+            fix = f"remove rules.bounds.{name}.{key} from the table file"
+            if key == "maximum":
+                fix += f"; the bound follows rules.{ship[key]}: change that (at most {ceiling})"
+            else:
+                fix += f"; a table may set rules.bounds.{name}.maximum, up to {ceiling}"
+            raise ConfigError(
+                f"{source}: rules.bounds.{name}.{key} cannot be changed by a table: it is the"
+                f" shipped bound's{rule}. Fix: {fix}"
+            )
+        low = bound_value(rules, entry["minimum"])[0]
+        high, where = bound_value(rules, entry["maximum"])
+        key = f"rules.{where}" if where else f"rules.bounds.{name}.maximum"
+        if high > ceiling:
+            raise ConfigError(
+                f"{source}: {key} = {high} is past the hard ceiling {ceiling} of bounds.{name}"
+                f"{rule}, which no table can exceed: {ship['why']}. Fix: set {key} to at most"
+                f" {ceiling}"
+            )
+        if high < low:
+            raise ConfigError(
+                f"{source}: {key} = {high} is below the bound's minimum {low}"
+                f" (bounds.{name}{rule}). Fix: set {key} to at least {low}"
             )
 
 

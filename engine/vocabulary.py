@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import malformed
+from engine.errors import CommandRejected, malformed
 from engine.registry import Registry
-from engine.rules import default_rules
+from engine.rules import bound, default_rules
 
 if TYPE_CHECKING:
     from engine.events import Event
@@ -34,6 +34,9 @@ LIMITS: Mapping[str, int] = {
     k: v for k, v in default_rules()["limits"].items() if isinstance(v, int)
 }
 LIMITS_WHY: Mapping[str, str] = dict(default_rules()["limits"]["why"])
+#: the shipped rules data: the bounds the published schema states (a table's own may be
+#: higher, up to each bound's ceiling: ``[bounds]``, engine.rules.check_bounds)
+SHIPPED: Mapping[str, Any] = default_rules()
 
 #: JSON type names used by :class:`Field` → the Python types they accept.
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -70,16 +73,50 @@ class Field:
     #: the ``[limits]`` key that bounds an integer both ways (``amount``: a change to a
     #: track); every integer is at least bounded by ``limits.integer``
     limit: str = "integer"
+    #: the rules data's ``[bounds.<name>]`` that bounds an integer, or an integer array's
+    #: items (a die: ``die``), by a rule; the table's own rules decide (up to the ceiling)
+    bound: str | None = None
+    #: the ``[bounds.<name>]`` that bounds how many items an array holds (entered dice:
+    #: ``roll``); every array is at least bounded by ``limits.array_items``
+    length: str | None = None
+    #: the rule a refusal cites when the bound serves several rules (a die of the DAMAGE
+    #: roll: C8); else the bound's own rule, else the command's first
+    rule: str | None = None
 
     @property
     def bounds(self) -> tuple[int | None, int | None]:
-        """The smallest and largest value an integer field takes (None: not an integer)."""
+        """The smallest and largest value an integer field takes under the shipped rules
+        (None: not an integer)."""
+        return self.bounds_in(SHIPPED)
+
+    def bounds_in(self, rules: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """The smallest and largest value an integer field takes under ``rules``."""
         if self.type != "integer":
             return None, None
+        return self._range(rules)
+
+    def _range(self, rules: Mapping[str, Any]) -> tuple[int, int]:
         cap = LIMITS[self.limit]
-        low = -cap if self.minimum is None else max(self.minimum, -cap)
-        high = cap if self.maximum is None else min(self.maximum, cap)
+        low, high = -cap, cap
+        if self.bound is not None:
+            b_low, b_high = bound(rules, self.bound)
+            low, high = max(low, b_low), min(high, b_high)
+        if self.minimum is not None:
+            low = max(low, self.minimum)
+        if self.maximum is not None:
+            high = min(high, self.maximum)
         return low, high
+
+    def item_bounds_in(self, rules: Mapping[str, Any]) -> tuple[int, int] | None:
+        """The smallest and largest item of an integer array (None: not bounded so)."""
+        if self.type != "array" or self.items != "integer" or self.bound is None:
+            return None
+        return self._range(rules)
+
+    def length_in(self, rules: Mapping[str, Any]) -> int:
+        """How many items an array may hold under ``rules``."""
+        most = LIMITS["array_items"]
+        return most if self.length is None else min(most, bound(rules, self.length)[1])
 
     def schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "description": self.description}
@@ -87,7 +124,10 @@ class Field:
             out["enum"] = list(self.enum)
         if self.items is not None:
             out["items"] = {"type": self.items}
-            out["maxItems"] = LIMITS["array_items"]
+            item = self.item_bounds_in(SHIPPED)
+            if item is not None:
+                out["items"].update(minimum=item[0], maximum=item[1])
+            out["maxItems"] = self.length_in(SHIPPED)
         if self.type == "string" and self.enum is None:
             out["maxLength"] = LIMITS["string_length"]
         low, high = self.bounds
@@ -144,10 +184,22 @@ def command(spec: CommandSpec) -> Callable[[Handler], Handler]:
     return register
 
 
-def parse_command(obj: Any) -> Command:
-    """Validate a JSON object against the vocabulary; raise CommandRejected if it does not fit."""
+def parse_command(obj: Any, rules: Mapping[str, Any] | None = None) -> Command:
+    """Validate a JSON object against the vocabulary; raise CommandRejected if it does not fit.
+
+    ``rules`` is the table's rules data (``state.rules``): its ``[bounds]`` bound the numbers
+    (a table may raise a bound up to its ceiling); None: the shipped bounds. A
+    :class:`Command` already parsed is checked again against ``rules``' bounds.
+    """
     if isinstance(obj, Command):
+        if rules is not None:
+            spec = REGISTRY[obj.name][0]
+            for key, value in obj.args.items():
+                f = spec.fields.get(key)
+                if f is not None and value is not None:
+                    _check_bounds(spec, key, f, value, rules)
         return obj
+    rules = SHIPPED if rules is None else rules
     if not isinstance(obj, Mapping):
         raise malformed(
             f"a command must be a JSON object, not {type(obj).__name__}",
@@ -173,7 +225,7 @@ def parse_command(obj: Any) -> Command:
             raise malformed(
                 f"{name}: unknown field {key!r}", field=key, fix=f"fields of {name}: {known}"
             )
-        args[key] = _check(name, key, f, value)
+        args[key] = _check(spec, key, f, value, rules)
     for key, f in spec.fields.items():
         if key not in args:
             if f.required:
@@ -186,7 +238,8 @@ def parse_command(obj: Any) -> Command:
     return Command(name, args)
 
 
-def _check(name: str, key: str, f: Field, value: Any) -> Any:
+def _check(spec: CommandSpec, key: str, f: Field, value: Any, rules: Mapping[str, Any]) -> Any:
+    name = spec.name
     if value is None and not f.required:
         return f.default
     ok = isinstance(value, _TYPES[f.type]) and not (f.type == "integer" and isinstance(value, bool))
@@ -209,16 +262,73 @@ def _check(name: str, key: str, f: Field, value: Any) -> Any:
         if len(value) > LIMITS["array_items"]:
             raise _beyond(name, key, f"has {len(value)} items", "array_items")
         for v in value:
-            if not isinstance(v, _TYPES[f.items]):
+            if not isinstance(v, _TYPES[f.items]) or (f.items == "integer" and isinstance(v, bool)):
                 raise malformed(f"{name}: every {key} item must be {f.items}", field=key)
         value = tuple(value)
-    if f.type == "integer":
-        low, high = f.bounds
-        if low is not None and value < low:
-            raise _out_of_range(name, key, f, f"≥ {low}", low == -LIMITS[f.limit])
-        if high is not None and value > high:
-            raise _out_of_range(name, key, f, f"≤ {high}", high == LIMITS[f.limit])
+    _check_bounds(spec, key, f, value, rules)
     return value
+
+
+def _check_bounds(
+    spec: CommandSpec, key: str, f: Field, value: Any, rules: Mapping[str, Any]
+) -> None:
+    """Refuse a number (or an array's items and length) outside the field's bounds."""
+    name = spec.name
+    if f.type == "array":
+        if f.length is not None and len(value) > f.length_in(rules):
+            most = f.length_in(rules)
+            raise _out_of_bound(spec, key, f, f.length, f" has {len(value)} items,", rules, most)
+        item = f.item_bounds_in(rules)
+        if item is not None:
+            for v in value:
+                if not item[0] <= v <= item[1]:
+                    raise _out_of_bound(spec, key, f, f.bound, f" item {v}", rules)
+    if f.type == "integer":
+        low, high = f._range(rules)
+        if low <= value <= high:
+            return
+        if f.bound is not None:
+            b_low, b_high = bound(rules, f.bound)
+            if not b_low <= value <= b_high:
+                raise _out_of_bound(spec, key, f, f.bound, f" = {value}", rules)
+        if value < low:
+            raise _out_of_range(name, key, f, f"≥ {low}", low == -LIMITS[f.limit])
+        raise _out_of_range(name, key, f, f"≤ {high}", high == LIMITS[f.limit])
+
+
+def _out_of_bound(
+    spec: CommandSpec,
+    key: str,
+    f: Field,
+    which: str | None,
+    what: str,
+    rules: Mapping[str, Any],
+    most: int | None = None,
+) -> Exception:
+    """A refusal naming the field, the bound, its rule id and the fix (``[bounds.<which>]``)."""
+    assert which is not None
+    entry = rules["bounds"][which]
+    shipped = SHIPPED["bounds"][which]
+    rule = f.rule or entry.get("rule") or (spec.rules[0] if spec.rules else None)
+    low, high = bound(rules, which)
+    ceiling = int(shipped["ceiling"])
+    if most is not None:  # an array's length
+        where, want = f"more than {most}", f"list at most {most}"
+    else:
+        where, want = f"is outside {low} to {high}", f"use {low} to {high}"
+    if isinstance(shipped["maximum"], str):
+        tail = f"; the table's rules.{shipped['maximum'].lstrip('-')} sets it (at most {ceiling})"
+    elif ceiling > high:
+        tail = f"; a table may raise [rules.bounds.{which}] maximum up to {ceiling}"
+    else:
+        tail = ""
+    return CommandRejected(
+        f"{spec.name}: {key}{what} {where} ({rule}, bounds.{which})",
+        rule=rule,
+        field=key,
+        fix=f"{want}: {entry['why']}{tail}",
+        code=str(entry.get("code", "malformed")),
+    )
 
 
 def _out_of_range(name: str, key: str, f: Field, bound: str, by_limit: bool) -> Exception:

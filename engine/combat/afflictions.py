@@ -90,7 +90,7 @@ def _done(state: TableState, combat: Combat, events: list[Event]) -> Result_:
         {
             "combatant": _COMBATANT,
             "type": Field("string", "injury type (bleeding, concussion, …)", required=True),
-            "hits": Field("integer", "how many injuries", default=1, minimum=1, limit="amount"),
+            "hits": Field("integer", "how many injuries", default=1, bound="hits"),
             "detail": Field("string", "where, when it matters (a Sprained leg halves speed)"),
             "cause": Field("string", "why, for the log"),
         },
@@ -114,9 +114,7 @@ def injure_command(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("C8", "C9"),
         {
             "combatant": _COMBATANT,
-            "hits": Field(
-                "integer", "how many injuries to heal", default=1, minimum=1, limit="amount"
-            ),
+            "hits": Field("integer", "how many injuries to heal", default=1, bound="hits"),
             "type": Field("string", "heal only this injury type"),
         },
     )
@@ -200,8 +198,7 @@ def _attribute(r: CombatRules, name: str, args: Mapping[str, Any]) -> str | None
                 "integer",
                 "levels to add (Fatigued: up to six)",
                 default=1,
-                minimum=1,
-                limit="amount",
+                bound="condition_level",
             ),
             "attribute": Field("string", "Cursed: the attribute it lowers", enum=ATTRIBUTES),
             "source": Field("string", "the source (of fear, of the curse), for the log"),
@@ -256,7 +253,7 @@ def add_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
         {
             "combatant": _COMBATANT,
             "condition": Field("string", "the condition", required=True),
-            "level": Field("integer", "levels to remove (default: all)", minimum=1, limit="amount"),
+            "level": Field("integer", "levels to remove (default: all)", bound="condition_level"),
             "attribute": Field("string", "Cursed: which curse", enum=ATTRIBUTES),
         },
     )
@@ -294,7 +291,7 @@ def remove_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
         {
             "combatant": _COMBATANT,
             "change": Field(
-                "integer", "renown to add (+) or take away (−)", required=True, limit="amount"
+                "integer", "renown to add (+) or take away (−)", required=True, bound="renown"
             ),
             "reason": Field("string", "the deed, for the log"),
         },

@@ -25,11 +25,26 @@ from engine.vocabulary import CommandSpec, Field, command
 
 Result_ = tuple[TableState, list[Event]]
 
-_SEED = Field("integer", "roll the dice not entered from this seed (scripts, the demo)")
+
+def _seed(rule: str) -> Field:
+    return Field(
+        "integer",
+        "roll the dice not entered from this seed (scripts, the demo)",
+        bound="seed",
+        rule=rule,
+    )
 
 
-def _dice_field(what: str) -> Field:
-    return Field("array", f"{what}: physical d6 values, one per die", items="integer")
+def _dice_field(what: str, rule: str) -> Field:
+    """Entered dice of one roll: each a d6 face, at most ``bounds.roll`` of them (I-C2a)."""
+    return Field(
+        "array",
+        f"{what}: physical d6 values, one per die",
+        items="integer",
+        bound="die",
+        length="roll",
+        rule=rule,
+    )
 
 
 # --- start ---------------------------------------------------------------------------
@@ -43,7 +58,7 @@ def _fighters(state: TableState, args: Mapping[str, Any]) -> tuple[Combat, list[
         try:
             c = parse_combatant(entry, f"add[{i}]", state.rules, hero_names(state))
         except RosterError as e:
-            raise CommandRejected(str(e), field="add", code="malformed") from None
+            raise CommandRejected(str(e), rule=e.rule, field="add", code="malformed") from None
         if c.id in combat.roster or c.id in {a.id for a in added}:
             raise CommandRejected(
                 f"add[{i}]: a combatant {c.id!r} already exists",
@@ -109,7 +124,7 @@ def _mapping(args: Mapping[str, Any], key: str, ids: set[str]) -> Mapping[str, A
             "rolloff": Field(
                 "object", "entered roll-off dice per combatant: {id: [[d6, …], …]}, one per tie"
             ),
-            "seed": _SEED,
+            "seed": _seed("C3"),
         },
     )
 )
@@ -256,14 +271,18 @@ def _aim_lost(token: WheelToken, reason: str) -> Event:
                 "Attack: the target's DEFENSE roll (default: rules)",
                 enum=("dodge", "parry"),
             ),
-            "attack_dice": _dice_field("ATTACK roll"),
-            "defense_dice": _dice_field("DEFENSE roll"),
-            "damage_dice": _dice_field("DAMAGE roll (weapon dice + one per attacker success)"),
-            "fortitude_dice": _dice_field("FORTITUDE roll"),
-            "bonus_dice": Field("integer", "Attack: aptitude bonus dice (+) or penalty (−)"),
+            "attack_dice": _dice_field("ATTACK roll", "C6"),
+            "defense_dice": _dice_field("DEFENSE roll", "C6"),
+            "damage_dice": _dice_field(
+                "DAMAGE roll (weapon dice + one per attacker success)", "C8"
+            ),
+            "fortitude_dice": _dice_field("FORTITUDE roll", "C8"),
+            "bonus_dice": Field(
+                "integer", "Attack: aptitude bonus dice (+) or penalty (−)", bound="bonus_dice"
+            ),
             "injury": Field("string", "Attack: injury type caused (default: the weapon's)"),
             "detail": Field("string", "Attack: where the injury is (a Sprained leg …)"),
-            "seed": _SEED,
+            "seed": _seed("C6"),
         },
     )
 )

@@ -30,9 +30,14 @@ from engine.vocabulary import CommandSpec, Field, command
 Result_ = tuple[TableState, list[Event]]
 
 _INITIATIVE = Field(
-    "array", "entered REFLEX dice (physical d6 values), else rolled", items="integer"
+    "array",
+    "entered REFLEX dice (physical d6 values), else rolled",
+    items="integer",
+    bound="die",
+    length="roll",
+    rule="C3",
 )
-_SEED = Field("integer", "roll the REFLEX dice not entered from this seed")
+_SEED = Field("integer", "roll the REFLEX dice not entered from this seed", bound="seed", rule="C3")
 
 #: the flat command fields → where they go in a ``[[combatants]]`` sheet
 _WEAPON = {
@@ -136,22 +141,22 @@ def join(
             "name": Field("string", "the name shown (default: the id, or the hero's name)"),
             "hero": Field("string", "the hero this combatant is, if any"),
             "side": Field("string", "its side, for the panel and the forecast (foes, heroes…)"),
-            "reflex": Field("integer", "REFLEX dice (initiative, C3)", True, minimum=0),
-            "might": Field("integer", "MIGHT dice (the ATTACK roll, C6)", True, minimum=0),
-            "dodge": Field("integer", "DODGE dice (DEFENSE, C6)", True, minimum=0),
-            "parry": Field("integer", "PARRY dice (DEFENSE, C6)", True, minimum=0),
-            "fortitude": Field("integer", "FORTITUDE dice (C8)", True, minimum=0),
-            "speed": Field("integer", "how far a Move goes (C7)", True, minimum=0),
-            "renown": Field("integer", "starting renown (C11)"),
+            "reflex": Field("integer", "REFLEX dice (initiative, C3)", True, bound="pool"),
+            "might": Field("integer", "MIGHT dice (the ATTACK roll, C6)", True, bound="pool"),
+            "dodge": Field("integer", "DODGE dice (DEFENSE, C6)", True, bound="pool"),
+            "parry": Field("integer", "PARRY dice (DEFENSE, C6)", True, bound="pool"),
+            "fortitude": Field("integer", "FORTITUDE dice (C8)", True, bound="pool"),
+            "speed": Field("integer", "how far a Move goes (C7)", True, bound="speed"),
+            "renown": Field("integer", "starting renown (C11)", bound="renown"),
             "weapon": Field("string", "the weapon's name"),
-            "damage": Field("integer", "the weapon's DAMAGE dice (C6)", minimum=0),
+            "damage": Field("integer", "the weapon's DAMAGE dice (C6)", bound="pool"),
             "injury": Field("string", "the injury type the weapon causes (C9)"),
             "weapon_attribute": Field(
                 "string", "the ATTACK attribute (default: the rules')", enum=ATTRIBUTES
             ),
             "armour": Field("string", "the armour's name"),
-            "reduction": Field("integer", "armour reduction in DAMAGE dice (I-C8)", minimum=0),
-            "durability": Field("integer", "armour durability (I-C8a)", minimum=0),
+            "reduction": Field("integer", "armour reduction in DAMAGE dice (I-C8)", bound="pool"),
+            "durability": Field("integer", "armour durability (I-C8a)", bound="durability"),
             "join": Field("boolean", "also join the fight now running (I-C3b)"),
             "initiative": _INITIATIVE,
             "seed": _SEED,
@@ -166,7 +171,7 @@ def add_combatant(state: TableState, args: Mapping[str, Any]) -> Result_:
         field = _field_of(str(e))
         raise CommandRejected(
             str(e),
-            rule="C9" if field == "injury" else None,
+            rule="C9" if field == "injury" else e.rule,
             field=field,
             code="malformed",
             fix="correct that field",

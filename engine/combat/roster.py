@@ -30,6 +30,7 @@ from engine.combat.rules import CombatRules, check
 from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
 from engine.errors import ConfigError
 from engine.immutable import replace
+from engine.rules import bound, default_rules
 from engine.settings import unknown_key
 from engine.state import TableState
 from engine.table import section
@@ -42,13 +43,38 @@ _ARMOUR_KEYS = {"name", "reduction", "durability"}
 class RosterError(ValueError):
     """A combatant entry that cannot be used; the message names the key and the fix."""
 
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        #: the rule id the entry breaks, when there is one (a pool past its bound: I-C2a)
+        self.rule = rule
 
-def _count(data: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
+
+def _count(
+    data: Mapping[str, Any],
+    key: str,
+    where: str,
+    rules: Mapping[str, Any],
+    name: str = "pool",
+    default: int | None = None,
+) -> int:
+    """A whole number of the sheet within the rules data's ``[bounds.<name>]`` (I-C2a)."""
     value = data.get(key, default)
+    low, high = bound(rules, name)
     if value is None:
-        raise RosterError(f"{where}: add {key} = <dice> (a whole number ≥ 0)")
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise RosterError(f"{where}.{key} must be a whole number ≥ 0, not {value!r}")
+        raise RosterError(f"{where}: add {key} = <dice> (a whole number from {low} to {high})")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RosterError(f"{where}.{key} must be a whole number ≥ {low}, not {value!r}")
+    if not low <= value <= high:
+        entry = rules["bounds"][name]
+        ceiling = default_rules()["bounds"][name]["ceiling"]
+        rule = entry.get("rule")
+        raise RosterError(
+            f"{where}.{key} must be a whole number from {low} to {high}, not {value}"
+            f" ({rule}, bounds.{name}):"
+            f" {entry['why']}. Fix: use {low} to {high}, or raise [rules.bounds.{name}]"
+            f" maximum in the table file (up to {ceiling})",
+            rule,
+        )
     return value
 
 
@@ -92,30 +118,33 @@ def parse_combatant(
         )
     weapon = Weapon(
         name=str(w.get("name", defaults["weapon"])),
-        damage=_count(w, "damage", f"{where}.weapon", int(defaults["weapon_damage"])),
+        damage=_count(
+            w, "damage", f"{where}.weapon", rules, default=int(defaults["weapon_damage"])
+        ),
         injury=str(injury),
         attribute=str(attribute),
     )
     a = _table(data.get("armour", {}), f"{where}.armour", _ARMOUR_KEYS)
     armour = Armour(
         name=str(a.get("name", "armour" if a else "none")),
-        reduction=_count(a, "reduction", f"{where}.armour", 0),
-        durability=_count(a, "durability", f"{where}.armour", 0),
+        reduction=_count(a, "reduction", f"{where}.armour", rules, default=0),
+        durability=_count(a, "durability", f"{where}.armour", rules, "durability", 0),
     )
     renown = data.get("renown", r.renown_start)
     if not isinstance(renown, int) or isinstance(renown, bool):
         raise RosterError(f"{where}.renown must be a whole number (it may be negative, C11)")
+    renown = _count({"renown": renown}, "renown", where, rules, "renown")
     return Combatant(
         id=cid,
         name=str(name),
         hero=hero,
         side=side,
-        reflex=_count(data, "reflex", where),
-        might=_count(data, "might", where),
-        dodge=_count(data, "dodge", where),
-        parry=_count(data, "parry", where),
-        fortitude=_count(data, "fortitude", where),
-        speed=_count(data, "speed", where),
+        reflex=_count(data, "reflex", where, rules),
+        might=_count(data, "might", where, rules),
+        dodge=_count(data, "dodge", where, rules),
+        parry=_count(data, "parry", where, rules),
+        fortitude=_count(data, "fortitude", where, rules),
+        speed=_count(data, "speed", where, rules, "speed"),
         weapon=weapon,
         armour=armour,
         renown=renown,

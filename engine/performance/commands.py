@@ -181,7 +181,9 @@ def _drawn_event(
         "performance",
         ("P19", "I-P16"),
         {
-            "difficulty": Field("integer", "Difficulty set by the WorldKeeper (3–8)", True),
+            "difficulty": Field(
+                "integer", "Difficulty set by the WorldKeeper (3–8)", True, bound="difficulty"
+            ),
             "weight": Field("string", "WEIGHT mode", enum=tuple(WeightMode), default="off"),
         },
     )

@@ -250,7 +250,7 @@ def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("P21",),
         {
             "direction": Field("string", "which way", True, enum=("for", "against")),
-            "steps": Field("integer", "how far", default=1, minimum=1, limit="amount"),
+            "steps": Field("integer", "how far", default=1, bound="escalation"),
         },
     )
 )

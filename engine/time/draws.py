@@ -316,9 +316,11 @@ def _move_on(state: TableState, drawn: TimeDraw) -> Result_:
         "time",
         ("T3",),
         {
-            "day": Field("integer", "day number", minimum=1),
+            "day": Field("integer", "day number", bound="day"),
             "band": Field("string", "band", enum=tuple(Band)),
-            "minor_done": Field("integer", "Minor draws already made in the band", minimum=0),
+            "minor_done": Field(
+                "integer", "Minor draws already made in the band", bound="minor_done"
+            ),
         },
     )
 )
@@ -359,7 +361,7 @@ def set_time(state: TableState, args: Mapping[str, Any]) -> Result_:
         " without prompt, every non-blocking one.",
         "time",
         ("T4", "T5"),
-        {"prompt": Field("integer", "the prompt's number", minimum=1)},
+        {"prompt": Field("integer", "the prompt's number", bound="prompt")},
     )
 )
 def acknowledge_prompt(state: TableState, args: Mapping[str, Any]) -> Result_:

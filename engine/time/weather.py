@@ -149,7 +149,7 @@ def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Result_:
                 "integer",
                 "the Session's number, when a campaign goes on from an earlier journal (default:"
                 " the next one)",
-                minimum=1,
+                bound="session",
             ),
         },
     )

@@ -131,9 +131,43 @@ def draws_text(c: Mapping[str, Any]) -> str:
 # --- odds (optional section) -----------------------------------------------
 
 
-def odds_for(view: View, hero: str) -> Mapping[str, Any] | None:
+#: what stands in for an answer the view does not hold (yet) (``engine.view.answer``):
+#: ``pending``, computed off the table's turn and on its way for this very state;
+#: ``too_big``, it cannot be computed exactly (nothing approximate is shown instead). Short
+#: for a strip's status line, long where a roomy panel has the room.
+ANSWER_MARKS = {"pending": "counting…", "too_big": "too many"}
+ANSWER_MARKS_LONG = {"pending": "counting…", "too_big": "too many to count exactly"}
+
+
+def answer_mark(what: str, status: str | None, *, long: bool = False) -> str | None:
+    """``odds: counting…`` / ``odds: too many`` for an answer not ready; None when it is."""
+    mark = (ANSWER_MARKS_LONG if long else ANSWER_MARKS).get(str(status))
+    return f"{what}: {mark}" if mark else None
+
+
+def odds_status(view: View) -> str | None:
+    """``ready``, ``pending`` or ``too_big``; None without an odds section (a view from before
+    the status: its groups are its answer, ``ready``)."""
     odds = section(view, "odds")
     if odds is None:
+        return None
+    return str(odds.get("status") or "ready")
+
+
+def odds_mark(view: View, *, long: bool = False) -> str | None:
+    """What the odds line shows instead of a percentage while the odds are not in the view."""
+    return answer_mark("odds", odds_status(view), long=long)
+
+
+def forecast_mark(combat: Mapping[str, Any], *, long: bool = False) -> str | None:
+    """The same for the attack forecast (``combat.forecast_status``)."""
+    return answer_mark("forecast", combat.get("forecast_status"), long=long)
+
+
+def odds_for(view: View, hero: str) -> Mapping[str, Any] | None:
+    """The odds group ``hero`` resolves in, only when the view's odds are ready."""
+    odds = section(view, "odds")
+    if odds is None or odds_status(view) != "ready":
         return None
     for g in odds.get("groups") or []:
         if hero in (g.get("heroes") or []):

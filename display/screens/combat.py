@@ -16,7 +16,7 @@ from display.canvas import Canvas
 from display.layout import Box
 from display.panels import BLACK, WHITE
 from display.text import font, line_height, wrap
-from display.viewmodel import View
+from display.viewmodel import View, forecast_mark
 
 TICKS = 6
 SEP = " · "
@@ -267,7 +267,11 @@ def _percent(p: Any) -> str:
 def forecast_text(combat: Mapping[str, Any], *, short: bool = False) -> str | None:
     """The exact odds of the acting combatant attacking the first foe offered (C6, C8, C9):
     ``Bren → Raider: 62% hurt · 1.0 injuries expected · 14% kill`` (``short``: without the
-    injuries expected)."""
+    injuries expected). ``forecast: counting…`` / ``forecast: too many`` while it is pending
+    or too big to compute (never a previous state's figures)."""
+    mark = forecast_mark(combat, long=not short)
+    if mark:
+        return mark
     offered = combat.get("forecast") or []
     f = offered[0] if offered else None
     if not isinstance(f, Mapping):

@@ -33,6 +33,7 @@ from display.viewmodel import (
     names,
     next_move,
     odds_for,
+    odds_mark,
     outcome_word,
     result_for,
     signed,
@@ -220,12 +221,16 @@ def _status_line(
     c: Canvas, box: Box, view: View, cur: Mapping[str, Any], who: str | None = None
 ) -> None:
     """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in docs/display.md); ``who``
-    first when the who-and-what line had no room."""
+    first when the who-and-what line had no room; ``odds: counting…`` / ``odds: too many``
+    while the view's odds are pending or too big."""
     parts: list[tuple[str, bool]] = [(draws_text(cur), False)]
     if who:
         parts.insert(0, (who, True))
     odds = odds_for(view, str(cur.get("hero")))
-    if odds is not None:
+    mark = odds_mark(view)
+    if mark:  # the odds are not in the view (yet): say so, never a figure of another state
+        parts.append((mark, False))
+    elif odds is not None:
         best, drawn, move = best_play_percent(odds), as_drawn_percent(odds), next_move(odds, cur)
         if best:
             parts.append((f"best play {best}", True))
@@ -348,7 +353,10 @@ def _roomy_bottom(
     status = [draws_text(cur)]
     odds = odds_for(view, str(cur.get("hero")))
     advice: list[str] = []
-    if odds is not None:
+    mark = odds_mark(view, long=True)
+    if mark:  # in place of the odds and the advice, until they come (or for good: too_big)
+        status.append(mark)
+    elif odds is not None:
         best, drawn = best_play_percent(odds), as_drawn_percent(odds)
         if best:
             status.append(f"best play {best}")

@@ -6,7 +6,7 @@
  * Schemas arrive (issue 18) the payload types change and this file is what `tsc` points at.
  */
 
-import type { Contribution, EventMessage, Hero, OddsGroup } from "./payloads";
+import type { AnswerStatus, Contribution, EventMessage, Hero, OddsGroup } from "./payloads";
 import type { Snapshot, TableRecord } from "./store";
 
 export interface TokenView {
@@ -49,11 +49,35 @@ export interface PerformanceView {
   weight: string;
   resolved: boolean;
   contributions: ContributionView[];
+  /** the odds, only when the service published them as ready (never a previous state's) */
   odds: OddsView[];
+  /** the odds' status, null: no odds section (none open, or the service sent none) */
+  oddsStatus: AnswerStatus | null;
+  /** what stands in for the odds and advice while they are not here: "Odds: working them
+   *  out…" (pending) or "Odds: too many outcomes to count exactly" (too_big); null when ready */
+  oddsNote: string | null;
   outcomes: OutcomeView[];
   /** the service's words for what the Performance cost (Fatigue, Strain, Wounds) and, once
    * resolved, what it asks the WorldKeeper (Wear, Impact) */
   costs: string[];
+}
+
+/** The words that stand in for an answer the service has not published (yet): `pending`,
+ * computed off the table's turn and on its way for this very state; `too_big`, it cannot be
+ * computed exactly (and nothing approximate is shown instead). */
+export const ANSWER_NOTES: Record<"odds" | "forecast", Record<"pending" | "too_big", string>> = {
+  odds: {
+    pending: "Odds: working them out…",
+    too_big: "Odds: too many outcomes to count exactly",
+  },
+  forecast: {
+    pending: "Forecast: working it out…",
+    too_big: "Forecast: too many outcomes to count exactly",
+  },
+};
+
+function answerNote(name: "odds" | "forecast", status: AnswerStatus | null): string | null {
+  return status === "pending" || status === "too_big" ? ANSWER_NOTES[name][status] : null;
 }
 
 const cap = (s: string): string => (s ? s[0]?.toUpperCase() + s.slice(1) : s);
@@ -125,13 +149,18 @@ function prompts(events: readonly EventMessage[]): string[] {
 export function performance(t: TableRecord): PerformanceView | null {
   const p = t.sections.performance;
   if (!p) return null;
+  const o = t.sections.odds;
+  // a section without a status is from a service before issue 27: its groups are its answer
+  const oddsStatus: AnswerStatus | null = o ? (o.status ?? "ready") : null;
   return {
     number: p.number,
     difficulty: p.difficulty,
     weight: p.weight,
     resolved: p.resolved,
     contributions: p.contributions.map(contribution),
-    odds: (t.sections.odds?.groups ?? []).map((g) => odds(t, g)),
+    odds: oddsStatus === "ready" ? (o?.groups ?? []).map((g) => odds(t, g)) : [],
+    oddsStatus,
+    oddsNote: p.resolved ? null : answerNote("odds", oddsStatus),
     outcomes: p.results.map((r) => ({
       heroes: r.heroes.map((h) => heroName(t, h)).join(" + "),
       success: r.success,
@@ -208,7 +237,12 @@ export interface CombatView {
   /** tick "1"…"6" → the names of who acts on it */
   wheel: { tick: number; names: string[]; now: boolean }[];
   acting: string[];
+  /** the attack forecast, only when the service published it as ready */
   forecast: string[];
+  forecastStatus: AnswerStatus;
+  /** "Forecast: working it out…" / "Forecast: too many outcomes to count exactly"; null when
+   *  the forecast is here */
+  forecastNote: string | null;
 }
 
 export function combat(t: TableRecord): CombatView | null {
@@ -216,6 +250,7 @@ export function combat(t: TableRecord): CombatView | null {
   if (!c) return null;
   const name = (id: string) => c.combatants.find((x) => x.id === id)?.name ?? id;
   const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+  const forecastStatus: AnswerStatus = c.forecast_status ?? "ready";
   return {
     fight: c.fight,
     round: c.round,
@@ -228,10 +263,12 @@ export function combat(t: TableRecord): CombatView | null {
       }))
       .sort((a, b) => a.tick - b.tick),
     acting: c.acting.map(name),
-    forecast: c.forecast.map(
+    forecast: (forecastStatus === "ready" ? c.forecast : []).map(
       (f) =>
         `${name(f.attacker)} → ${f.target_name}: ${f.expected_injuries.toFixed(1)} injuries expected, death ${pct(f.death)}`,
     ),
+    forecastStatus,
+    forecastNote: answerNote("forecast", forecastStatus),
   };
 }
 

@@ -25,6 +25,10 @@ export type Chance = S.Percent;
 export type Advice = S.Advice;
 export type OddsGroup = S.OddsGroup;
 export type Odds = S.OddsView;
+/** an answer that may be computed off the table's turn (`odds.status`,
+ *  `combat.forecast_status`): `ready`; `pending`, it follows for this very state; `too_big`,
+ *  it cannot be computed exactly, and nothing approximate is published in its place */
+export type AnswerStatus = S.OddsView["status"];
 export type Weather = S.WeatherView;
 export type Prompt = S.PromptView;
 export type TimeBoard = S.TimeView;

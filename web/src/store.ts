@@ -7,7 +7,15 @@
  * last message came, and gaps in the events' `seq`. It computes nothing the rules decide.
  */
 
-import type { ErrorMessage, EventMessage, Hero, SectionName, Sections, Status } from "./payloads";
+import type {
+  ErrorMessage,
+  EventMessage,
+  Hero,
+  SectionName,
+  Sections,
+  Status,
+  TableView,
+} from "./payloads";
 
 export type Link = "connecting" | "online" | "offline";
 
@@ -139,8 +147,27 @@ export class Store {
     });
   }
 
+  /**
+   * A retained section. `…/state` (the whole table in one message) also sets every section it
+   * holds (all but `history`), in the same snapshot: a page that follows it never paints one state's Performance
+   * beside another's odds (the sections' own topics arrive one message at a time, and a
+   * pending answer's placeholder must replace the previous state's figures at once).
+   */
   setSection(table: string, name: SectionName, value: unknown): void {
-    this.update(table, (t) => ({ ...t, sections: { ...t.sections, [name]: value } }));
+    this.update(table, (t) => {
+      if (name !== "state") return { ...t, sections: { ...t.sections, [name]: value } };
+      const whole = (value ?? null) as TableView | null;
+      const sections: Sections = {
+        ...t.sections,
+        state: whole,
+        performance: whole?.performance ?? null,
+        odds: whole?.odds ?? null,
+        time: whole?.time ?? null,
+        combat: whole?.combat ?? null,
+        costs: whole?.costs ?? null,
+      };
+      return { ...t, sections };
+    });
   }
 
   setHero(table: string, id: string, hero: Hero | null): void {

@@ -69,6 +69,7 @@ export function renderPerformance(
       h("h2", { class: "perf-title" }),
       h("div", { class: "contributions" }),
       h("div", { class: "odds" }),
+      h("p", { class: "answer-note odds-note", hidden: true }),
       h("div", { class: "outcomes" }),
       h("ul", { class: "costs" }),
       h("p", { class: "idle" }),
@@ -83,6 +84,7 @@ export function renderPerformance(
     for (const s of [".contributions", ".odds", ".outcomes", ".costs"])
       part(section, s).replaceChildren();
     part(section, ".perf-title").textContent = "";
+    answerNote(part(section, ".odds-note"), null, null);
     return;
   }
   part(section, ".perf-title").textContent =
@@ -112,8 +114,14 @@ export function renderPerformance(
     fill.style.width = `${Math.min(100, (100 * Math.max(0, c.total)) / Math.max(1, p.difficulty))}%`;
   }
 
+  // while the odds are pending (or too big to count) the note stands in for them and the
+  // advice: the model gives no groups then, so none of a previous state's can stay
+  const oddsEl = part(section, ".odds");
+  answerNote(part(section, ".odds-note"), p.oddsNote, p.oddsStatus);
+  const busy = String(p.oddsStatus === "pending");
+  if (oddsEl.getAttribute("aria-busy") !== busy) oddsEl.setAttribute("aria-busy", busy);
   keyed(
-    part(section, ".odds"),
+    oddsEl,
     p.resolved ? [] : p.odds,
     (o) => `${o.heroes}|${o.bestPlay}|${o.asDrawn}|${o.advice.join("|")}`,
     (o) =>
@@ -147,6 +155,14 @@ export function renderPerformance(
     (c) => h("li", { class: "cost" }, c),
     animate,
   );
+}
+
+/** The words standing in for an answer not published (yet): real text, `data-status` for
+ * its look, hidden when there is nothing to say. */
+function answerNote(el: HTMLElement, note: string | null, status: string | null): void {
+  if (el.textContent !== (note ?? "")) el.textContent = note ?? ""; // a change only
+  el.hidden = note === null;
+  el.dataset.status = note === null ? "" : (status ?? "");
 }
 
 function pips(value: number, capacity: number | null): HTMLElement {
@@ -248,6 +264,13 @@ export function renderCombat(section: HTMLElement, c: CombatView | null): void {
       c.acting.length ? h("p", { class: "acting" }, `Acting: ${c.acting.join(", ")}`) : null,
       c.forecast.length
         ? h("ul", { class: "forecast" }, ...c.forecast.map((f) => h("li", {}, f)))
+        : null,
+      c.forecastNote
+        ? h(
+            "p",
+            { class: "answer-note forecast-note", "data-status": c.forecastStatus },
+            c.forecastNote,
+          )
         : null,
     ),
   );

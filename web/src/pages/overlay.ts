@@ -14,6 +14,9 @@ const ALL = ["performance", "heroes", "time", "combat", "refusals"];
 boot({
   name: "overlay",
   defaults: { table: "example", theme: "stream" },
+  // the whole table in one message (…/state): its Performance, odds, combat and costs always
+  // of one state, so a pending answer's mark replaces the previous state's figures at once
+  connection: { sections: ["state"] },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     renderStatus(snap, id, now);

@@ -12,6 +12,9 @@ import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../vi
 boot({
   name: "table",
   defaults: { table: "example", theme: "dark" },
+  // the whole table in one message (…/state): its Performance, odds, combat and costs always
+  // of one state, so a pending answer's mark replaces the previous state's figures at once
+  connection: { sections: ["state", "history"] },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     renderStatus(snap, id, now);

@@ -6,16 +6,27 @@ leaves out what they do not (the Undo history, the rules data). The core gives
 the table, its heroes and its bags; each rule family adds its own sections (the
 Performance, odds, the Time Board, combat) through :func:`view_section`, so the
 core imports no family.
+
+Some answers grow steeply with the state (the odds of an Intersect group, the forecast of
+a big fight). A section asks them through :func:`answer`, so a view built with ``work``
+(the steps the whole view may spend: :mod:`engine.work`) never takes more than that: an
+answer that would go past it is left out and marked ``pending``, for the service to ask
+off the turn with a larger allowance (``final``: past that it is ``too_big``). Without
+``work`` every answer is computed whatever it costs (the CLI, the recap, tests).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-from engine.contracts.view import HeroView, TableView
+from engine import work as _work
+from engine.contracts.view import AnswerStatus, HeroView, TableView
 from engine.registry import Registry
 from engine.state import TableState
+
+T = TypeVar("T")
 
 ViewSection = Callable[[TableState], Any]
 SECTIONS: Registry[ViewSection] = Registry("view section")
@@ -31,8 +42,53 @@ def view_section(name: str) -> Callable[[ViewSection], ViewSection]:
     return register
 
 
-def table_view(state: TableState) -> TableView:
-    """Everything a panel or an overlay shows, as JSON data (typed: :class:`TableView`)."""
+class _Building(threading.local):
+    """The view being built on this thread: what :func:`answer` may spend, and its verdicts."""
+
+    work: int | None = None
+    final: bool = False
+    answers: dict[str, AnswerStatus] | None = None
+
+
+_building = _Building()
+
+
+def answer(name: str, compute: Callable[[], T], placeholder: T) -> tuple[T, AnswerStatus]:
+    """``compute()`` within what the view being built may still spend, with its status:
+    ``ready``; ``pending`` (left out, ``placeholder`` in its place, the service asks it off
+    the turn); ``too_big`` (not even the larger allowance finishes it: nothing approximate
+    is shown instead). The view's ``answers`` lists the ones not ready, by ``name``."""
+    b = _building
+    if b.work is None or b.answers is None:
+        return compute(), "ready"
+    try:
+        with _work.limit(b.work) as used:
+            value = compute()
+    except _work.TooMuchWork:
+        b.work = 0
+        status: AnswerStatus = "too_big" if b.final else "pending"
+        b.answers[name] = status
+        return placeholder, status
+    b.work -= used.spent
+    return value, "ready"
+
+
+def table_view(state: TableState, *, work: int | None = None, final: bool = False) -> TableView:
+    """Everything a panel or an overlay shows, as JSON data (typed: :class:`TableView`).
+
+    ``work``: the steps its answers may spend together (:func:`answer`), None for no limit;
+    ``final``: an answer past it is ``too_big``, not ``pending``."""
+    b = _building
+    outer = (b.work, b.final, b.answers)
+    answers: dict[str, AnswerStatus] = {}
+    b.work, b.final, b.answers = work, final, answers
+    try:
+        return _build(state, answers)
+    finally:
+        b.work, b.final, b.answers = outer
+
+
+def _build(state: TableState, answers: dict[str, AnswerStatus]) -> TableView:
     out: dict[str, Any] = {
         "table": state.table_id,
         "heroes": {h.id: hero_view(state, h.id) for h in state.heroes.values()},
@@ -52,6 +108,7 @@ def table_view(state: TableState) -> TableView:
     }
     for name, fn in SECTIONS.items():
         out[name] = fn(state)
+    out["answers"] = answers
     return cast(TableView, out)  # the sections' own types: test_contracts ties them
 
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.combat.dice import FACES
+from engine.work import spend
 
 _Key = tuple[int, int, int]
 
@@ -62,6 +63,7 @@ def success_counts(
         last = face == 1
         for side in halves:
             nxt: dict[_Key, list[int]] = {}
+            spend(len(states) * (an + 1))  # each state's vector, once per face and side
             for (pa, pd, pending), vec in states.items():
                 if side == "defender":
                     rem = defender - (pd - auto)

@@ -19,7 +19,7 @@ from engine.contracts.view import (
     RosterEntry,
 )
 from engine.state import TableState
-from engine.view import view_section
+from engine.view import answer, view_section
 
 
 @view_section("combat")
@@ -71,6 +71,10 @@ def combat_view(state: TableState) -> CombatView | None:
             }
         )
     acting = wheel.acting(combat, fight, r)
+    none: list[ForecastView] = []
+    forecast, status = answer(
+        "forecast", lambda: forecasts(state, acting[0]) if acting else none, none
+    )
     return {
         "fight": fight.number,
         "round": wheel.round_of(fight.now, n),
@@ -78,7 +82,8 @@ def combat_view(state: TableState) -> CombatView | None:
         "acting": acting,
         "wheel": ticks,
         "combatants": combatants,
-        "forecast": forecasts(state, acting[0]) if acting else [],
+        "forecast": forecast,
+        "forecast_status": status,
     }
 
 

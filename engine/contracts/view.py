@@ -7,11 +7,17 @@ MQTT state topics (``docs/state.schema.json``) is generated from, and what the
 display's test fixtures are checked against.
 """
 
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from engine.errors import Refusal
 
 __all__ = ["Refusal"]  # engine.errors' own, one of the view's parts (RedrawView.refusals)
+
+#: an answer that can cost more than a turn may spend (engine.view.answer): ``ready``;
+#: ``pending``, being computed off the turn (it follows on the same topics, for this very
+#: state, unless the table has moved on); ``too_big``, too big to compute exactly (nothing
+#: approximate is shown in its place)
+AnswerStatus = Literal["ready", "pending", "too_big"]
 
 # --- the core: the table, its heroes and its bags ------------------------------------------
 
@@ -173,6 +179,9 @@ class OddsView(TypedDict):
     """``…/odds``: exact odds of the open Performance (None unless one is open)."""
 
     groups: list[OddsGroup]
+    #: ``pending`` while the odds are computed off the turn (``groups`` is empty then; they
+    #: follow for this very state), ``too_big`` when they cannot be computed exactly
+    status: AnswerStatus
 
 
 # --- the Time Board (T1–T12) ----------------------------------------------------------------
@@ -307,6 +316,9 @@ class CombatView(TypedDict):
     wheel: dict[str, list[str]]
     combatants: list[CombatantView]
     forecast: list[ForecastView]
+    #: ``pending`` while the forecast is computed off the turn (``forecast`` is empty then),
+    #: ``too_big`` when it cannot be computed exactly (AnswerStatus)
+    forecast_status: AnswerStatus
 
 
 class RosterEntry(TypedDict):
@@ -351,6 +363,9 @@ class TableView(TypedDict):
     odds: OddsView | None
     costs: CostsView | None
     time: TimeView | None
+    #: the answers not in this view yet, by name (``odds``, ``forecast``): ``pending`` or
+    #: ``too_big`` (AnswerStatus); empty when every answer is here
+    answers: dict[str, AnswerStatus]
 
 
 #: the sections with a retained topic of their own (``…/<name>``), besides ``…/state`` and

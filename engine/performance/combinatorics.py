@@ -37,6 +37,8 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb
 
+from engine.work import spend
+
 #: a bag (or a hand) reduced to values: ``((value, count), …)``, sorted by value, counts > 0
 Counts = tuple[tuple[int, int], ...]
 
@@ -81,6 +83,7 @@ class Dist:
         if len(self.ways) == 1 and self.den == 1:
             return other.shift(self.ways[0][0])
         out: dict[int, int] = {}
+        spend(len(self.ways) * len(other.ways))
         for a, wa in self.ways:
             for b, wb in other.ways:
                 out[a + b] = out.get(a + b, 0) + wa * wb
@@ -111,6 +114,7 @@ def draw_sum(bag: Counts, k: int) -> Dist:
             src = layers[c]
             if not src:
                 continue
+            spend(len(src) * min(n, k - c))
             for j in range(1, min(n, k - c) + 1):
                 dst = layers[c + j]
                 b, dv = binom[j], j * v
@@ -126,6 +130,7 @@ def hands(bag: Counts, k: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     out: list[tuple[tuple[int, ...], int]] = []
 
     def walk(i: int, left: int, picked: list[int], ways: int) -> None:
+        spend()
         if i == len(kinds) - 1:
             if left <= kinds[i]:
                 out.append(((*picked, left), ways * comb(kinds[i], left)))
@@ -395,6 +400,7 @@ def _fast(
     def node(
         hand: list[int], left: list[int], s: int, steps: int, n: int, scale: int
     ) -> tuple[list[int], list[int]]:
+        spend(n_t + n_u)
         if s >= top:
             return [scale * fav_n] * n_t, [scale] * n_u
         if steps == 0:
@@ -533,6 +539,7 @@ def _game(
     in the walk); a returned token changes the pools' sizes with the order of moves, so
     there the values are probabilities (``full`` is 1)."""
     key = (state, favor_bag, target, favors, set_aside, early)
+    spend(10)  # a visit costs about ten of the other searches' steps (its key, its bounds)
     hit = _MEMO.get(key)
     if hit is not None:
         return hit

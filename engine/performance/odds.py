@@ -53,7 +53,7 @@ from engine.performance.health import add_fatigue
 from engine.state import Contribution, Performance, TableState
 from engine.table import FAVOR_BAG
 from engine.tokens import Training
-from engine.view import view_section
+from engine.view import answer, view_section
 
 # --- a hero's part, reduced to numbers ----------------------------------------------
 
@@ -335,7 +335,11 @@ def odds_view(state: TableState) -> OddsView | None:
     if perf is None or perf.resolved:
         return None
     mode = state.rules["intersect"]["mode"]
-    return {"groups": [_group_view(state, perf, g) for g in groups(perf, mode)]}
+    none: list[OddsGroup] = []
+    found, status = answer(
+        "odds", lambda: [_group_view(state, perf, g) for g in groups(perf, mode)], none
+    )
+    return {"groups": found, "status": status}
 
 
 # --- a declared hero's odds for a range of Difficulties (the CLI) ---------------------

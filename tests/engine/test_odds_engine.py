@@ -501,7 +501,7 @@ def test_p7_gain_is_not_in_the_odds() -> None:
             "reserve": None,
         },
     )
-    assert odds_view(state) == {"groups": []}
+    assert odds_view(state) == {"groups": [], "status": "ready"}
 
 
 def test_p6_repeated_views_come_from_the_cache() -> None:

@@ -41,6 +41,7 @@ def _clean(view: dict[str, Any]) -> dict[str, Any]:
 
 
 ODDS_MID = {
+    "status": "ready",
     "groups": [
         {
             "heroes": ["aria"],
@@ -70,7 +71,7 @@ ODDS_MID = {
             "expected_strain": 0.0,
             "expected_wounds": 0.0,
         }
-    ]
+    ],
 }
 
 
@@ -254,6 +255,7 @@ COMBAT = {
     "round": 2,
     "tick": 3,
     "acting": ["orc1", "aria"],
+    "forecast_status": "ready",
     "forecast": [
         {
             "attacker": "orc1",

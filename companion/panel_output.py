@@ -61,6 +61,14 @@ class PanelOutput:
             self.view = LazyView(state)
             self._submit(self._banner())
 
+    def answered(self, state: TableState) -> None:
+        """``state``'s pending answers came (the answers' thread, companion.views): its whole
+        view replaces the pending one, if the panel still shows that state."""
+        with self._lock:
+            if isinstance(self.view, LazyView) and self.view.state is state:
+                self.view = LazyView(state)
+                self._submit(self._banner())
+
     def dial(self, selection: Mapping[str, Any]) -> None:
         """The wheel moved: show what is dialled so far in a banner (an error banner stays)."""
         with self._lock:
@@ -118,6 +126,10 @@ class LazyView(Mapping[str, Any]):
     def __init__(self, state: TableState) -> None:
         self._state = state
         self._view: Mapping[str, Any] | None = None
+
+    @property
+    def state(self) -> TableState:
+        return self._state
 
     def _get(self) -> Mapping[str, Any]:
         if self._view is None:

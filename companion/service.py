@@ -44,6 +44,7 @@ from companion.panel_output import PanelOutput
 from companion.ponder import Ponder
 from companion.sdnotify import Notifier
 from companion.store import Restored, Store, archive
+from companion.views import VIEWS
 from display.drivers import open_panel
 from display.process import ProcessDisplayWorker
 from display.render import Frame, Renderer
@@ -268,6 +269,7 @@ class Service:
         self.reader_states: dict[str, str] = {}
         self._started = False
         self._stopped = False
+        self._unfed = False  # the watchdog withheld (said once in the log until it turns)
         self._stop = threading.Event()
         try:
             self.restored: Restored = self.store.restore(initial, config.table_file)
@@ -387,6 +389,11 @@ class Service:
         if self._started:
             return
         self._started = True
+        # answers too big for a turn are computed off it (companion.answers); the outputs
+        # show them when they come
+        VIEWS.start_answers()
+        if self.output is not None:
+            VIEWS.listen(self.output.answered)
         if self.loop.ponder is not None:
             self.loop.ponder.start()
         if self.worker is not None and self.output is not None:
@@ -443,7 +450,7 @@ class Service:
             if interval is not None and now >= next_ping:
                 # from the loop's own thread, and only while no turn is stuck on another
                 # (an input processed where it was submitted): a wedged loop stops the pings
-                if self.loop.busy_for() < interval:
+                if self._turning(interval):
                     self.notifier.watchdog()
                 next_ping = now + interval
             timeout = self.poll if interval is None else max(0.0, min(self.poll, next_ping - now))
@@ -456,6 +463,22 @@ class Service:
             if outcome is None and self.store.seq != status_seq and now >= next_status:
                 self.notifier.status(self.status_line())
                 status_seq, next_status = self.store.seq, now + self.status_every
+
+    def _turning(self, interval: float) -> bool:
+        """Whether the table really turns: no turn stuck on any thread, and no output (the MQTT
+        publisher) stuck on one item, for ``interval`` seconds. Else the watchdog goes
+        unfed, once said in the log, and systemd restarts the service."""
+        stuck = [("the table's turn", self.loop.busy_for())]
+        for ext in self.extensions:
+            busy_for = getattr(ext, "busy_for", None)
+            if callable(busy_for):
+                stuck.append((type(ext).__name__, busy_for()))
+        late = [(who, s) for who, s in stuck if s >= interval]
+        if late and not self._unfed:
+            who, seconds = late[0]
+            log.error("watchdog not fed: %s has been stuck for %.1f s", who, seconds)
+        self._unfed = bool(late)
+        return not late
 
     def stop(self) -> None:
         """Stop inputs, drain the queue, stop extensions, snapshot, close the store, flush the
@@ -482,6 +505,9 @@ class Service:
                 log.exception("extension %r did not stop cleanly", ext)
         if self.loop.ponder is not None:
             self.loop.ponder.stop()
+        if self.output is not None:
+            VIEWS.unlisten(self.output.answered)
+        VIEWS.stop_answers()
         with self.loop.turn():  # an input processed on its own thread has finished
             self.store.snapshot(self.loop.state)
         self._release()

@@ -5,16 +5,35 @@ panel's worker needs the same view for its frame a moment later (after its settl
 view is a pure function of an immutable state, so the second is the first again: kept
 here for the last few states, matched by identity. A view handed out is shared, so it is
 read only — no output changes one (the panel copies what it sends, the bridge encodes).
+
+A view is built in the turn with the rules data's ``[answers] turn`` steps
+(:func:`engine.view.answer`): an answer too big for that is ``pending`` in it, and
+:class:`Views` asks the answers' worker (:mod:`companion.answers`) for that state. When the
+whole view comes back it replaces the pending one, and the outputs that listen
+(:meth:`Views.listen`: the bridge, the panel) show it if that state is still theirs.
 """
 
 from __future__ import annotations
 
 import collections
+import logging
 import threading
+from collections.abc import Callable
 
+from companion.answers import AnswerWorker, answer_for
 from engine.contracts.view import TableView
 from engine.state import TableState
 from engine.view import table_view
+
+log = logging.getLogger("rhuna.views")
+
+#: told, on the answers' thread, that a state's pending answers have come
+Answered = Callable[[TableState], None]
+
+
+def turn_view(state: TableState) -> TableView:
+    """``state``'s view as a turn may build it: answers past ``[answers] turn`` steps pending."""
+    return table_view(state, work=int(state.rules["answers"]["turn"]))
 
 
 class Views:
@@ -34,24 +53,79 @@ class Views:
         self._kept: collections.deque[tuple[TableState, TableView]] = collections.deque(maxlen=size)
         #: views computed (the rest were kept ones; diagnostics, tests)
         self.computed = 0
+        #: whole views that came from the answers' worker (diagnostics, tests)
+        self.answered = 0
+        self._worker: AnswerWorker | None = None
+        self._listeners: tuple[Answered, ...] = ()
 
     def __call__(self, state: TableState) -> TableView:
         with self._lock:
             for kept, view in self._kept:
                 if kept is state:
                     return view
-        view = table_view(state)  # outside the lock: another thread never waits for it
+        view = turn_view(state)  # outside the lock: another thread never waits for it
         with self._lock:
             self.computed += 1
             self._kept.append((state, view))
+        self._ask(state, view)
         return view
 
     def keep(self, state: TableState, view: TableView) -> None:
         """Keep ``state``'s view computed elsewhere (a pondered state's: companion.ponder),
         so that the other outputs of its turn find it."""
         with self._lock:
-            if all(kept is not state for kept, _ in self._kept):
-                self._kept.append((state, view))
+            if any(kept is state for kept, _ in self._kept):
+                return
+            self._kept.append((state, view))
+        self._ask(state, view)
+
+    # --- answers off the turn ---------------------------------------------------------
+
+    def start_answers(self) -> AnswerWorker:
+        """Start the answers' worker (idempotent): from now on a pending view is answered."""
+        with self._lock:
+            if self._worker is None:
+                self._worker = AnswerWorker(self._answered)
+            worker = self._worker
+        worker.start()
+        return worker
+
+    def stop_answers(self) -> None:
+        """Stop the answers' worker (idempotent): pending views stay pending."""
+        with self._lock:
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop()
+
+    def listen(self, fn: Answered) -> None:
+        """Tell ``fn(state)`` when ``state``'s pending answers have come (its view is whole)."""
+        with self._lock:
+            if fn not in self._listeners:
+                self._listeners = (*self._listeners, fn)
+
+    def unlisten(self, fn: Answered) -> None:
+        with self._lock:
+            self._listeners = tuple(f for f in self._listeners if f != fn)
+
+    def _ask(self, state: TableState, view: TableView) -> None:
+        worker = self._worker
+        if worker is not None and answer_for(view):
+            worker.ask(state)
+
+    def _answered(self, state: TableState, view: TableView) -> None:
+        """The worker's: ``state``'s whole view replaces its pending one; listeners told."""
+        with self._lock:
+            kept = [(s, v) for s, v in self._kept if s is not state]
+            self._kept.clear()
+            self._kept.extend(kept)
+            self._kept.append((state, view))
+            self.answered += 1
+            listeners = self._listeners
+        for fn in listeners:
+            try:
+                fn(state)
+            except Exception:
+                log.exception("views: a listener of answers failed")
 
 
 #: the service's: the bridge and the panel share it

@@ -52,6 +52,11 @@ STOP_SECONDS = 10.0
 
 _COUNTED = ("rendered", "refreshes", "full", "partial", "unchanged", "errors")
 
+#: what the fork server imports once for every child it forks: this module (Pillow, the
+#: screens), and whatever the service's other children add (companion.answers). The server
+#: is one per process and starts with the first child, so every user sets the whole list.
+PRELOAD: list[str] = [__name__]
+
 
 def _child(conn: Connection, driver: str, options: Mapping[str, Any], full_every: int) -> None:
     """The child's whole life: open the panel, then one frame in, its counters out."""
@@ -177,7 +182,7 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
             return
         self._last_spawn = time.monotonic()
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])
+        ctx.set_forkserver_preload(PRELOAD)
         ours, theirs = ctx.Pipe()
         process = ctx.Process(
             target=_child,

@@ -68,11 +68,10 @@ from companion.mqtt.messages import (
 from companion.mqtt.topics import Topics, level
 from companion.record.narrate import HistoryEntry, outcome_entry
 from companion.record.recap import Recap
-from companion.views import VIEWS
+from companion.views import VIEWS, turn_view
 from engine.contracts.view import TableView
 from engine.errors import RuleViolation
 from engine.state import TableState
-from engine.view import table_view
 from engine.vocabulary import json_schema
 
 log = logging.getLogger("rhuna.mqtt")
@@ -159,7 +158,14 @@ class _Stop:
     pass
 
 
-_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop
+@dataclass(frozen=True, slots=True)
+class _Answered:
+    """A state's pending answers came (companion.answers): publish it whole if still ours."""
+
+    state: TableState
+
+
+_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop | _Answered
 
 
 def now() -> str:
@@ -262,6 +268,7 @@ class MqttBridge:
         #: the other instance publishing this table id, as its ``…/info`` says (None: none)
         self.duplicate: dict[str, Any] | None = None
         self._stopping = False
+        self._busy_since = 0.0  # time.monotonic() when the publisher took its batch (0: idle)
 
     # --- the extension's life -------------------------------------------------------
 
@@ -285,6 +292,7 @@ class MqttBridge:
         client.on_message = self._on_message
         self._client = client
         loop.subscribe(self, self.on_outcome, first=True)  # the overlay and remote wait on it
+        VIEWS.listen(self._answered)
         if loop.ponder is not None:
             loop.ponder.warm(self, self._warm)
         if self.state_ahead:
@@ -303,6 +311,7 @@ class MqttBridge:
         client, loop = self._client, self._loop
         if client is None:
             return
+        VIEWS.unlisten(self._answered)
         if loop is not None:
             loop.unsubscribe(self)
             if loop.ponder is not None:
@@ -361,10 +370,14 @@ class MqttBridge:
         ):
             ahead.ask(state)
 
+    def _answered(self, state: TableState) -> None:
+        """The answers' thread (companion.views): ``state``'s view is whole now."""
+        self._inbox.put(_Answered(state))
+
     def _warm(self, state: TableState) -> None:
         """Ponder's warmer (its thread): ``state``'s view and ``…/state`` payload, kept in
         case a turn comes to it (companion.ponder)."""
-        view = table_view(state)
+        view = turn_view(state)
         payload = self._ponder_encoder.encode(view, state)
         self._pondered[id(state)] = (state, view, payload)  # the state kept: its id its own
         while len(self._pondered) > PONDERED:
@@ -630,10 +643,19 @@ class MqttBridge:
 
     # --- the publisher thread ---------------------------------------------------------
 
+    def busy_for(self) -> float:
+        """Seconds the publisher has spent on what it is doing now (0.0: waiting for work).
+        The service's watchdog asks: a publisher stuck on any item stops the pings, so
+        systemd restarts a table whose pages have stopped hearing from it."""
+        since = self._busy_since
+        return time.monotonic() - since if since else 0.0
+
     def _run(self) -> None:
         stopping = False
         while not stopping:
+            self._busy_since = 0.0
             batch = [self._inbox.get()]
+            self._busy_since = time.monotonic()
             while len(batch) < _BURST:
                 try:
                     batch.append(self._inbox.get_nowait())
@@ -674,6 +696,8 @@ class MqttBridge:
         elif isinstance(item, _Refresh):
             self._published.clear()
             self._dirty = True
+        elif isinstance(item, _Answered) and item.state is self._latest:
+            self._dirty = True  # VIEWS has its whole view now
 
     def _publish_outcome(
         self, outcome: Outcome, at: str, sent: list[dict[str, Any]] | None = None
@@ -793,12 +817,12 @@ class MqttBridge:
         out = self._published.get(state_topic)
         wanted: dict[str, str] = {}
         messages: Iterable[tuple[str, str]]
-        if direct is not None and direct[0] is self._latest and out is not None:
-            view = direct[1]  # its …/state went out from the loop's turn
+        view = VIEWS(self._latest)  # whole once its answers came, though the turn's was not
+        if direct is not None and direct[0] is self._latest and direct[1] is view and out:
+            # its …/state went out from the loop's turn
             wanted[state_topic] = out
             messages = iter_state_messages(view, self.topics, whole=False)
         else:
-            view = VIEWS(self._latest)
             whole = (state_topic, self._encoder.encode(view, self._latest))
             messages = itertools.chain([whole], iter_state_messages(view, self.topics, whole=False))
         # the table's own topics first, each published as soon as it is encoded (…/state

@@ -174,7 +174,7 @@ def test_a_refused_command_shows_its_rule_id_and_changes_nothing(rig):
     form.locator("button[data-send='begin_performance']").click()
     out = replied(page, "all-begin_performance", "refused")
     text = out.inner_text()
-    assert "[P19]" in text and "outside 3–8" in text and "fix:" in text
+    assert "[P19]" in text and "outside 3 to 8" in text and "fix:" in text
     screenshot(page, "gm-refused")
     assert state(table) is before  # the loop did not even replace its state
     # a required field left empty is caught before anything is sent

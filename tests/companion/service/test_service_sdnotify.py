@@ -120,6 +120,7 @@ def test_a_real_rhuna_table_run_says_ready_and_stops_on_sigterm(systemd, tmp_pat
     assert "SIGTERM: stopping" in log and "Traceback" not in log
 
 
+@pytest.mark.error_log  # the watchdog withheld is said in the log
 def test_a_turn_stuck_on_another_thread_stops_the_watchdog_pings(systemd, tmp_path):
     """Inputs are processed on the thread that submitted them when the loop is idle (issue
     17): a subscriber that never returns on paho's or a reader's thread must stop the pings

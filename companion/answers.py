@@ -82,6 +82,7 @@ class AnswerWorker:
 
     __slots__ = (
         "_busy",
+        "_cancelled",
         "_cond",
         "_conn",
         "_done",
@@ -97,6 +98,7 @@ class AnswerWorker:
         self._cond = threading.Condition()
         self._wanted: TableState | None = None  # the newest state asked, not yet sent
         self._busy: TableState | None = None  # the state the child is computing now
+        self._cancelled = False  # the child was killed on purpose (the table moved on)
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._process: multiprocessing.process.BaseProcess | None = None
@@ -124,8 +126,22 @@ class AnswerWorker:
             self.stats.asked += 1
             self._cond.notify_all()
             busy = self._process if self._busy is not None else None
+            self._cancelled = self._cancelled or busy is not None
         if busy is not None:
             self._kill(busy)
+
+    def moved_on(self, state: TableState) -> None:
+        """The table is at ``state``, which needs no answer: a child still computing an older
+        state's is killed (any thread; never waits). It would only spend the CPU the table
+        shares with it — on a board with one slow core, or under a CPU quota, all of it."""
+        with self._cond:
+            if self._wanted is not None and self._wanted is not state:
+                self._wanted = None
+            busy = self._busy
+            process = self._process if busy is not None and busy is not state else None
+            self._cancelled = self._cancelled or process is not None
+        if process is not None:
+            self._kill(process)
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop the thread and the child (idempotent)."""
@@ -152,7 +168,7 @@ class AnswerWorker:
                 if self._stopping:
                     return
                 state, self._wanted = self._wanted, None
-                self._busy = state
+                self._busy, self._cancelled = state, False
             assert state is not None
             try:
                 view = self._compute(state)
@@ -181,7 +197,8 @@ class AnswerWorker:
             process = self._process
             self._process, self._conn = None, None
             with self._cond:
-                cancelled = self._wanted is not None or self._stopping
+                cancelled = self._cancelled or self._stopping
+                self._cancelled = False
             if cancelled:
                 self.stats.cancelled += 1
             else:

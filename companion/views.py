@@ -108,9 +108,16 @@ class Views:
             self._listeners = tuple(f for f in self._listeners if f != fn)
 
     def _ask(self, state: TableState, view: TableView) -> None:
+        """Ask the worker for ``state``'s pending answers; or, when it has none, stop the
+        worker computing an older state's (only the outputs of the table's current state ask
+        here; the pondered states never do)."""
         worker = self._worker
-        if worker is not None and answer_for(view):
+        if worker is None:
+            return
+        if answer_for(view):
             worker.ask(state)
+        else:
+            worker.moved_on(state)
 
     def _answered(self, state: TableState, view: TableView) -> None:
         """The worker's: ``state``'s whole view replaces its pending one; listeners told."""

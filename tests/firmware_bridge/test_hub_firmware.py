@@ -80,8 +80,11 @@ def test_a_card_lying_still_answers_every_poll_because_the_driver_halts_it(hw):
     chip.lay(UID7)
     assert [reader.poll() for _ in range(50)] == [UID7] * 50
 
-    class NoHalt(MFRC522):
+    class NoHalt(MFRC522):  # and its field left on, or the card would start from IDLE each poll
         def _halt(self):
+            pass
+
+        def antenna_off(self):
             pass
 
     careless = NoHalt(reader.spi, reader.cs)
@@ -150,9 +153,9 @@ def test_main_loop_reports_tags_feeds_the_watchdog_and_tells_of_a_watchdog_reset
     hw.main.run(hub, transport, feedback, watchdog_ms=2000, loops=16)
     frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
     names = [n for n, _ in frames]
-    assert names[:5] == ["hello", "inventory", "inventory", "inventory", "inventory"]
+    assert names[:7] == ["hello"] + ["inventory"] * 6
     hello = p.parse_hello(frames[0][1])
-    assert hello[2:5] == (4, p.FEATURE_LED | p.FEATURE_BUZZER, 1000)
+    assert hello[2:5] == (6, p.FEATURE_LED | p.FEATURE_BUZZER, 1000)  # six readers by default
     assert hello[5] == "PICO-E6614C3A12345678"
     assert p.parse_inventory(frames[2][1]) == (1, p.CHANNEL_OK, UID7)
     assert p.parse_inventory(frames[4][1])[:2] == (3, p.CHANNEL_FAULT)
@@ -233,6 +236,7 @@ main.run(hub, transport, feedback, loops=12)
 chips[0].lift()
 chips[2].lay(bytes([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
 main.run(hub, transport, feedback, loops=16)
+print("fields", mfrc522_model.FIELD_VIOLATIONS[0], max(c.early_reads for c in chips))
 print(bytes(link.out).hex())
 """
 
@@ -241,15 +245,12 @@ def test_the_firmware_runs_under_a_real_micropython():
     """main.py + mfrc522.py + hubcore.py + protocol.py in MicroPython, hardware stood in."""
     main_py = ROOT / "firmware_bridge" / "firmware" / "hubmain.py"
     extra = [main_py, STANDINS / "machine.py", STANDINS / "mfrc522_model.py"]
-    out = run_micropython(MICROPYTHON_MAIN, extra).strip().splitlines()[-1]
+    lines = run_micropython(MICROPYTHON_MAIN, extra).strip().splitlines()
+    assert lines[-2] == "fields 0 0"  # one field at a time; PowerDown read 50 ms after SoftReset
+    out = lines[-1]
     frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes.fromhex(out))]
-    assert [n for n, _ in frames][:5] == [
-        "hello",
-        "inventory",
-        "inventory",
-        "inventory",
-        "inventory",
-    ]
+    assert [n for n, _ in frames][:7] == ["hello"] + ["inventory"] * 6
+    assert p.parse_hello(frames[0][1])[2] == 6
     assert p.parse_inventory(frames[1][1]) == (0, p.CHANNEL_OK, UID4)
     assert ("removed", p.tag_payload(0, UID4)) in frames
     assert ("present", p.tag_payload(2, UID10)) in frames
@@ -261,7 +262,7 @@ def test_the_firmware_runs_under_a_real_micropython():
 @pytest.mark.parametrize("version", [0x91, 0x92, 0x88, 0x12, 0x82, 0x80, 0x89, 0xB2])
 def test_clone_boards_with_any_version_register_work_and_the_host_hears_the_version(hw, version):
     """Working clones report VersionReg 0x82, 0x80, 0x89, 0xB2 …: only 0x00/0xFF mean no chip."""
-    config = dict(hw.main.CONFIG, cs=(17,))
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
     chip = hw.model.MFRC522Model(version=version)
     hw.machine.attach(17, chip)
     chip.lay(UID4)
@@ -285,7 +286,7 @@ def test_a_missing_reader_whose_miso_floats_high_is_a_fault_not_a_collision(hw):
 
 
 def test_a_floating_reader_on_the_hub_is_reported_as_a_reader_fault(hw):
-    config = dict(hw.main.CONFIG, cs=(17, 20))
+    config = dict(hw.main.CONFIG, channels=2, cs=(17, 20))
     chips = chips_for(hw, config)
     chips[1].miso_high = True
     link = Capture()
@@ -301,7 +302,7 @@ def test_a_floating_reader_on_the_hub_is_reported_as_a_reader_fault(hw):
 
 def test_a_reset_that_fails_at_boot_is_retried(hw):
     """The first reset after power-up finds no chip (it is still powering up); the retry does."""
-    config = dict(hw.main.CONFIG, cs=(17,))
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
 
     class LateChip(hw.model.MFRC522Model):
         def __init__(self):
@@ -329,27 +330,57 @@ def test_every_chip_select_is_high_before_the_first_transfer(hw):
     assert hw.machine.contended[0] == 0
 
 
-def test_the_driver_waits_for_power_down_to_clear_after_a_soft_reset(hw):
-    """miguelbalboa/rfid PCD_Reset: configuration written before the oscillator runs is lost."""
-    reader, chip = reader_on_bus(hw)  # the model ignores writes for 3 transfers after the reset
-    chip.lay(UID4)
-    assert reader.poll() == UID4  # the antenna is on: the driver's config survived
+def test_the_driver_waits_50_ms_after_a_soft_reset_before_reading_power_down(hw):
+    """miguelbalboa/rfid PCD_Reset and ESPHome rc522: delay(50), then read CommandReg's PowerDown.
 
-    class Hasty(hw.driver.MFRC522):
-        def reset(self):  # the old driver: configure straight after the reset command
-            self._w(hw.driver.COMMAND, hw.driver.CMD_SOFT_RESET)
-            self.version = self._r(hw.driver.VERSION)
-            self._w(hw.driver.TX_CONTROL, self._r(hw.driver.TX_CONTROL) | 0x03)
+    The model keeps PowerDown set and drops writes for 50 ms after SoftReset, and counts every
+    CommandReg read in that time: the driver makes none, and its configuration survives.
+    """
+    reader, chip = reader_on_bus(hw)
+    assert chip.early_reads == 0
+    assert chip.regs[0x11] == 0x3D  # ModeReg: CRC preset 0x6363, written after the start-up
+    chip.lay(UID4)
+    assert reader.poll() == UID4
+
+    class Hasty(hw.driver.MFRC522):  # the old driver: CommandReg read at once, then configured
+        STARTUP_MS = 0
 
     hasty = Hasty(reader.spi, reader.cs)
     hasty.reset()
-    seen = []
-    for _ in range(3):
-        try:
-            seen.append(hasty.poll())
-        except OSError:
-            seen.append("fault")
-    assert UID4 not in seen, "the model should lose what is written while the chip starts"
+    assert chip.early_reads > 0, "the model should see a look sooner than 50 ms"
+
+    class Careless(hw.driver.MFRC522):  # older still: configured straight after the reset command
+        def reset(self):
+            self._w(hw.driver.COMMAND, hw.driver.CMD_SOFT_RESET)
+            self._w(hw.driver.MODE, 0x3D)
+
+    Careless(reader.spi, reader.cs).reset()
+    assert chip.regs[0x11] != 0x3D, "the model should lose what is written while the chip starts"
+
+
+def test_only_the_reader_being_polled_has_its_field_on(hw):
+    """PCD_AntennaOn / PCD_AntennaOff around each poll: six readers, one field at a time."""
+    config = dict(hw.main.CONFIG)
+    chips = chips_for(hw, config)
+    assert len(chips) == 6
+    chips[0].lay(UID4)
+    chips[5].lay(UID7)
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=30)
+    assert all(chip.transceives >= 5 for chip in chips)  # every reader was polled
+    assert hub.present_mask() == 0b100001
+    assert hw.model.FIELD_VIOLATIONS[0] == 0
+    assert hw.model.FIELDS_ON == []  # and none left on between polls
+
+    class AlwaysOn(hw.driver.MFRC522):  # the old driver: antenna on at reset, for good
+        def antenna_off(self):
+            pass
+
+    for reader in hub.readers:
+        reader.__class__ = AlwaysOn
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=12)
+    assert hw.model.FIELD_VIOLATIONS[0] >= 5, "the model should count a second field"
 
 
 def test_a_hung_transceive_is_bounded_in_milliseconds_not_in_spi_reads(hw):
@@ -364,9 +395,31 @@ def test_a_hung_transceive_is_bounded_in_milliseconds_not_in_spi_reads(hw):
     assert utime.ticks_diff(utime.ticks_ms(), start) < 500  # a loop of 2000 reads: 2000 ms
 
 
+def test_a_plain_reset_is_not_reported_as_the_watchdog_even_though_boot_starts_one(hw):
+    """boot() reads scratch[4] before machine.WDT writes WATCHDOG_NON_REBOOT_MAGIC there.
+
+    pico-sdk hardware_watchdog/watchdog.c (8c6bb014), watchdog_enable; rp2 machine_wdt.c calls it.
+    """
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
+    chips_for(hw, config)
+
+    def boot_errors():
+        link = Capture()
+        hw.main.boot(config, transport=link, loops=4)
+        frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+        return [p.parse_error(pl)[0] for n, pl in frames if n == "error"]
+
+    hw.machine.WDT(timeout=2000)  # the hub ran, its watchdog on ...
+    with pytest.raises(hw.machine.Reset):
+        hw.machine.reset()  # ... then a deliberate reset (mpremote reset, machine.reset())
+    assert boot_errors() == []
+    hw.machine.watchdog_timeout()  # the loop hung
+    assert boot_errors() == [p.ERR_WATCHDOG_RESET]
+
+
 def test_a_watchdog_restart_is_reported_a_deliberate_one_is_not_and_a_crash_says_why(hw):
     """rp2: machine.reset() is a watchdog reboot too; the pico-sdk's scratch[4] tells them apart."""
-    config = dict(hw.main.CONFIG, cs=(17,))
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
     chips_for(hw, config)
 
     def boot_errors():
@@ -407,8 +460,8 @@ def test_main_py_turns_ctrl_c_off_first_and_restarts_on_any_exception(hw, monkey
     assert Path("restart.txt").read_text().startswith("KeyboardInterrupt")
 
 
-def test_the_maintenance_command_acks_then_restarts_into_the_repl(hw):
-    config = dict(hw.main.CONFIG, cs=(17,))
+def test_the_maintenance_command_acks_then_restarts_into_the_repl(hw, monkeypatch, capsys):
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
     chips_for(hw, config)
     link = Capture()
     hub, transport, feedback = hw.main.build(config, transport=link)
@@ -420,7 +473,11 @@ def test_the_maintenance_command_acks_then_restarts_into_the_repl(hw):
     assert frames[-1] == ("ack", p.ack_payload(p.MAINTENANCE, 7, p.ACK_OK))
     assert Path("maintenance.flag").exists()
     micropython = sys.modules["micropython"]
-    hw.main.boot(config)  # the next boot: returns (the REPL), Ctrl-C on, no watchdog
+    import runpy
+
+    monkeypatch.setitem(sys.modules, "hubmain", None)  # main.py decides before importing it
+    runpy.run_path(str(Path(hw.main.__file__).parent / "main.py"))  # the next boot: the REPL
+    assert "maintenance mode" in capsys.readouterr().out
     assert micropython.kbd_intr_char == 3
     assert hw.machine.watchdogs == []
     assert not Path("maintenance.flag").exists()
@@ -429,7 +486,7 @@ def test_the_maintenance_command_acks_then_restarts_into_the_repl(hw):
 def test_bootsel_held_for_a_second_enters_maintenance(hw):
     import rp2
 
-    config = dict(hw.main.CONFIG, cs=(17,))
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
     chips_for(hw, config)
     hub, transport, feedback = hw.main.build(config, transport=Capture())
     rp2.held[0] = True
@@ -453,7 +510,7 @@ def test_a_card_lifted_in_the_middle_of_a_cascade_is_never_a_partial_uid(hw, fra
 
 
 def test_the_hub_reports_a_card_lifted_mid_read_once_removed_and_nothing_else(hw):
-    config = dict(hw.main.CONFIG, cs=(17,))
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
     (chip,) = chips_for(hw, config)
     chip.lay(UID7)
     link = Capture()
@@ -469,7 +526,7 @@ def test_the_hub_reports_a_card_lifted_mid_read_once_removed_and_nothing_else(hw
 
 def test_the_watchdog_runs_before_the_first_reader_is_touched_and_is_fed_through_the_resets(hw):
     """issue 14, 1.1: a reader that hangs the bus at boot restarts the board, too."""
-    config = dict(hw.main.CONFIG, cs=(17, 20))
+    config = dict(hw.main.CONFIG, channels=2, cs=(17, 20))
     at_first_transfer = []
 
     class Watching(hw.model.MFRC522Model):
@@ -492,10 +549,56 @@ def test_reqa_wakes_an_idle_card_but_not_a_halted_one_wupa_wakes_both(hw):
     """ISO/IEC 14443-3 type A state machine: a HALT card answers WUPA (0x52) only, an IDLE one REQA too."""
     reader, chip = reader_on_bus(hw)
     reqa, wupa = bytes((0x26,)), bytes((0x52,))
+    reader.antenna_on()  # poll() does this itself; the bare exchanges below need it on
     chip.lay(UID4)  # entering the field: IDLE
     assert reader._transceive(reqa, last_bits=7) == (0, b"\x04\x00", 16)  # ATQA, single size
     chip.lift()
     chip.lay(UID4)
-    assert reader.poll() == UID4  # WUPA, select, then HLTA: the card is HALT
+    assert reader._look() == UID4  # WUPA, select, then HLTA: the card is HALT
     assert reader._transceive(reqa, last_bits=7)[0] == 1  # timeout: a halted card ignores REQA
     assert reader._transceive(wupa, last_bits=7) == (0, b"\x04\x00", 16)
+
+
+def test_a_second_token_in_a_well_is_one_notice_never_removed_then_drawn_again(hw):
+    """issue 30: two tokens on one reader: a collision, told once, and no removal of the first."""
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
+    (chip,) = chips_for(hw, config)
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=3)
+    chip.lay(UID7)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=4)
+    chip.lay(bytes.fromhex("04112233445566"))  # a second token beside the first
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=12)
+    chip.lift(bytes.fromhex("04112233445566"))
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=6)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    said = [
+        (n, p.parse_tag(pl) if n != "error" else p.parse_error(pl))
+        for n, pl in frames
+        if n in ("present", "removed", "error")
+    ]
+    assert said == [
+        ("present", (0, UID7)),
+        ("error", (p.ERR_COLLISION, 0, "one token per well: lift the extra token")),
+        ("error", (p.ERR_COLLISION_CLEARED, 0, "one token again")),
+    ]
+    chip.lift()
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=4)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    assert frames[-1] == ("removed", p.tag_payload(0, UID7))
+
+
+def test_collisions_and_misses_alternating_never_remove_a_present_tag():
+    """A reader that alternates collision / timeout with two tokens on it (cards left READY)."""
+    from firmware_bridge.firmware.hubcore import ChannelTracker
+
+    tracker = ChannelTracker(present_hits=2, remove_misses=3)
+    assert tracker.update(UID4) == []
+    assert tracker.update(UID4) == [(p.PRESENT, UID4)]
+    for _ in range(10):
+        assert tracker.update(COLLISION) == []
+        assert tracker.update(None) == []
+    assert tracker.update(None) == []  # one timeout right after: still there
+    assert tracker.update(UID4) == []
+    assert [tracker.update(None) for _ in range(3)][-1] == [(p.REMOVED, UID4)]

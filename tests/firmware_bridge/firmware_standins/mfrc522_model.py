@@ -13,9 +13,14 @@ poll.
 Also modelled, from the MFRC522 datasheet (NXP, rev. 3.9) and what the
 reference drivers guard against (miguelbalboa/rfid ``MFRC522.cpp``):
 
-* a soft reset restarts the oscillator: for the next ``startup`` SPI
-  transfers CommandReg reads PowerDown (bit 4) set and writes are ignored;
-  ``PCD_Reset`` waits for that bit to clear before configuring the chip;
+* a soft reset restarts the oscillator: for ``startup_ms`` (50, the
+  reference drivers' figure) CommandReg reads PowerDown (bit 4) set and
+  writes are ignored; every read of CommandReg in that time is counted in
+  ``early_reads``: ``PCD_Reset`` sleeps 50 ms before its first look;
+* the field: TxControlReg bits 0-1 switch the antenna; a card in a field
+  that goes off loses power (POWER-OFF: IDLE again). Every model's field is
+  tracked in ``FIELDS_ON``: turning one on while another is on counts a
+  ``FIELD_VIOLATIONS`` (one field at a time, the hub's power budget);
 * ``version``: VersionReg, 0x91/0x92 for NXP parts, 0x82, 0x80, 0x89, 0xB2 …
   for working clones;
 * ``miso_high``: the chip is missing and MISO floats high, every read is
@@ -41,6 +46,15 @@ ACTIVE = "active"
 HALT = "halt"
 
 SEL = (0x93, 0x95, 0x97)
+
+try:
+    import utime
+except ImportError:  # pragma: no cover - CPython without the stand-ins
+    import time as utime  # type: ignore[no-redef]
+
+#: the models whose antenna is on now, and how often a second one came on beside another
+FIELDS_ON = []
+FIELD_VIOLATIONS = [0]
 
 
 def crc_a(data):
@@ -119,16 +133,17 @@ class MFRC522Model:
     ``garble`` corrupts the next N received frames (a parity error).
     """
 
-    def __init__(self, version=0x92, startup=3):
+    def __init__(self, version=0x92, startup_ms=50):
         self.version = version
-        self.startup = startup
+        self.startup_ms = startup_ms
+        self.early_reads = 0
+        self._reset_at = None
         self.cards = []
         self.dead = False
         self.miso_high = False
         self.hung = False
         self.garble = 0
         self.transceives = 0
-        self.starting = 0
         self._lift_in = None
         self._reset()
 
@@ -141,6 +156,27 @@ class MFRC522Model:
         self.regs[VERSION] = self.version
         self.regs[TX_CONTROL] = 0x80
         self.fifo = bytearray()
+        self._field(False)
+
+    def _field(self, on):
+        if on and self not in FIELDS_ON:
+            if FIELDS_ON:
+                FIELD_VIOLATIONS[0] += 1
+            FIELDS_ON.append(self)
+        elif not on and self in FIELDS_ON:
+            FIELDS_ON.remove(self)
+            for card in self.cards:  # no field, no power: back to IDLE
+                card.state = IDLE
+                card.from_halt = False
+
+    def starting(self):
+        """True while the oscillator restarts after a soft reset."""
+        if self._reset_at is None:
+            return False
+        if utime.ticks_diff(utime.ticks_ms(), self._reset_at) >= self.startup_ms:
+            self._reset_at = None
+            return False
+        return True
 
     # the field, as a test script sees it
     def lay(self, uid, sak=0x08):
@@ -159,10 +195,11 @@ class MFRC522Model:
             return bytes(len(out))
         addr = out[0]
         reg = (addr >> 1) & 0x3F
-        if self.starting:
-            self.starting -= 1
+        if self.starting():
             result = bytearray(len(out))
             if addr & 0x80:
+                if reg == COMMAND:
+                    self.early_reads += 1
                 for i in range(1, len(out)):
                     result[i] = self.regs[reg] | (0x10 if reg == COMMAND else 0)
             return bytes(result)  # writes are lost while the oscillator starts
@@ -200,9 +237,12 @@ class MFRC522Model:
         elif reg == COMMAND:
             if v & 0x0F == 0x0F:
                 self._reset()
-                self.starting = self.startup
+                self._reset_at = utime.ticks_ms()
             else:
                 self.regs[COMMAND] = v
+        elif reg == TX_CONTROL:
+            self.regs[TX_CONTROL] = v
+            self._field(bool(v & 0x03))
         elif reg == BIT_FRAMING:
             self.regs[BIT_FRAMING] = v
             if v & 0x80 and self.regs[COMMAND] & 0x0F == 0x0C:

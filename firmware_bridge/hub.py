@@ -13,6 +13,12 @@ which channel" across everything a serial line can do wrong:
   reported twice, one taken away meanwhile is reported removed;
 * no frame for ``lost_after`` seconds (three heartbeats) declares the hub lost
   and reconnects.
+
+Two tokens in one well are not a tag event: the hub reports a collision
+(``ERROR collision``, then ``collision_cleared``), and the bridge hands
+``on_notice`` a :class:`HubNotice` for each, and keeps the wells in
+collision in :attr:`HubReader.collisions`, so the table can say "one token
+per well" while the first token stays drawn.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import logging
 import queue
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +66,36 @@ class HubInfo:
         return bool(self.features & p.FEATURE_BUZZER)
 
 
+#: HubNotice.kind of two tokens (or more) on one reader
+ONE_TOKEN_PER_WELL = "one_token_per_well"
+
+
+@dataclass(frozen=True, slots=True)
+class HubNotice:
+    """Something the table should tell the players about one well, not a tag event.
+
+    ``kind`` is :data:`ONE_TOKEN_PER_WELL`; ``active`` is True when it starts and
+    False when it is over (the extra token lifted, or the hub restarted).
+    """
+
+    reader: str
+    channel: int
+    kind: str
+    active: bool
+    detail: str
+    timestamp: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reader": self.reader,
+            "channel": self.channel,
+            "kind": self.kind,
+            "active": self.active,
+            "detail": self.detail,
+            "timestamp": self.timestamp,
+        }
+
+
 class CommandFailed(Exception):
     """The hub refused a command (ACK status not OK) or could not be asked."""
 
@@ -90,9 +127,13 @@ class HubReader(SerialReader):
         hello_timeout: float = 1.5,
         lost_after: float | None = None,
         command_timeout: float = 1.0,
+        on_notice: Callable[[HubNotice], object] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(port, **kwargs)
+        self.on_notice = on_notice
+        #: the wells where the hub reports several tokens now: channel -> the hub's text
+        self.collisions: dict[int, str] = {}
         self.hello_timeout = hello_timeout
         self.lost_after = lost_after
         self.command_timeout = command_timeout
@@ -257,6 +298,8 @@ class HubReader(SerialReader):
         self.stats.add("frames")
         if msg_type == p.HELLO:  # the hub rebooted under us; its inventory follows
             self._expected_seq = (seq + 1) & 0xFF
+            for channel in list(self.collisions):  # it tells again what still collides
+                self._collision(channel, False, "the hub restarted")
             try:
                 self.info = HubInfo(*p.parse_hello(payload))
             except ValueError:
@@ -302,7 +345,12 @@ class HubReader(SerialReader):
             name = p.ERROR_NAMES.get(code, f"code_{code}")
             self.stats.device_errors[name] += 1
             where = "" if channel == p.NO_CHANNEL else f" on channel {channel}"
-            log.warning("%s: hub reports %s%s: %s", self.name, name, where, text)
+            if code in (p.ERR_COLLISION, p.ERR_COLLISION_CLEARED) and channel != p.NO_CHANNEL:
+                self._check_channel(channel)
+                log.info("%s: hub reports %s%s: %s", self.name, name, where, text)
+                self._collision(channel, code == p.ERR_COLLISION, text)
+            else:
+                log.warning("%s: hub reports %s%s: %s", self.name, name, where, text)
         elif msg_type == p.ACK:
             _cmd_type, cmd_seq, status = p.parse_ack(payload)
             self._settle(cmd_seq, status)
@@ -311,6 +359,22 @@ class HubReader(SerialReader):
             if not payload:
                 raise ValueError("empty pong")
             self._settle(payload[0], p.ACK_OK)
+
+    def _collision(self, channel: int, active: bool, text: str) -> None:
+        if active == (channel in self.collisions):
+            return  # nothing new
+        if active:
+            self.collisions[channel] = text or "one token per well"
+        else:
+            del self.collisions[channel]
+        if self.on_notice is None:
+            return
+        notice = HubNotice(self.name, channel, ONE_TOKEN_PER_WELL, active, text, self.clock())
+        try:
+            self.on_notice(notice)
+        except Exception:
+            self.stats.add("sink_errors")
+            log.exception("%s: the notice consumer raised", self.name)
 
     def _settle(self, cmd_seq: int, status: int) -> None:
         entry = self._pending.pop(cmd_seq, None)

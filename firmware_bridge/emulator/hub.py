@@ -129,6 +129,11 @@ class HubEmulator(EmulatedDevice):
         with self._lock:
             self.readers[channel].uid = None
 
+    def crowd(self, channel: int, crowded: bool = True) -> None:
+        """Lay a second token beside the first (every poll a collision), or take it off again."""
+        with self._lock:
+            self.readers[channel].collision = crowded
+
     def break_reader(self, channel: int, dead: bool = True) -> None:
         """Make a reader stop answering (a loose SPI wire), or mend it."""
         with self._lock:

@@ -353,3 +353,30 @@ def test_maintenance_command_from_the_host_cli_and_chip_versions_in_the_inventor
         assert cli(["maintenance", str(emu.link)]) == 0
         assert emu.maintenance_requests == 1
     assert "in maintenance" in capsys.readouterr().out
+
+
+def test_two_tokens_in_one_well_are_a_notice_not_a_removal_then_a_draw(emu, events):
+    """issue 30: the hub's collision reaches the host as a HubNotice, the first token stays drawn."""
+    from firmware_bridge.hub import ONE_TOKEN_PER_WELL, HubNotice
+
+    notices: list[HubNotice] = []
+    with HubReader(emu.link, sink=events.queue, on_notice=notices.append) as r:
+        assert r.wait_online(WAIT)
+        emu.lay(1, "04A1B2C3D4E5F6")
+        assert brief([events.next()]) == [(1, "04A1B2C3D4E5F6", "present")]
+        emu.crowd(1)
+        wait_until(lambda: len(notices) == 1, "the one-token-per-well notice")
+        assert (notices[0].channel, notices[0].kind, notices[0].active) == (
+            1,
+            ONE_TOKEN_PER_WELL,
+            True,
+        )
+        assert "one token per well" in notices[0].detail
+        assert r.collisions == {1: notices[0].detail}
+        assert r.stats.device_errors["collision"] == 1
+        emu.crowd(1, False)
+        wait_until(lambda: len(notices) == 2, "the notice's end")
+        assert (notices[1].channel, notices[1].active) == (1, False)
+        assert r.collisions == {}
+        assert events.drain() == []  # no removed, no second present
+        assert r.tags == {1: bytes.fromhex("04A1B2C3D4E5F6")}

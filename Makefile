@@ -44,26 +44,26 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine display companion firmware_bridge hardware
+	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest
 
 # every figure in one table, with its target and verdict (JSON: test-artefacts/bench/)
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py
+	$(BIN)/python -m benchmarks.bench
 
 # each benchmark script's own, longer report
 bench-all: $(STAMP)
-	for b in benchmarks/*.py; do case $$b in */bench.py|*/soak.py) continue;; esac; \
-	  echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/*.py; do case $$b in */__init__.py|*/bench.py|*/soak.py) continue;; esac; \
+	  m=$$(basename $$b .py); echo "== benchmarks.$$m"; $(BIN)/python -m benchmarks.$$m || exit 1; done
 
 # the 100,000-command soak: RSS, threads and descriptors flat (make test runs a short one)
 soak: $(STAMP)
-	$(BIN)/python benchmarks/soak.py --commands 100000 --json test-artefacts/bench/soak.json
+	$(BIN)/python -m benchmarks.soak --commands 100000 --json test-artefacts/bench/soak.json
 
 bench-serial: $(STAMP)
-	$(BIN)/python benchmarks/serial.py
+	$(BIN)/python -m benchmarks.serial_bridge
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache web/node_modules web/dist

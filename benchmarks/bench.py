@@ -1,6 +1,6 @@
 """``make bench``: every figure of the product in one table, with its target and a verdict.
 
-    .venv/bin/python benchmarks/bench.py [--json test-artefacts/bench/bench.json] [--quick]
+    .venv/bin/python -m benchmarks.bench [--json test-artefacts/bench/bench.json] [--quick]
 
 One run, on this machine, of: the engine's commands/s and its longest accepted
 command; the odds of a 40-token bag; serial frames decoded/s; a journal commit, alone
@@ -28,37 +28,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
+from benchmarks import fsync, latency, pi_budget, soak
+from benchmarks.state import median_ms
+from companion.table.loop import TableLoop
+from companion.table.store import Store
+from display.render import Frame, Renderer
+from engine import apply, load_table
+from engine.view import table_view
+from firmware_bridge import protocol as p
+from tags.registry import TagRegistry
+from tests.harness.service import session, write_config
 
-
-def _sibling(name: str) -> Any:
-    """benchmarks/<name>.py by path (this folder on sys.path would shadow pyserial)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, _HERE / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-latency = _sibling("latency")
-pi_budget = _sibling("pi_budget")
-soak = _sibling("soak")
-fsync = _sibling("fsync")
-median_ms = _sibling("state").median_ms
-
-from companion.loop import TableLoop  # noqa: E402
-from companion.store import Store  # noqa: E402
-from display.render import Frame, Renderer  # noqa: E402
-from engine import apply, load_table  # noqa: E402
-from engine.view import table_view  # noqa: E402
-from firmware_bridge import protocol as p  # noqa: E402
-from hardware.registry import TagRegistry  # noqa: E402
-from tests.harness.service import session, write_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TABLE = ROOT / "examples" / "table.toml"
 BIG = ROOT / "tests" / "engine" / "data" / "odds_big_bag.toml"

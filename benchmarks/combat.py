@@ -4,24 +4,22 @@ Cold = the cache of comparison counts cleared before every call (the first decla
 pairing); warm = the same call again (the panel redrawing). Each attack includes every DAMAGE
 pool the successes can lead to. Medians of many runs; the machine is shared, so expect noise.
 
-    .venv/bin/python benchmarks/combat.py
+    .venv/bin/python -m benchmarks.combat
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the package, not benchmarks/engine.py beside this script
+import engine
+from companion.cli.replay import read_session
+from engine.combat.forecast import attack_forecast
+from engine.combat.odds import attack_odds, success_counts
 
-import engine  # noqa: E402
-from companion.cli.replay import read_session  # noqa: E402
-from engine.combat.forecast import attack_forecast  # noqa: E402
-from engine.combat.odds import attack_odds, success_counts  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CASES: list[tuple[str, dict[str, int]]] = [
     ("3d6 vs 3d6", {"attack": 3, "defense": 3, "damage": 2, "fortitude": 3}),

@@ -8,19 +8,16 @@ Then the display worker's coalescing (the brief's case, moved here from
 tests/display/test_display_worker.py, which asserts the behaviour without the clock):
 20 updates within 1 s to a panel taking 2 s make at most 2 refreshes, the newest last.
 
-    .venv/bin/python benchmarks/display.py [--runs 30]
+    .venv/bin/python -m benchmarks.display [--runs 30]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from display.drivers.png import PngPanel
 from display.render import Frame, Renderer, render

@@ -2,7 +2,7 @@
 
 Targets (issue 2, on the 2-core dev machine): ≥ 20,000 commands/s; replay < 1 s.
 
-    .venv/bin/python benchmarks/engine.py [--runs 5]
+    .venv/bin/python -m benchmarks.engine [--runs 5]
 
 Prints the median of several runs (the machines are shared and noisy).
 """
@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from engine import apply, load_table
+from engine.state import TableState
 
-from engine import apply, load_table  # noqa: E402
-from engine.state import TableState  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def session(n: int) -> list[dict]:

@@ -1,6 +1,6 @@
 """What a journal commit costs on this disk, alone and with CPU work running beside it.
 
-    .venv/bin/python benchmarks/fsync.py [--samples 300] [--burn-ms 0.6] [--dir DIR]
+    .venv/bin/python -m benchmarks.fsync [--samples 300] [--burn-ms 0.6] [--dir DIR]
 
 Each sample commits one journal-sized row to SQLite as the journal does (WAL,
 ``synchronous=FULL``, one ``INSERT`` that is its own transaction: the write and the fsync

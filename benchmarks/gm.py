@@ -1,6 +1,6 @@
 """The WorldKeeper's remote: a tap in gm.html until the page shows the service's reply.
 
-    make web && .venv/bin/python benchmarks/gm.py [--taps 40]
+    make web && .venv/bin/python -m benchmarks.gm [--taps 40]
 
 Against a real Mosquitto (the accounts' passwd + ACL, websockets listener serving web/dist),
 the real service (``rhuna-table run`` on the emulated config) and Debian's Chromium at a phone's
@@ -22,13 +22,10 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[0] = str(ROOT)  # not benchmarks/: its serial.py would shadow pyserial
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
-
-from tests.harness.web import PHONE, AccountsBroker, playwright_chromium, served_table  # noqa: E402
+from tests.harness.web import PHONE, AccountsBroker, playwright_chromium, served_table
 
 
 def pct(xs: list[float], p: float) -> float:

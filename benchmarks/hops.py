@@ -1,6 +1,6 @@
 """Where the latency goes, hop by hop: benchmarks/latency.py's run with the service traced.
 
-    .venv/bin/python benchmarks/hops.py [--samples 200] [--no-panel] [--json out.json]
+    .venv/bin/python -m benchmarks.hops [--samples 200] [--no-panel] [--json out.json]
 
 The same setup as :mod:`benchmarks.latency` (one Mosquitto, ``rhuna-table run`` as its own
 process with the PNG panel and the journal on the disk, the hub emulator on a real pty),
@@ -42,11 +42,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
-
 # --- the service's side: wrap, then run the CLI --------------------------------------------
 
 _TRACE: list[tuple[float, str]] = []
@@ -78,12 +73,12 @@ def _install(out: str) -> None:
 
     import paho.mqtt.client as mqtt
 
-    import companion.loop as loop_mod
     import companion.mqtt.bridge as bridge_mod
     import companion.service as service_mod
-    from companion.panel_output import PanelOutput
+    import companion.table.loop as loop_mod
     from companion.service import Service
-    from companion.store import Store
+    from companion.table.panel_output import PanelOutput
+    from companion.table.store import Store
     from display.process import ProcessDisplayWorker
     from display.worker import DisplayWorker
     from firmware_bridge import protocol as p
@@ -108,7 +103,7 @@ def _install(out: str) -> None:
     _around(HubReader, "_dispatch", "serial", None, lambda self, port, t, payload: t == p.PRESENT)
     _around(loop_mod.TableLoop, "process", "take", None)
     _around(loop_mod, "apply", None, "applied")
-    import companion.ponder as ponder_mod
+    import companion.table.ponder as ponder_mod
 
     recall = ponder_mod.Ponder.recall
 
@@ -128,7 +123,7 @@ def _install(out: str) -> None:
     _around(bridge_mod.MqttBridge, "on_outcome", "mqtt0", "mqtt1")
     _around(bridge_mod.MqttBridge, "_publish_outcome", "publisher", None)
     _around(bridge_mod.MqttBridge, "_publish_state", "state0", "state1")
-    import companion.views as views_mod
+    import companion.table.views as views_mod
 
     _around(views_mod, "table_view", "view0", "viewed")  # the bridge's and the panel's
     _around(bridge_mod.MqttBridge, "_state_now", "direct0", "direct1")

@@ -1,6 +1,6 @@
 """The whole product's latency, measured from outside, against raw paho on the same broker.
 
-    .venv/bin/python benchmarks/latency.py [--samples 300] [--json out.json]
+    .venv/bin/python -m benchmarks.latency [--samples 300] [--json out.json]
 
 One run, one Mosquitto (``set_tcp_nodelay true``, as docs/mqtt.md recommends),
 the real :class:`~companion.service.Service` on the emulated config: journal in
@@ -14,7 +14,7 @@ that they share the machine's load:
    event of that command arrives at a subscriber of ``…/events``;
 3. **tag → state**: the emulated hub writes a tag frame on the pty → the retained
    ``…/state`` that follows arrives at a subscriber;
-4. **commit**: one draw committed by the real journal (:meth:`companion.store.Store.append`:
+4. **commit**: one draw committed by the real journal (:meth:`companion.table.store.Store.append`:
    SQLite, WAL, ``synchronous=FULL``) in a second state directory beside the service's, on
    the same disk, in this process: the disk's share of 2 and 3, measured in the same run.
 
@@ -46,24 +46,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+from companion.mqtt.client import no_delay
+from companion.table.loop import Outcome
+from companion.table.store import Store
+from engine import apply, load_table
+from engine.state import TableState
+from firmware_bridge import protocol as p
+from firmware_bridge.emulator import HubEmulator
+from tags.registry import TagRegistry
+from tests.harness.broker import Broker
+from tests.harness.service import write_config
 
-from companion.loop import Outcome  # noqa: E402
-from companion.mqtt.client import no_delay  # noqa: E402
-from companion.store import Store  # noqa: E402
-from engine import apply, load_table  # noqa: E402
-from engine.state import TableState  # noqa: E402
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.emulator import HubEmulator  # noqa: E402
-from hardware.registry import TagRegistry  # noqa: E402
-from tests.harness.broker import Broker  # noqa: E402
-from tests.harness.service import write_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 R = "rhuna/example"
 TABLE = ROOT / "examples" / "table.toml"

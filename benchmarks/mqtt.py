@@ -1,6 +1,6 @@
 """MQTT bridge benchmarks through a real local Mosquitto (started here on a free port).
 
-    .venv/bin/python benchmarks/mqtt.py
+    .venv/bin/python -m benchmarks.mqtt
 
 1. Round trip: an overlay client publishes a command (QoS 1) with a
    transaction and waits for its reply on ``…/reply``: MQTT in → paho's thread
@@ -17,24 +17,17 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-# Run as a script, this file's folder comes first on sys.path, and benchmarks/serial.py
-# would shadow pyserial's ``serial`` package: put the project root there instead.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
-
-from companion.mqtt.client import no_delay  # noqa: E402
-from tests.harness import ARIA, BEGIN, draw  # noqa: E402
-from tests.harness.broker import Broker, table_on_mqtt  # noqa: E402
+from companion.mqtt.client import no_delay
+from tests.harness import ARIA, BEGIN, draw
+from tests.harness.broker import Broker, table_on_mqtt
 
 RUNS = 5
 ROUND_TRIPS = 200

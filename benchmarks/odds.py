@@ -1,6 +1,6 @@
 """Cold odds beside icepool in one run: as drawn, best play, and the whole view.
 
-    .venv/bin/python benchmarks/odds.py [--samples N] [--processes M]
+    .venv/bin/python -m benchmarks.odds [--samples N] [--processes M]
 
 "Cold" means the first query for that bag: every memo is cleared before each
 sample (ours, and icepool's evaluator cache), and separately each of M fresh
@@ -34,19 +34,18 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import icepool
+from icepool.evaluator.basic import sum_evaluator
+
+import engine
+from engine.performance import combinatorics
+from engine.performance.combinatorics import as_drawn, best_play, counts_of
+from engine.performance.commands import value_of
+from engine.performance.odds import clear_caches, group_of
+from engine.state import TableState
+from engine.view import table_view
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import icepool  # noqa: E402
-from icepool.evaluator.basic import sum_evaluator  # noqa: E402
-
-import engine  # noqa: E402
-from engine.performance import combinatorics  # noqa: E402
-from engine.performance.combinatorics import as_drawn, best_play, counts_of  # noqa: E402
-from engine.performance.commands import value_of  # noqa: E402
-from engine.performance.odds import clear_caches, group_of  # noqa: E402
-from engine.state import TableState  # noqa: E402
-from engine.view import table_view  # noqa: E402
 
 BIG = ROOT / "tests" / "engine" / "data" / "odds_big_bag.toml"
 EXAMPLE = ROOT / "examples" / "table.toml"

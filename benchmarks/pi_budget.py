@@ -1,6 +1,6 @@
 """The Pi's budget: the real service under a CPU cap the size of a Raspberry Pi (issue 27).
 
-    .venv/bin/python benchmarks/pi_budget.py [--quick] [--caps uncapped,quarter,tenth]
+    .venv/bin/python -m benchmarks.pi_budget [--quick] [--caps uncapped,quarter,tenth]
                                              [--json test-artefacts/bench/pi_budget.json]
 
 One private Mosquitto on a free port of 127.0.0.1 (loopback only), an emulated token hub on
@@ -26,7 +26,7 @@ What each cap measures:
   retained ``…/state`` that holds the token arriving at a plain paho subscriber;
 - **watchdog**: the service runs with ``NOTIFY_SOCKET`` (a datagram socket of this process)
   and ``WATCHDOG_USEC`` 1 s (a ping every 0.5 s from the loop's thread,
-  companion/sdnotify.py): the longest gap between two ``WATCHDOG=1`` (or from the last one
+  companion/table/sdnotify.py): the longest gap between two ``WATCHDOG=1`` (or from the last one
   to the end of the run, when the loop stopped answering);
 - **READY**: start of the process → its ``READY=1`` datagram;
 - **RSS**: the service's resident memory (its process tree) at the end of the run, and its
@@ -67,21 +67,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+from companion.mqtt.client import no_delay
+from engine import load_table
+from firmware_bridge import protocol as p
+from firmware_bridge.emulator import HubEmulator
+from tags.registry import TagRegistry
+from tests.harness.broker import Broker
+from tests.harness.service import write_config
 
-from companion.mqtt.client import no_delay  # noqa: E402
-from engine import load_table  # noqa: E402
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.emulator import HubEmulator  # noqa: E402
-from hardware.registry import TagRegistry  # noqa: E402
-from tests.harness.broker import Broker  # noqa: E402
-from tests.harness.service import write_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 R = "rhuna/example"
 TABLE = ROOT / "examples" / "table.toml"

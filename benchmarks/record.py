@@ -1,6 +1,6 @@
 """Exporting a night: ``rhuna-table export`` of a 10,000-command journal (the issue asks < 5 s).
 
-    .venv/bin/python benchmarks/record.py [--runs 3] [--journal 10000] [--format html]
+    .venv/bin/python -m benchmarks.record [--runs 3] [--journal 10000] [--format html]
 
 The journal is written once through the real Store (a varied session: Performances,
 draws, resolves, resets, Undo, Time and Weather draws), then exported ``--runs`` times
@@ -25,21 +25,18 @@ import tempfile
 import time
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
+from companion.record.export import export
+from companion.record.history import history
+from companion.record.journal import open_journal
+from companion.record.night import gather
+from companion.table.loop import Outcome
+from companion.table.store import Store
+from engine import CommandRejected, apply, load_table
+from engine.performance.odds import clear_caches
+from tests.harness.record import setup_table, start
+from tests.harness.service import session
 
-from companion.loop import Outcome  # noqa: E402
-from companion.record.export import export  # noqa: E402
-from companion.record.history import history  # noqa: E402
-from companion.record.journal import open_journal  # noqa: E402
-from companion.record.night import gather  # noqa: E402
-from companion.store import Store  # noqa: E402
-from engine import CommandRejected, apply, load_table  # noqa: E402
-from engine.performance.odds import clear_caches  # noqa: E402
-from tests.harness.record import setup_table, start  # noqa: E402
-from tests.harness.service import session  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TABLE = ROOT / "examples" / "table.toml"
 LIMIT = 5.0

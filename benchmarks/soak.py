@@ -1,6 +1,6 @@
 """The soak: many commands through the real service, with its memory, threads and files watched.
 
-    .venv/bin/python benchmarks/soak.py [--commands 100000] [--json out.json]
+    .venv/bin/python -m benchmarks.soak [--commands 100000] [--json out.json]
 
 ``rhuna-table run --commands -`` on the emulated config (journal, PNG panel,
 emulated hub; MQTT to a Mosquitto of its own with ``--mqtt``) takes a long,
@@ -25,13 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
+from engine import load_table
+from tests.harness.service import session, write_config
 
-from engine import load_table  # noqa: E402
-from tests.harness.service import session, write_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 #: the targets (issue 17)
 RSS_GROWTH_MB = 5.0

@@ -1,6 +1,6 @@
 """The CPU of one draw's answer, piece by piece, warm: the view, ``…/state``, the event, a frame.
 
-    .venv/bin/python benchmarks/state.py [--runs 2000]
+    .venv/bin/python -m benchmarks.state [--runs 2000]
 
 A token drawn in a declared Performance (the example table: begin, Aria declares, she
 draws) costs the loop's turn, after the commit: the event message, ``table_view``, and
@@ -17,22 +17,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
+from companion.mqtt.messages import StateEncoder, encode, event_message
+from display.drivers.png import PngPanel
+from display.render import render
+from engine import apply, load_table
+from engine.view import table_view
 
-from companion.mqtt.messages import StateEncoder, encode, event_message  # noqa: E402
-from display.drivers.png import PngPanel  # noqa: E402
-from display.render import render  # noqa: E402
-from engine import apply, load_table  # noqa: E402
-from engine.view import table_view  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 BEGIN = {"cmd": "begin_performance", "difficulty": 5}
 ARIA = {"cmd": "declare", "hero": "aria", "shade": "control", "capability": "skill",

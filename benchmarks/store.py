@@ -1,6 +1,6 @@
 """The journal's speed: commits per second with synchronous=FULL on this disk, and restart time.
 
-    .venv/bin/python benchmarks/store.py [--runs 5] [--commits 300] [--journal 10000] [--dir DIR]
+    .venv/bin/python -m benchmarks.store [--runs 5] [--commits 300] [--journal 10000] [--dir DIR]
 
 - commits/s: accepted commands through the TableLoop with the journal hook, each its own
   fsync'd transaction (WAL, synchronous=FULL) — what the table can sustain, acknowledged;
@@ -22,18 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
-# Run as a script, this file's folder comes first on sys.path, where benchmarks/serial.py
-# would shadow pyserial: put the project root there instead.
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(ROOT))
+from companion.table.loop import TableLoop
+from companion.table.store import Store
+from engine import load_table
+from tags.registry import TagRegistry
+from tests.harness.service import session
 
-from companion.loop import TableLoop  # noqa: E402
-from companion.store import Store  # noqa: E402
-from engine import load_table  # noqa: E402
-from hardware.registry import TagRegistry  # noqa: E402
-from tests.harness.service import session  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TABLE = ROOT / "examples" / "table.toml"
 

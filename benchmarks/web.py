@@ -1,6 +1,6 @@
 """The web overlay's latency, end to end, against a real Mosquitto, the real service and Chromium.
 
-    make web && .venv/bin/python benchmarks/web.py [--draws 200] [--opens 20]
+    make web && .venv/bin/python -m benchmarks.web [--draws 200] [--opens 20]
 
 One run measures, on one broker (plain + websockets listeners, ``set_tcp_nodelay``):
 
@@ -18,7 +18,7 @@ One run measures, on one broker (plain + websockets listeners, ``set_tcp_nodelay
    until the retained state's tokens are in the DOM, with the median of each stage on the way
    (headers, page received, the <head>'s socket, script, boot, CONNACK, retained). Three
    variants, interleaved open by open: the page served by the service itself (``[web]``,
-   companion/web_server.py: the Pi's way); the same with the socket the page's <head> opens
+   companion/mqtt/web_server.py: the Pi's way); the same with the socket the page's <head> opens
    refused (how every page opened before src/preconnect.ts); and the same page from
    Mosquitto's ``http_dir``. Then once more from ``http_dir`` while a client publishes every
    5 ms (other traffic wakes Mosquitto 2.0's main loop, which otherwise serves its websockets
@@ -54,16 +54,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from playwright.sync_api import sync_playwright
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
-
-from companion.mqtt.client import no_delay  # noqa: E402
-from tests.harness.web import (  # noqa: E402
+from companion.mqtt.client import no_delay
+from tests.harness.web import (
     CHROMIUM,
     DIST,
     SERVICE_PASSWORD,

@@ -6,7 +6,7 @@ frozen state. A hand spins an encoder at some 50 detents a second at most, so th
 generous: ≤ 1 ms per turn + selection() on the 2-core dev machine (a Pi 4 is a few times
 slower).
 
-    .venv/bin/python benchmarks/wheel.py [--runs 7] [--number 2000]
+    .venv/bin/python -m benchmarks.wheel [--runs 7] [--number 2000]
 
 Prints the best of several runs per ring (the machines are shared and noisy).
 """
@@ -14,15 +14,13 @@ Prints the best of several runs per ring (the machines are shared and noisy).
 from __future__ import annotations
 
 import argparse
-import sys
 import timeit
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from engine import apply, load_table
+from hardware.wheel import Wheel
 
-from engine import apply, load_table  # noqa: E402
-from hardware.wheel import Wheel  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TARGET_US = 1000.0
 #: (what, pushes from the first ring, detents on the Action ring): Bren, Steel

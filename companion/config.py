@@ -7,9 +7,9 @@ read by :mod:`hardware.config`), ``[mqtt]`` (handed untouched to the MQTT
 bridge), ``[log]``, ``[record]`` (the recap written when a session ends) and ``[web]`` (the
 pages the service serves). ``examples/rhuna.toml`` shows every key with its default.
 
-Each section is declared by its owner with :mod:`engine.settings` (``[display]`` in
+Each section is declared by its owner with :mod:`settings.checker` (``[display]`` in
 :mod:`display.config`, ``[[readers]]`` in :mod:`firmware_bridge.config`, ``[gpio]``
-and ``[registry]`` in :mod:`hardware.config`, ``[mqtt]`` in
+in :mod:`hardware.config`, ``[registry]`` in :mod:`tags.config`, ``[mqtt]`` in
 :mod:`companion.mqtt.config`; ``[table]``, ``[state]`` and ``[log]`` here). An
 error names the file, the key and the fix; an unknown key is refused (a typo
 must not silently mean "the default") with the key probably meant. Every
@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.mqtt.config import load_mqtt_config
-from companion.tags import ROLES, ReaderRoles
 from display.config import DRIVER_KEYS, DisplayConfig, read_display
-from engine.errors import ConfigError
-from engine.settings import ConfigErrors, Key, Problems, Section, show
-from engine.textfile import read_text
 from firmware_bridge.config import BACKEND_KEYS, ReaderConfig, read_readers
-from hardware.config import GpioConfig, read_gpio, read_registry
+from hardware.config import GpioConfig, read_gpio
+from settings.checker import ConfigErrors, Key, Problems, Section, show
+from settings.errors import ConfigError
+from settings.textfile import read_text
+from tags.commands import ROLES, ReaderRoles
+from tags.config import read_registry
 
 __all__ = [
     "BACKEND_KEYS",
@@ -106,7 +107,7 @@ WEB = Section(
     {
         "dir": Key(
             "string",
-            "the web pages' folder the service serves (companion/web_server.py)",
+            "the web pages' folder the service serves (companion/mqtt/web_server.py)",
             off=True,
             fix='e.g. dir = "/opt/rhuna-table/web" (false: the service serves no pages)',
         ),

@@ -13,7 +13,7 @@ What the facade adds are the players' hands, and a way to wait for what they did
 - :meth:`~ScriptedTable.lay` / :meth:`~ScriptedTable.lift`: a token on one of the
   emulated hub's channels (the Draw Board slots, the Favor and Time readers); it
   travels serial frames → ``TagEvent`` → tag registry → command → engine → journal
-  → panel, and the call returns that tag's :class:`~companion.loop.Outcome`;
+  → panel, and the call returns that tag's :class:`~companion.table.loop.Outcome`;
 - :meth:`~ScriptedTable.dial` / :meth:`~ScriptedTable.button`: the encoder turned
   and pushed, the table buttons pressed, on the MockFactory pins
   (:class:`hardware.mock.MockHand`);
@@ -41,14 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config, config_from_text
-from companion.loop import Outcome, TableLoop
 from companion.service import Service
-from engine.errors import ConfigError
+from companion.table.loop import Outcome, TableLoop
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.reader import SerialReader
 from firmware_bridge.uid import normalise_uid
 from hardware.mock import MockHand
-from hardware.registry import TagRegistry
+from settings.errors import ConfigError
+from tags.registry import TagRegistry
 
 #: the emulated hub's channels in :func:`emulated_config`: the Draw Board slots 0–3, Favor 4,
 #: Time 5 (as examples/rhuna-emulated.toml)

@@ -2,13 +2,13 @@
 
 ``Service(config)`` builds everything from a checked :class:`~companion.config.Config`:
 
-- the :class:`~companion.loop.TableLoop`, its state restored from the journal
-  (:mod:`companion.store`), which commits every accepted command before any
+- the :class:`~companion.table.loop.TableLoop`, its state restored from the journal
+  (:mod:`companion.table.store`), which commits every accepted command before any
   subscriber hears of it;
 - one reader thread per ``[[readers]]`` entry (``emulated-hub`` also starts a
   :class:`~firmware_bridge.emulator.HubEmulator` in the process, for a table
   with no hardware at all); a reader that goes down puts a banner on the panel;
-- the display worker and :class:`~companion.panel_output.PanelOutput`;
+- the display worker and :class:`~companion.table.panel_output.PanelOutput`;
 - the Performance Wheel and buttons (:class:`hardware.controls.TableControls`);
 - ``extensions``: objects with ``start(loop)`` / ``stop()`` that subscribe to the
   loop and submit commands — Zigbee2MQTT style. The MQTT bridge is one
@@ -38,27 +38,24 @@ from types import FrameType
 from typing import Any, Protocol
 
 from companion.config import Config, ReaderConfig
-from companion.loop import Outcome, TableLoop, as_json
-from companion.mqtt.topics import level
-from companion.panel_output import PanelOutput
-from companion.ponder import Ponder
-from companion.sdnotify import Notifier
-from companion.store import Restored, Store, archive
-from companion.views import VIEWS
+from companion.table.loop import Outcome, TableLoop, as_json
+from companion.table.panel_output import PanelOutput
+from companion.table.ponder import Ponder
+from companion.table.sdnotify import Notifier
+from companion.table.store import Restored, Store, archive
+from companion.table.views import VIEWS
 from display.drivers import open_panel
 from display.process import ProcessDisplayWorker
 from display.render import Frame, Renderer
 from display.worker import DisplayWorker
 from engine import load_table
-from engine.errors import ConfigError
 from engine.state import TableState
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.events import ReaderStatus
-from firmware_bridge.hub import HubReader
-from firmware_bridge.line_reader import LineReader
-from firmware_bridge.pn532 import PN532Reader
-from firmware_bridge.reader import SerialReader, Sink, StatusSink
-from hardware.registry import TagRegistry
+from firmware_bridge.open_reader import open_reader
+from firmware_bridge.reader import SerialReader
+from settings.errors import ConfigError
+from tags.registry import TagRegistry, open_registry
 
 log = logging.getLogger("rhuna.service")
 
@@ -100,7 +97,7 @@ class Extension(Protocol):
 #: ``service.config``, ``service.store`` (e.g. the last event sequence number) and ``service.loop``.
 EXTENSIONS: dict[str, str] = {
     "mqtt": "companion.service:mqtt_bridge",
-    "web": "companion.web_server:page_server",
+    "web": "companion.mqtt.web_server:page_server",
 }
 
 
@@ -137,7 +134,7 @@ def mqtt_bridge(service: Service) -> Extension | None:
             history = recent(journal, service.loop.state, HISTORY)
     except JournalError as e:  # the table runs; …/history starts empty
         log.warning("MQTT history: %s", e)
-    from companion.record.recap import latest_recap
+    from companion.record.session import latest_recap
 
     recaps = service.config.recaps_dir
     recap = latest_recap(recaps, service.config.recap_url) if recaps is not None else None
@@ -155,60 +152,13 @@ def load_registry(config: Config, initial: TableState) -> TagRegistry:
     if not path.exists() and not config.readers:
         return TagRegistry()  # no readers: nothing to look up
     enrol = f"rhuna-table enroll --config {config.source} (docs/enroll.md)"
-    if not path.exists():
-        raise ConfigError(
-            f"{config.source}: registry.file: {path} does not exist yet — give every token its"
-            f" tag first: {enrol}; or, with emulated readers only, [registry] synthetic = true"
-        )
-    try:
-        return TagRegistry.load(path)
-    except ConfigError as e:
-        raise ConfigError(
-            f"{config.source}: registry.file: {e} — fix it, or enrol the tokens again: {enrol}"
-        ) from None
-
-
-def build_reader(
-    rc: ReaderConfig,
-    sink: Sink,
-    on_status: StatusSink | None = None,
-    *,
-    link_dir: Path | None = None,
-) -> tuple[SerialReader, HubEmulator | None]:
-    """The reader a ``[[readers]]`` entry describes (not started), and for ``emulated-hub``
-    the in-process :class:`HubEmulator` it talks to (start it before the reader, stop it
-    after). The service and ``rhuna-table enroll`` both build their readers here.
-
-    ``link_dir``: where an emulated hub's port link goes (the service's state directory,
-    so a kill -9 leaves no ``rhuna-serial-*`` folder behind: the next start clears it);
-    None: a temporary folder the emulator removes when it stops."""
-    common: dict[str, Any] = {"sink": sink, "name": rc.name, "on_status": on_status}
-    o = rc.options
-    if rc.backend == "emulated-hub":
-        hub_id = f"EMU-{rc.name}"
-        link = (
-            None
-            if link_dir is None
-            else link_dir / "serial" / "by-id" / f"usb-Rhuna_TokenHub_{level(hub_id)}-if00"
-        )
-        hub = HubEmulator(link, channels=int(o["channels"]), hub_id=hub_id, poll_ms=5.0)
-        return HubReader(hub.link, **common), hub
-    port = str(rc.port)
-    if rc.backend == "hub":
-        return HubReader(port, baudrate=rc.baudrate, **common), None
-    if rc.backend == "pn532":
-        return PN532Reader(port, baudrate=rc.baudrate, channel=int(o["channel"]), **common), None
-    reader = LineReader(
-        port,
-        baudrate=rc.baudrate,
-        channel=int(o["channel"]),
-        uid_format=str(o["uid_format"]),
-        pattern=o["pattern"],
-        uid_bytes=o["uid_bytes"],
-        removal_timeout=o["removal_timeout"],
-        **common,
+    return open_registry(
+        path,
+        missing=f"{config.source}: registry.file: {path} does not exist yet — give every token"
+        f" its tag first: {enrol}; or, with emulated readers only, [registry] synthetic = true",
+        where=f"{config.source}: registry.file: ",
+        fix=f"fix it, or enrol the tokens again: {enrol}",
     )
-    return reader, None
 
 
 class Service:
@@ -218,7 +168,7 @@ class Service:
     poll = 0.2
     #: at most this often a STATUS= line while commands come in
     status_every = 5.0
-    #: apply the likely next draws while the table waits (companion.ponder)
+    #: apply the likely next draws while the table waits (companion.table.ponder)
     pondering = True
 
     def __init__(
@@ -301,7 +251,7 @@ class Service:
     def _write_recap(self, archived: Any, recaps: Any) -> None:
         """The session that just ended, exported to ``recaps/<session>/`` in the background
         (a long night takes seconds); the table display's link follows (docs/record.md)."""
-        from companion.record.recap import write_session_recap
+        from companion.record.session import write_session_recap
 
         def work() -> None:
             d = self.config.display
@@ -358,7 +308,7 @@ class Service:
         self.loop.subscribe("panel", self.output)
 
     def _reader(self, rc: ReaderConfig) -> SerialReader:
-        reader, hub = build_reader(
+        reader, hub = open_reader(
             rc, self.loop.tag_sink, self._reader_status, link_dir=self.run_dir
         )
         if hub is not None:
@@ -389,7 +339,7 @@ class Service:
         if self._started:
             return
         self._started = True
-        # answers too big for a turn are computed off it (companion.answers); the outputs
+        # answers too big for a turn are computed off it (companion.table.answers); the outputs
         # show them when they come
         VIEWS.start_answers()
         if self.output is not None:

@@ -1,10 +1,10 @@
 """The ``[display]`` section of the service config: which driver, which panel, which inks.
 
-Declared with :mod:`engine.settings`, so its errors have the one shape of every
+Declared with :mod:`settings.checker`, so its errors have the one shape of every
 section (file, key, fix; "did you mean" for an unknown key, listing only this
 section's keys — which depend on the driver).
 
->>> from engine.settings import Problems
+>>> from settings.checker import Problems
 >>> p = Problems("rhuna.toml")
 >>> read_display({"driver": "png", "colur": "bwr"}, p, Path("/var/lib/rhuna-table")).colour
 'bw'
@@ -21,8 +21,8 @@ from typing import Any
 
 from display.drivers import DRIVERS
 from display.panels import COLOURS, panel_spec
-from engine.errors import ConfigError
-from engine.settings import Key, Problems, Section, show
+from settings.checker import Key, Problems, Section, show
+from settings.errors import ConfigError
 
 DISPLAY_DRIVERS = (*DRIVERS, "none")
 PANEL_FIX = 'use "2.13", "2.9", "4.2", "7.5" or "WxH"'

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 Colour = Literal["bw", "bwr", "bwy"]
 COLOURS: tuple[Colour, ...] = ("bw", "bwr", "bwy")

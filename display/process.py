@@ -53,7 +53,7 @@ STOP_SECONDS = 10.0
 _COUNTED = ("rendered", "refreshes", "full", "partial", "unchanged", "errors")
 
 #: what the fork server imports once for every child it forks: this module (Pillow, the
-#: screens), and whatever the service's other children add (companion.answers). The server
+#: screens), and whatever the service's other children add (companion.table.answers). The server
 #: is one per process and starts with the first child, so every user sets the whole list.
 PRELOAD: list[str] = [__name__]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 
 def is_state(data: Mapping[str, Any]) -> bool:

@@ -35,11 +35,12 @@ from engine import narrate as _narrate
 from engine import table as _table
 from engine import view as _view
 from engine.apply import apply, check, replay
-from engine.errors import CommandRejected, ConfigError, RuleViolation
+from engine.errors import CommandRejected, RuleViolation
 from engine.events import Event
 from engine.state import TableState
 from engine.table import load_table, load_table_text
 from engine.vocabulary import REGISTRY, Command, json_schema, parse_command
+from settings.errors import ConfigError
 
 # every family has registered: from here on the registries refuse additions (engine/registry.py)
 for _registry in (REGISTRY, _narrate.NARRATORS, _view.SECTIONS, _table.SECTIONS):

@@ -82,7 +82,3 @@ class CommandRejected(Exception):
 def malformed(message: str, *, field: str | None = None, fix: str | None = None) -> CommandRejected:
     """A command that does not fit the vocabulary's schema (wrong type, missing field)."""
     return CommandRejected(message, field=field, fix=fix, code="malformed")
-
-
-class ConfigError(Exception):
-    """A table or rules file that cannot be used; the message names file, key and fix."""

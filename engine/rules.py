@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from engine.errors import ConfigError
-from engine.settings import unknown_key
 from engine.tokens import Training
+from settings.checker import unknown_key
+from settings.errors import ConfigError
 
 _DEFAULTS: dict[str, Any] | None = None
 

@@ -15,14 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
 from engine.immutable import replace
 from engine.registry import Registry
 from engine.rules import check_rules, default_rules, merge_rules
-from engine.settings import Key, Section, unknown_key
 from engine.state import Bag, Hero, TableState
-from engine.textfile import read_text
 from engine.tokens import Token, TokenKind, Training
+from settings.checker import Key, Section, unknown_key
+from settings.errors import ConfigError
+from settings.textfile import read_text
 
 FAVOR_BAG = "favor"
 
@@ -63,7 +63,7 @@ _CORE = {"table", "rules", "capabilities", "heroes", "favor_bag"}
 
 
 def _listing(label: str, keys: list[str]) -> Section:
-    """For an unknown name: the key probably meant (engine.settings), then the known ones."""
+    """For an unknown name: the key probably meant (settings.checker), then the known ones."""
     return Section(label, {k: Key("any", k) for k in keys}, label=label)
 
 

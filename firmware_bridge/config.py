@@ -1,10 +1,10 @@
 """The ``[[readers]]`` section of the service config: each token reader, its port and its channels.
 
-Declared with :mod:`engine.settings` (one error shape for the whole config).
+Declared with :mod:`settings.checker` (one error shape for the whole config).
 What a channel is *for* (board, favor, time …) is the service's business: the
 caller passes the roles it knows.
 
->>> from engine.settings import Problems
+>>> from settings.checker import Problems
 >>> p = Problems("rhuna.toml")
 >>> read_readers([{"backend": "hub", "port": "/dev/ttyACM0", "baudrat": 9600}], p, ("board",))
 ()
@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.settings import Key, Problems, Section, show
 from firmware_bridge.line_reader import UID_FORMATS
+from settings.checker import Key, Problems, Section, show
 
 BACKENDS = ("hub", "pn532", "line", "emulated-hub")
 

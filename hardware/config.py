@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CommandRejected, ConfigError
-from engine.settings import Key, Problems, Section
-from engine.settings import show as _show
-from engine.textfile import read_text
+from engine.errors import CommandRejected
 from engine.tokens import WeightMode
 from engine.vocabulary import parse_command
+from settings.checker import Key, Problems, Section
+from settings.checker import show as _show
+from settings.errors import ConfigError
+from settings.textfile import read_text
 
 #: a pin as gpiozero takes it: a BCM number, or a name like "GPIO16", "BOARD36", "J8:36"
 Pin = int | str
@@ -405,35 +406,6 @@ def read_gpio(value: Any, problems: Problems) -> GpioConfig | None:
         problems.absorb(e)
         return None
     return config if enabled is True else None
-
-
-REGISTRY = Section(
-    "registry",
-    {
-        "file": Key(
-            "string",
-            "the tag registry rhuna-table enroll writes",
-            "registry.json",
-            fix='write file = "registry.json" (in the state directory unless a full path)',
-        ),
-        "synthetic": Key("boolean", "made-up tags instead of enrolled ones", False),
-    },
-)
-
-
-def read_registry(value: Any, problems: Problems, state_dir: Path) -> tuple[Path | None, bool]:
-    """Check ``[registry]``: (the registry file, or None when ``synthetic = true``; synthetic)."""
-    r = REGISTRY.read(value, problems)
-    if r["synthetic"] is True:
-        if isinstance(value, dict) and "file" in value:
-            problems.add(
-                "registry",
-                "both file and synthetic = true",
-                "enrolled tags (file) or made-up ones (synthetic), not both",
-            )
-        return None, True
-    path = Path(str(r["file"] or "registry.json")).expanduser()
-    return (path if path.is_absolute() else state_dir / path), False
 
 
 def _actions_fix() -> str:

@@ -3,7 +3,7 @@
 gpiozero calls handlers from its own threads (mock pins call them synchronously,
 in the thread that drives the pin). Handlers here only take the wheel's lock,
 step the :class:`~hardware.wheel.Wheel` and *enqueue* the commands it returns
-with ``submit(command, source="wheel")`` — :meth:`companion.loop.TableLoop.submit`
+with ``submit(command, source="wheel")`` — :meth:`companion.table.loop.TableLoop.submit`
 in the service. They never touch the table's state.
 
 >>> from gpiozero.pins.mock import MockFactory
@@ -40,10 +40,10 @@ from typing import Any, Protocol
 
 from gpiozero import Button, GPIOZeroError, RotaryEncoder  # type: ignore[import-untyped]
 
-from engine.errors import ConfigError
 from hardware.config import ButtonConfig, GpioConfig
 from hardware.encoder import HalfStepEncoder
 from hardware.wheel import Command, Selection, TableSource, Wheel
+from settings.errors import ConfigError
 
 log = logging.getLogger("rhuna.controls")
 

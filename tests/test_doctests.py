@@ -17,7 +17,7 @@ import pytest
 
 from tests.harness import ROOT
 
-PACKAGES = ("engine", "display", "hardware", "companion", "firmware_bridge")
+PACKAGES = ("settings", "engine", "firmware_bridge", "tags", "hardware", "display", "companion")
 #: not importable on the host: MicroPython's firmware for the hub; ``__main__`` runs a CLI
 SKIPPED = ("firmware_bridge.firmware",)
 

@@ -1,7 +1,19 @@
-"""The engine's rooms: a core and one package per rule family (P, T and C in docs), and who may import whom.
+"""The house's floors: who may import whom, between the top-level rooms and inside them.
 
-The core imports no family (at run time: ``engine/state.py`` names the families'
-state types for the type checker only). A family imports the core; Time imports
+Between the rooms (README, "How it fits together"), every import goes down:
+``settings`` (config checking, text files, atomic writes) imports nothing of ours;
+``engine`` only ``settings``; ``firmware_bridge`` and ``display`` the engine and
+``settings`` only; ``tags`` the readers' events too; ``hardware`` (the wheel and
+the buttons) neither the readers nor the tags; and nothing but ``companion`` imports
+``companion``.
+
+Inside ``companion/``: ``table/`` (the loop and its journal) imports none of the rest,
+``record/`` only ``table/``, ``mqtt/`` ``table/`` and ``record/``; the composition
+root (``service``, ``scripted``, ``config``) imports those, never ``ops/`` or
+``cli/``, which sit on top.
+
+Inside the engine: the core imports no family (at run time: ``engine/state.py`` names the
+families' state types for the type checker only). A family imports the core; Time imports
 the Performance's health cascade (P13), and no import goes back the other way.
 """
 
@@ -12,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-ENGINE = Path(__file__).resolve().parents[1] / "engine"
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "engine"
 FAMILIES = ("performance", "time", "combat")
 
 #: which other families a family may import (the rules tie Time's Fatigue to P13)
@@ -96,3 +109,88 @@ def test_the_cli_is_a_package_with_one_module_a_subcommand() -> None:
     assert Path(cli.__file__).name == "__init__.py"
     for name in cli.SUBCOMMANDS:
         assert name.startswith("companion.cli."), name
+
+
+#: top-level room → the rooms of ours it may import (besides itself)
+ROOMS: dict[str, set[str]] = {
+    "settings": set(),
+    "engine": {"settings"},
+    "firmware_bridge": {"settings"},
+    "display": {"engine", "settings"},
+    "tags": {"firmware_bridge", "engine", "settings"},
+    "hardware": {"engine", "settings"},
+    "companion": {"display", "hardware", "tags", "firmware_bridge", "engine", "settings"},
+}
+
+#: companion's rooms → the companion rooms each may import (besides itself); ``root`` is
+#: the composition root: companion/service.py, scripted.py and config.py
+COMPANION: dict[str, set[str]] = {
+    "table": set(),
+    "record": {"table"},
+    "mqtt": {"table", "record"},
+    "root": {"table", "record", "mqtt"},
+    "ops": {"table", "record", "mqtt", "root"},
+    "cli": {"table", "record", "mqtt", "root", "ops"},
+}
+
+
+def _room_files(room: str) -> list[Path]:
+    return sorted(
+        p for p in (ROOT / room).rglob("*.py") if "firmware_bridge/firmware" not in p.as_posix()
+    )
+
+
+def _ours(module: str) -> str | None:
+    top = module.split(".")[0]
+    return top if top in ROOMS else None
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_a_room_imports_only_the_floors_below_it(room: str) -> None:
+    wrong = {}
+    for path in _room_files(room):
+        rooms = {_ours(m) for m in _runtime_imports(path)} - {None, room}
+        if rooms - ROOMS[room]:
+            wrong[path.relative_to(ROOT).as_posix()] = sorted(rooms - ROOMS[room])
+    assert not wrong, f"imports above {room}/'s floor: {wrong}"
+
+
+def _companion_room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "companion" or len(parts) < 2:
+        return None
+    if parts[1] in COMPANION:
+        return parts[1]
+    return "root" if parts[1] in {"service", "scripted", "config"} else None
+
+
+@pytest.mark.parametrize("room", COMPANION)
+def test_inside_companion_imports_go_down(room: str) -> None:
+    if room == "root":
+        files = [ROOT / "companion" / f"{n}.py" for n in ("service", "scripted", "config")]
+    else:
+        files = sorted((ROOT / "companion" / room).rglob("*.py"))
+    wrong = {}
+    for path in files:
+        rooms = {_companion_room(m) for m in _runtime_imports(path)} - {None, room}
+        if rooms - COMPANION[room]:
+            wrong[path.relative_to(ROOT).as_posix()] = sorted(rooms - COMPANION[room])
+    assert not wrong, f"imports above companion/{room}/'s floor: {wrong}"
+
+
+def test_companion_holds_only_its_rooms_and_the_composition_root() -> None:
+    """A new module goes into a room (table, mqtt, record, ops, cli), not beside the root."""
+    loose = {p.stem for p in (ROOT / "companion").glob("*.py")} - {"__init__"}
+    assert loose == {"service", "scripted", "config"}, loose
+    rooms = {p.name for p in (ROOT / "companion").iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == set(COMPANION) - {"root"}, rooms
+
+
+def test_benchmarks_run_as_modules() -> None:
+    """``python -m benchmarks.<name>`` from the root: none edits sys.path, and none is named
+    after a package it would shadow run as a script (pyserial's ``serial``)."""
+    folder = ROOT / "benchmarks"
+    assert (folder / "__init__.py").is_file()
+    editing = [p.name for p in sorted(folder.glob("*.py")) if "sys.path" in p.read_text("utf-8")]
+    assert not editing, editing
+    assert not (folder / "serial.py").exists()

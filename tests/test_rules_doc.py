@@ -12,7 +12,9 @@ RULES_DATA = ROOT / "engine" / "data" / "rules.toml"
 #: where rule ids are cited: the packages, the tests, the docs, the examples, the web pages'
 #: sources, the benchmarks and scripts
 CITING = (
+    "settings",
     "engine",
+    "tags",
     "hardware",
     "display",
     "companion",

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from engine.errors import ConfigError
+    from settings.errors import ConfigError
 
     try:
         return int(args.func(args) or 0)

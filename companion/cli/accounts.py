@@ -17,8 +17,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from companion import accounts as A
-from engine.errors import ConfigError
+from companion.ops import accounts as A
+from settings.errors import ConfigError
 
 DEFAULT_DIR = "/etc/rhuna-table/mqtt"
 RELOAD = "reload Mosquitto so it reads them: systemctl reload mosquitto"

@@ -13,7 +13,7 @@ MockFactory pins, the PNG panel), so every command is committed to its journal i
 starts a fresh journal there (the last run's is replaced).
 
 MQTT: with Mosquitto installed the demo starts a private broker (plain MQTT plus
-WebSockets serving the web pages, with throwaway accounts: companion/demo_broker.py)
+WebSockets serving the web pages, with throwaway accounts: companion/ops/demo_broker.py)
 and prints the overlay, table display and wall URLs; ``--serve`` keeps both tables
 served after the script until Ctrl-C (each service's own loop: the WorldKeeper's remote
 is answered too). ``--mqtt HOST:PORT`` publishes on a broker of
@@ -30,11 +30,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.loop import Outcome
+from companion.table.loop import Outcome
 from engine import load_table
-from engine.errors import ConfigError
 from engine.narrate import describe
 from engine.state import TableState
+from settings.errors import ConfigError
 
 if TYPE_CHECKING:
     from companion.config import Config
@@ -150,7 +150,7 @@ def _wait_for_stop() -> None:
 
 def _private_broker(args: argparse.Namespace, tables: list[str]) -> Any:
     """The demo's own Mosquitto (MQTT + WebSockets + the pages), when it can have one."""
-    from companion.demo_broker import DemoBroker
+    from companion.ops.demo_broker import DemoBroker
 
     if args.no_mqtt or args.mqtt or DemoBroker.binary() is None:
         if args.serve and (args.no_mqtt or DemoBroker.binary() is None):
@@ -290,7 +290,7 @@ def play(
 def _fresh_journal(state_dir: Path) -> None:
     """Each run plays its script on a fresh table: the last run's journal goes (under the
     state directory's lock, so never under a demo still playing into the same --out)."""
-    from companion.store import JOURNAL, locked
+    from companion.table.store import JOURNAL, locked
 
     with locked(state_dir, "wait for it to end, or give this one another --out"):
         for suffix in ("", "-wal", "-shm"):

@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from companion.doctor import Doctor, Machine, report
+    from companion.ops.doctor import Doctor, Machine, report
 
     checks = Doctor(
         Path(args.config), Machine(Path(args.root)), user=args.user, timeout=args.timeout

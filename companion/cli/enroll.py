@@ -2,7 +2,7 @@
 
 It reads the same config as ``rhuna-table run``, opens one of its readers (the one
 with an ``enroll`` role, else ``--reader NAME``, else the first) with the service's
-own builder, and walks the bags (:mod:`hardware.enroll` decides everything)::
+own builder, and walks the bags (:mod:`tags.enroll` decides everything)::
 
     now scan: Aria's skill Ember (control) (aria.ember.skill) [1/163]
       ok: tag 04A1B2C3D4E5F6 is Aria's skill Ember (control) (aria.ember.skill)
@@ -32,10 +32,10 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from engine.errors import ConfigError
 from firmware_bridge.events import ReaderStatus, TagEvent
-from hardware.enroll import Enrolment, Verdict, bag_reports, strangers
-from hardware.registry import TagRegistry
+from settings.errors import ConfigError
+from tags.enroll import Enrolment, Verdict, bag_reports, strangers
+from tags.registry import TagRegistry, open_registry
 
 if TYPE_CHECKING:
     from companion.config import Config, ReaderConfig
@@ -90,7 +90,7 @@ def register(sub: Any) -> None:
 
 def enroll(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from companion.config import load_config
-    from companion.store import locked
+    from companion.table.store import locked
     from engine import load_table
 
     out = out or sys.stdout
@@ -107,11 +107,12 @@ def enroll(args: argparse.Namespace, out: TextIO | None = None) -> int:
     assert path is not None  # the config gives a file whenever synthetic is false
     state = load_table(config.table_file)
     if args.list:  # only reads the file: fine beside a running service
-        show_list(state, open_registry(path), args.bag, path, out)
+        show_list(state, open_registry(path, fix=REGISTRY_FIX), args.bag, path, out)
         return 0
     rc, channels = choose_reader(config, args.reader)
     with locked(config.state_dir, BUSY_FIX), _quiet_readers(config.log_level):
-        registry = open_registry(path)  # read under the lock: no one else writes it now
+        # read under the lock: no one else writes it now
+        registry = open_registry(path, fix=REGISTRY_FIX)
         if args.redo:
             walk = Enrolment.for_redo(state, registry, args.redo)
         else:
@@ -124,7 +125,7 @@ def enroll(args: argparse.Namespace, out: TextIO | None = None) -> int:
             )
             return 0
         save_registry(registry, path)  # a registry we cannot write fails now, before any scan
-        with open_reader(rc) as reader:
+        with reading(rc) as reader:
             where = describe_channels(rc, channels)
             if args.redo:
                 old = registry.uid(args.redo)
@@ -251,13 +252,13 @@ class Connection:
 
 
 @contextlib.contextmanager
-def open_reader(rc: ReaderConfig) -> Iterator[Connection]:
-    """Start the reader ``rc`` describes, built as the service builds it; stop it after."""
-    from companion.service import build_reader
+def reading(rc: ReaderConfig) -> Iterator[Connection]:
+    """Start the reader ``rc`` describes, opened as the service opens it; stop it after."""
     from firmware_bridge.hub import HubReader
+    from firmware_bridge.open_reader import open_reader
 
     inbox: queue.Queue[TagEvent | ReaderStatus] = queue.Queue()
-    reader, hub = build_reader(rc, inbox.put, inbox.put)
+    reader, hub = open_reader(rc, inbox.put, inbox.put)
     connection = Connection(inbox)
     if isinstance(reader, HubReader):
         hub_reader = reader
@@ -327,17 +328,10 @@ def describe_channels(rc: ReaderConfig, channels: frozenset[int] | None) -> str:
     return f"reader {rc.name} (channel {listed})"
 
 
-def open_registry(path: Path) -> TagRegistry:
-    """The registry file, or an empty registry when there is none yet."""
-    if not path.exists():
-        return TagRegistry()
-    try:
-        return TagRegistry.load(path)
-    except ConfigError as e:
-        raise ConfigError(
-            f"{e} — fix it or move it aside (enrolment starts a new one); it is"
-            ' {"tags": {"<uid>": "<token id>"}}'
-        ) from None
+#: what to do about a registry file that cannot be read
+REGISTRY_FIX = (
+    'fix it or move it aside (enrolment starts a new one); it is {"tags": {"<uid>": "<token id>"}}'
+)
 
 
 def save_registry(registry: TagRegistry, path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 SESSION_HELP = (
@@ -39,10 +40,34 @@ def add_session_arguments(p: Any, *, required: bool = False) -> None:
 
 
 def open_session(args: argparse.Namespace) -> Any:
-    from companion.record.journal import locate, open_journal
+    from companion.record.journal import open_journal
 
     config = args.config if args.session is None or args.state_dir is None else None
     return open_journal(locate(args.session, args.state_dir, config))
+
+
+def locate(session: str | None, state_dir: str | Path | None, config: str | Path | None) -> Path:
+    """The journal a CLI's SESSION / ``--state-dir`` / ``--config`` name (see
+    :func:`~companion.record.journal.find_session`).
+
+    With no SESSION, the current journal of ``--state-dir``, else of the config's ``[state] dir``.
+    """
+    from companion.config import load_config
+    from companion.record.journal import JournalError, find_session
+    from settings.errors import ConfigError
+
+    if state_dir is None and (session is None or not Path(session).exists()) and config:
+        try:
+            state_dir = load_config(config).state_dir
+        except ConfigError:
+            if session is None:
+                raise
+            # a mistyped path, most likely: say that, not that the default config is missing
+    if session is None:
+        if state_dir is None:
+            raise JournalError("give a session: a state directory, a journal file or --state-dir")
+        return find_session(state_dir)
+    return find_session(session, state_dir)
 
 
 def register(sub: Any) -> None:
@@ -58,7 +83,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from companion.record.history import history
-    from engine.errors import ConfigError
+    from settings.errors import ConfigError
 
     if args.last is not None and args.last < 0:
         raise ConfigError(f"--last {args.last}: give a number of commands, 0 or more")

@@ -135,7 +135,7 @@ def live_state(config_file: Path) -> TableState:
     """The running service's state: its table file plus its journal (snapshot + replay), read
     without taking the state directory's lock (the service holds it)."""
     from companion.config import load_config
-    from companion.store import Store, inspect
+    from companion.table.store import Store, inspect
 
     config = load_config(config_file)
     if inspect(config.state_dir) is None:

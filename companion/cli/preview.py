@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
-from engine.textfile import decode, read_text
+from settings.errors import ConfigError
+from settings.textfile import decode, read_text
 
 
 def register(sub: Any) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from engine import CommandRejected, ConfigError, apply, load_table
 from engine.narrate import describe
 from engine.state import TableState
-from engine.textfile import read_text
+from settings.textfile import read_text
 
 
 def register(sub: Any) -> None:

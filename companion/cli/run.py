@@ -22,8 +22,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from engine.errors import ConfigError
-from engine.textfile import read_text
+from settings.errors import ConfigError
+from settings.textfile import read_text
 
 if TYPE_CHECKING:
     from companion.config import Config
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     extra: list[Extension] = []
     stop = threading.Event()
     if args.commands:
-        from companion.command_source import JsonLinesCommands
+        from companion.table.command_source import JsonLinesCommands
 
         stream = _commands(args.commands)
         on_end = None if args.keep_running else stop.set
@@ -182,9 +182,9 @@ def plan(config: Config) -> list[str]:
     """What a start would do, line by line; :class:`ConfigErrors` listing everything a start
     would refuse (table, journal, state directory, registry, pins, MQTT) at once."""
     from companion.service import load_registry
-    from companion.store import JOURNAL, fingerprint, inspect
+    from companion.table.store import JOURNAL, fingerprint, inspect
     from engine import load_table
-    from engine.settings import Problems
+    from settings.checker import Problems
 
     problems = Problems(str(config.source))
     out: list[str] = []

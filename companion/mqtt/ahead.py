@@ -24,7 +24,7 @@ import logging
 import threading
 
 from companion.mqtt.messages import StateEncoder
-from companion.views import VIEWS
+from companion.table.views import VIEWS
 from engine.state import TableState
 
 log = logging.getLogger("rhuna.mqtt")

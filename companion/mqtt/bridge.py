@@ -47,7 +47,6 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
 
-from companion.loop import Outcome, TableLoop
 from companion.mqtt import discovery
 from companion.mqtt.ahead import StateAhead
 from companion.mqtt.client import OFFLINE, ONLINE, Client, make_client
@@ -67,8 +66,9 @@ from companion.mqtt.messages import (
 )
 from companion.mqtt.topics import Topics, level
 from companion.record.narrate import HistoryEntry, outcome_entry
-from companion.record.recap import Recap
-from companion.views import VIEWS, turn_view
+from companion.record.session import Recap
+from companion.table.loop import Outcome, TableLoop
+from companion.table.views import VIEWS, turn_view
 from engine.contracts.view import TableView
 from engine.errors import RuleViolation
 from engine.state import TableState
@@ -83,7 +83,7 @@ HISTORY = 20
 #: a burst of outcomes handled before the retained state is brought up to date
 _BURST = 256
 #: pondered states' payloads kept at most, the oldest dropped first: a turn's likely next
-#: draws (35 for the example table: a Hero Bag and the Favor Bag; companion.ponder)
+#: draws (35 for the example table: a Hero Bag and the Favor Bag; companion.table.ponder)
 PONDERED = 48
 
 
@@ -106,7 +106,7 @@ class BridgeStats:
     state_direct: int = 0
     #: of those, the ones whose payload the ahead thread computed during the commit
     state_ahead: int = 0
-    #: of those, the ones pondered before their turn came (companion.ponder)
+    #: of those, the ones pondered before their turn came (companion.table.ponder)
     state_pondered: int = 0
 
 
@@ -160,7 +160,7 @@ class _Stop:
 
 @dataclass(frozen=True, slots=True)
 class _Answered:
-    """A state's pending answers came (companion.answers): publish it whole if still ours."""
+    """A state's pending answers came (companion.table.answers): publish it whole if still ours."""
 
     state: TableState
 
@@ -250,7 +250,7 @@ class MqttBridge:
         self._encoder = StateEncoder()  # used under the state lock
         #: a reader's turn: ``…/state`` computed during the commit (companion.mqtt.ahead)
         self._ahead: StateAhead | None = None
-        #: id → (state, view, payload) of the states pondered (companion.ponder); written on
+        #: id → (state, view, payload) of the states pondered (companion.table.ponder); written on
         #: its thread, read in the turns (each of its operations is atomic)
         self._pondered: collections.OrderedDict[int, tuple[TableState, TableView, str]] = (
             collections.OrderedDict()
@@ -371,12 +371,12 @@ class MqttBridge:
             ahead.ask(state)
 
     def _answered(self, state: TableState) -> None:
-        """The answers' thread (companion.views): ``state``'s view is whole now."""
+        """The answers' thread (companion.table.views): ``state``'s view is whole now."""
         self._inbox.put(_Answered(state))
 
     def _warm(self, state: TableState) -> None:
         """Ponder's warmer (its thread): ``state``'s view and ``…/state`` payload, kept in
-        case a turn comes to it (companion.ponder)."""
+        case a turn comes to it (companion.table.ponder)."""
         view = turn_view(state)
         payload = self._ponder_encoder.encode(view, state)
         self._pondered[id(state)] = (state, view, payload)  # the state kept: its id its own
@@ -412,7 +412,7 @@ class MqttBridge:
             return  # the publisher is publishing a state now: it takes this one next
         try:
             kept = self._pondered_for(state)
-            if kept is not None:  # pondered (companion.ponder)
+            if kept is not None:  # pondered (companion.table.ponder)
                 view, payload = kept
                 VIEWS.keep(state, view)  # for the panel, a moment later
                 self.stats.state_pondered += 1

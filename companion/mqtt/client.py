@@ -27,7 +27,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from companion.mqtt.config import MqttConfig
 from companion.mqtt.topics import Topics
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 OFFLINE = "offline"
 ONLINE = "online"

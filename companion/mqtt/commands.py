@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion import inputs
+from companion.table import inputs
 from engine.errors import RuleViolation
 
 #: request ids echoed in the reply; ``transaction`` wins when both are given
@@ -51,7 +51,7 @@ def parse_request(name: str, payload: bytes) -> Request | BadRequest:
     """``name`` is ``''`` for ``…/command`` or the ``<name>`` of ``…/command/<name>``.
 
     Never raises: too big, not UTF-8, not JSON, nested too deep, a lone surrogate or any
-    other input the limits refuse (:mod:`companion.inputs`) is a ``malformed`` BadRequest.
+    other input the limits refuse (:mod:`companion.table.inputs`) is a ``malformed`` BadRequest.
     """
     if not payload.strip():
         if name:

@@ -10,10 +10,10 @@ file, the key and the fix — never a traceback.
 >>> load_mqtt_config({"port": "1883", "enabeld": True}, "rhuna.toml")
 Traceback (most recent call last):
     ...
-engine.settings.ConfigErrors: rhuna.toml: mqtt.enabeld: unknown key — did you mean enabled? [mqtt] takes: enabled, host, port, client_id, username, password, password_file, keepalive, tls, base_topic, table_id, max_queued, reconnect_min_delay, reconnect_max_delay, homeassistant
+settings.checker.ConfigErrors: rhuna.toml: mqtt.enabeld: unknown key — did you mean enabled? [mqtt] takes: enabled, host, port, client_id, username, password, password_file, keepalive, tls, base_topic, table_id, max_queued, reconnect_min_delay, reconnect_max_delay, homeassistant
 rhuna.toml: mqtt.port: '1883' is not a port number — write a whole number from 1 to 65535, without quotes
 
-Every problem of the section is listed (:mod:`engine.settings`), not only the first.
+Every problem of the section is listed (:mod:`settings.checker`), not only the first.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
-from engine.settings import Key, Problems, Section
-from engine.settings import show as _show
-from engine.textfile import read_text
+from settings.checker import Key, Problems, Section
+from settings.checker import show as _show
+from settings.errors import ConfigError
+from settings.textfile import read_text
 
 #: one MQTT topic level we build topics from: no wildcards, no separators, no '$' at the start
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
-from companion import inputs
 from companion.mqtt.topics import SECTIONS, Topics
 from companion.record.narrate import HistoryEntry
-from companion.record.recap import Recap
+from companion.record.session import Recap
+from companion.table import inputs
 from engine.contracts.schema import Ref
 from engine.errors import Refusal, RuleViolation
 from engine.events import Event

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import CommandRejected, apply
-from engine.errors import ConfigError
 from engine.state import TableState
+from settings.errors import ConfigError
 
 #: what ``--reset`` can name: each carried part
 PARTS = (
@@ -243,7 +243,7 @@ def carry_from(
 ) -> Carry:
     """What the current journal in ``state_dir`` carries onto ``start`` (nothing without one)."""
     from companion.record.journal import open_journal
-    from companion.store import JOURNAL
+    from companion.table.store import JOURNAL
 
     path = Path(state_dir) / JOURNAL
     if not path.exists():

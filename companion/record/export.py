@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion.record import recap
 from companion.record.journal import Journal, JournalError
 from companion.record.night import Night, fraction_text, gather, percent
+from settings.atomic import atomic_file
 
 DRAW_COLUMNS = [
     "seq",
@@ -78,14 +79,11 @@ def _iso(at: float) -> str:
 
 
 def _write(path: Path, fill: Callable[[Any], None]) -> None:
-    """Write via a temporary file, so a failed export never leaves half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Write whole or not at all (:mod:`settings.atomic`): a failed export never leaves half a file."""
     try:
-        with tmp.open("w", encoding="utf-8", newline="") as f:
+        with atomic_file(path, newline="") as f:
             fill(f)
-        os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise JournalError(f"{path}: cannot write it ({e.strerror}) — check --to") from None
 
 
@@ -181,8 +179,6 @@ def export(
     write_events(night, journal, paths[0])
     write_draws(night, paths[1])
     write_performances(night, paths[2])
-    from companion.record import recap
-
     if fmt == "md":
         path = out / "recap.md"
         text = recap.markdown(night)

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.store import ARCHIVE, JOURNAL, SCHEMA_VERSION, fingerprint
+from companion.table.store import ARCHIVE, JOURNAL, SCHEMA_VERSION, fingerprint
 from engine import apply, load_table
-from engine.errors import ConfigError
 from engine.events import Event
 from engine.state import TableState
 from engine.vocabulary import REGISTRY
+from settings.errors import ConfigError
 
 CURRENT = "current"
 
@@ -323,24 +323,3 @@ def find_session(where: str | Path, state_dir: str | Path | None = None) -> Path
             " a state directory or a journal file"
         )
     return hit
-
-
-def locate(session: str | None, state_dir: str | Path | None, config: str | Path | None) -> Path:
-    """The journal a CLI's SESSION / ``--state-dir`` / ``--config`` name (see :func:`find_session`).
-
-    With no SESSION, the current journal of ``--state-dir``, else of the config's ``[state] dir``.
-    """
-    if state_dir is None and (session is None or not Path(session).exists()) and config:
-        from companion.config import load_config
-
-        try:
-            state_dir = load_config(config).state_dir
-        except ConfigError:
-            if session is None:
-                raise
-            # a mistyped path, most likely: say that, not that the default config is missing
-    if session is None:
-        if state_dir is None:
-            raise JournalError("give a session: a state directory, a journal file or --state-dir")
-        return find_session(state_dir)
-    return find_session(session, state_dir)

@@ -17,7 +17,7 @@ from engine.narrate import describe
 from engine.state import TableState
 
 if TYPE_CHECKING:
-    from companion.loop import Outcome
+    from companion.table.loop import Outcome
 
 #: how a journal ``source`` reads for people: its prefix → a word
 SOURCES = {

@@ -16,7 +16,7 @@ import importlib
 from typing import Any
 
 from display.drivers.base import DriverUnavailable, Panel
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 DRIVERS = {
     "png": "display.drivers.png",

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from PIL import Image
 
 from display.panels import Colour, PanelSpec
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 
 class DriverUnavailable(ConfigError):

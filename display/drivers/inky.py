@@ -26,7 +26,7 @@ from PIL import Image
 
 from display.drivers.base import DriverUnavailable, Panel
 from display.panels import ACCENT, BLACK, WHITE, Colour, check_colour, panel_spec, spec_for_size
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 log = logging.getLogger("rhuna.display")
 

@@ -26,7 +26,7 @@ from PIL import Image
 
 from display.drivers.base import Panel
 from display.panels import Colour, PanelSpec, check_colour, panel_spec
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 #: refreshes remembered in :attr:`PngPanel.refreshes` (the newest; the log and tests read it)
 REFRESHES_KEPT = 1000

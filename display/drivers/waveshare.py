@@ -28,7 +28,7 @@ from PIL import Image
 
 from display.drivers.base import DriverUnavailable, Panel, layer
 from display.panels import ACCENT, BLACK, Colour, check_colour, panel_spec
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 INSTALL = "pip install 'rhuna-table[waveshare]'"
 

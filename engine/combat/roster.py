@@ -28,12 +28,12 @@ from typing import Any
 
 from engine.combat.rules import CombatRules, check
 from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
-from engine.errors import ConfigError
 from engine.immutable import replace
 from engine.rules import bound, default_rules
-from engine.settings import unknown_key
 from engine.state import TableState
 from engine.table import section
+from settings.checker import unknown_key
+from settings.errors import ConfigError
 
 _KEYS = {"id", "name", "hero", "side", *ATTRIBUTES, "speed", "renown", "weapon", "armour"}
 _WEAPON_KEYS = {"name", "damage", "injury", "attribute"}

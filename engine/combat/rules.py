@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.combat.state import ATTRIBUTES, ActionKind
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 _CHOICES = {
     ("initiative", "score"): ("sum", "highest"),

@@ -18,9 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.errors import ConfigError
 from engine.immutable import replace
-from engine.settings import unknown_key
 from engine.state import Bag, TableState
 from engine.table import section
 from engine.time.board import (
@@ -36,6 +34,8 @@ from engine.time.board import (
 )
 from engine.time.common import fresh_board
 from engine.tokens import Token, TokenKind
+from settings.checker import unknown_key
+from settings.errors import ConfigError
 
 _FACE = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import accounts as A
+from companion.ops import accounts as A
 from tests.harness.broker import Broker, running_broker, running_pi_broker
 
 

@@ -24,7 +24,7 @@ from display.drivers.waveshare import MODELS, WavesharePanel
 from display.panels import ACCENT, BLACK, WHITE
 from display.render import render
 from display.screens.banner import Banner
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 from tests.harness import views as dv
 
 

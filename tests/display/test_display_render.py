@@ -15,8 +15,8 @@ from display.render import Frame, Renderer, draw, render, screen_of
 from display.screens.banner import Banner
 from display.source import load_view
 from display.viewmodel import focus, next_move, percent, short_advice, token_code
-from engine.errors import ConfigError
 from engine.view import table_view
+from settings.errors import ConfigError
 from tests.harness import BEGIN, ROOT
 from tests.harness import views as dv
 

@@ -117,7 +117,7 @@ def test_i_c3b_the_delay_is_rules_data(example_state):
 
 def test_i_c3b_a_delay_past_the_wheel_is_refused_when_the_table_loads():
     table = EXAMPLE_TABLE.read_text() + "\n[rules.combat.joining]\ndelay_ticks = 7\n"
-    from engine.errors import ConfigError
+    from settings.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"rules.combat.joining.delay_ticks = 7 \[I-C3b\]"):
         load_table_text(table, "t.toml", EXAMPLE_TABLE.parent)

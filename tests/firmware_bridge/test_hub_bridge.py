@@ -98,7 +98,7 @@ def test_a_token_lying_on_a_reader_for_10_s_gives_one_present_event(events):
 
 def test_unplug_and_replug_mid_draw_recovers_and_loses_nothing(emu, reader, events):
     """Back online after the replug, with what changed while away and nothing twice (how
-    soon, against its 2 s target: benchmarks/serial.py)."""
+    soon, against its 2 s target: benchmarks/serial_bridge.py)."""
     emu.lay(0, A)
     emu.lay(1, B)
     assert {e.uid for e in (events.next(), events.next())} == {A, B}
@@ -334,7 +334,7 @@ def test_a_hub_speaking_another_protocol_version_is_refused(tmp_path, events):
 def test_stop_ends_the_thread_promptly(emu, events):
     r = HubReader(emu.link, sink=events.queue).start()
     assert r.wait_online(WAIT)
-    r.stop()  # returns once the thread has ended (how soon: benchmarks/serial.py)
+    r.stop()  # returns once the thread has ended (how soon: benchmarks/serial_bridge.py)
     assert r._thread is not None and not r._thread.is_alive()
     assert r.state == "stopped"
 

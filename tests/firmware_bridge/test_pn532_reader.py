@@ -130,7 +130,7 @@ def test_unplug_and_replug_recovers_and_a_card_that_stayed_is_not_reported_twice
     emu.unplug()
     wait_until(lambda: reader.state == "offline", "the reader noticing the unplug")
     emu.replug()  # a fresh, sleeping chip: the reader must wake and configure it again
-    assert reader.wait_online(WAIT)  # how soon, against its 2 s target: benchmarks/serial.py
+    assert reader.wait_online(WAIT)  # how soon, against its 2 s target: benchmarks/serial_bridge.py
     assert events.drain(0.3) == []
     emu.lift()
     assert brief([events.next()]) == [(0, A, "removed")]

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ConfigError
 from firmware_bridge.emulator import HubEmulator, PN532Emulator
 from firmware_bridge.line_reader import LineFormat
 from firmware_bridge.uid import UID_LENGTHS, UidError, format_uid, normalise_uid, parse_uid
-from hardware.enroll import Enrolment, Verdict
-from hardware.registry import TagRegistry
+from settings.errors import ConfigError
+from tags.enroll import Enrolment, Verdict
+from tags.registry import TagRegistry
 from tests.harness import ROOT
 
 GOOD = {

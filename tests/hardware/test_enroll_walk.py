@@ -1,4 +1,4 @@
-"""The enrolment walk (hardware/enroll.py), without any reader or file: which bags in which
+"""The enrolment walk (tags/enroll.py), without any reader or file: which bags in which
 order, which token is next (so an interrupted walk resumes), what a scanned tag means
 (accepted / the same tag again / another token's tag / this token's own tag on --redo), and
 the per-bag report. DESIGN "Tag registry": one tag per token, duplicates refused."""
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import ConfigError
 from engine.state import TableState
-from hardware.enroll import (
+from settings.errors import ConfigError
+from tags.enroll import (
     Enrolment,
     Verdict,
     bag_reports,
@@ -22,7 +22,7 @@ from hardware.enroll import (
     tokens_in,
     walk_bags,
 )
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 
 HERO_BAGS = ["aria", "bren", "cass"]
 KIND_BAGS = [

@@ -145,7 +145,7 @@ def test_p18_the_wheel_says_the_engine_s_refusal_of_a_second_favor_call(drawn):
 
 def test_p18_call_favor_arms_and_the_favor_token_completes_it(drawn):
     """Default ``call_favor = "token"``: the button sends nothing; the Favor token laid on the
-    board is the call (companion.tags makes it call_favor for the drawing hero)."""
+    board is the call (tags.commands makes it call_favor for the drawing hero)."""
     t = drawn
     t.hand.press("call_favor")
     assert t.take() == []

@@ -7,9 +7,9 @@ import pytest
 from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
-from engine.errors import ConfigError
 from hardware.config import DEFAULT_BUTTONS, GpioConfig
 from hardware.controls import TableControls, make_pin_factory
+from settings.errors import ConfigError
 
 
 def load(text: str) -> GpioConfig:

@@ -15,10 +15,10 @@ import pytest
 from gpiozero import RotaryEncoder
 from gpiozero.pins.mock import MockFactory
 
-from engine.errors import ConfigError
 from hardware.config import GpioConfig
 from hardware.encoder import HalfStepEncoder, QuadratureDecoder
 from hardware.mock import half_click
+from settings.errors import ConfigError
 from tests.harness.gpio import MockTable
 
 

@@ -26,10 +26,10 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 import engine
-from companion import accounts as A
-from companion.loop import TableLoop
 from companion.mqtt import MqttBridge, load_mqtt_config
-from hardware.registry import TagRegistry
+from companion.ops import accounts as A
+from companion.table.loop import TableLoop
+from tags.registry import TagRegistry
 from tests.harness import EXAMPLE_TABLE, ROOT, WAIT, missing_real_part, wait_until
 
 #: the example table's topics, and the commands most tests start a Performance with (P19, P1–P4)

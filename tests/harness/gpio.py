@@ -12,12 +12,12 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from companion.loop import Outcome, TableLoop
+from companion.table.loop import Outcome, TableLoop
 from engine.state import TableState
 from hardware.config import GpioConfig
 from hardware.controls import TableControls
 from hardware.mock import MockHand
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 
 SEED = 7
 

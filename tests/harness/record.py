@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import load_config
-from companion.loop import Outcome
 from companion.service import Service
+from companion.table.loop import Outcome
 from tests.harness import ROOT
 from tests.harness.service import write_config
 

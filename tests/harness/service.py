@@ -1,5 +1,5 @@
 """Shared by the store, service and config tests: sessions of commands, service configs, the
-Service running in process (:class:`InProcess`, for the fault tests and benchmarks/serial.py) or
+Service running in process (:class:`InProcess`, for the fault tests and benchmarks/serial_bridge.py) or
 as a ``rhuna-table run --commands -`` process (:class:`ServiceProcess`), and the journal read
 back (:func:`journal_rows`, :func:`assert_state_is_the_journal_replayed`).
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from companion.config import load_config
 from companion.service import Service
-from companion.store import JOURNAL, Store
+from companion.table.store import JOURNAL, Store
 from engine import CommandRejected, apply, load_table
 from engine.state import TableState
 from tests.harness import EXAMPLE_TABLE, ROOT, WAIT, wait_until

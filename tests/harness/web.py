@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from companion import accounts as A
 from companion.config import load_config
 from companion.mqtt import MqttBridge
+from companion.ops import accounts as A
 from companion.service import Service
 from tests.harness import ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Broker, free_port

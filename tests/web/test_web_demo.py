@@ -11,7 +11,7 @@ import time
 
 from playwright.sync_api import expect
 
-from companion.demo_broker import DemoBroker
+from companion.ops.demo_broker import DemoBroker
 from tests.harness import missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.web import built_pages, playwright_chromium, screenshot

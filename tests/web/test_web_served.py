@@ -1,4 +1,4 @@
-"""``[web]``: the service serves the pages itself (companion/web_server.py), as on the Pi.
+"""``[web]``: the service serves the pages itself (companion/mqtt/web_server.py), as on the Pi.
 
 Against the real service on the emulated config and a real Mosquitto; the browser is Debian's
 Chromium. A page from the service paints the retained state like one from Mosquitto's
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from companion.config import ConfigErrors, config_from_text
-from companion.web_server import PageServer
+from companion.mqtt.web_server import PageServer
 from tests.harness import ARIA, BEGIN, ROOT, missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.web import (

@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from companion import accounts as A
 from companion.cli import main
+from companion.ops import accounts as A
 from tests.harness import EXAMPLE_TABLE
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.doctor import BootConfig, Doctor, Machine
+from companion.ops.doctor import BootConfig, Doctor, Machine
 from firmware_bridge.emulator import HubEmulator, PN532Emulator
 from tests.harness import ROOT, missing_real_part
 from tests.harness.broker import running_broker

@@ -22,14 +22,14 @@ import pytest
 from companion.cli import main
 from companion.cli.enroll import choose_reader
 from companion.config import config_from_text
-from companion.store import Store, StoreError
-from companion.tags import ReaderRoles, command_for_tag
+from companion.table.store import Store, StoreError
 from engine import load_table
 from firmware_bridge import protocol as p
 from firmware_bridge.emulator.hub import HubEmulator
 from firmware_bridge.events import Presence, TagEvent
-from hardware.enroll import tokens_in
-from hardware.registry import TagRegistry
+from tags.commands import ReaderRoles, command_for_tag
+from tags.enroll import tokens_in
+from tags.registry import TagRegistry
 from tests.harness import EXAMPLE_TABLE, ROOT
 
 TIMEOUT = 10.0

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main
-from engine.errors import ConfigError
-from engine.settings import Key, Problems, Section
+from settings.checker import Key, Problems, Section
+from settings.errors import ConfigError
 from tests.harness import ROOT
 from tests.harness.service import write_config
 
@@ -160,7 +160,7 @@ def test_readme_and_install_script_include_the_enrolment_step() -> None:
 
 
 def test_one_error_shape_for_every_section() -> None:
-    """engine.settings: file, key, problem, fix — the shape every section's owner uses."""
+    """settings.checker: file, key, problem, fix — the shape every section's owner uses."""
     problems = Problems("rhuna.toml")
     section = Section("demo", {"count": Key("integer", "how many", 1, minimum=1, maximum=9)})
     assert section.read({"count": 0, "cuont": 2, "x": 1}, problems) == {"count": 1}

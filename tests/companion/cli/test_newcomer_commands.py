@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.store import inspect
+from companion.table.store import inspect
 from tests.harness import ROOT
 from tests.harness.service import write_config
 

@@ -10,13 +10,13 @@ import logging
 import pytest
 
 from companion.cli import main
-from companion.loop import TableLoop
+from companion.table.loop import TableLoop
 from engine import CommandRejected, apply
 from engine.narrate import describe
 from engine.state import TableState
 from firmware_bridge.cli import ScriptError, make_emulator, run_command
 from hardware.config import GpioConfig
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 from tests.harness import ROOT
 
 TABLE = str(ROOT / "examples" / "table.toml")
@@ -103,7 +103,7 @@ def test_the_emulator_cli_explains_a_channel_that_is_not_a_number() -> None:
 
 def test_a_table_file_typo_says_which_key_was_meant(tmp_path) -> None:
     from engine import load_table
-    from engine.errors import ConfigError
+    from settings.errors import ConfigError
 
     table = tmp_path / "t.toml"
     table.write_text((ROOT / "examples" / "table.toml").read_text("utf-8") + "\n[heros]\n")

@@ -194,10 +194,10 @@ def test_p6_cli_reads_the_running_services_state(
     """--live CONFIG: the journal of a service that holds its state directory's lock, read
     as the service restores it (snapshot + replay), with its lock left alone."""
     from companion.config import load_config
-    from companion.loop import TableLoop
-    from companion.store import Store
+    from companion.table.loop import TableLoop
+    from companion.table.store import Store
     from engine import load_table
-    from hardware.registry import TagRegistry
+    from tags.registry import TagRegistry
     from tests.harness.service import write_config
 
     config_file = write_config(tmp_path / "svc")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import threading
 
 from companion.config import load_config
-from companion.loop import TableLoop
 from companion.service import Service
-from companion.store import Store
+from companion.table.loop import TableLoop
+from companion.table.store import Store
 from engine import load_table
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 from tests.harness import EXAMPLE_TABLE, WAIT, wait_until
 from tests.harness.service import as_json, replay, session, write_config
 

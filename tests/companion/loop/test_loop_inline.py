@@ -15,8 +15,8 @@ import threading
 
 import pytest
 
-from companion.loop import Outcome, TableLoop
-from hardware.registry import TagRegistry
+from companion.table.loop import Outcome, TableLoop
+from tags.registry import TagRegistry
 from tests.harness import WAIT, wait_until
 
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: always accepted

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 
-from companion.loop import Outcome, TableLoop
-from hardware.registry import TagRegistry
+from companion.table.loop import Outcome, TableLoop
+from tags.registry import TagRegistry
 from tests.harness import WAIT, wait_until
 
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: a sheet change, always accepted

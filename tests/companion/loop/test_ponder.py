@@ -1,4 +1,4 @@
-"""Pondering: the likely next draws applied while the table waits (companion.ponder).
+"""Pondering: the likely next draws applied while the table waits (companion.table.ponder).
 
 What a turn recalls must be exactly what ``apply`` gives (the engine is pure), only for the
 state it was pondered from, and a turn must stop the pondering; nothing pondered is told
@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from companion.loop import TableLoop
-from companion.ponder import Ponder, command_key, likely_commands
+from companion.table.loop import TableLoop
+from companion.table.ponder import Ponder, command_key, likely_commands
 from engine import apply
 from firmware_bridge.events import Presence, TagEvent
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 from tests.harness import ARIA, BEGIN, run, wait_until
 
 FAVOR_CALL = "call_favor"
@@ -55,7 +55,7 @@ def test_a_command_is_keyed_by_its_values_and_their_types():
 def test_the_likely_commands_are_the_tokens_that_may_be_laid_next_p6_p18(example_state, declared):
     """Nothing is pondered without a Performance; once Aria declares, the draws of her Hero
     Bag's tokens (P6) come first, then a Favor call for each Favor Bag token (P18): the very
-    commands the Draw Board's tags become (companion.tags.command_for_token)."""
+    commands the Draw Board's tags become (tags.commands.command_for_token)."""
     assert list(likely_commands(example_state)) == []
     assert list(likely_commands(run(example_state, BEGIN)[0])) == []
     likely = list(likely_commands(declared))

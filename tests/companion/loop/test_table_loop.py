@@ -12,14 +12,14 @@ import pytest
 from PIL import Image
 
 from companion.cli import main as cli_main
-from companion.loop import TableLoop
 from companion.record.journal import open_journal
 from companion.scripted import ScriptedTable
-from companion.tags import ReaderRoles, command_for_tag
+from companion.table.loop import TableLoop
 from engine import apply
-from engine.errors import ConfigError
 from firmware_bridge.events import Presence, TagEvent
-from hardware.registry import TagRegistry
+from settings.errors import ConfigError
+from tags.commands import ReaderRoles, command_for_tag
+from tags.registry import TagRegistry
 from tests.harness import ARIA, BEGIN, BREN, EXAMPLE_TABLE, run
 
 
@@ -274,7 +274,7 @@ def test_the_wheel_on_mock_gpio_declares_through_the_loop_p4(tmp_path):
 
 
 def test_the_dial_banner_says_what_is_dialled_so_far():
-    from companion.panel_output import dial_banner
+    from companion.table.panel_output import dial_banner
 
     sel = {
         "mode": "dial",

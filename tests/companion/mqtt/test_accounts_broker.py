@@ -23,7 +23,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from companion import accounts as A
+from companion.ops import accounts as A
 from tests.harness import BEGIN, ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, running_broker, table_on_mqtt
 

@@ -18,9 +18,9 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from companion import accounts as A
 from companion.config import load_config
 from companion.mqtt import load_mqtt_config
+from companion.ops import accounts as A
 from tests.harness import ROOT
 from tests.harness.broker import WAIT
 

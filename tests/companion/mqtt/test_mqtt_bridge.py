@@ -17,8 +17,8 @@ from companion.mqtt.ahead import StateAhead
 from companion.mqtt.bridge import MqttBridge
 from companion.mqtt.messages import state_messages
 from companion.mqtt.topics import Topics
-from companion.panel_output import LazyView
-from companion.views import VIEWS, Views
+from companion.table.panel_output import LazyView
+from companion.table.views import VIEWS, Views
 from engine import CommandRejected, apply
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
@@ -370,7 +370,7 @@ def test_every_qos1_publish_is_counted_until_its_ack(broker, watcher):
 
 def test_the_panel_takes_the_view_the_bridge_computed_for_its_state(broker, watcher):
     """The view of a state is computed once for ``…/state`` and the panel's frame
-    (companion.views): once the state is on the broker, the panel's LazyView of it is that
+    (companion.table.views): once the state is on the broker, the panel's LazyView of it is that
     very view, and nothing is computed again (issue 17: work done twice on a Pi's CPU)."""
     favor = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18
     with table_on_mqtt(broker.port) as (bridge, running):
@@ -498,10 +498,10 @@ def test_the_ahead_thread_and_its_hint_go_with_the_bridge(broker, example_state)
 
 
 def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(broker, watcher):
-    """With pondering (companion.ponder), the bridge prepares the view and ``…/state`` of each
+    """With pondering (companion.table.ponder), the bridge prepares the view and ``…/state`` of each
     likely next draw while the table waits; the draw's turn publishes that payload — the same
     JSON as the state's view — without computing it, and never asks the ahead thread."""
-    from companion.ponder import Ponder, likely_commands
+    from companion.table.ponder import Ponder, likely_commands
 
     loop = example_loop()
     loop.ponder = ponder = Ponder(settle=0.0)

@@ -7,7 +7,7 @@ import tomllib
 import pytest
 
 from companion.mqtt.config import MqttConfig, load_mqtt_config
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 
 def test_an_empty_table_gives_the_defaults_of_a_pi_with_its_own_broker():

@@ -15,7 +15,7 @@ import pytest
 
 from companion.mqtt.client import make_client
 from companion.mqtt.topics import Topics
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 from tests.harness import missing_real_part, wait_until
 from tests.harness.broker import WAIT, R, Watcher, bridge_config, running_broker, table_on_mqtt
 

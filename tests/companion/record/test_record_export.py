@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.loop import Outcome
 from companion.record.history import history
 from companion.record.journal import open_journal
 from companion.record.night import gather
-from companion.store import Store
+from companion.table.loop import Outcome
+from companion.table.store import Store
 from engine import apply, load_table, load_table_text
 from engine.events import Event
 from engine.narrate import describe

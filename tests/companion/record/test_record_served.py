@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from companion.config import load_config
-from companion.record.recap import latest_recap
+from companion.record.session import latest_recap
 from companion.service import Service
 from tests.harness import ARIA, BEGIN, ROOT, wait_until
 from tests.harness.broker import WAIT

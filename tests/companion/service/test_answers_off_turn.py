@@ -18,9 +18,9 @@ import pytest
 import engine
 from companion.config import load_config
 from companion.mqtt import MqttBridge
-from companion.sdnotify import Notifier
 from companion.service import Service
-from companion.views import VIEWS
+from companion.table.sdnotify import Notifier
+from companion.table.views import VIEWS
 from engine.view import table_view
 from tests.harness import wait_until
 from tests.harness.answers import (

@@ -11,10 +11,10 @@ import pytest
 
 from companion.cli import main
 from companion.config import ConfigErrors, config_from_text, load_config
-from companion.store import JOURNAL, Store
+from companion.table.store import JOURNAL, Store
 from engine import load_table
-from engine.errors import ConfigError
 from hardware.config import GpioConfig
+from settings.errors import ConfigError
 from tests.harness import ROOT
 from tests.harness.service import EXAMPLES, write_config
 

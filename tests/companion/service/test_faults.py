@@ -21,7 +21,7 @@ import time
 import pytest
 
 from companion.mqtt import MqttBridge
-from companion.store import JOURNAL
+from companion.table.store import JOURNAL
 from engine import load_table
 from firmware_bridge import protocol as p
 from firmware_bridge.uid import parse_uid
@@ -86,7 +86,7 @@ def test_a_hub_spraying_garbage_at_full_speed(tmp_path):
             return sent[0] >= 64 * 1024
 
         # 64 kB back to back, as fast as the pty takes them: an amount, not a rate (a loaded
-        # machine takes them more slowly; how fast it copes is benchmarks/serial.py's)
+        # machine takes them more slowly; how fast it copes is benchmarks/serial_bridge.py's)
         wait_until(sprayed, lambda: f"the pty to take 64 kB ({sent[0]} so far)", 3 * WAIT, poll=0)
         assert table.reader.wait_online(WAIT)  # back in sync (or never lost it)
         table.hub.lay(2, uid_of(svc, "aria.weight.2"))
@@ -116,7 +116,7 @@ def test_a_reader_reporting_the_same_uid_every_millisecond(tmp_path):
             time.sleep(0.001)
         table.settled(3)
         table.submit(FAVOR)
-        # answered, not buried under a thousand refusals (how soon: benchmarks/serial.py)
+        # answered, not buried under a thousand refusals (how soon: benchmarks/serial_bridge.py)
         table.settled(4)
         rows = [c for _, c in journal_rows(tmp_path / "state")]
         assert [c["cmd"] for c in rows].count("draw") == 1

@@ -10,7 +10,7 @@ import json
 import os
 import tracemalloc
 
-from companion.command_source import _FdLines
+from companion.table.command_source import _FdLines
 from tests.harness import EXAMPLE_TABLE
 
 
@@ -67,14 +67,14 @@ def test_the_views_the_panel_and_mqtt_compute_leave_no_reference_cycles():
     # (25 % more long-lived objects) and set the high-water mark of Python's object arenas
     import gc
 
-    from companion.loop import TableLoop
     from companion.mqtt.messages import iter_state_messages
     from companion.mqtt.topics import Topics
-    from companion.panel_output import LazyView
+    from companion.table.loop import TableLoop
+    from companion.table.panel_output import LazyView
     from display.render import Frame, Renderer
     from engine import load_table
     from engine.view import table_view
-    from hardware.registry import TagRegistry
+    from tags.registry import TagRegistry
     from tests.harness.service import session
 
     state = load_table(EXAMPLE_TABLE)

@@ -15,15 +15,15 @@ import threading
 
 import pytest
 
-from companion import inputs
-from companion.command_source import JsonLinesCommands
 from companion.config import load_config
-from companion.loop import TableLoop
 from companion.mqtt import MqttBridge
 from companion.service import Service
-from companion.store import Store
+from companion.table import inputs
+from companion.table.command_source import JsonLinesCommands
+from companion.table.loop import TableLoop
+from companion.table.store import Store
 from engine import CommandRejected, apply, load_table
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 from tests.harness import wait_until
 from tests.harness.broker import WAIT, Watcher, running_broker
 from tests.harness.service import ServiceProcess, as_json, journal_rows, replay, write_config

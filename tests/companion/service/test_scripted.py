@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from companion import accounts
 from companion.cli import main
-from companion.demo_broker import DemoBroker
+from companion.ops import accounts
+from companion.ops.demo_broker import DemoBroker
 from companion.record.journal import open_journal
 from companion.scripted import ScriptedTable, emulated_config
 from companion.service import Service
 from engine import load_table
-from engine.errors import ConfigError
 from firmware_bridge.uid import UidError
+from settings.errors import ConfigError
 from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE, missing_real_part
 from tests.harness.broker import Watcher
 
@@ -145,7 +145,7 @@ def test_served_after_the_script_the_worldkeepers_remote_is_answered(tmp_path):
 
 def test_a_demo_still_playing_into_the_same_out_is_one_error_before_the_header(tmp_path, capsys):
     """The journal a run replaces is never pulled from under a table still playing there."""
-    from companion.store import locked
+    from companion.table.store import locked
 
     with locked(tmp_path / "table" / "state"):  # as a running demo's service holds it
         assert main(["demo", "--no-mqtt", "--out", str(tmp_path)]) == 2

@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 
 from companion.config import load_config
-from companion.loop import Outcome, TableLoop
 from companion.service import Service
+from companion.table.loop import Outcome, TableLoop
 from display.render import Frame, Renderer
 from display.screens.banner import Banner
 from engine.view import table_view
@@ -245,7 +245,7 @@ def test_extensions_start_with_the_loop_and_stop_after_it_drained(tmp_path):
 
 def test_a_token_laid_in_a_performance_was_pondered_and_the_heap_frozen_p6(tmp_path):
     """The running service ponders the likely next draws while the table waits
-    (companion.ponder) and keeps what its start made out of the collector's sight
+    (companion.table.ponder) and keeps what its start made out of the collector's sight
     (``gc.freeze``); the token laid is the pondered state, committed and shown like any other.
     Stopping ends the pondering thread and gives the heap back to the collector."""
     import gc

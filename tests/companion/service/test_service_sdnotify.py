@@ -16,8 +16,8 @@ import uuid
 import pytest
 
 from companion.config import load_config
-from companion.sdnotify import Notifier
 from companion.service import Service
+from companion.table.sdnotify import Notifier
 from tests.harness import ROOT
 from tests.harness.sdnotify import Systemd
 from tests.harness.service import write_config

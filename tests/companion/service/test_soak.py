@@ -5,16 +5,8 @@ The state afterwards is the journal replayed."""
 
 from __future__ import annotations
 
-import importlib.util
-
-from tests.harness import ROOT
+from benchmarks import soak
 from tests.harness.service import assert_state_is_the_journal_replayed
-
-# by path: benchmarks/ on sys.path would let benchmarks/serial.py shadow pyserial
-_spec = importlib.util.spec_from_file_location("soak", ROOT / "benchmarks" / "soak.py")
-assert _spec is not None and _spec.loader is not None
-soak = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(soak)
 
 
 def test_a_short_soak_keeps_memory_threads_and_descriptors_flat(tmp_path):

@@ -13,9 +13,9 @@ import sqlite3
 
 import pytest
 
-from companion.loop import TableLoop
-from companion.store import Store
-from hardware.registry import TagRegistry
+from companion.table.loop import TableLoop
+from companion.table.store import Store
+from tags.registry import TagRegistry
 from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE
 
 

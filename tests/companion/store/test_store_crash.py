@@ -19,7 +19,7 @@ import random
 import signal
 import time
 
-from companion.store import Store
+from companion.table.store import Store
 from engine import load_table
 from tests.harness.service import (
     ServiceProcess,

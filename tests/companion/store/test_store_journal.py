@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.loop import TableLoop
-from companion.store import JOURNAL, Store, StoreError, archive, fingerprint, inspect
+from companion.table.loop import TableLoop
+from companion.table.store import JOURNAL, Store, StoreError, archive, fingerprint, inspect
 from engine import apply, load_table_text
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 from tests.harness import EXAMPLE_TABLE
 from tests.harness.service import as_json, replay, session
 

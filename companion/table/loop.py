@@ -2,7 +2,7 @@
 
 Readers, the wheel, MQTT and scripts run in their own threads and only
 ``submit`` here. The loop takes one item at a time, turns a tag into a command
-(:mod:`companion.tags`), applies it (:func:`engine.apply`), and tells every
+(:mod:`tags.commands`), applies it (:func:`engine.apply`), and tells every
 subscriber — the display worker, the MQTT publisher, the log — what happened.
 A refused command or an unknown tag becomes an :class:`Outcome` with an error
 for the panel and MQTT; nothing ever crashes the loop.
@@ -17,7 +17,7 @@ Either way one item is processed at a time, in the order submitted, and ``submit
 never waits for another thread.
 
 Subscribers are acknowledgements, so an accepted command is first handed to
-the ``journal`` (:meth:`companion.store.Store.append`): only once it is
+the ``journal`` (:meth:`companion.table.store.Store.append`): only once it is
 committed is the new state kept and anyone told. A journal that cannot write
 (disk full, read-only) leaves the state as it was, and the Outcome carries a
 ``store`` error instead.
@@ -35,14 +35,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion import inputs
-from companion.ponder import Ponder
-from companion.tags import ReaderRoles, command_for_tag
+from companion.table import inputs
+from companion.table.ponder import Ponder
 from engine import CommandRejected, Event, apply
 from engine.errors import RuleViolation
 from engine.state import TableState
 from firmware_bridge.events import TagEvent
-from hardware.registry import TagRegistry
+from tags.commands import ReaderRoles, command_for_tag
+from tags.registry import TagRegistry
 
 log = logging.getLogger("rhuna.loop")
 
@@ -76,7 +76,7 @@ class TableLoop:
     registry: TagRegistry
     roles: ReaderRoles = field(default_factory=ReaderRoles)
     journal: Journal | None = None
-    #: applies the likely next commands while the table waits (:mod:`companion.ponder`)
+    #: applies the likely next commands while the table waits (:mod:`companion.table.ponder`)
     ponder: Ponder | None = None
 
     def __post_init__(self) -> None:

@@ -4,7 +4,7 @@ Most of a table's inputs are tokens laid on the Draw Board, and which tokens can
 is known: those in the Hero Bags of the heroes in the Performance, and the Favor Bag's.
 Between two draws a table waits a second or more. :class:`Ponder` spends a few
 milliseconds of that wait on one thread: for each token that may be laid next it applies
-the command that token would become (:func:`companion.tags.command_for_token`) and lets the
+the command that token would become (:func:`tags.commands.command_for_token`) and lets the
 outputs prepare what they will need for the state it gives (the MQTT bridge: the view and
 ``…/state``'s JSON). When the token comes, the turn :meth:`~Ponder.recall`\\ s that state
 instead of computing it, and the outputs find their work done.
@@ -32,10 +32,10 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
-from companion.tags import command_for_token
 from engine import CommandRejected, Event, apply
 from engine.state import TableState
 from engine.tokens import TokenKind
+from tags.commands import command_for_token
 
 log = logging.getLogger("rhuna.ponder")
 

@@ -1,7 +1,7 @@
 """Serial side benchmarks: hub frame decoder throughput, and pty latency to a TagEvent.
 
-    .venv/bin/python benchmarks/serial.py            (or: make bench-serial)
-    .venv/bin/python benchmarks/serial.py --recovery (3. only)
+    .venv/bin/python -m benchmarks.serial_bridge            (or: make bench-serial)
+    .venv/bin/python -m benchmarks.serial_bridge --recovery (3. only)
 
 1. Decoder throughput: frames/s through ``protocol.Decoder`` for a realistic
    mix (tag events and heartbeats), fed in 4 KiB chunks as a serial port
@@ -29,21 +29,15 @@ import sys
 import time
 from pathlib import Path
 
-# Run as a script, this file's folder comes first on sys.path, and its name
-# would shadow pyserial's ``serial`` package: put the project root there instead.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [x for x in sys.path if Path(x or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
-
-from firmware_bridge import pn532  # noqa: E402
-from firmware_bridge import protocol as p  # noqa: E402
-from firmware_bridge.emulator import HubEmulator, PN532Emulator  # noqa: E402
-from firmware_bridge.events import TagEvent  # noqa: E402
-from firmware_bridge.hub import HubReader  # noqa: E402
-from firmware_bridge.stats import ReaderStats  # noqa: E402
-from firmware_bridge.uid import parse_uid  # noqa: E402
-from tests.harness import ARIA, BEGIN, wait_until  # noqa: E402
-from tests.harness.service import InProcess, uid_of  # noqa: E402
+from firmware_bridge import pn532
+from firmware_bridge import protocol as p
+from firmware_bridge.emulator import HubEmulator, PN532Emulator
+from firmware_bridge.events import TagEvent
+from firmware_bridge.hub import HubReader
+from firmware_bridge.stats import ReaderStats
+from firmware_bridge.uid import parse_uid
+from tests.harness import ARIA, BEGIN, wait_until
+from tests.harness.service import InProcess, uid_of
 
 RUNS = 9
 FRAMES = 20_000

@@ -2,7 +2,7 @@
 
 A table, a session, a config or a registry saved by a Windows editor may be
 UTF-16 or Latin-1; a binary file may be given by mistake. Each is one
-:class:`~engine.errors.ConfigError` naming the file (and the line where there is
+:class:`~settings.errors.ConfigError` naming the file (and the line where there is
 one), saying what is wrong and to save it as UTF-8 — never a traceback.
 
 >>> decode("café".encode("utf-8-sig"), "t.toml")
@@ -10,7 +10,7 @@ one), saying what is wrong and to save it as UTF-8 — never a traceback.
 >>> decode(b'name = "Ar\\xefa"\\n', "t.toml")
 Traceback (most recent call last):
     ...
-engine.errors.ConfigError: t.toml:1: byte 0xEF is not UTF-8 (Latin-1 or Windows text?) — save the file as UTF-8
+settings.errors.ConfigError: t.toml:1: byte 0xEF is not UTF-8 (Latin-1 or Windows text?) — save the file as UTF-8
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 SAVE = "save the file as UTF-8"
 

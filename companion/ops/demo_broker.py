@@ -5,7 +5,7 @@ and MQTT over WebSockets that also serves the built pages (``web/dist``) with
 ``http_dir``, as the Pi's ``systemd/mosquitto-rhuna.conf`` does. Mosquitto 2.0
 binds a websockets listener on *every* interface whatever address it is given,
 so the broker never runs without a password file and an ACL: the accounts are
-made with :mod:`companion.accounts` (a service, gm and viewers per table, a
+made with :mod:`companion.ops.accounts` (a service, gm and viewers per table, a
 read-only wall) in a throwaway folder, and only the printed URLs carry them.
 
 >>> DemoBroker.binary() is None or DemoBroker.binary().endswith("mosquitto")
@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from companion import accounts as acc
+from companion.ops import accounts as acc
 
 #: the built pages (``make web``); the demo serves them when they are there
-WEB_DIST = Path(__file__).resolve().parents[1] / "web" / "dist"
+WEB_DIST = Path(__file__).resolve().parents[2] / "web" / "dist"
 
 
 def _free_port() -> int:

@@ -54,10 +54,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.loop import Outcome, Unsavable
+from companion.table.loop import Outcome, Unsavable
 from engine import CommandRejected, apply, codec
-from engine.errors import ConfigError
 from engine.state import TableState
+from settings.atomic import fsync_dir
+from settings.errors import ConfigError
 
 log = logging.getLogger("rhuna.store")
 
@@ -501,7 +502,7 @@ class Store:
 
         Raises :class:`JournalWriteFailed` if it cannot be made durable: the caller must
         then not keep the state change (the loop reverts and reports a ``store`` error);
-        :class:`~companion.loop.Unsavable` for a command that is no JSON (``malformed``).
+        :class:`~companion.table.loop.Unsavable` for a command that is no JSON (``malformed``).
         """
         if accepted.command is None:
             raise JournalWriteFailed("an accepted outcome without a command")
@@ -727,8 +728,8 @@ def archive(state_dir: str | Path, clock: Clock = time.time) -> Path | None:
             src = Path(f"{path}{suffix}")
             if src.exists():
                 os.replace(src, f"{target}{suffix}")
-        _fsync_dir(state_dir)
-        _fsync_dir(folder)
+        fsync_dir(state_dir)
+        fsync_dir(folder)
         return target
     except OSError as e:
         raise StoreError(
@@ -818,15 +819,6 @@ def _unlock(fd: int | None) -> None:
     if fd is not None:
         with contextlib.suppress(OSError):
             os.close(fd)  # closing drops the flock
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _reason(e: Exception) -> str:

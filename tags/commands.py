@@ -18,7 +18,7 @@ from engine.errors import RuleViolation
 from engine.state import TableState
 from engine.tokens import TokenKind
 from firmware_bridge.events import TagEvent
-from hardware.registry import TagRegistry
+from tags.registry import TagRegistry
 
 #: what a reader channel is for; ``enroll``: the reader ``rhuna-table enroll`` uses, which the
 #: running table ignores
@@ -74,7 +74,7 @@ def command_for_token(
     where: str = "the Draw Board",
 ) -> dict[str, Any] | RuleViolation:
     """The command laying the token ``token_id`` on a reader of ``role`` means, or the
-    violation to show (:mod:`companion.ponder` asks it of every token that may come next)."""
+    violation to show (:mod:`companion.table.ponder` asks it of every token that may come next)."""
     token = state.tokens.get(token_id)
     if token is None:
         return RuleViolation(

@@ -1,10 +1,10 @@
 """The config checker: every section of ``rhuna.toml`` declared once, as :class:`Key` s, checked one way.
 
 Each section's owner declares its keys here-style (``display/`` for ``[display]``,
-``firmware_bridge/`` for ``[[readers]]``, ``hardware/`` for ``[gpio]`` and
+``firmware_bridge/`` for ``[[readers]]``, ``hardware/`` for ``[gpio]``, ``tags/`` for
 ``[registry]``, ``companion/mqtt`` for ``[mqtt]``, ``companion`` for ``[table]``,
 ``[state]`` and ``[log]``), as :mod:`engine.vocabulary` declares a command's
-fields. :meth:`Section.read` checks a parsed TOML table against the keys and
+fields. This module imports nothing of the project's but :mod:`settings.errors`. :meth:`Section.read` checks a parsed TOML table against the keys and
 fills in the defaults. Every problem has one shape, naming the file, the key
 and the fix, and is *collected*, not raised, so one ``check-config`` lists all
 of them; an unknown key says which known key was probably meant, listing only
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 #: Key types → (what a value must be, the phrase for a value that is not)
 _TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {

@@ -8,7 +8,7 @@ read only — no output changes one (the panel copies what it sends, the bridge 
 
 A view is built in the turn with the rules data's ``[answers] turn`` steps
 (:func:`engine.view.answer`): an answer too big for that is ``pending`` in it, and
-:class:`Views` asks the answers' worker (:mod:`companion.answers`) for that state. When the
+:class:`Views` asks the answers' worker (:mod:`companion.table.answers`) for that state. When the
 whole view comes back it replaces the pending one, and the outputs that listen
 (:meth:`Views.listen`: the bridge, the panel) show it if that state is still theirs.
 """
@@ -20,7 +20,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from companion.answers import AnswerWorker, answer_for
+from companion.table.answers import AnswerWorker, answer_for
 from engine.contracts.view import TableView
 from engine.state import TableState
 from engine.view import table_view
@@ -71,7 +71,7 @@ class Views:
         return view
 
     def keep(self, state: TableState, view: TableView) -> None:
-        """Keep ``state``'s view computed elsewhere (a pondered state's: companion.ponder),
+        """Keep ``state``'s view computed elsewhere (a pondered state's: companion.table.ponder),
         so that the other outputs of its turn find it."""
         with self._lock:
             if any(kept is state for kept, _ in self._kept):

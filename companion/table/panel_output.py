@@ -20,8 +20,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from companion.loop import Outcome
-from companion.views import VIEWS
+from companion.table.loop import Outcome
+from companion.table.views import VIEWS
 from display.render import Frame
 from display.screens.banner import Banner
 from display.worker import DisplayWorker
@@ -62,7 +62,7 @@ class PanelOutput:
             self._submit(self._banner())
 
     def answered(self, state: TableState) -> None:
-        """``state``'s pending answers came (the answers' thread, companion.views): its whole
+        """``state``'s pending answers came (the answers' thread, companion.table.views): its whole
         view replaces the pending one, if the panel still shows that state."""
         with self._lock:
             if isinstance(self.view, LazyView) and self.view.state is state:
@@ -119,7 +119,7 @@ class PanelOutput:
 class LazyView(Mapping[str, Any]):
     """``table_view(state)``, computed on first use: on the display worker's thread, for the
     newest state only (a burst's older states are never shown), never on the loop's; the
-    view the MQTT bridge computed for ``…/state`` when it has one (:mod:`companion.views`)."""
+    view the MQTT bridge computed for ``…/state`` when it has one (:mod:`companion.table.views`)."""
 
     __slots__ = ("_state", "_view")
 

@@ -13,18 +13,17 @@ which gives every token a stable made-up 7-byte UID.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from engine.errors import ConfigError
-from engine.textfile import read_text
 from firmware_bridge.uid import UidError, format_uid, normalise_uid
+from settings.atomic import write_atomic
+from settings.errors import ConfigError
+from settings.textfile import read_text
 
-__all__ = ["TagRegistry", "normalise_uid"]
+__all__ = ["TagRegistry", "normalise_uid", "open_registry"]
 
 
 class TagRegistry:
@@ -100,17 +99,24 @@ class TagRegistry:
         """Write atomically and durably: a power cut leaves the old file or the new one,
         and once this returns the new one survives it (the data and the rename are
         fsync'd — ``rhuna-table enroll`` says "saved" after each token)."""
-        path = Path(path)
-        tmp = path.with_suffix(path.suffix + ".tmp")
         text = json.dumps({"tags": dict(sorted(self._by_uid.items()))}, indent=1) + "\n"
-        with tmp.open("w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        tmp.replace(path)
-        with contextlib.suppress(OSError):  # some file systems cannot fsync a directory
-            fd = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        write_atomic(path, text)
+
+
+def open_registry(
+    path: Path, *, missing: str | None = None, where: str = "", fix: str
+) -> TagRegistry:
+    """The registry file at ``path``: the one way the service and ``rhuna-table enroll`` open it.
+
+    A file that is not there yet is an empty registry, or, with ``missing``, a
+    :class:`ConfigError` saying so (the running table needs its tags); a file that cannot be
+    read is a :class:`ConfigError` naming it, after ``where`` (the config key that names it)
+    and before ``fix`` (what to do about it)."""
+    if not path.exists():
+        if missing is not None:
+            raise ConfigError(missing)
+        return TagRegistry()
+    try:
+        return TagRegistry.load(path)
+    except ConfigError as e:
+        raise ConfigError(f"{where}{e} — {fix}") from None

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
+from settings.errors import ConfigError
 
 #: the state directory needs at least this much free space (the journal, snapshots, frames)
 MIN_FREE_BYTES = 200 * 1024 * 1024

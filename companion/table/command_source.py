@@ -6,7 +6,7 @@ journal has committed it, the source writes ``ack <seq>`` — so a script, a
 test harness or a shell pipe knows exactly which commands are safe. A refused
 command writes ``refused <error JSON>``; every command line gets exactly one
 answer, in order: a line that is not a command (too long, not UTF-8, not JSON,
-too deep, a lone surrogate: :mod:`companion.inputs`) goes through the queue
+too deep, a lone surrogate: :mod:`companion.table.inputs`) goes through the queue
 too, as a ``malformed`` refusal, so it is answered in its place.
 
 Reading is bounded: a line is read at most ``limits.payload_bytes`` at a time
@@ -20,8 +20,8 @@ the end of the stream calls it once every command read has been answered (so
 
 >>> import io
 >>> from engine import load_table
->>> from hardware.registry import TagRegistry
->>> from companion.loop import TableLoop
+>>> from tags.registry import TagRegistry
+>>> from companion.table.loop import TableLoop
 >>> loop = TableLoop(load_table("examples/table.toml"), TagRegistry(), journal=lambda o: 7)
 >>> out = io.StringIO()
 >>> lines = '{"cmd": "begin_performance", "difficulty": 5}\\n[[[[[[[[]]]]]]]]\\n'
@@ -42,8 +42,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import IO, Any, TextIO
 
-from companion import inputs
-from companion.loop import Outcome, TableLoop
+from companion.table import inputs
+from companion.table.loop import Outcome, TableLoop
 
 log = logging.getLogger("rhuna.commands")
 

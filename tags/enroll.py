@@ -1,7 +1,7 @@
 """Enrolment: walking a table's bags token by token, and what each scanned tag means.
 
 Every physical token carries its own RFID tag, and the tag registry
-(:mod:`hardware.registry`) says which tag is which token. ``rhuna-table enroll``
+(:mod:`tags.registry`) says which tag is which token. ``rhuna-table enroll``
 (``companion/cli/enroll.py``) fills it: it names one token at a time ("now scan:
 Aria's skill Ember (control)"), and the person at the table lays that token on a
 reader. This module is the walk itself, with no reader, file or clock, so every
@@ -33,11 +33,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.errors import ConfigError
 from engine.state import TableState
 from engine.tokens import TokenKind
 from firmware_bridge.uid import UidError, normalise_uid
-from hardware.registry import TagRegistry
+from settings.errors import ConfigError
+from tags.registry import TagRegistry
 
 #: the order bags are walked in by kind of token, after the Hero Bags
 _KIND_ORDER = (TokenKind.FAVOR, TokenKind.TIME, TokenKind.WEATHER, TokenKind.TEMPORARY)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from companion.loop import TableLoop
     from companion.service import Service
+    from companion.table.loop import TableLoop
 
 log = logging.getLogger("rhuna.web")
 

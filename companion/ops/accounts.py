@@ -52,7 +52,8 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from companion.mqtt.discovery import ha_id
-from engine.errors import ConfigError
+from settings.atomic import write_atomic
+from settings.errors import ConfigError
 
 #: the default viewer accounts of a new table: the stream overlay and the table's own screen
 DEFAULT_VIEWERS = ("overlay", "display")
@@ -295,19 +296,6 @@ def _as_json(acc: Accounts) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def _write(path: Path, text: str, mode: int) -> None:
-    """Write atomically (temp file, fsync, rename), created with ``mode`` from the start."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        os.fchmod(fd, mode)  # an old temp file keeps its mode otherwise
-        os.write(fd, text.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
 def service_password_file(folder: Path, table: str) -> Path:
     return folder / f"service-{table}.password"
 
@@ -316,12 +304,12 @@ def save(folder: Path, acc: Accounts) -> list[Path]:
     """Write accounts.json, passwd, acl and each service's password file; remove stale ones."""
     folder.mkdir(parents=True, exist_ok=True)
     written = [folder / ACCOUNTS_FILE, folder / PASSWD_FILE, folder / ACL_FILE]
-    _write(written[0], _as_json(acc), 0o600)
-    _write(written[1], passwd_text(acc), 0o640)
-    _write(written[2], acl_text(acc), 0o644)
+    write_atomic(written[0], _as_json(acc), mode=0o600)
+    write_atomic(written[1], passwd_text(acc), mode=0o640)
+    write_atomic(written[2], acl_text(acc), mode=0o644)
     for table, t in acc.tables.items():
         path = service_password_file(folder, table)
-        _write(path, t.service + "\n", 0o640)
+        write_atomic(path, t.service + "\n", mode=0o640)
         written.append(path)
     for stale in folder.glob("service-*.password"):
         if stale not in written:
@@ -443,7 +431,7 @@ def set_login(config: Path, username: str, password_file: Path) -> str:
             f"{config}: [mqtt] logs in as {current!r}, not {username!r}: left as it is; "
             f"fix: set username = {username!r} and password_file = {str(password_file)!r} there"
         )
-    _write(config, with_login(text, username, password_file), stat_mode(config))
+    write_atomic(config, with_login(text, username, password_file), mode=stat_mode(config))
     return f"{config}: [mqtt] now logs in as {username} (password_file {password_file})"
 
 

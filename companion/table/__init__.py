@@ -1,0 +1,13 @@
+"""The running table: the one loop that changes state, its journal, and what feeds and reads it.
+
+:mod:`~companion.table.loop` (one queue, the only code that changes state),
+:mod:`~companion.table.store` (the SQLite journal), :mod:`~companion.table.inputs`
+(the inputs' envelope), :mod:`~companion.table.command_source` (commands from a
+stream), :mod:`~companion.table.ponder` (the likely next draws, applied ahead),
+:mod:`~companion.table.views` and :mod:`~companion.table.answers` (the view and the
+answers too big for a turn), :mod:`~companion.table.panel_output` (the panel as a
+subscriber) and :mod:`~companion.table.sdnotify` (systemd's notify socket).
+
+Nothing here imports the MQTT side, the record, the ops tools, the CLI or the
+composition root (``companion/service.py``): they are built on top of it.
+"""

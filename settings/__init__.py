@@ -1,0 +1,12 @@
+"""The config side, below everything else: the one error a file people wrote can raise,
+the one config checker, reading text files and writing files durably.
+
+Every room declares its ``rhuna.toml`` section with :mod:`settings.checker` and raises
+:class:`~settings.errors.ConfigError`; the engine reads table and rules files with
+:mod:`settings.textfile`; :mod:`settings.atomic` writes a file whole or not at all.
+This package imports nothing else of the project's: every other room may import it.
+"""
+
+from settings.errors import ConfigError
+
+__all__ = ["ConfigError"]

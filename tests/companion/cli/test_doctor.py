@@ -153,7 +153,7 @@ def test_a_well_set_up_pi_passes_every_check(tmp_path, bench, capsys):
         "state dir",
     ]
     hub_line = found["reader draw-board"][1]
-    assert "protocol 1, firmware 1.1.0, 4 channels, chips 0x92 0xb2 0x92 0x92" in hub_line
+    assert "protocol 1, firmware 1.2.0, 4 channels, chips 0x92 0xb2 0x92 0x92" in hub_line
     assert "PN532 firmware 1.6" in found["reader favor"][1]
     assert found["panel"][1] == "Inky detected: Red wHAT (SSD1683)"
     # the command line: one line a check, exit 0

@@ -361,7 +361,8 @@ def main() -> int:
     args = parser.parse_args()
     result = measure(args.samples, not args.no_panel, args.dir)
     report(result)
-    if args.json:
+    if args.json:  # its folder made here: a fresh clone has no test-artefacts/ yet
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0
 

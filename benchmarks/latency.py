@@ -326,7 +326,8 @@ def main() -> int:
         f"{'floor: raw p50 + commit p50':32s}     {floor['p50_ms']:6.2f} ms"
         f"  commit p99 {floor['commit_p99_ratio']:.2f}× raw p99"
     )
-    if args.json:
+    if args.json:  # its folder made here: a fresh clone has no test-artefacts/ yet
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0
 

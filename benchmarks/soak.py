@@ -236,7 +236,8 @@ def main() -> int:
     print(f"  threads {r['threads'][0]} → {r['threads'][1]}, fds {r['fds'][0]} → {r['fds'][1]}")
     bad = verdict(r)
     print("  verdict: " + ("ok" if not bad else "FAIL: " + "; ".join(bad)))
-    if args.json:
+    if args.json:  # its folder made here: a fresh clone has no test-artefacts/ yet
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(r, indent=2))
     return 1 if bad else 0
 

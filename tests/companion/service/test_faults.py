@@ -95,7 +95,8 @@ def test_a_hub_spraying_garbage_at_full_speed(tmp_path):
         table.submit(FAVOR)
         table.settled(4)
         stats = table.reader.stats.snapshot()
-        assert stats["bad_frames"] > 0 or stats.get("garbage_bytes", 1) > 0, stats
+        # 64 kB of random bytes hold many frame delimiters: every frame between them is bad
+        assert stats["bad_frames"] > 0, stats
     finally:
         table.close()
     assert_state_is_the_journal_replayed(tmp_path)

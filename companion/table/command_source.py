@@ -14,6 +14,11 @@ Reading is bounded: a line is read at most ``limits.payload_bytes`` at a time
 are waiting for their answer; past that reading pauses until the table has
 caught up (back-pressure on the pipe, not a queue that grows without end).
 
+Writing never holds the table: the answers go to a bounded queue that a thread of the
+source's own writes out. A reader of the answers that has stopped reading (a full pipe)
+fills it; past :data:`MAX_UNWRITTEN` the answers are dropped, counted (``dropped``) and
+logged, and the table turns on (its watchdog fed) instead of blocking in ``write``.
+
 An extension like the MQTT bridge: ``start(loop)`` / ``stop()``. With ``on_end``,
 the end of the stream calls it once every command read has been answered (so
 ``run --commands FILE`` can stop once the journal holds them all).
@@ -27,6 +32,8 @@ the end of the stream calls it once every command read has been answered (so
 >>> lines = '{"cmd": "begin_performance", "difficulty": 5}\\n[[[[[[[[]]]]]]]]\\n'
 >>> source = JsonLinesCommands(io.StringIO(lines), out)
 >>> source.start(loop); source.join(5); _ = loop.step(5); _ = loop.step(5)
+>>> source.drain(5)
+True
 >>> print(out.getvalue(), end="")
 ack 7
 refused {"code": "malformed", "message": "line 2: nested deeper than 6 (limits.depth)", ...}
@@ -34,9 +41,11 @@ refused {"code": "malformed", "message": "line 2: nested deeper than 6 (limits.d
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
+import queue
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -49,6 +58,8 @@ log = logging.getLogger("rhuna.commands")
 
 #: commands read and not yet answered; reading pauses past this many
 MAX_PENDING = 256
+#: answers waiting to be written; past this many (nobody reads them) they are dropped
+MAX_UNWRITTEN = 1024
 
 
 class JsonLinesCommands:
@@ -81,10 +92,18 @@ class JsonLinesCommands:
         self._loop: TableLoop | None = None
         #: lines read so far
         self.lines = 0
+        #: answers dropped because the reader of ``out`` stopped reading
+        self.dropped = 0
+        self._unwritten: queue.Queue[str | None] = queue.Queue(MAX_UNWRITTEN)
+        self._writer: threading.Thread | None = None
 
     def start(self, loop: TableLoop) -> None:
         self._loop = loop
         loop.subscribe(self, self._answer, first=True)  # the script waits on its replies
+        self._writer = threading.Thread(
+            target=self._write_out, name=f"answers:{self.source}", daemon=True
+        )
+        self._writer.start()
         self._thread = threading.Thread(
             target=self._read, args=(loop,), name=f"commands:{self.source}", daemon=True
         )
@@ -97,6 +116,20 @@ class JsonLinesCommands:
             self._loop.unsubscribe(self)
         with self._room:
             self._room.notify_all()
+        self.drain(2.0)
+        with contextlib.suppress(queue.Full):
+            self._unwritten.put_nowait(None)
+
+    def drain(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s until every answer queued is written; False if not."""
+        done = threading.Event()
+
+        def wait() -> None:
+            self._unwritten.join()
+            done.set()
+
+        threading.Thread(target=wait, daemon=True).start()
+        return done.wait(timeout)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait until the stream has ended (tests, and ``--commands FILE``)."""
@@ -140,6 +173,7 @@ class JsonLinesCommands:
         if self.on_end is not None:
             with self._room:  # every command read is answered first
                 self._room.wait_for(lambda: self._waiting == 0 or self._stopping.is_set())
+            self.drain(10.0)  # and written out
             self.on_end()
 
     def _item(self, line: bytes, n: int, limit: int) -> Any:
@@ -156,6 +190,11 @@ class JsonLinesCommands:
         if not text or text.startswith(b"#"):
             return None
         command = inputs.parse(text, self.limits, what=f"line {n}")
+        if command is None:  # JSON null: answered like any line that is not a command
+            return inputs.refusal(
+                f"line {n}: null is not a command: a command is a JSON object, e.g."
+                ' {"cmd": "undo"}'
+            )
         if isinstance(command, inputs.Malformed):
             v = command.violation
             if not v.message.startswith(f"line {n}"):
@@ -174,12 +213,32 @@ class JsonLinesCommands:
             self._write(f"ack {outcome.seq if outcome.seq is not None else '-'}")
 
     def _write(self, line: str) -> None:
-        with self._lock:
+        """Queue an answer (the loop's thread: never waits for the reader of ``out``)."""
+        try:
+            self._unwritten.put_nowait(line)
+        except queue.Full:
+            self.dropped += 1
+            if self.dropped == 1 or self.dropped % 1000 == 0:
+                log.warning(
+                    "%s: nobody reads the answers: %d dropped so far (the table goes on)",
+                    self.source,
+                    self.dropped,
+                )
+
+    def _write_out(self) -> None:
+        """The writer's thread: the queued answers out, in order; it may block, the table not."""
+        while True:
+            line = self._unwritten.get()
             try:
-                self.out.write(line + "\n")
-                self.out.flush()
+                if line is None:
+                    return
+                with self._lock:
+                    self.out.write(line + "\n")
+                    self.out.flush()
             except (OSError, ValueError):  # the reader of our answers went away
                 log.warning("%s: cannot write the answer %r", self.source, line)
+            finally:
+                self._unwritten.task_done()
 
 
 def _bytes(line: bytes | str) -> bytes:

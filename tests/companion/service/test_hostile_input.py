@@ -258,3 +258,64 @@ def test_the_longest_token_id_the_limits_allow_still_renders_on_every_panel(exam
     for size in ("2.13", "2.9", "4.2", "7.5"):
         image = Renderer(size, "bwr")(Frame(table_view(state), banner))
         assert image.getbbox() is not None
+
+
+@pytest.mark.parametrize("line", [b"null", b"[]", b"1", b'"x"', b"true"])
+def test_json_that_is_no_object_gets_one_malformed_answer(tmp_path, line):
+    """Issue 29: ``null`` lines were skipped, unanswered; every line that is not a command
+    gets exactly one ``malformed`` answer in its place, and the next command is answered."""
+    service = ServiceProcess(write_config(tmp_path))
+    assert service.proc.stdin is not None
+    raw = service.proc.stdin.buffer
+    raw.write(line + b"\n" + json.dumps(FAVOR).encode() + b"\n")
+    raw.flush()
+    word, _, body = (service.answer() or "").partition(" ")
+    assert word == "refused" and json.loads(body)["code"] == "malformed", (line, body)
+    assert service.answer() == "ack 1"
+    service.proc.send_signal(signal.SIGTERM)
+    assert service.proc.wait(15) == 0
+    assert service.rest() == []
+
+
+def test_an_unread_stdout_never_stops_the_table(tmp_path):
+    """Issue 29: with nobody reading ``--commands -``'s answers the pipe fills; the answers
+    beyond the bounded queue are dropped and counted, the table goes on committing and the
+    watchdog stays fed (before: the loop wedged after about 7,400 answers)."""
+    import subprocess
+    import sys
+
+    from tests.harness import ROOT
+    from tests.harness.sdnotify import Systemd
+
+    systemd = Systemd(str(tmp_path / "notify"))
+    config = write_config(tmp_path)
+    log = (tmp_path / "service.log").open("w")
+    env = {**os.environ, "NOTIFY_SOCKET": systemd.address, "WATCHDOG_USEC": "1000000"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "run", "--config", str(config), "--commands", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,  # never read
+        stderr=log,
+        cwd=ROOT,
+        env={**env, "TMPDIR": str(tmp_path)},
+    )
+    n = 12_000  # answers of ~6 bytes: far more than a 64 kB pipe and the queue hold
+    try:
+        systemd.until("READY")
+        assert proc.stdin is not None
+        line = json.dumps(FAVOR).encode() + b"\n"
+        writer = threading.Thread(target=lambda: proc.stdin.write(line * n) and proc.stdin.flush())
+        writer.start()
+        wait_until(
+            lambda: len(journal_rows(tmp_path / "state")) >= n,
+            "every command committed though nobody reads the answers",
+            timeout=120,
+        )
+        writer.join(10)
+        assert "WATCHDOG" in systemd.until("WATCHDOG")  # still fed after it all
+    finally:
+        proc.kill()
+        proc.wait(10)
+        log.close()
+        systemd.close()
+    assert "nobody reads the answers" in (tmp_path / "service.log").read_text("utf-8")

@@ -218,6 +218,7 @@ def test_the_command_reader_pauses_when_the_table_falls_behind(example_state):
                 done += 1
             assert loop.pending <= 32
         source.join(WAIT)
+        assert source.drain(WAIT)  # the answers are written by the source's own thread
         assert out.lines == ["ack -"] * 2000
     finally:
         source.stop()

@@ -18,42 +18,23 @@ from companion.cli.replay import read_session
 from display.panels import PANELS
 from display.render import Frame, Renderer, draw
 from display.viewmodel import odds_for, odds_mark
-from engine.combat.odds import success_counts
-from engine.performance.odds import clear_caches
 from engine.view import table_view
 from tests.harness import EXAMPLE_TABLE, ROOT
+from tests.harness.answers import INTERSECT, cold
 from tests.harness.canvas import assert_texts_fit
 
 #: a state's views by the status of its answers: ``pending``, ``too_big``, ``ready``
 Views = dict[str, dict[str, Any]]
 #: the turn's allowance that leaves the Intersect group's odds pending (the brief's state)
-TURN_WORK = 10_000
-INTERSECT = (
-    {"cmd": "begin_performance", "difficulty": 8, "weight": "mass"},
-    {
-        "cmd": "declare",
-        "hero": "bren",
-        "shade": "control",
-        "capability": "steel",
-        "action": "target",
-    },
-    {
-        "cmd": "declare",
-        "hero": "aria",
-        "shade": "control",
-        "capability": "skill",
-        "action": "target",
-        "intersect": "bren",
-    },
-)
+#: a turn's allowance of steps (engine/data/rules.toml [answers] turn)
+TURN_WORK = int(engine.load_table(EXAMPLE_TABLE).rules["answers"]["turn"])
 
 
 def _cold(state: engine.TableState, **allowance: Any) -> dict[str, Any]:
     """``state``'s view with a turn's allowance, the engine's memoised answers forgotten
     first: an answer it already knows costs no steps and is ready at once (rightly), which
     would make a pending view depend on what ran before in this process."""
-    clear_caches()
-    success_counts.cache_clear()
+    cold()
     return _json(table_view(state, **allowance))
 
 

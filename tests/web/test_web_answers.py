@@ -21,10 +21,9 @@ import engine
 from companion.cli.replay import read_session
 from companion.mqtt.messages import iter_state_messages
 from companion.mqtt.topics import Topics
-from engine.combat.odds import success_counts
-from engine.performance.odds import clear_caches
 from engine.view import table_view
 from tests.harness import EXAMPLE_TABLE, ROOT, missing_real_part
+from tests.harness.answers import cold
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
     SERVICE_PASSWORD,
@@ -43,7 +42,7 @@ except ImportError:  # a developer's machine without the test extras; in CI a fa
 MS = WAIT * 1000
 TOPICS = Topics("rhuna", "example")
 #: the turn's allowance that leaves an Intersect group's odds pending
-TURN_WORK = 10_000
+TURN_WORK = int(engine.load_table(EXAMPLE_TABLE).rules["answers"]["turn"])  # [answers] turn
 PENDING = "Odds: working them out…"
 TOO_BIG = "Odds: too many outcomes to count exactly"
 FORECAST_PENDING = "Forecast: working it out…"
@@ -80,8 +79,7 @@ def _cold(state: engine.TableState, **allowance: Any) -> dict[str, Any]:
     """``state``'s view with a turn's allowance, the engine's memoised answers forgotten
     first: an answer it already knows costs no steps and is ready at once (rightly), which
     would make a pending view depend on what ran before in this process."""
-    clear_caches()
-    success_counts.cache_clear()
+    cold()
     return _json(table_view(state, **allowance))
 
 

@@ -5,9 +5,9 @@
 
 import { Connection, type ConnectionOptions } from "./connection";
 import { byId, h, setText } from "./dom";
-import { ageText, announcement, liveness } from "./model";
+import { ageText, announcement, type Liveness, liveness } from "./model";
 import { type PageParams, readParams, type Theme } from "./params";
-import { type Snapshot, Store } from "./store";
+import { type Snapshot, Store, type TableRecord } from "./store";
 
 export interface PageContext {
   params: PageParams;
@@ -47,6 +47,7 @@ export function boot(spec: PageSpec): PageContext {
     root.dataset.motion = motion() ? "on" : "off";
   });
   if (params.panels) root.dataset.panels = params.panels.join(" ");
+  root.dataset.status = params.status ? "on" : "off";
 
   const store = new Store();
   const connection = new Connection(store, {
@@ -103,10 +104,52 @@ function announce(region: HTMLElement, snap: Snapshot, spoken: Map<string, numbe
   }
 }
 
+/** How long a new non-live state must hold before the status line says it (ms): a broker
+ * outage alternates "offline" and "connecting…" each reconnect attempt, and the line must
+ * show one steady state, not a flip every second. Good news (live) is said at once. */
+export const STATUS_HOLD_MS = 2500;
+
+/**
+ * The status line's words, steadied: once the link has failed, "connecting…" (a retry) reads
+ * as the offline state it still is, and a new non-live state shows only once it has held for
+ * STATUS_HOLD_MS.
+ */
+export class SteadyStatus {
+  private shown: Liveness | null = null;
+  private candidate: { live: Liveness; since: number } | null = null;
+  /** what the line said when the link last failed: a retry ("connecting…") still reads so */
+  private failed: Liveness | null = null;
+
+  next(snap: Snapshot, t: TableRecord | undefined, now: number): Liveness {
+    let live = liveness(snap, t, now);
+    if (snap.link === "online") this.failed = null;
+    else if (snap.link === "offline") this.failed = live;
+    else if (this.failed) live = { ...this.failed, age: live.age, gap: live.gap };
+    // good news, the first word, and leaving "live" are said at once (never stale as live)
+    const now_ = !this.shown || live.state === "live" || this.shown.state === "live";
+    if (now_ || live.label === this.shown?.label) {
+      this.shown = live;
+      this.candidate = null;
+      return live;
+    }
+    if (!this.candidate || this.candidate.live.label !== live.label)
+      this.candidate = { live, since: now };
+    if (now - this.candidate.since >= STATUS_HOLD_MS) {
+      this.shown = live;
+      this.candidate = null;
+      return live;
+    }
+    const shown = this.shown as Liveness;
+    return { ...shown, age: live.age, gap: live.gap };
+  }
+}
+
+const steady = new SteadyStatus();
+
 /** The status line every page has: live/offline, age of the last update, missed events. */
 export function renderStatus(snap: Snapshot, table: string, now: number): void {
   const t = snap.tables.get(table);
-  const live = liveness(snap, t, now);
+  const live = steady.next(snap, t, now);
   const el = byId("status");
   el.dataset.state = live.state;
   // the label and the gap are live regions: rewritten every second, they would be re-announced

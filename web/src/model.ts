@@ -7,12 +7,16 @@
  */
 
 import type { AnswerStatus, Contribution, EventMessage, Hero, OddsGroup } from "./payloads";
-import type { Snapshot, TableRecord } from "./store";
+import { oddsKey, type Snapshot, type TableRecord } from "./store";
 
 export interface TokenView {
   id: string;
   name: string;
+  /** ember, potential, weight, strain, favor, time, weather (its art) */
   kind: string;
+  /** an Ember's Shade, a Favor token's relation (its colour) */
+  shade: string | null;
+  weight: number | null;
   value: number;
   favor: boolean;
 }
@@ -23,23 +27,35 @@ export interface ContributionView {
   /** "Skill · Control · Target · Adept" */
   declaration: string;
   tokens: TokenView[];
+  /** the ids of the tokens a Redraw set aside (the performance's `set_aside`) */
+  setAside: string[];
+  exert: boolean;
   total: number;
   drawsLeft: number;
   allowed: number;
 }
 
 export interface OutcomeView {
+  /** which Performance and group (the alert queue's key) */
+  key: string;
+  performance: number;
   heroes: string;
   success: boolean;
   total: number;
   difficulty: number;
+  /** the service's best-play odds this page saw published before the resolution: the
+   *  earliest of this Performance (`draws` tokens were drawn then), null: it saw none */
+  shot: { percent: number; draws: number } | null;
 }
 
 export interface OddsView {
   heroes: string;
   /** best play, the headline, and as drawn, the secondary figure (docs/odds.md) */
   bestPlay: number;
-  asDrawn: number;
+  /** null before the first draw of the group ("as drawn" means nothing yet) */
+  asDrawn: number | null;
+  /** the best-play figure the service published before the last change, null: none */
+  before: number | null;
   advice: string[];
 }
 
@@ -95,30 +111,49 @@ function contribution(c: Contribution): ContributionView {
     id: d.id,
     name: d.name,
     kind: d.kind,
+    shade: d.shade,
+    weight: d.weight,
     value: d.value,
     favor,
   });
   return {
     hero: c.hero,
     heroName: c.name,
-    declaration: [c.capability, c.shade, c.action, c.training].map(cap).join(" · "),
+    declaration: [c.capability, c.shade, c.action, c.training, c.exert ? "exert" : ""]
+      .filter(Boolean)
+      .map(cap)
+      .join(" · "),
     tokens: [...c.drawn.map(token(false)), ...c.favor.map(token(true))],
+    setAside: c.set_aside,
+    exert: c.exert,
     total: c.total,
     drawsLeft: c.draws_left,
     allowed: c.allowed,
   };
 }
 
+/** How many tokens the group's heroes have drawn (a count, to label the odds; no rule). */
+function drawnBy(t: TableRecord, heroes: readonly string[]): number {
+  const cs = t.sections.performance?.contributions ?? [];
+  return cs
+    .filter((c) => heroes.includes(c.hero))
+    .reduce((n, c) => n + c.drawn.length + c.favor.length, 0);
+}
+
 function odds(t: TableRecord, g: OddsGroup): OddsView {
+  const seen = t.odds[oddsKey(t.sections.performance?.number ?? 0, g.heroes)];
   return {
     heroes: g.heroes.map((h) => heroName(t, h)).join(" + "),
     bestPlay: g.best_play.percent,
-    asDrawn: g.as_drawn.percent,
+    asDrawn: drawnBy(t, g.heroes) > 0 ? g.as_drawn.percent : null,
+    before: seen?.before ?? null,
     advice: g.advice.map((a) => a.text),
   };
 }
 
-/** Event types whose narration asks the WorldKeeper for something after an outcome (P20). */
+/** Event types whose narration asks the WorldKeeper for something after an outcome (P20):
+ *  WorldKeeper prompts by their contract (the event's type), shown only where the WorldKeeper
+ *  reads (the table display), never on the stream or the wall. */
 const PROMPT_EVENTS = new Set(["wear_prompt", "impact_prompt", "escalation_prompt"]);
 
 /** What the open Performance cost each hero, in the service's words (`…/costs`). */
@@ -146,7 +181,8 @@ function prompts(events: readonly EventMessage[]): string[] {
     .map((e) => e.text.trim());
 }
 
-export function performance(t: TableRecord): PerformanceView | null {
+/** `prompts`: the WorldKeeper's prompts after the outcome (the table display only). */
+export function performance(t: TableRecord, withPrompts = false): PerformanceView | null {
   const p = t.sections.performance;
   if (!p) return null;
   const o = t.sections.odds;
@@ -161,13 +197,20 @@ export function performance(t: TableRecord): PerformanceView | null {
     odds: oddsStatus === "ready" ? (o?.groups ?? []).map((g) => odds(t, g)) : [],
     oddsStatus,
     oddsNote: p.resolved ? null : answerNote("odds", oddsStatus),
-    outcomes: p.results.map((r) => ({
-      heroes: r.heroes.map((h) => heroName(t, h)).join(" + "),
-      success: r.success,
-      total: r.total,
-      difficulty: r.difficulty,
-    })),
-    costs: [...costs(t), ...(p.resolved ? prompts(t.events) : [])],
+    outcomes: p.results.map((r) => {
+      const key = oddsKey(p.number, r.heroes);
+      const seen = t.odds[key];
+      return {
+        key,
+        performance: p.number,
+        heroes: r.heroes.map((h) => heroName(t, h)).join(" + "),
+        success: r.success,
+        total: r.total,
+        difficulty: r.difficulty,
+        shot: seen ? { percent: seen.first, draws: seen.firstDraws } : null,
+      };
+    }),
+    costs: [...costs(t), ...(p.resolved && withPrompts ? prompts(t.events) : [])],
   };
 }
 
@@ -205,7 +248,21 @@ export interface TimeView {
   band: string;
   due: string;
   weather: string | null;
+  /** the Rest under way (the Time Board's `rest`), in words; null: none */
+  rest: string | null;
   prompts: string[];
+}
+
+const REST_CHOICE: Record<string, string> = {};
+
+function restText(
+  t: TableRecord,
+  r: NonNullable<NonNullable<TableRecord["sections"]["time"]>["rest"]>,
+): string {
+  const who = Object.entries(r.heroes)
+    .map(([id, choice]) => `${heroName(t, id)} ${REST_CHOICE[choice] ?? choice}`)
+    .join(", ");
+  return `${cap(r.kind)} Rest · Minor draws ${r.minor_draws} · Full Rest at ${r.full_rest_at}${who ? ` · ${who}` : ""}`;
 }
 
 function promptText(p: unknown): string {
@@ -226,6 +283,7 @@ export function time(t: TableRecord): TimeView | null {
     band: cap(tb.band),
     due: cap(tb.due),
     weather: tb.weather ? tb.weather.name : null,
+    rest: tb.rest ? restText(t, tb.rest) : null,
     prompts: tb.prompts.map(promptText),
   };
 }
@@ -435,6 +493,8 @@ export interface WallCard {
   lastOutcome: { text: string; success: boolean | null } | null;
   /** the table's last refusal or unknown tag, while it is recent (brief) */
   refusal: string | null;
+  /** the key figure, short, for a dense wall: "Aria 3/5 · Bren 1/5", or "—" */
+  figure: string;
 }
 
 export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard {
@@ -445,10 +505,17 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
       p.contributions.map((c) => `${c.heroName} ${c.total}`).join(", ") || "no one declared yet";
     perf = `Performance ${p.number} · Difficulty ${p.difficulty} · ${who}`;
   }
-  const last = history(t, 50).find((h) => h.kind === "outcome");
-  let lastOutcome: WallCard["lastOutcome"] = last
-    ? { text: last.text, success: last.success }
-    : null;
+  // the outcome event's own words (its type says it is the outcome): a history entry joins
+  // every narration of its command, the WorldKeeper's prompts included, and carries no type
+  let lastOutcome: WallCard["lastOutcome"] = null;
+  for (let i = t.events.length - 1; i >= 0 && !lastOutcome; i--) {
+    const e = t.events[i];
+    if (e?.type === "performance_resolved")
+      lastOutcome = {
+        text: e.text.trim(),
+        success: typeof e.success === "boolean" ? e.success : null,
+      };
+  }
   const o = p?.outcomes[0];
   if (!lastOutcome && p && o) {
     lastOutcome = {
@@ -457,5 +524,16 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
     };
   }
   const refusal = recentRefusal(t, now)?.brief ?? null;
-  return { id: t.id, live: liveness(snap, t, now), performance: perf, lastOutcome, refusal };
+  const figure = p
+    ? p.contributions.map((c) => `${c.heroName} ${c.total}/${p.difficulty}`).join(" · ") ||
+      `Difficulty ${p.difficulty}`
+    : "—";
+  return {
+    id: t.id,
+    live: liveness(snap, t, now),
+    performance: perf,
+    lastOutcome,
+    refusal,
+    figure,
+  };
 }

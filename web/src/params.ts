@@ -28,6 +28,8 @@ export interface PageParams {
   motion: boolean;
   /** how many draws and outcomes the table display lists */
   last: number;
+  /** false (`status=off`): no status line on screen (it is still read out to a screen reader) */
+  status: boolean;
 }
 
 /** Where the page most likely finds the broker: the websockets listener that served it. */
@@ -75,5 +77,6 @@ export function readParams(
     layout: q.get("layout") === "narrow" ? "narrow" : "wide",
     motion: q.get("motion") !== "off",
     last: Math.round(number(q.get("last"), 12, 1, 200)),
+    status: q.get("status") !== "off",
   };
 }

@@ -31,6 +31,46 @@ export interface Gap {
   closed: number | null;
 }
 
+/** The best-play odds the service published for one group of one Performance, as this page
+ *  saw them: kept so the outcome can say what it beat, and a draw what it changed. */
+export interface OddsSeen {
+  /** the earliest figure seen (percent), and how many tokens the group had drawn then */
+  first: number;
+  firstDraws: number;
+  latest: number;
+  /** the figure before `latest`, null: only one seen */
+  before: number | null;
+}
+
+/** `OddsSeen`'s key: a Performance's number and its group's heroes. */
+export function oddsKey(performance: number, heroes: readonly string[]): string {
+  return `${performance}|${[...heroes].sort().join("+")}`;
+}
+
+/** Record the service's ready best-play figures of the open Performance (no rule: a copy). */
+function recordOdds(t: TableRecord): Readonly<Record<string, OddsSeen>> {
+  const p = t.sections.performance;
+  const o = t.sections.odds;
+  if (!p || p.resolved || !o || (o.status ?? "ready") !== "ready") return t.odds;
+  let next: Record<string, OddsSeen> | null = null;
+  for (const g of o.groups) {
+    const key = oddsKey(p.number, g.heroes);
+    const pct = g.best_play.percent;
+    const old = (next ?? t.odds)[key];
+    if (old && old.latest === pct) continue;
+    const draws = p.contributions
+      .filter((c) => g.heroes.includes(c.hero))
+      .reduce((n, c) => n + c.drawn.length + c.favor.length, 0);
+    next ??= Object.fromEntries(
+      Object.entries(t.odds).filter(([k]) => Number(k.split("|")[0]) >= p.number - 1),
+    );
+    next[key] = old
+      ? { ...old, latest: pct, before: old.latest }
+      : { first: pct, firstDraws: draws, latest: pct, before: null };
+  }
+  return next ?? t.odds;
+}
+
 export interface TableRecord {
   readonly id: string;
   /** the retained `…/status`; "unknown" until it arrives */
@@ -43,6 +83,8 @@ export interface TableRecord {
   /** when `lastError` arrived (ms since the epoch) */
   readonly lastErrorAt: number | null;
   readonly lastSeq: number | null;
+  /** the best-play odds seen per Performance and group (`oddsKey`) */
+  readonly odds: Readonly<Record<string, OddsSeen>>;
   readonly gaps: readonly Gap[];
   /** when the last message for this table arrived (ms since the epoch), null: none yet */
   readonly lastUpdate: number | null;
@@ -84,6 +126,7 @@ function emptyTable(id: string): TableRecord {
     lastError: null,
     lastErrorAt: null,
     lastSeq: null,
+    odds: {},
     gaps: [],
     lastUpdate: null,
     stale: false,
@@ -155,7 +198,10 @@ export class Store {
    */
   setSection(table: string, name: SectionName, value: unknown): void {
     this.update(table, (t) => {
-      if (name !== "state") return { ...t, sections: { ...t.sections, [name]: value } };
+      if (name !== "state") {
+        const next = { ...t, sections: { ...t.sections, [name]: value } };
+        return { ...next, odds: recordOdds(next) };
+      }
       const whole = (value ?? null) as TableView | null;
       const sections: Sections = {
         ...t.sections,
@@ -166,7 +212,8 @@ export class Store {
         combat: whole?.combat ?? null,
         costs: whole?.costs ?? null,
       };
-      return { ...t, sections };
+      const next = { ...t, sections };
+      return { ...next, odds: recordOdds(next) };
     });
   }
 

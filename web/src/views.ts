@@ -9,10 +9,12 @@ import type {
   CombatView,
   ContributionView,
   HeroView,
+  OutcomeView,
   PerformanceView,
   TimeView,
   TokenView,
 } from "./model";
+import { tokenArt } from "./tokenart";
 
 const present = (...els: (HTMLElement | null)[]): HTMLElement[] =>
   els.filter((e): e is HTMLElement => e !== null);
@@ -20,13 +22,24 @@ const present = (...els: (HTMLElement | null)[]): HTMLElement[] =>
 const signed = (v: number): string => (v > 0 ? `+${v}` : String(v));
 
 function tokenEl(t: TokenView): HTMLElement {
-  return h(
+  const el = h(
     "li",
-    { class: `token kind-${t.kind}${t.favor ? " favor" : ""}`, "data-token": t.id, title: t.name },
+    {
+      class: `token kind-${t.kind}${t.favor ? " favor" : ""}`,
+      "data-token": t.id,
+      "data-shade": t.shade,
+    },
     h("span", { class: "token-value" }, signed(t.value)),
     h("span", { class: "token-name" }, t.name),
   );
+  el.prepend(tokenArt(t.kind, t.shade));
+  return el;
 }
+
+/** How long a token a Redraw replaced stays, struck through, before it goes (ms). */
+export const STRUCK_MS = 2500;
+/** Each row's struck tokens: the view of the replaced token and when it goes. */
+const struck = new WeakMap<HTMLElement, Map<string, { token: TokenView; until: number }>>();
 
 function contributionEl(c: ContributionView): HTMLElement {
   return h(
@@ -63,6 +76,7 @@ export function renderPerformance(
   p: PerformanceView | null,
   animate: boolean,
   idle: string | null,
+  outcomes: ((all: OutcomeView[]) => OutcomeView[]) | null = null,
 ): void {
   if (!section.firstElementChild) {
     section.append(
@@ -93,16 +107,45 @@ export function renderPerformance(
 
   const rows = part(section, ".contributions");
   keyed(rows, p.contributions, (c) => c.hero, contributionEl, animate);
+  const now = Date.now();
   for (const c of p.contributions) {
     const row = part(rows, `[data-hero="${CSS.escape(c.hero)}"]`);
     part(row, ".declaration").textContent = c.declaration;
+    const list = part(row, ".tokens");
+    // a token that left the drawn list for the set-aside one (a Redraw): struck, then gone
+    const gone = struck.get(list) ?? new Map<string, { token: TokenView; until: number }>();
+    struck.set(list, gone);
+    const drawn = new Set(c.tokens.map((t) => `${t.favor ? "f" : "d"}:${t.id}`));
+    for (const el of Array.from(list.children)) {
+      const key = (el as HTMLElement).dataset.key ?? "";
+      const id = (el as HTMLElement).dataset.token ?? "";
+      if (drawn.has(key) || gone.has(key) || !c.setAside.includes(id)) continue;
+      const old = (el as HTMLElement).dataset.view;
+      if (old) gone.set(key, { token: JSON.parse(old) as TokenView, until: now + STRUCK_MS });
+    }
+    for (const [k, g] of gone) if (g.until <= now || drawn.has(k)) gone.delete(k);
+    const shown = [
+      ...[...gone.values()].map((g) => ({ ...g.token, struck: true })),
+      ...c.tokens.map((t) => ({ ...t, struck: false })),
+    ];
     keyed(
-      part(row, ".tokens"),
-      c.tokens,
+      list,
+      shown,
       (t) => `${t.favor ? "f" : "d"}:${t.id}`,
-      tokenEl,
+      (t) => {
+        const el = tokenEl(t);
+        el.dataset.view = JSON.stringify({ ...t, struck: undefined });
+        return el;
+      },
       animate,
     );
+    for (const t of shown) {
+      const el = list.querySelector(`[data-key="${CSS.escape(`${t.favor ? "f" : "d"}:${t.id}`)}"]`);
+      if (el instanceof HTMLElement && el.classList.contains("struck") !== t.struck) {
+        el.classList.toggle("struck", t.struck);
+        if (t.struck) el.setAttribute("aria-label", `${t.name}, replaced by a Redraw`);
+      }
+    }
     setText(part(row, ".total"), String(c.total), animate);
     part(row, ".of").textContent = ` / ${p.difficulty}`;
     part(row, ".left").textContent = p.resolved
@@ -123,13 +166,19 @@ export function renderPerformance(
   keyed(
     oddsEl,
     p.resolved ? [] : p.odds,
-    (o) => `${o.heroes}|${o.bestPlay}|${o.asDrawn}|${o.advice.join("|")}`,
+    (o) => `${o.heroes}|${o.bestPlay}|${o.asDrawn}|${o.before}|${o.advice.join("|")}`,
     (o) =>
       h(
         "div",
         { class: "odds-group" },
+        p.odds.length > 1 ? h("span", { class: "odds-heroes" }, `${o.heroes}: `) : null,
         h("span", { class: "odds-best-play" }, `Best play ${o.bestPlay}%`),
-        h("span", { class: "odds-as-drawn" }, ` · as drawn ${o.asDrawn}%`),
+        o.before !== null && o.before !== o.bestPlay
+          ? h("span", { class: "odds-before" }, ` (was ${o.before}%)`)
+          : null,
+        o.asDrawn !== null
+          ? h("span", { class: "odds-as-drawn" }, ` · as drawn ${o.asDrawn}%`)
+          : null,
         ...o.advice.map((a) => h("div", { class: "advice" }, a)),
       ),
     false,
@@ -137,15 +186,9 @@ export function renderPerformance(
 
   keyed(
     part(section, ".outcomes"),
-    p.outcomes,
-    (o) => `${o.heroes}|${o.success}|${o.total}`,
-    (o) =>
-      h(
-        "div",
-        { class: `outcome ${o.success ? "success" : "failure"}` },
-        h("span", { class: "verdict" }, o.success ? "SUCCESS" : "FAILURE"),
-        h("span", { class: "outcome-detail" }, ` ${o.heroes} · ${o.total} vs ${o.difficulty}`),
-      ),
+    outcomes ? outcomes(p.outcomes) : p.outcomes,
+    (o) => o.key,
+    outcomeEl,
     animate,
   );
   keyed(
@@ -155,6 +198,57 @@ export function renderPerformance(
     (c) => h("li", { class: "cost" }, c),
     animate,
   );
+}
+
+/** "SUCCESS — a 12% shot": the verdict, and what it beat by the service's own odds. */
+export function shotText(o: OutcomeView): string {
+  if (!o.shot) return "";
+  const when =
+    o.shot.draws === 0 ? "" : ` after ${o.shot.draws} draw${o.shot.draws === 1 ? "" : "s"}`;
+  return o.success ? ` — a ${o.shot.percent}% shot${when}` : ` — it was ${o.shot.percent}%${when}`;
+}
+
+function outcomeEl(o: OutcomeView): HTMLElement {
+  return h(
+    "div",
+    { class: `outcome ${o.success ? "success" : "failure"}`, "data-key": o.key },
+    h("span", { class: "verdict" }, o.success ? "SUCCESS" : "FAILURE"),
+    h("span", { class: "outcome-shot" }, shotText(o)),
+    h("span", { class: "outcome-detail" }, ` ${o.heroes} · ${o.total} vs ${o.difficulty}`),
+  );
+}
+
+/**
+ * The overlay's alert queue for outcomes: one at a time (they never overlap), each up at least
+ * `minMs`; a newer one waits its turn, and replaces one that is stale (of an older
+ * Performance). Holds the last outcome up after the service moved on, until its time is out.
+ */
+export class OutcomeQueue {
+  private shown: { o: OutcomeView; since: number } | null = null;
+  private waiting: OutcomeView[] = [];
+  private seen = new Set<string>();
+  constructor(private readonly minMs = 4000) {}
+
+  next(current: OutcomeView[], now: number): OutcomeView[] {
+    for (const o of current) {
+      if (this.seen.has(o.key)) continue;
+      this.seen.add(o.key);
+      this.waiting.push(o);
+    }
+    // a newer Performance's outcome makes an older waiting one stale
+    const newest = Math.max(-1, ...this.waiting.map((o) => o.performance));
+    this.waiting = this.waiting.filter((o) => o.performance === newest);
+    const live = (o: OutcomeView) => current.some((c) => c.key === o.key);
+    if (this.shown) {
+      const due = now - this.shown.since >= this.minMs;
+      if (due && (this.waiting.length || !live(this.shown.o))) this.shown = null;
+    }
+    if (!this.shown) {
+      const o = this.waiting.shift();
+      if (o) this.shown = { o, since: now };
+    }
+    return this.shown ? [this.shown.o] : [];
+  }
 }
 
 /** The words standing in for an answer not published (yet): real text, `data-status` for
@@ -227,6 +321,7 @@ export function renderTime(section: HTMLElement, t: TimeView | null, withPrompts
         " · ",
         h("span", { class: "weather" }, t.weather ? `Weather: ${t.weather}` : "No weather drawn"),
       ),
+      t.rest ? h("div", { class: "rest" }, t.rest) : null,
       withPrompts && t.prompts.length
         ? h(
             "div",

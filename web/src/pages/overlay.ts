@@ -7,9 +7,11 @@
 import { boot, renderStatus } from "../app";
 import { byId, setText } from "../dom";
 import * as model from "../model";
-import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+import { OutcomeQueue, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 const ALL = ["performance", "heroes", "time", "combat", "refusals"];
+/** one outcome at a time on stream, each up at least 4 s */
+const alerts = new OutcomeQueue(4000);
 
 boot({
   name: "overlay",
@@ -28,7 +30,13 @@ boot({
       el.classList.toggle("off", !shown.has(name));
       return el;
     };
-    renderPerformance(section("performance"), t ? model.performance(t) : null, animate, null);
+    renderPerformance(
+      section("performance"),
+      t ? model.performance(t) : null,
+      animate,
+      null,
+      (all) => alerts.next(all, now),
+    );
     renderHeroes(section("heroes"), t ? model.heroes(t) : []);
     renderTime(section("time"), t ? model.time(t) : null, false);
     renderCombat(section("combat"), t ? model.combat(t) : null);

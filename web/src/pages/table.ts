@@ -27,7 +27,7 @@ boot({
     setText(banner, refusal ? `⚠ ${refusal}` : "", false); // role=alert: only on change
     renderPerformance(
       byId("performance"),
-      t ? model.performance(t) : null,
+      t ? model.performance(t, true) : null,
       animate,
       "Between Performances",
     );

@@ -7,6 +7,17 @@ import { boot } from "../app";
 import { byId, h, setText } from "../dom";
 import { ageText, wallCard } from "../model";
 
+/** The most cards one screen shows; beyond it, pages rotate every ROTATE_MS. */
+export const PER_PAGE = 60;
+const ROTATE_MS = 15_000;
+
+/** A grid for `n` cards on a 16:9 screen, cards about twice as wide as tall: rows (at most
+ * 8) and columns. */
+function grid(n: number): { cols: number; rows: number } {
+  const rows = Math.max(1, Math.min(8, Math.round(Math.sqrt((n * 9 * 1.9) / 16))));
+  return { rows, cols: Math.max(1, Math.ceil(n / rows)) };
+}
+
 boot({
   name: "tables",
   defaults: { table: "+", theme: "dark" },
@@ -27,15 +38,44 @@ boot({
         ? "connecting to the broker…"
         : `offline: no broker${snap.linkError ? ` (${snap.linkError})` : ""}`;
     setText(byId("status-label"), label, false);
-    const cards = [...snap.tables.values()]
-      .sort((a, b) => a.id.localeCompare(b.id))
-      .map((t) => wallCard(snap, t, now));
-    byId("tables").replaceChildren(
+    // live tables first, then the rest; each by name
+    const all = [...snap.tables.values()]
+      .map((t) => wallCard(snap, t, now))
+      .sort(
+        (a, b) =>
+          Number(b.live.state === "live") - Number(a.live.state === "live") ||
+          a.id.localeCompare(b.id),
+      );
+    const pages = Math.max(1, Math.ceil(all.length / PER_PAGE));
+    const pageNo = Math.floor(now / ROTATE_MS) % pages;
+    const cards = all.slice(pageNo * PER_PAGE, (pageNo + 1) * PER_PAGE);
+    const wall = byId("tables");
+    const { cols, rows } = grid(cards.length);
+    wall.style.setProperty("--cols", String(cols));
+    wall.style.setProperty("--rows", String(rows));
+    wall.dataset.rows = String(rows);
+    const pageEl = byId("wall-page");
+    pageEl.hidden = pages === 1;
+    pageEl.textContent = pages === 1 ? "" : `page ${pageNo + 1} of ${pages}`;
+    wall.replaceChildren(
       ...cards.map((c) =>
         h(
           "article",
           { class: "table-card", "data-table": c.id, "data-state": c.live.state },
-          h("h2", {}, c.id),
+          h("h2", { title: c.id }, c.id),
+          h("p", { class: "card-figure" }, c.figure),
+          h(
+            "p",
+            { class: "card-brief" },
+            c.live.state === "live" ? "online" : c.live.state,
+            c.lastOutcome && c.lastOutcome.success !== null
+              ? h(
+                  "span",
+                  { class: c.lastOutcome.success ? "success" : "failure" },
+                  c.lastOutcome.success ? " · SUCCESS" : " · FAILURE",
+                )
+              : null,
+          ),
           h("p", { class: "card-status" }, c.live.state === "live" ? "online" : c.live.label),
           h("p", { class: "card-age" }, ageText(c.live.age)),
           c.live.gap ? h("p", { class: "card-gap" }, `⚠ ${c.live.gap}`) : null,

@@ -1,0 +1,419 @@
+"""The pages as a broadcast (issue 31): the overlay scaled from its 1920×1080 design to what OBS
+gives it (720p, the default 800×600), legible over a white and a busy frame; the moment (token
+art, the odds before and after a draw, what an outcome beat); the wall for a hall; and axe-core's
+WCAG 2.2 AA rules on every page. Debian's Chromium, a real Mosquitto and the real service.
+
+Sizes and contrasts are measured in the browser and on its screenshots; every figure the pages
+show is the service's (its table view), never one computed here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.harness import ARIA, BEGIN, ROOT, missing_real_part
+from tests.harness.broker import WAIT
+from tests.harness.web import (
+    ARTEFACTS,
+    SERVICE_PASSWORD,
+    SERVICE_USER,
+    ServedTable,
+    WebBroker,
+    playwright_chromium,
+    running_web_broker,
+    served_table,
+)
+
+try:
+    from PIL import Image, ImageDraw
+    from playwright.sync_api import Page, expect
+except ImportError:  # a developer's machine without the test extras; in CI a failure
+    missing_real_part("Playwright and Pillow (the test extras)")
+
+MS = WAIT * 1000
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+BREN = {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "skill",
+        "action": "target"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def broker(tmp_path) -> Iterator[WebBroker]:
+    with running_web_broker(tmp_path / "broker") as b:
+        yield b
+
+
+@pytest.fixture
+def table(tmp_path, broker) -> Iterator[ServedTable]:
+    with served_table(tmp_path / "table", broker) as t:
+        yield t
+
+
+def open_page(browser: Any, url: str, width: int, height: int, **extra: Any) -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height}, **extra)
+    page: Page = context.new_page()
+    page.goto(url)
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+    return page
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
+
+
+def mid_performance(table: ServedTable) -> None:
+    """Aria and Bren declared, two of Aria's tokens drawn: the overlay's fullest moment."""
+    table.command(BEGIN)
+    table.command(ARIA)
+    table.command(BREN)
+    table.lay("aria.ember.skill")
+    table.lay("aria.potential.lore.2")
+
+
+def finish_draws(table: ServedTable) -> None:
+    """Every declared hero draws what is left (seeded draws), so the Performance may resolve."""
+    from engine.view import table_view
+
+    for _ in range(12):
+        view = json.loads(json.dumps(table_view(table.service.loop.state)))
+        left = [c for c in view["performance"]["contributions"] if c["draws_left"] > 0]
+        if not left:
+            return
+        table.command({"cmd": "draw", "hero": left[0]["hero"], "seed": 7})
+
+
+def luminance(rgb: tuple[int, ...]) -> float:
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def white_frame(size: tuple[int, int]) -> Image.Image:
+    return Image.new("RGBA", size, (255, 255, 255, 255))
+
+
+def busy_frame(size: tuple[int, int]) -> Image.Image:
+    """A bright, busy picture: white with saturated bands and a checker of light and dark."""
+    frame = white_frame(size)
+    draw = ImageDraw.Draw(frame)
+    step = max(8, size[0] // 60)
+    for x in range(0, size[0], step * 4):
+        draw.rectangle((x, 0, x + step, size[1]), fill=(230, 190, 60, 255))
+        draw.rectangle((x + 2 * step, 0, x + 3 * step, size[1]), fill=(70, 150, 230, 255))
+    for y in range(0, size[1], step * 3):
+        draw.rectangle((0, y, size[0], y + step // 2), fill=(250, 250, 250, 255))
+    return frame
+
+
+#: every visible element with its own text: its box, font size and colour
+TEXTS = """() => [...document.querySelectorAll('body *')].filter((e) =>
+    [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) &&
+    e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden' &&
+    !e.closest('.sr-only') && !e.closest('[hidden]') && !e.closest('.off') &&
+    e.getBoundingClientRect().width > 2)
+  .map((e) => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+    return {text: e.textContent.trim().slice(0, 40), cls: e.className, size: parseFloat(s.fontSize),
+            colour: s.color, box: [r.left, r.top, r.right, r.bottom]}; })"""
+
+HIDE_TEXT = "* { color: transparent !important; text-decoration-color: transparent !important; } svg { visibility: hidden; }"
+
+
+def rgb(css: str) -> tuple[int, int, int]:
+    found = re.findall(r"[0-9.]+", css)
+    return int(float(found[0])), int(float(found[1])), int(float(found[2]))
+
+
+def worst_contrasts(page: Page, texts: list[dict[str, Any]]) -> dict[str, float]:
+    """Each text's colour against what is under it (its panel composited over a white and a busy
+    frame), at the lightest and the darkest point of its box: the worst ratio per frame."""
+    page.add_style_tag(content=HIDE_TEXT)
+    settled(page)
+    shot = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
+    worst: dict[str, float] = {}
+    for name, frame in (("white", white_frame(shot.size)), ("busy", busy_frame(shot.size))):
+        under = Image.alpha_composite(frame, shot).convert("RGB")
+        ratios = []
+        for t in texts:
+            x0, y0, x1, y1 = (int(v) for v in t["box"])
+            x0, y0 = max(0, x0), max(0, y0)
+            x1, y1 = min(shot.size[0] - 1, x1), min(shot.size[1] - 1, y1)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            box = under.crop((x0, y0, x1 + 1, y1 + 1))
+            counts = box.getcolors(box.size[0] * box.size[1]) or []
+            # what lies under the text: the colours that cover its box (a panel's edge or the
+            # bar under the total is not what the text is read against)
+            colours = [c for n, c in counts if n >= 0.03 * box.size[0] * box.size[1]]
+            text = rgb(t["colour"])
+            ratios.append((min(contrast(text, c) for c in colours), t["text"], t["cls"]))
+        under.save(ARTEFACTS / f"overlay-{shot.size[1]}p-text-hidden-over-{name}.png")
+        ratio, text, cls = min(ratios)
+        worst[name] = ratio
+        assert ratio >= 4.5, f"{text!r} ({cls}) over a {name} frame: {ratio:.2f}:1"
+    return worst
+
+
+def test_the_overlay_at_720p_is_big_enough_and_legible_over_white_and_busy_frames_p6(
+    broker, table, browser
+):
+    """At 1280×720 (the overlay scaled from its 1920×1080 design) no text is under 16 px, the
+    running total is at least 64 px, and every text keeps WCAG AA (4.5:1) over a white and a
+    busy frame. The composites at 720p and 1080p are saved for review."""
+    mid_performance(table)
+    sizes: dict[str, Any] = {}
+    for width, height in ((1280, 720), (1920, 1080)):
+        page = open_page(browser, broker.url("overlay.html"), width, height)
+        perf = page.locator("#performance")
+        expect(perf.locator(".token")).to_have_count(2, timeout=MS)
+        expect(perf.locator(".odds-group").first).to_be_visible(timeout=MS)
+        settled(page)
+        clean = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
+        ARTEFACTS.mkdir(parents=True, exist_ok=True)
+        for name, frame in (("white", white_frame(clean.size)), ("busy", busy_frame(clean.size))):
+            Image.alpha_composite(frame, clean).convert("RGB").save(
+                ARTEFACTS / f"overlay-{height}p-over-a-{name}-frame.png"
+            )
+        texts = page.evaluate(TEXTS)
+        smallest = min(texts, key=lambda t: t["size"])
+        total = page.evaluate(
+            "Math.min(...[...document.querySelectorAll('#performance .total')]"
+            ".map((e) => parseFloat(getComputedStyle(e).fontSize)))"
+        )
+        ratios = worst_contrasts(page, texts)
+        sizes[f"{width}x{height}"] = {"smallest": smallest, "total": total, "contrast": ratios}
+        if height == 720:
+            assert smallest["size"] >= 16, smallest
+            assert total >= 64, total
+        page.context.close()
+    (ARTEFACTS / "overlay-sizes.json").write_text(json.dumps(sizes, indent=1))
+
+
+def test_obs_default_800x600_shows_the_whole_performance_panel(broker, table, browser):
+    """OBS's default browser source is 800×600: the Performance panel, its odds, advice and
+    outcome all inside it, nothing cut."""
+    mid_performance(table)
+    page = open_page(browser, broker.url("overlay.html"), 800, 600)
+    perf = page.locator("#performance")
+    expect(perf.locator(".advice").first).to_be_visible(timeout=MS)
+    settled(page)
+    page.screenshot(path=str(ARTEFACTS / "overlay-800x600-mid-performance.png"))
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll('main *, #status')].filter((e) => e.getClientRects().length)
+          .map((e) => [e.className, e.getBoundingClientRect()])
+          .filter(([, r]) => r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 ||
+                             r.bottom > innerHeight + 0.5)
+          .map(([c, r]) => `${c} ${r.left},${r.top},${r.right},${r.bottom}`)"""
+    )
+    assert not cut, cut
+    finish_draws(table)
+    table.command({"cmd": "resolve"})
+    expect(perf.locator(".outcome .verdict")).to_be_visible(timeout=MS)
+    settled(page)
+    box = perf.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 600, box
+    page.screenshot(path=str(ARTEFACTS / "overlay-800x600-outcome.png"))
+    page.context.close()
+
+
+def test_status_off_hides_the_status_line_and_an_outage_reads_one_steady_state(
+    broker, table, browser
+):
+    page = open_page(browser, broker.url("overlay.html", status="off"), 1280, 720)
+    box = page.locator("#status").bounding_box()
+    assert box is not None and box["width"] <= 1 and box["height"] <= 1, box
+    page.context.close()
+    page = open_page(browser, broker.url("overlay.html"), 1280, 720)
+    page.evaluate(
+        """window.__labels = []; new MutationObserver(() => {
+             const t = document.getElementById('status-label').textContent;
+             if (window.__labels[window.__labels.length - 1] !== t) window.__labels.push(t);
+           }).observe(document.getElementById('status-label'), {childList: true, characterData: true, subtree: true})"""
+    )
+    broker.stop()
+    expect(page.locator("#status")).to_have_attribute("data-state", "offline", timeout=MS)
+    page.wait_for_timeout(6000)
+    labels = page.evaluate("window.__labels")
+    assert len(labels) <= 2, labels  # "offline: …" once, not a flip every second
+    assert all("connecting" not in label for label in labels[1:]), labels
+    page.context.close()
+
+
+def test_the_moment_token_art_odds_before_the_first_draw_and_what_the_outcome_beat(
+    broker, table, browser
+):
+    """Token art per kind; no "as drawn" before a draw; the outcome says the service's
+    best-play odds it beat ("SUCCESS — a 12% shot"); Exert shows in the declaration."""
+    from engine.view import table_view
+
+    page = open_page(browser, broker.url("overlay.html"), 1920, 1080)
+    table.command(BEGIN)
+    table.command({**ARIA, "hero": "cass", "exert": True})
+    perf = page.locator("#performance")
+    expect(perf.locator(".declaration")).to_contain_text("Exert", timeout=MS)
+    expect(perf.locator(".odds-best-play")).to_be_visible(timeout=MS)
+    expect(perf.locator(".odds-as-drawn")).to_have_count(0)
+    first = page.evaluate(
+        "window.rhuna.store.snapshot.tables.get('example').sections.odds.groups[0].best_play.percent"
+    )
+    table.command({"cmd": "draw", "hero": "cass", "seed": 4})
+    expect(perf.locator(".token svg.token-art")).to_have_count(1, timeout=MS)
+    kind = json.loads(json.dumps(table_view(table.service.loop.state)))["performance"][
+        "contributions"
+    ][0]["drawn"][0]["kind"]
+    expect(perf.locator(f".token svg.art-{kind}")).to_have_count(1)
+    expect(perf.locator(".odds-as-drawn")).to_be_visible(timeout=MS)
+    finish_draws(table)
+    outcome = table.command({"cmd": "resolve"})
+    [resolved] = [e for e in outcome.events if e.type == "performance_resolved"]
+    shot = perf.locator(".outcome .outcome-shot")
+    words = f"a {first}% shot" if resolved.data["success"] else f"it was {first}%"
+    expect(shot).to_have_text(re.compile(re.escape(words)), timeout=MS)
+    expect(perf.locator(".costs")).not_to_contain_text("(P20)")  # the WorldKeeper's, not ours
+    expect(page.locator("#announce[role=status]")).to_contain_text(
+        "SUCCESS" if resolved.data["success"] else "FAILURE"
+    )
+    page.context.close()
+
+
+def publish_retained(broker: WebBroker, messages: dict[str, str]) -> None:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.username_pw_set(SERVICE_USER, SERVICE_PASSWORD)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    for topic, body in messages.items():
+        client.publish(topic, body, qos=1, retain=True).wait_for_publish(WAIT)
+    client.disconnect()
+    client.loop_stop()
+
+
+@pytest.mark.parametrize("count", [1, 12, 60])
+def test_the_wall_fills_a_1080p_screen_live_tables_first(broker, browser, count):
+    """1 to 60 tables on one 1080p screen, no scrolling, names at 40 px or more and the key
+    figures at 32 px or more; the live tables first."""
+    statuses = {
+        f"rhuna/hall-{n:02d}/status": "online" if n % 3 else "offline" for n in range(count)
+    }
+    publish_retained(broker, statuses)
+    page = open_page(browser, broker.url("tables.html"), 1920, 1080)
+    expect(page.locator(".table-card")).to_have_count(count, timeout=MS)
+    settled(page)
+    page.screenshot(path=str(ARTEFACTS / f"wall-{count}-tables-1080p.png"))
+    assert page.evaluate("document.documentElement.scrollHeight <= innerHeight")
+    cut = page.evaluate(
+        "[...document.querySelectorAll('.table-card')].filter((e) => "
+        "e.getBoundingClientRect().bottom > innerHeight).length"
+    )
+    assert cut == 0
+    name = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('.table-card h2')]"
+        ".map((e) => parseFloat(getComputedStyle(e).fontSize)))"
+    )
+    figure = page.evaluate(
+        "Math.min(...[...document.querySelectorAll("
+        "'.card-performance, .card-outcome:not(.none), .card-figure')]"
+        ".filter((e) => e.getClientRects().length)"
+        ".map((e) => parseFloat(getComputedStyle(e).fontSize)))"
+    )
+    assert name >= 40 and figure >= 32, (name, figure)
+    # and the names are whole, not cut by an ellipsis
+    cut_names = page.evaluate(
+        "[...document.querySelectorAll('.table-card h2')]"
+        ".filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent)"
+    )
+    assert not cut_names, cut_names
+    states = page.evaluate(
+        "[...document.querySelectorAll('.table-card')].map((e) => e.dataset.state)"
+    )
+    live = [s == "live" for s in states]
+    assert live == sorted(live, reverse=True), states
+    page.context.close()
+
+
+def axe(page: Page) -> list[dict[str, Any]]:
+    if not AXE.exists():
+        missing_real_part("axe-core (npm devDependency in web/: make web)")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """() => axe.run(document, {runOnly: {type: 'tag', values:
+             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})"""
+    )
+    return [
+        {"id": v["id"], "nodes": [n["html"][:120] for n in v["nodes"][:3]]}
+        for v in result["violations"]
+    ]
+
+
+def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):
+    """axe-core (the npm package, injected) on overlay, table, tables and gm mid-Performance and
+    with an outcome: no violation of the WCAG 2.2 AA rules."""
+    mid_performance(table)
+    found: dict[str, Any] = {}
+    pages = {
+        "overlay.html": (1280, 720),
+        "table.html": (1280, 800),
+        "tables.html": (1920, 1080),
+        "gm.html": (390, 844),
+    }
+    opened = {}
+    for name, (w, h) in pages.items():
+        url = broker.url(name)
+        if name == "gm.html":
+            url = broker.url(name, username=SERVICE_USER, password=SERVICE_PASSWORD)
+        context = browser.new_context(viewport={"width": w, "height": h})
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_timeout(1500)
+        opened[name] = page
+        found[f"{name} mid-Performance"] = axe(page)
+    finish_draws(table)
+    table.command({"cmd": "resolve"})
+    for name, page in opened.items():
+        page.wait_for_timeout(1000)
+        settled(page)
+        found[f"{name} outcome"] = axe(page)
+        page.context.close()
+    bad = {k: v for k, v in found.items() if v}
+    Path(ARTEFACTS / "axe.json").write_text(json.dumps(found, indent=1))
+    assert not bad, json.dumps(bad, indent=1)
+
+
+def test_a_redraw_strikes_the_replaced_token_then_takes_it_away_p11(broker, table, browser):
+    """A Redraw (P11): the token it set aside (the performance's `set_aside`) shows struck
+    through, then goes; the new token arrives beside it."""
+    page = open_page(browser, broker.url("overlay.html"), 1280, 720)
+    table.command(BEGIN)
+    table.command(ARIA)
+    table.lay("aria.ember.skill")
+    table.lay("aria.potential.lore.2")
+    perf = page.locator("#performance")
+    expect(perf.locator(".token")).to_have_count(2, timeout=MS)
+    table.command({"cmd": "redraw", "hero": "aria", "replace": "aria.potential.lore.2", "seed": 7})
+    struck = perf.locator('.token.struck[data-token="aria.potential.lore.2"]')
+    expect(struck).to_have_count(1, timeout=MS)
+    page.screenshot(path=str(ARTEFACTS / "overlay-720p-redraw-struck.png"))
+    expect(struck).to_have_count(0, timeout=MS)
+    expect(perf.locator(".token")).to_have_count(2)
+    page.context.close()

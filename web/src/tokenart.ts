@@ -1,0 +1,64 @@
+/**
+ * Token art: one small inline SVG per kind of token (Ember by its Shade, Potential, Weight,
+ * Strain, Favor, Time, Weather), so a draw on stream reads as a token, not a text box. Pure
+ * drawing from the service's `kind` and `shade`; decorative (the name and value are text).
+ */
+
+const NS = "http://www.w3.org/2000/svg";
+
+/** An Ember's Shade, a Favor token's relation → its colour. */
+const SHADE_COLOUR: Record<string, string> = {
+  control: "#5fa8ff",
+  versatility: "#7ad88f",
+  impulse: "#ff6a4d",
+  gray: "#b9bcc4",
+  xul: "#c58cff",
+  xantyr: "#ffd24d",
+};
+
+const KIND_COLOUR: Record<string, string> = {
+  ember: "#ff9a3c",
+  potential: "#b48cff",
+  weight: "#9aa0aa",
+  strain: "#ff8a3d",
+  favor: "#ffd24d",
+  time: "#6fd0e0",
+  weather: "#9cc8ff",
+  temporary: "#e0e0e0",
+};
+
+/** The shape of each kind, in a 48×48 box, drawn with `currentColor`. */
+const SHAPES: Record<string, string> = {
+  // a flame
+  ember:
+    '<path d="M24 4c3 9 12 13 12 25a12 12 0 0 1-24 0c0-6 3-9 6-13 0 5 2 8 5 8-2-7 0-14 1-20z"/>',
+  // a four-pointed spark
+  potential: '<path d="M24 3l5 16 16 5-16 5-5 16-5-16-16-5 16-5z"/>',
+  // a weight stone
+  weight: '<path d="M17 10h14l-2 6h7l6 26H6l6-26h7z"/>',
+  // a cracked disc
+  strain:
+    '<circle cx="24" cy="24" r="19"/><path d="M22 5l6 13-7 6 8 9-5 10" fill="none" stroke="#111" stroke-width="3"/>',
+  // a sun
+  favor:
+    '<circle cx="24" cy="24" r="10"/><path d="M24 2v8M24 38v8M2 24h8M38 24h8M8 8l6 6M34 34l6 6M8 40l6-6M34 14l6-6" stroke="currentColor" stroke-width="4" stroke-linecap="round"/>',
+  // an hourglass
+  time: '<path d="M12 4h24v4c0 8-8 12-8 16s8 8 8 16v4H12v-4c0-8 8-12 8-16s-8-8-8-16z"/>',
+  // a cloud with rain
+  weather:
+    '<path d="M14 30a9 9 0 0 1 1-18 12 12 0 0 1 22 3 8 8 0 0 1-1 15z"/><path d="M16 36l-3 7M25 36l-3 7M34 36l-3 7" stroke="currentColor" stroke-width="3" stroke-linecap="round"/>',
+};
+
+/** The art of a token: an `<svg>` coloured by its Shade (an Ember, a Favor) or its kind. */
+export function tokenArt(kind: string, shade: string | null): SVGSVGElement {
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", "0 0 48 48");
+  svg.setAttribute("class", `token-art art-${kind}`);
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const colour = (shade && SHADE_COLOUR[shade]) || KIND_COLOUR[kind] || "#e8b64c";
+  svg.style.color = colour;
+  svg.setAttribute("fill", "currentColor");
+  svg.innerHTML = SHAPES[kind] ?? '<circle cx="24" cy="24" r="19"/>';
+  return svg;
+}

@@ -221,6 +221,8 @@ class Service:
         self._stopped = False
         self._unfed = False  # the watchdog withheld (said once in the log until it turns)
         self._stop = threading.Event()
+        #: the signal that stopped :meth:`run` (None: ``stop`` was set, or none yet)
+        self.stopped_by: int | None = None
         try:
             self.restored: Restored = self.store.restore(initial, config.table_file)
             self.registry = load_registry(config, initial)
@@ -364,7 +366,8 @@ class Service:
 
     def run(self, stop: threading.Event | None = None) -> int:
         """Start, then run the loop until ``stop`` is set (or SIGTERM / SIGINT on the main
-        thread); stop cleanly. Returns the exit status (0)."""
+        thread); stop cleanly. Returns the exit status: 0, or 130 (128 + SIGINT, as a shell
+        reports it) when Ctrl-C stopped it — cleanly too."""
         if stop is not None:
             self._stop = stop
         previous = self._catch_signals()
@@ -386,7 +389,7 @@ class Service:
             sys.setswitchinterval(switch)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        return 0
+        return 128 + signal.SIGINT if self.stopped_by == signal.SIGINT else 0
 
     def _serve(self) -> None:
         interval = self.notifier.watchdog_interval
@@ -483,6 +486,7 @@ class Service:
 
         def handle(signum: int, frame: FrameType | None) -> None:
             log.info("%s: stopping", signal.Signals(signum).name)
+            self.stopped_by = signum
             self._stop.set()
 
         return {sig: signal.signal(sig, handle) for sig in (signal.SIGTERM, signal.SIGINT)}

@@ -30,6 +30,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -62,6 +63,9 @@ def _child(conn: Connection, driver: str, options: Mapping[str, Any], full_every
     """The child's whole life: open the panel, then one frame in, its counters out."""
     from display.drivers import open_panel
 
+    # Ctrl-C reaches the terminal's whole process group; it is the service's to act on (it
+    # stops this child, which flushes the panel): not a KeyboardInterrupt traceback here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _lower_priority()
     try:
         panel = open_panel(driver, **dict(options))

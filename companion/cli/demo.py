@@ -14,10 +14,16 @@ starts a fresh journal there (the last run's is replaced).
 
 MQTT: with Mosquitto installed the demo starts a private broker (plain MQTT plus
 WebSockets serving the web pages, with throwaway accounts: companion/ops/demo_broker.py)
-and prints the overlay, table display and wall URLs; ``--serve`` keeps both tables
-served after the script until Ctrl-C (each service's own loop: the WorldKeeper's remote
-is answered too). ``--mqtt HOST:PORT`` publishes on a broker of
-yours instead, ``--no-mqtt`` not at all.
+and prints the overlay, table display and wall URLs. On a terminal (standard input and
+output both ttys) both tables and the pages stay served after the script until Ctrl-C
+(each service's own loop: the WorldKeeper's remote is answered too); without one (a test,
+CI, a pipe) the demo ends with its script. ``--serve`` keeps them served anyway,
+``--no-serve`` never. ``--mqtt HOST:PORT`` publishes on a broker of yours instead,
+``--no-mqtt`` not at all.
+
+Ctrl-C stops it cleanly, in the script or after it: every table is stopped and its journal
+closed, then the broker; the exit status is then 130 (128 + SIGINT, as for every
+``rhuna-table`` command).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import sys
 import threading
 from contextlib import ExitStack
 from pathlib import Path
@@ -73,8 +80,10 @@ def register(sub: Any) -> None:
     p.add_argument("--no-mqtt", action="store_true", help="do not publish on MQTT")
     p.add_argument(
         "--serve",
-        action="store_true",
-        help="after the script, keep the tables and the web pages served until Ctrl-C",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="after the script, keep the tables and the web pages served until Ctrl-C"
+        " (default: on a terminal, when the demo has its own broker; --no-serve: never)",
     )
     p.set_defaults(func=run)
 
@@ -111,10 +120,44 @@ def run(args: argparse.Namespace) -> int:
     else:
         plays = DEFAULT_PLAYS
     states = [(name, table, load_table(table), script) for name, table, script in plays]
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _interrupt) if main_thread else None
+    try:
+        code = _run(args, states)
+    except KeyboardInterrupt:  # in the script: its tables and the broker are stopped by now
+        print("\n  Stopped (Ctrl-C) before the end of the script.", flush=True)
+        return INTERRUPTED
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+    return code
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """The first Ctrl-C stops the demo; more while its tables stop are that same request."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+#: the exit status after Ctrl-C (128 + SIGINT), the same for every rhuna-table command
+INTERRUPTED = 130
+
+
+def on_terminal() -> bool:
+    """Whether someone is watching: standard input and output both a terminal."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
+
+
+def _run(args: argparse.Namespace, states: list[tuple[str, Path, TableState, Path]]) -> int:
     with ExitStack() as served:
         broker = _private_broker(args, [s.table_id for _, _, s, _ in states])
         if broker is not None:
             served.callback(broker.stop)
+        serve = args.serve if args.serve is not None else broker is not None and on_terminal()
+        code = 0
         for name, table, state, script in states:
             out = Path(args.out) / name
             if broker is not None:
@@ -124,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
                 if not args.no_mqtt and mqtt is None:
                     print(f"\n  (no MQTT broker answers on {args.mqtt}: not publishing)")
             login = broker.login(state.table_id) if broker is not None else None
-            keep = served if args.serve else None
+            keep = served if serve else None
             code = play(
                 table, state, script, out, args.panel, args.colour, mqtt, login=login, keep=keep
             )
@@ -132,20 +175,36 @@ def run(args: argparse.Namespace) -> int:
             if code:
                 return code
         if broker is not None:
-            _print_urls(broker, [s.table_id for _, _, s, _ in states], args.serve)
-        if args.serve:
-            print("\n  Serving the tables and the pages; Ctrl-C to stop.", flush=True)
-            _wait_for_stop()
-    return 0
+            _print_urls(broker, [s.table_id for _, _, s, _ in states], serve)
+        if serve:
+            if broker is not None:
+                where = f"the pages above stay up (127.0.0.1:{broker.ws_port})"
+            else:
+                where = "the tables stay up on MQTT"
+            print(f"\n  Serving the tables: {where}; Ctrl-C to stop.", flush=True)
+            code = _wait_for_stop()
+    if serve:  # the tables, then the broker, have stopped
+        print("  Stopped.", flush=True)
+    return code if serve else 0
 
 
-def _wait_for_stop() -> None:
-    """Until Ctrl-C or SIGTERM (a background job may have SIGINT ignored: take it back)."""
+def _wait_for_stop() -> int:
+    """Until Ctrl-C (130) or SIGTERM (0); a background job may have SIGINT ignored: take it
+    back. The tables and the broker stop after, as the ``served`` stack closes."""
     stop = threading.Event()
+    got: list[int] = []
+
+    def handle(signum: int, _frame: Any) -> None:
+        got.append(signum)
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, handle)
     stop.wait()
-    print("\n  Stopped.")
+    # a second Ctrl-C while the tables stop is the same request, not a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print("\n  Stopping the tables and the pages.", flush=True)
+    return INTERRUPTED if got and got[0] == signal.SIGINT else 0
 
 
 def _private_broker(args: argparse.Namespace, tables: list[str]) -> Any:
@@ -188,8 +247,8 @@ def _print_urls(broker: Any, tables: list[str], serving: bool) -> None:
                 else f"    {what}: {url}"
             )
     if not serving:
-        print("  (they work while the demo runs: add --serve to keep them served afterwards,")
-        print("   e.g. .venv/bin/rhuna-table demo --serve)")
+        print("  (they work while the demo runs; run it on a terminal, or add --serve, to keep")
+        print("   them served afterwards: .venv/bin/rhuna-table demo --serve)")
 
 
 def sheets(state: TableState) -> list[str]:

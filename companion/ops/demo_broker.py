@@ -82,7 +82,12 @@ class DemoBroker:
         conf = self.dir / "mosquitto.conf"
         conf.write_text(self.config_text())
         self.proc = subprocess.Popen(
-            [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [binary, "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            # a process group of its own: a terminal's Ctrl-C (SIGINT to its foreground group)
+            # stops the demo, and the demo stops its broker last, after its tables went offline
+            process_group=0,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

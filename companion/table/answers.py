@@ -22,6 +22,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ def _child(conn: Connection) -> None:
     import engine  # noqa: F401  (registers every section of the view)
     from engine.view import table_view
 
+    # Ctrl-C reaches the terminal's whole process group: the service stops this child
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     while True:

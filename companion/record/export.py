@@ -6,12 +6,17 @@ Writes into ``--to DIR``:
   its events, exactly as journaled;
 - ``draws.csv``: one row per token laid on the Draw Board (draw, Redraw, Favor),
   with the engine's exact best-play and as-drawn odds of the hero's group just
-  before it (as a fraction and in percent);
+  before it (numerator, denominator and percent, each in its own column);
 - ``performances.csv``: one row per resolving group of each Performance (a hero
   alone, or Intersecting heroes, I-P10): Difficulty, total, outcome, the odds
   before its first draw, and the Fatigue, Strain and Wounds it cost;
 - ``recap.html`` (one self-contained file) or, with ``--format md``, ``recap.md``.
 
+The CSVs are safe to open in a spreadsheet: an odds is never one ``5/11`` cell (which a
+spreadsheet reads as the 11th of May) but three numbers, and a text cell that would start a
+formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return: OWASP's "CSV Injection") or
+read as a date, time or number (``12-25``, ``18:30``) starts with ``'``, which makes it text.
+Numbers stay numbers (a Weight token's value ``-1``); the ``time`` column is ISO 8601 UTC.
 The journal is opened read-only (:mod:`companion.record.journal`): exporting a
 running service's session never blocks it and never changes the file.
 """
@@ -20,13 +25,15 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from companion.record import recap
 from companion.record.journal import Journal, JournalError
-from companion.record.night import Night, fraction_text, gather, percent
+from companion.record.night import Night, gather, percent
 from settings.atomic import atomic_file
 
 DRAW_COLUMNS = [
@@ -45,10 +52,8 @@ DRAW_COLUMNS = [
     "value",
     "total",
     "group",
-    "best_play_before",
-    "best_play_before_percent",
-    "as_drawn_before",
-    "as_drawn_before_percent",
+    *(f"best_play_before_{part}" for part in ("numerator", "denominator", "percent")),
+    *(f"as_drawn_before_{part}" for part in ("numerator", "denominator", "percent")),
     "undone",
 ]
 
@@ -61,15 +66,41 @@ PERFORMANCE_COLUMNS = [
     "weight",
     "total",
     "outcome",
-    "best_play_before_first_draw",
-    "best_play_before_first_draw_percent",
-    "as_drawn_before_first_draw",
-    "as_drawn_before_first_draw_percent",
+    *(f"best_play_before_first_draw_{p}" for p in ("numerator", "denominator", "percent")),
+    *(f"as_drawn_before_first_draw_{p}" for p in ("numerator", "denominator", "percent")),
     "fatigue_change",
     "strain_change",
     "wounds_change",
     "undone",
 ]
+
+
+#: how a cell a spreadsheet would run as a formula begins (OWASP "CSV Injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: text a spreadsheet would turn into a date, a time or a number (5/11, 12-25, 18:30, 1.5)
+_CONVERTIBLE = re.compile(r"[\s\d.,:/%+-]*\d[\s\d.,:/%+-]*|[\d.]+[eE][+-]?\d+")
+
+
+def text_cell(value: object) -> str:
+    """A text field as a cell every spreadsheet keeps as that text: ``'`` before one that
+    would start a formula or become a date, time or number.
+
+    >>> [text_cell(v) for v in ("aria", "=1+1", "@SUM(A1)", "-x", "5/11", "12-25", "18:30")]
+    ['aria', "'=1+1", "'@SUM(A1)", "'-x", "'5/11", "'12-25", "'18:30"]
+    """
+    text = str(value)
+    if text.startswith(FORMULA_STARTS) or _CONVERTIBLE.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def odds_cells(p: Fraction | None) -> list[object]:
+    """An exact probability as three numbers: numerator, denominator, percent (blank: none).
+
+    >>> odds_cells(Fraction(5, 11))
+    [5, 11, '45.45']
+    """
+    return ["", "", ""] if p is None else [p.numerator, p.denominator, percent(p)]
 
 
 def _iso(at: float) -> str:
@@ -105,23 +136,15 @@ def write_draws(night: Night, path: Path) -> None:
                 [
                     r.seq,
                     _iso(r.at),
-                    r.source,
+                    text_cell(r.source),
                     r.performance,
-                    r.hero,
-                    r.shade,
-                    r.capability,
-                    r.action,
-                    r.training,
-                    r.kind,
-                    r.token,
-                    r.name,
+                    *map(text_cell, (r.hero, r.shade, r.capability, r.action, r.training)),
+                    *map(text_cell, (r.kind, r.token, r.name)),
                     r.value,
                     r.total,
-                    "+".join(r.group),
-                    fraction_text(r.best_play_before),
-                    percent(r.best_play_before),
-                    fraction_text(r.as_drawn_before),
-                    percent(r.as_drawn_before),
+                    text_cell("+".join(r.group)),
+                    *odds_cells(r.best_play_before),
+                    *odds_cells(r.as_drawn_before),
                     str(r.undone).lower(),
                 ]
             )
@@ -139,15 +162,13 @@ def write_performances(night: Night, path: Path) -> None:
                     g.performance,
                     g.seq_start,
                     g.seq_end,
-                    "+".join(g.heroes),
+                    text_cell("+".join(g.heroes)),
                     g.difficulty,
-                    g.weight,
+                    text_cell(g.weight),
                     "" if g.total is None else g.total,
-                    g.outcome,
-                    fraction_text(g.best_play_first),
-                    percent(g.best_play_first),
-                    fraction_text(g.as_drawn_first),
-                    percent(g.as_drawn_first),
+                    text_cell(g.outcome),
+                    *odds_cells(g.best_play_first),
+                    *odds_cells(g.as_drawn_first),
                     g.fatigue,
                     g.strain,
                     g.wounds,

@@ -14,6 +14,7 @@ import hashlib
 import io
 import itertools
 import json
+import re
 import shutil
 import sqlite3
 import threading
@@ -77,6 +78,11 @@ def view_odds(group: dict) -> tuple[Fraction, Fraction]:
 def read_csv(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
+
+
+def odds(row: dict[str, str], column: str) -> Fraction:
+    """An odds from its numerator and denominator columns (``column``: without the suffix)."""
+    return Fraction(int(row[f"{column}_numerator"]), int(row[f"{column}_denominator"]))
 
 
 # --- history -----------------------------------------------------------------------------
@@ -221,8 +227,8 @@ def test_draws_csv_odds_equal_the_engines_just_before_each_draw_p19(night, expor
         view = odds_view(before[int(row["seq"])])
         group = next(g for g in view["groups"] if row["hero"] in g["heroes"])
         as_drawn, best_play = view_odds(group)
-        assert Fraction(row["as_drawn_before"]) == as_drawn, row
-        assert Fraction(row["best_play_before"]) == best_play, row
+        assert odds(row, "as_drawn_before") == as_drawn, row
+        assert odds(row, "best_play_before") == best_play, row
         assert float(row["as_drawn_before_percent"]) == pytest.approx(
             float(as_drawn) * 100, abs=0.005
         )
@@ -249,8 +255,9 @@ def test_performances_csv_has_each_resolution_and_its_cost_p19(night, exported) 
         first = next(
             d for d in draws if d["performance"] == r["performance"] and d["kind"] == "draw"
         )
-        assert r["best_play_before_first_draw"] == first["best_play_before"]
-        assert r["as_drawn_before_first_draw"] == first["as_drawn_before"]
+        for part in ("numerator", "denominator", "percent"):
+            assert r[f"best_play_before_first_draw_{part}"] == first[f"best_play_before_{part}"]
+            assert r[f"as_drawn_before_first_draw_{part}"] == first[f"as_drawn_before_{part}"]
 
 
 def test_export_opens_the_journal_read_only_and_never_changes_it(night, tmp_path) -> None:
@@ -384,3 +391,93 @@ def test_a_journal_from_another_table_is_one_line(night, tmp_path, capsys) -> No
     code = main(["export", str(night.state_dir), "--to", str(tmp_path), "--table", str(other)])
     err = one_line(capsys)
     assert code == 2 and "from another table" in err and "--table" in err
+
+
+# --- spreadsheet-safe CSV (issue 32 item 7) ----------------------------------------------
+
+#: a cell a spreadsheet runs as a formula (OWASP "CSV Injection")
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"-?\d+(\.\d+)?")
+#: what LibreOffice and Excel turn into a date or a time: 5/11, 12/25, 1-2, 2026-12-01, 18:30
+DATE_LIKE = re.compile(r"\s*\d{1,4}\s*[/.:-]\s*\d{1,2}(\s*[/.:-]\s*\d{1,4})?\s*")
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def assert_spreadsheet_safe(path: Path) -> None:
+    """Every cell of a CSV the project wrote is a plain number, the ISO ``time``, or text a
+    spreadsheet keeps as text: none starts a formula, none reads as a date or a time."""
+    with path.open(encoding="utf-8", newline="") as f:
+        table = list(csv.reader(f))
+    header, body = table[0], table[1:]
+    assert body, f"{path}: no rows to check"
+    for n, row in enumerate(body, 2):
+        for column, cell in zip(header, row, strict=True):
+            where = f"{path.name}:{n} {column}={cell!r}"
+            if cell == "" or cell.startswith("'") or NUMBER.fullmatch(cell):
+                continue
+            if column == "time":
+                assert ISO_TIME.fullmatch(cell), where
+                continue
+            assert not cell.startswith(FORMULA), f"{where}: starts a formula"
+            assert not DATE_LIKE.fullmatch(cell), f"{where}: reads as a date or time"
+
+
+def test_every_csv_of_the_export_is_spreadsheet_safe(night, exported) -> None:
+    """16 of the example night's 60 odds cells read as dates as one ``a/b`` cell (issue 32):
+    each odds is now three numeric columns, and every cell of every CSV is checked."""
+    written = sorted(p.name for p in exported.glob("*.csv"))
+    assert written == ["draws.csv", "performances.csv"]  # every CSV the project writes
+    for name in written:
+        assert_spreadsheet_safe(exported / name)
+    draws = read_csv(exported / "draws.csv")
+    assert {"best_play_before", "as_drawn_before"}.isdisjoint(draws[0])
+    for row in draws:
+        if row["best_play_before_denominator"]:
+            p = odds(row, "best_play_before")
+            assert float(row["best_play_before_percent"]) == pytest.approx(
+                float(p) * 100, abs=0.005
+            )
+
+
+def test_hostile_text_in_a_csv_is_kept_as_text_owasp(tmp_path) -> None:
+    """A hero named like a formula and a source that starts one (a table file and a journal
+    are anyone's to write): each cell starts with ``'``, so a spreadsheet shows the text and
+    runs nothing. A Weight token's -1 stays the number -1."""
+    hostile = '=HYPERLINK("http://evil.example/","click")'
+    text = (ROOT / "examples" / "table.toml").read_text("utf-8")
+    text = text.replace('name = "Aria"', "name = '" + hostile + "'", 1)
+    table = tmp_path / "table.toml"
+    table.write_text(text, "utf-8")
+    state = load_table_text(text)
+    commands = [
+        ({"cmd": "begin_performance", "difficulty": 5, "weight": "mass"}, "@SUM(1+1)"),
+        (
+            {
+                "cmd": "declare",
+                "hero": "aria",
+                "shade": "control",
+                "capability": "skill",
+                "action": "target",
+            },
+            "-2+3",
+        ),
+        ({"cmd": "draw", "hero": "aria", "token": "aria.weight.0"}, "\tcmd"),
+        ({"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}, "5/11"),
+        ({"cmd": "draw", "hero": "aria", "token": "aria.potential.lore.1"}, "12-25"),
+        ({"cmd": "draw", "hero": "aria", "token": "aria.weight.1"}, "18:30"),
+        ({"cmd": "resolve"}, "+1"),
+    ]
+    ticks = itertools.count(1_800_000_000)
+    with Store.open(tmp_path / "state", clock=lambda: float(next(ticks))) as store:
+        store.restore(state, table)
+        for cmd, source in commands:
+            state, events = apply(state, cmd)
+            store.append(Outcome(source, state, cmd, tuple(events)))
+    out = tmp_path / "out"
+    assert main(["export", str(tmp_path / "state"), "--to", str(out)]) == 0
+    for name in ("draws.csv", "performances.csv"):
+        assert_spreadsheet_safe(out / name)
+    draws = read_csv(out / "draws.csv")
+    assert [r["source"] for r in draws] == ["'\tcmd", "'5/11", "'12-25", "'18:30"]
+    assert draws[0]["token_name"].startswith("'" + hostile), draws[0]
+    assert draws[0]["value"] == "-1"  # a number, not text

@@ -14,7 +14,14 @@ def register(sub: Any) -> None:
         "export", help="a session as events.jsonl, draws.csv, performances.csv and a recap"
     )
     add_session_arguments(p, required=True)
-    p.add_argument("--to", required=True, metavar="DIR", help="folder to write the files into")
+    p.add_argument(
+        "--to",
+        required=True,
+        metavar="DIR",
+        help="folder to write the files into: a new or empty one (--force: replace the"
+        " export's files in a folder that has some)",
+    )
+    p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     p.add_argument(
         "--format",
         choices=["html", "md"],
@@ -30,10 +37,20 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.record.export import export
+    from pathlib import Path
 
-    with open_session(args) as journal:
-        paths = export(journal, args.to, table=args.table, fmt=args.format, frames=args.frames)
+    from companion.record.export import export, what_is_there
+    from companion.record.journal import JournalError
+
+    to = Path(args.to)
+    with open_session(args) as journal:  # a session that cannot be read is said first
+        there = what_is_there(to, folder=True)
+        if there is not None and (to.is_file() or not args.force):
+            fix = "give a new or empty folder"
+            if not to.is_file():
+                fix += ", or add --force to replace the export's files there"
+            raise JournalError(f"--to {to}: {there} — nothing written; {fix}")
+        paths = export(journal, to, table=args.table, fmt=args.format, frames=args.frames)
     for path in paths:
         print(path)
     return 0

@@ -179,6 +179,39 @@ def write_performances(night: Night, path: Path) -> None:
     _write(path, fill)
 
 
+def what_is_there(path: Path, *, folder: bool) -> str | None:
+    """What an export (``folder``) or a sheet would replace at ``path``, said for people;
+    None when nothing would be (missing, or an empty folder for an export).
+
+    ``--to`` of ``export`` and ``sheet`` refuse it without ``--force``."""
+    import time
+
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_dir():
+        if not folder:
+            return f"{path} is a folder"
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
+        if not names:
+            return None
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        ours = [n for n in names if n in EXPORTED]
+        last = ""
+        if ours:
+            newest = max((path / n).stat().st_mtime for n in ours)
+            last = f"; an export from {time.strftime('%Y-%m-%d %H:%M', time.localtime(newest))}"
+        return f"{path} is not empty: {shown}{last}"
+    if folder:
+        return f"{path} is a file, not a folder"
+    stat = path.stat()
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(stat.st_mtime))
+    return f"{path} exists ({stat.st_size:,} bytes, changed {when})"
+
+
+#: the files an export writes (one of the two recaps)
+EXPORTED = ("events.jsonl", "draws.csv", "performances.csv", "recap.html", "recap.md")
+
+
 def export(
     journal: Journal,
     to: str | Path,

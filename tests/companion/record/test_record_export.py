@@ -481,3 +481,28 @@ def test_hostile_text_in_a_csv_is_kept_as_text_owasp(tmp_path) -> None:
     assert [r["source"] for r in draws] == ["'\tcmd", "'5/11", "'12-25", "'18:30"]
     assert draws[0]["token_name"].startswith("'" + hostile), draws[0]
     assert draws[0]["value"] == "-1"  # a number, not text
+
+
+def test_an_export_never_replaces_last_weeks_silently(night, tmp_path, capsys) -> None:
+    """--to a folder with files in it is refused, listing them, and nothing is written; with
+    --force the export's files are replaced (others left); a file as --to is refused."""
+    week = tmp_path / "last-week"
+    assert main(["export", str(night.state_dir), "--to", str(week)]) == 0
+    (week / "notes.txt").write_text("ours\n", "utf-8")
+    before = {p.name: p.read_bytes() for p in week.iterdir()}
+    capsys.readouterr()
+    assert main(["export", str(night.state_dir), "--to", str(week)]) == 2
+    err = one_line(capsys)
+    assert (
+        f"--to {week}: {week} is not empty: draws.csv, events.jsonl, notes.txt,"
+        " performances.csv, recap.html; an export from " in err
+    ), err
+    assert "nothing written" in err and "--force" in err
+    assert {p.name: p.read_bytes() for p in week.iterdir()} == before
+    assert main(["export", str(night.state_dir), "--to", str(week), "--force"]) == 0
+    assert (week / "notes.txt").read_text("utf-8") == "ours\n"
+    capsys.readouterr()
+    a_file = week / "notes.txt"
+    assert main(["export", str(night.state_dir), "--to", str(a_file), "--force"]) == 2
+    err = one_line(capsys)
+    assert f"{a_file} is a file, not a folder" in err and "--force" not in err, err

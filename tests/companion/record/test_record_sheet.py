@@ -76,3 +76,23 @@ def test_the_sheet_refuses_to_overwrite_the_sessions_own_table_file(night: Night
     assert main(["sheet", str(night.state_dir), "--to", str(night.table)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "the table file the journal was started with" in err
+
+
+def test_the_sheet_never_replaces_a_file_silently(night: Night, tmp_path: Path, capsys) -> None:
+    """A hand-edited table file at --to is refused, saying what is there, and left as it was;
+    --force replaces it (issue 32); a folder is refused even with --force."""
+    mine = tmp_path / "mytable.toml"
+    mine.write_text("# my own edits\n", "utf-8")
+    assert main(["sheet", str(night.state_dir), "--to", str(mine)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"--to {mine}: {mine} exists (15 bytes, changed " in err, err
+    assert "nothing written" in err and "--force" in err
+    assert mine.read_text("utf-8") == "# my own edits\n"
+    assert main(["sheet", str(night.state_dir), "--to", str(mine), "--force"]) == 0
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        same_heroes(load_table(mine), journal.final_state())
+    assert "[[heroes]]" in mine.read_text("utf-8")
+    capsys.readouterr()
+    assert main(["sheet", str(night.state_dir), "--to", str(tmp_path), "--force"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{tmp_path} is a folder" in err and "give a new file name" in err, err

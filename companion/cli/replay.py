@@ -1,4 +1,9 @@
-"""``rhuna-table replay TABLE.toml SESSION.jsonl [--json]``: apply a script of commands."""
+"""``rhuna-table replay TABLE.toml SESSION.jsonl [--json]``: apply a script of commands.
+
+SESSION.jsonl is one command a line (examples/session.jsonl), or a record as the table wrote
+it: an export's ``events.jsonl`` (each line's ``command`` object) or ``rhuna-table history
+--json`` (each line's ``command`` text, read back with
+:func:`companion.record.narrate.parse_command_text`)."""
 
 from __future__ import annotations
 
@@ -17,7 +22,11 @@ from settings.textfile import read_text
 def register(sub: Any) -> None:
     p = sub.add_parser("replay", help="apply a session file of commands to a table and narrate it")
     p.add_argument("table", help="table TOML file")
-    p.add_argument("session", help="JSON-lines file: one command object per line (# comments)")
+    p.add_argument(
+        "session",
+        help="JSON-lines file: one command object per line (# comments), or an export's"
+        " events.jsonl, or the output of history --json",
+    )
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
     p.add_argument(
         "--keep-going",
@@ -46,11 +55,28 @@ def read_session(path: Path) -> list[tuple[int, Any]]:
     return out
 
 
+def command_of(line: Any, where: str) -> Any:
+    """The command of one session line: itself, an ``events.jsonl`` row's ``command`` object,
+    or a ``history --json`` line's ``command`` text read back."""
+    if not isinstance(line, dict) or "cmd" in line or "command" not in line:
+        return line
+    command = line["command"]
+    if isinstance(command, str):
+        from companion.record.narrate import parse_command_text
+
+        try:
+            return parse_command_text(command)
+        except ValueError as e:
+            raise ConfigError(f"{where}: {e} (a history --json line's command)") from None
+    return command
+
+
 def run(args: argparse.Namespace) -> int:
     state: TableState = load_table(args.table)
     out = sys.stderr if args.json else sys.stdout
     refused = 0
-    for n, cmd in read_session(Path(args.session)):
+    for n, line in read_session(Path(args.session)):
+        cmd = command_of(line, f"{args.session}:{n}")
         try:
             state, events = apply(state, cmd)
         except CommandRejected as e:

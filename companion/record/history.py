@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from companion.record.journal import CURRENT, Journal, JournalError, open_journal
-from companion.record.narrate import Line, narrate
+from companion.record.narrate import Line, Narrator
 from engine.state import TableState
 
 #: seconds between two looks at the journal with --follow
@@ -50,6 +50,7 @@ def history(
     state: TableState = journal.initial_state(table)
     seq = 0
     printed = 0
+    narrate = Narrator()  # what each Undo takes back, from every row (--last shows fewer)
     for step in journal.steps(state, 0, show_after=-1):
         state, seq = step.after, step.entry.seq
         if seq > show_after:
@@ -74,6 +75,7 @@ def history(
                     opened.close()
                 journal = opened = fresh[0]
                 seen, state, seq = _inode(journal.path), fresh[1], 0
+                narrate = Narrator()
                 if not as_json:
                     out.write(f"--- a new session begins ({journal.path}) ---\n")
     finally:

@@ -4,32 +4,32 @@ Each journal row becomes a :class:`Line`: the time, the source the command came
 from (a reader, the wheel, MQTT, a script, a carried session), the command in
 short and the engine's own narration of its events (:func:`engine.narrate.describe`,
 said against the state just after the command, as the table saw it).
+
+The source is the journal's own, as ``export`` writes it (``reader:draw-board``, ``wheel``,
+``mqtt:3``, ``stdin``, ``worldkeeper``, ``carry``): one name for a source everywhere. The
+command reads ``draw aria token=aria.ember.skill``: values in JSON where a bare word would
+not do (``exert=false``, ``attack_dice=[3,3,1]``, ``reason="felled the raider"``), so the
+line is also the command itself again (:func:`parse_command_text`: ``rhuna-table replay``
+reads ``history --json``). A :class:`Narrator` also says what each Undo took back.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from companion.record.journal import Entry, Journal, Step
+from companion.record.journal import Entry, Journal, Step, records_history
 from engine.narrate import describe
 from engine.state import TableState
 
 if TYPE_CHECKING:
     from companion.table.loop import Outcome
 
-#: how a journal ``source`` reads for people: its prefix → a word
-SOURCES = {
-    "reader": "reader",
-    "wheel": "wheel",
-    "mqtt": "MQTT",
-    "script": "script",
-    "stdin": "script",
-    "worldkeeper": "remote",
-    "remote": "remote",
-    "carry": "carry",
-}
+#: the width of the source column of ``history`` (``reader:draw-board`` fits)
+SOURCE_WIDTH = 18
 
 
 class HistoryEntry(TypedDict):
@@ -67,7 +67,7 @@ class Line:
         }
 
     def text(self) -> str:
-        head = f"#{self.seq:<5} {clock(self.at)}  {self.source:<14} {self.command}"
+        head = f"#{self.seq:<5} {clock(self.at)}  {self.source:<{SOURCE_WIDTH}} {self.command}"
         return "\n".join([head, *(f"{'':8}{e}" for e in self.events)])
 
 
@@ -77,26 +77,113 @@ def clock(at: float) -> str:
 
 
 def source_name(source: str) -> str:
-    """``reader:draw-board`` → ``reader draw-board``; ``mqtt:12`` → ``MQTT``."""
-    kind, _, rest = source.partition(":")
-    word = SOURCES.get(kind, kind)
-    if kind == "reader" and rest:
-        return f"reader {rest}"
-    return word
+    """The journal's source, as ``export`` writes it: the same name everywhere.
+
+    >>> source_name("reader:draw-board"), source_name("stdin")
+    ('reader:draw-board', 'stdin')
+    """
+    return source
+
+
+#: a string written bare in a command's text (anything else is written as JSON)
+_BARE = re.compile(r'[^\s"\[\]{}=]+')
+#: keys a command's text leaves out: not the command's own (a transaction id, a tag)
+_LEFT_OUT = ("id", "source")
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, str) and _BARE.fullmatch(value):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value  # aria.ember.skill: not a number, true or null in disguise
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def command_text(command: dict[str, Any]) -> str:
-    """``draw aria token=aria.ember.skill``: the command and its arguments, short."""
+    """``draw aria token=aria.ember.skill``: the command and its arguments, short; values a
+    bare word cannot say in JSON (``exert=false``, ``reason="felled the raider"``).
+
+    >>> command_text({"cmd": "declare", "hero": "bren", "action": "target", "exert": False})
+    'declare bren action=target exert=false'
+    >>> command_text({"cmd": "act", "attack_dice": [3, 1], "reason": "at the ford", "n": "5"})
+    'act attack_dice=[3,1] reason="at the ford" n="5"'
+    """
     name = str(command.get("cmd", "?"))
     args: list[str] = []
     for key, value in command.items():
-        if key in ("cmd", "id", "source"):
+        if key == "cmd" or key in _LEFT_OUT:
             continue
-        if key == "hero":
-            args.insert(0, str(value))
+        if key == "hero" and isinstance(value, str) and _value_text(value) == value:
+            args.insert(0, value)
             continue
-        args.append(f"{key}={value}")
+        args.append(f"{key}={_value_text(value)}")
     return " ".join([name, *args])
+
+
+def parse_command_text(text: str) -> dict[str, Any]:
+    """The command a :func:`command_text` line says (``history --json``'s ``command``).
+
+    >>> parse_command_text('act aria attack_dice=[3,1] reason="at the ford" exert=false')
+    {'cmd': 'act', 'hero': 'aria', 'attack_dice': [3, 1], 'reason': 'at the ford', 'exert': False}
+    """
+    decoder = json.JSONDecoder()
+    words = text.strip()
+    name, _, rest = words.partition(" ")
+    if not name or not _BARE.fullmatch(name):
+        raise ValueError(f"{text!r} does not start with a command name")
+    command: dict[str, Any] = {"cmd": name}
+    i, n = 0, len(rest)
+    while i < n:
+        if rest[i].isspace():
+            i += 1
+            continue
+        key_end = i
+        while key_end < n and not rest[key_end].isspace() and rest[key_end] != "=":
+            key_end += 1
+        if key_end >= n or rest[key_end] != "=":  # a bare word: the hero
+            if "hero" in command:
+                raise ValueError(f"{text!r}: {rest[i:key_end]!r} is not key=value")
+            command["hero"] = rest[i:key_end]
+            i = key_end
+            continue
+        key, i = rest[i:key_end], key_end + 1
+        try:
+            value, end = decoder.raw_decode(rest, i)
+        except ValueError:
+            end = -1
+        if end == -1 or (end < n and not rest[end].isspace()):  # a bare word
+            end = i
+            while end < n and not rest[end].isspace():
+                end += 1
+            value = rest[i:end]
+        command[key] = value
+        i = end
+    return command
+
+
+class Narrator:
+    """Narrates a journal's steps in order, saying what each Undo took back: ``Undone #12
+    draw bren token=bren.ember.faith (3 more can be undone)``."""
+
+    def __init__(self) -> None:
+        self._undoable: list[tuple[int, str]] = []
+
+    def __call__(self, step: Step) -> Line:
+        line = narrate(step)
+        command = step.entry.command
+        if command.get("cmd") == "undo" and self._undoable:
+            seq, text = self._undoable.pop()
+            events = tuple(
+                f"Undone #{seq} {text} ({e.data['remaining']} more can be undone)"
+                if e.type == "undone"
+                else said
+                for e, said in zip(step.entry.events, line.events, strict=True)
+            )
+            return Line(line.seq, line.at, line.source, line.command, events)
+        if records_history(command):
+            self._undoable.append((step.entry.seq, line.command))
+        return line
 
 
 def narrate(step: Step) -> Line:

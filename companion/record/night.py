@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from companion.record.journal import Journal, Step, records_history
-from companion.record.narrate import Line, narrate
+from companion.record.narrate import Line, Narrator
 from companion.record.odds import GroupOdds, group_odds
 from engine.performance.commands import groups
 from engine.state import TableState
@@ -195,13 +195,14 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
     perfs: dict[int, _Open] = {}
     fight: Fight | None = None
     state = initial
+    narrate_step = Narrator()
     for step in journal.replay(table):
         entry = step.entry
         state = step.after
         night.commands += 1
         night.first_at = entry.at if night.first_at is None else night.first_at
         night.last_at = entry.at
-        night.lines.append(narrate(step))
+        night.lines.append(narrate_step(step))
         for event in entry.events:
             night.events.append(
                 {"seq": entry.seq, "at": entry.at, "source": entry.source, **event.to_json()}

@@ -95,16 +95,17 @@ def test_history_narrates_every_command_with_time_source_and_events(night, capsy
     heads = [line for line in out.splitlines() if line.startswith("#")]
     assert [int(h.split()[0][1:]) for h in heads] == [r[0] for r in journal]
     assert any(
-        "reader draw-board" in h and "draw aria token=aria.potential.lore.1" in h for h in heads
+        " reader:draw-board " in h and "draw aria token=aria.potential.lore.1" in h for h in heads
     )
-    assert any(" MQTT " in h and "draw aria seed=2" in h for h in heads)
-    assert any(" remote " in h and "start_session" in h for h in heads)
+    assert any(" mqtt:" in h and "draw aria seed=2" in h for h in heads)
+    assert any(" worldkeeper " in h and "start_session" in h for h in heads)
     # every event in the engine's own words, said against the state after its command
     state = load_table(night.table)
     for _, _, _, command, events in journal:
         state, _ = apply(state, command)
-        for e in events:
-            assert describe(state, Event.from_json(e)) in out
+        for e in events:  # an Undo also says what it took back (the test below)
+            if e["type"] != "undone":
+                assert describe(state, Event.from_json(e)) in out
 
 
 def test_history_last_n_prints_only_the_newest(night, capsys) -> None:
@@ -506,3 +507,51 @@ def test_an_export_never_replaces_last_weeks_silently(night, tmp_path, capsys) -
     assert main(["export", str(night.state_dir), "--to", str(a_file), "--force"]) == 2
     err = one_line(capsys)
     assert f"{a_file} is a file, not a folder" in err and "--force" not in err, err
+
+
+# --- replayable records, history as prose (issue 32 item 8) ------------------------------
+
+
+def _state_after_replay(table: Path, session: Path, capsys) -> dict:
+    capsys.readouterr()
+    assert main(["replay", str(table), str(session), "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_replay_takes_events_jsonl_and_history_json_as_they_are(night, exported, tmp_path, capsys):
+    """The night's export and its ``history --json`` replay, unedited, to the table the
+    journal ends at (Undo, Redraw, Time draws and the fight included)."""
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        want = journal.final_state().without_history().to_json()
+    want = json.loads(json.dumps(want))  # as JSON reads it back
+    assert _state_after_replay(night.table, exported / "events.jsonl", capsys) == want
+    assert main(["history", str(night.state_dir), "--json"]) == 0
+    history_json = tmp_path / "history.jsonl"
+    history_json.write_text(capsys.readouterr().out, "utf-8")
+    assert _state_after_replay(night.table, history_json, capsys) == want
+
+
+def test_a_command_s_text_is_the_command_again_for_every_journal_row(night) -> None:
+    from companion.record.narrate import command_text, parse_command_text
+
+    for _, _, _, command, _ in rows(night):
+        kept = {k: v for k, v in command.items() if k not in ("id", "source")}
+        assert parse_command_text(command_text(command)) == kept, command
+
+
+def test_history_reads_as_prose_and_an_undo_says_what_it_took_back(night, capsys) -> None:
+    """No Python literal (``exert=True``, ``['…']``, ``None``) in any line; Bren's Undo names
+    the draw it took back; the sources are the export's own names, row by row."""
+    assert main(["history", str(night.state_dir)]) == 0
+    text = capsys.readouterr().out
+    python = re.compile(r"=(True|False|None)\b|\['|\{'|': ")
+    assert not [line for line in text.splitlines() if python.search(line)], text
+    assert "declare bren shade=impulse capability=steel action=target exert=false" in text
+    undo = next(r for r in rows(night) if r[3]["cmd"] == "undo")
+    taken = [r for r in rows(night) if r[0] < undo[0] and r[3]["cmd"] == "draw"][-1]
+    assert taken[3]["hero"] == "bren"
+    said = f"Undone #{taken[0]} draw bren seed={taken[3]['seed']} (" in text
+    assert said, text
+    assert main(["history", str(night.state_dir), "--json"]) == 0
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [e["source"] for e in printed] == [source for _, _, source, _, _ in rows(night)]

@@ -174,9 +174,32 @@ def _reader(spec: Any, key: str, problems: Problems, roles: tuple[str, ...]) -> 
         why = _pattern_problem(pattern)
         if why:
             problems.add(f"{key}.pattern", why, r'e.g. pattern = "UID: (?P<uid>[0-9A-F]+)"')
-    return ReaderConfig(
-        str(name), backend, port, int(baudrate or 0), _roles(spec, key, problems, roles), options
-    )
+    channel_roles = _roles(spec, key, problems, roles)
+    _roles_on_channels(channel_roles, options, key, problems)
+    return ReaderConfig(str(name), backend, port, int(baudrate or 0), channel_roles, options)
+
+
+def _roles_on_channels(
+    roles: str | dict[int, str], options: Mapping[str, Any], key: str, problems: Problems
+) -> None:
+    """A role on a channel the reader does not have would never be served: refused (an
+    emulated hub's ``channels``, a single reader's ``channel``; a real hub says its count only
+    when it answers)."""
+    if isinstance(roles, str):
+        return
+    if "channels" in options:
+        have = range(int(options["channels"]))
+        where = f"the emulated hub has {len(have)} channels, 0 to {len(have) - 1}"
+        fix = f"use a channel 0 to {len(have) - 1}, or give channels = {max(roles) + 1}"
+    elif "channel" in options:
+        have = range(int(options["channel"]), int(options["channel"]) + 1)
+        where = f"this reader reports only channel {options['channel']}"
+        fix = 'use role = "…" for it, or roles = { ' + str(options["channel"]) + ' = "…" }'
+    else:
+        return
+    for ch in sorted(roles):
+        if ch not in have:
+            problems.add(f"{key}.roles.{ch}", f"channel {ch}, but {where}", fix)
 
 
 def _roles(

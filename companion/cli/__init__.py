@@ -54,6 +54,19 @@ class _Version(argparse._VersionAction):
         super().__call__(parser, *args, **kwargs)
 
 
+def plain(doc: str | None) -> str | None:
+    """A module docstring as ``--help`` text: reST's ``code`` and *emphasis* marks dropped.
+
+    >>> plain("``rhuna-table accounts``: see docs/web.md, *Accounts*.")
+    'rhuna-table accounts: see docs/web.md, Accounts.'
+    """
+    if doc is None:
+        return None
+    import re
+
+    return re.sub(r"\*([^*\s][^*]*)\*", r"\1", re.sub(r"``(.+?)``", r"\1", doc))
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``only``, a subcommand's name, just that subcommand's
     parser (its module alone imported), or the whole one when no module registers it."""

@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from companion.cli import plain
 from companion.ops import accounts as A
 from settings.errors import ConfigError
 
@@ -28,7 +29,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "accounts",
         help="write the broker's password file and ACL: service, gm and viewer accounts per table",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

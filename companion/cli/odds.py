@@ -76,9 +76,11 @@ def run(args: argparse.Namespace) -> int:
     if len(sources) != 1:
         return _fail("give one of: a table file, --state FILE.json, --live CONFIG")
     state = load_state(args)
-    if args.hero not in state.heroes:
+    found = hero_id(state, args.hero)
+    if found is None:
         known = ", ".join(sorted(state.heroes))
         return _fail(f"unknown hero {args.hero!r} [field: hero] — one of: {known}")
+    args.hero = found
     perf = state.performance
     current = _declared(state, args.hero)
     lo, hi = state.rulebook.difficulty_range
@@ -146,6 +148,20 @@ def live_state(config_file: Path) -> TableState:
     initial = load_table(config.table_file)
     with Store.open(config.state_dir, lock=False) as store:
         return store.restore(initial, config.table_file).state
+
+
+def hero_id(state: TableState, given: str) -> str | None:
+    """The hero ``given`` names at the command line: its id in any case (``Aria``, ``ARIA``),
+    or its name; None when no hero (or more than one) answers to it."""
+    if given in state.heroes:
+        return given
+    folded = given.casefold()
+    matches = {
+        hero.id
+        for hero in state.heroes.values()
+        if folded in (hero.id.casefold(), hero.name.casefold())
+    }
+    return matches.pop() if len(matches) == 1 else None
 
 
 def _declared(state: TableState, hero: str) -> Contribution | None:

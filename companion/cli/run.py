@@ -14,6 +14,7 @@ opening any device, and prints the plan — or every error, with exit status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import logging
 import os
@@ -74,7 +75,13 @@ def register(sub: Any) -> None:
 
     c = sub.add_parser("check-config", help="check a service config and say what it would run")
     c.add_argument(
-        "config", nargs="?", default=DEFAULT_CONFIG, help=f"config file (default {DEFAULT_CONFIG})"
+        "config", nargs="?", default=None, help=f"config file (default {DEFAULT_CONFIG})"
+    )
+    c.add_argument(
+        "--config",
+        dest="config_option",
+        metavar="CONFIG",
+        help="the same, as every other subcommand takes it",
     )
     c.set_defaults(func=check_config)
 
@@ -161,6 +168,12 @@ def _commands(name: str) -> TextIO:
 def check_config(args: argparse.Namespace) -> int:
     from companion.config import ConfigErrors, load_config
 
+    given = [c for c in (args.config, args.config_option) if c is not None]
+    if len(given) == 2 and given[0] != given[1]:
+        raise ConfigError(
+            f"check-config: two configs ({given[0]} and --config {given[1]}) — give one"
+        )
+    args.config = given[0] if given else DEFAULT_CONFIG
     try:
         config = load_config(args.config)
         lines = plan(config)
@@ -207,7 +220,10 @@ def plan(config: Config) -> list[str]:
             f" {len(state.tokens)} tokens"
         )
     journal = config.state_dir / JOURNAL
-    why = _unwritable(config.state_dir)
+    refused = _state_dir_refused(config.state_dir)
+    if refused is not None:
+        problems.note(ConfigError(refused))
+    why = None if refused is not None else _unwritable(config.state_dir)
     if why:
         problems.add("state.dir", why, _STATE_FIX.format(dir=config.state_dir))
     try:
@@ -293,6 +309,47 @@ _STATE_FIX = (
     "create it for the service's user (sudo install -d -o rhuna -g rhuna {dir}), let systemd"
     " make it (StateDirectory=rhuna-table), or give [state] dir = a folder you can write"
 )
+
+
+def _state_dir_refused(folder: Path) -> str | None:
+    """What ``run`` would say of its state directory (companion/table/store.py, word for word):
+    one it cannot create, or one another service holds (the lock); None if it would start.
+    Nothing is left behind: a folder made to find out is removed, and no lock file is made."""
+    import fcntl
+
+    from companion.table.store import _BUSY_FIX, LOCK
+
+    made: list[Path] = []
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        made.append(probe)
+        probe = probe.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return (
+            f"state.dir {folder}: cannot create it ({e.strerror}) — create it for the"
+            " service's user, or set [state] dir to a writable directory"
+        )
+    finally:
+        for path in made:  # deepest first
+            with contextlib.suppress(OSError):
+                path.rmdir()
+    try:
+        fd = os.open(folder / LOCK, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: nobody holds it (a start makes it)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        return (
+            f"{folder}: another rhuna-table (pid {holder}) is running on this state"
+            f" directory — {_BUSY_FIX}"
+        )
+    finally:
+        os.close(fd)  # closing drops the flock, if this took it
+    return None
 
 
 def _unwritable(folder: Path) -> str | None:

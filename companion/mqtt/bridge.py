@@ -558,6 +558,8 @@ class MqttBridge:
         try:
             if message.retain and self._retained_command(client, message):
                 return
+            if message.retain and self.topics and message.topic == self.topics.status:
+                return  # retained from before this connection (a clean stop's offline)
             self._take(message.topic, bytes(message.payload))
         except Exception:  # paho's thread must survive any payload
             log.exception("MQTT: could not handle a message on %s", message.topic)

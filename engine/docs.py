@@ -43,7 +43,7 @@ token or capability) or `illegal` (the rules forbid it now). `rule` is the rule 
 
 The machine-readable form is [`commands.schema.json`](commands.schema.json)
 (JSON Schema 2020-12). This file and that one are generated from the engine's
-command specs: `rhuna-table schema --write docs`.
+command specs: `.venv/bin/rhuna-table schema --write docs`.
 """
 
 

@@ -9,7 +9,8 @@
 #   1. the system user `rhuna` (home /var/lib/rhuna-table, no login) in the groups
 #      dialout gpio spi i2c (groups missing on a plain Debian are created);
 #   2. a virtualenv in /opt/rhuna-table/venv (with the system's site packages, so
-#      Debian's python3-lgpio is used) holding this checkout, byte-compiled;
+#      Debian's python3-lgpio is used) holding this checkout, byte-compiled, and its
+#      command line linked as /usr/local/bin/rhuna-table;
 #   2b. the web pages (web/dist, built with npm when missing or stale) in /opt/rhuna-table/web,
 #      which the service serves ([web], port 8080) and Mosquitto too (http_dir, port 9001);
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
@@ -106,6 +107,8 @@ spec=$SRC
 run "$VENV/bin/pip" install --quiet --upgrade pip
 run "$VENV/bin/pip" install --quiet --upgrade --constraint "$SRC/constraints.txt" "$spec"
 run "$VENV/bin/python" -m compileall -q "$VENV/lib"
+# the command line on the PATH, as the docs write it on a Pi (README.md, "Commands")
+run ln -sfn "$VENV/bin/rhuna-table" /usr/local/bin/rhuna-table
 run install -d -m 0755 "$PREFIX/docs"
 run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
 

@@ -6,11 +6,24 @@
 One private Mosquitto on a free port of 127.0.0.1 (loopback only), an emulated token hub on
 a real pty in this process, and for each cap one ``rhuna-table run`` process on a config like
 the tests' (``tests.harness.service.write_config``: the PNG panel, the journal, the hub, MQTT
-on that broker), started under a cgroup v1 CPU quota (``/sys/fs/cgroup/cpu/<child>``,
+on that broker), started under a cgroup v1 CPU quota (``/sys/fs/cgroup/cpu/<ours>/…``,
 ``cpu.cfs_period_us`` 10,000 and ``cpu.cfs_quota_us`` 2,500 — a quarter of a core, about a
-Pi 4 — or 1,000, a tenth, about a Pi Zero 2 W; the shell that execs the service joins the
-cgroup first, so every thread and child process it starts is in it). The broker and this
-process are not capped. The cgroup is removed at the end, always (also on Ctrl-C).
+Pi 4 — or 1,000, a tenth, about a Pi Zero 2 W). The broker and this process are not capped.
+Every cgroup is removed at the end, always (also on Ctrl-C).
+
+Why a quota per process is the Pi model (``quarter``, ``tenth``): a Pi 4, a Pi 3 and a Pi
+Zero 2 W all have 4 cores, each about a quarter (Pi 4) or a tenth (Pi 3, Zero 2 W) of one
+core of this machine. The service, its panel renderer and its answers worker (forked by a
+forkserver) are separate processes, so on the Pi each can have a core of its own; what a
+single process cannot have is more than one core. So each process gets its own quota: the
+shell that execs the service joins a child cgroup ``<ours>/p<pid>`` first, and a mover
+thread of this process polls the service's process tree every 20 ms and moves each new
+process into a fresh ``<ours>/p<pid>`` with the same quota. A forked child inherits its
+parent's cgroup until moved, so for up to ~20 ms after its fork it shares its parent's
+quota (the threads of one process always share its quota, as they share a core's time on
+the Pi when the GIL is held). ``quarter-shared`` and ``tenth-shared`` keep the older, harsher
+model: one quota for the service and all its children together (a one-core board), printed
+beside the Pi model in the same run, for information.
 
 What each cap measures:
 
@@ -86,13 +99,18 @@ SESSION = ROOT / "examples" / "session.jsonl"
 SCHEMA = ROOT / "docs" / "commands.schema.json"
 CGROUP = Path("/sys/fs/cgroup/cpu")
 PERIOD_US = 10_000
-#: cap name → (cfs_quota_us at a 10 ms period, or None: uncapped; what it stands for)
+#: cap name → (cfs_quota_us at a 10 ms period, or None: uncapped; what it stands for).
+#: The plain names are a quota per process (the Pi model); ``-shared``, one for the whole tree.
 CAPS: dict[str, tuple[int | None, str]] = {
     "uncapped": (None, "uncapped"),
-    "quarter": (2_500, "¼ core (≈ Pi 4)"),
-    "tenth": (1_000, "⅒ core (≈ Pi Zero 2 W)"),
+    "quarter": (2_500, "¼ core per process (≈ Pi 4)"),
+    "quarter-shared": (2_500, "¼ core shared by all processes"),
+    "tenth": (1_000, "⅒ core per process (≈ Pi Zero 2 W)"),
+    "tenth-shared": (1_000, "⅒ core shared by all processes"),
 }
-#: cap → the longest turn allowed (ms), the token → state p99 allowed (ms)
+MOVE_EVERY_S = 0.02  # the mover thread's poll of the service's process tree
+#: cap → the longest turn allowed (ms), the token → state p99 allowed (ms); the -shared
+#: caps are for information
 TURN_TARGET = {"quarter": 100.0, "tenth": 250.0}
 TOKEN_P99_TARGET = {"quarter": 150.0}
 WATCHDOG_TARGET_S = 1.0
@@ -132,10 +150,14 @@ def cap_unavailable() -> str | None:
 
 
 def _remove_cgroup(path: Path) -> None:
-    """rmdir a child cgroup of ours, after moving anything left in it to the parent (a child
-    the service started that outlived it is killed first: it is ours)."""
+    """rmdir a cgroup of ours and its child cgroups (the per-process ones), deepest first; a
+    process the service started that outlived it is killed first: it is ours."""
     if not path.is_dir():
         return
+    with contextlib.suppress(OSError):
+        for sub in path.iterdir():
+            if sub.is_dir():
+                _remove_cgroup(sub)
     with contextlib.suppress(OSError):
         for pid in (path / "cgroup.procs").read_text().split():
             with contextlib.suppress(OSError):
@@ -151,18 +173,66 @@ def _remove_cgroup(path: Path) -> None:
     print(f"pi_budget: could not remove {path}", file=sys.stderr)
 
 
+def _quota(path: Path, quota_us: int) -> None:
+    (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+    (path / "cpu.cfs_quota_us").write_text(str(quota_us))
+
+
+class Mover:
+    """The per-process model: each process of the service's tree in a cgroup of its own
+    (``<group>/p<pid>``, ``quota_us`` per 10 ms), polled every ``MOVE_EVERY_S``."""
+
+    def __init__(self, group: Path, quota_us: int) -> None:
+        self.group, self.quota = group, quota_us
+        self.placed: set[int] = set()
+        self.root: int | None = None
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="cgroup-mover", daemon=True)
+
+    def first(self) -> Path:
+        """The cgroup the shell that execs the service joins (its pid is not known yet)."""
+        path = self.group / "p-service"
+        path.mkdir()
+        _quota(path, self.quota)
+        return path
+
+    def start(self, pid: int) -> None:
+        self.root = pid
+        self.placed.add(pid)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(MOVE_EVERY_S):
+            assert self.root is not None
+            for pid in _tree(self.root):
+                if pid in self.placed:
+                    continue
+                path = self.group / f"p{pid}"
+                with contextlib.suppress(OSError):  # gone already: nothing to move
+                    path.mkdir(exist_ok=True)
+                    _quota(path, self.quota)
+                    (path / "cgroup.procs").write_text(str(pid))
+                    self.placed.add(pid)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.thread.is_alive():
+            self.thread.join(2)
+
+
 @contextlib.contextmanager
-def cpu_cap(quota_us: int) -> Iterator[Path]:
-    """A child cgroup of /sys/fs/cgroup/cpu with ``quota_us`` per 10 ms; removed on exit."""
+def cpu_cap(quota_us: int | None) -> Iterator[Path]:
+    """A child cgroup of /sys/fs/cgroup/cpu with ``quota_us`` per 10 ms (None: no quota of
+    its own, for per-process children); removed on exit, with its children."""
     for stale in CGROUP.glob("rhuna-pi-budget-*"):  # a run killed with -9 left it
         pid = stale.name.split("-")[3]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             _remove_cgroup(stale)
-    path = CGROUP / f"rhuna-pi-budget-{os.getpid()}-{quota_us}"
+    path = CGROUP / f"rhuna-pi-budget-{os.getpid()}-{quota_us or 'each'}"
     path.mkdir()
     try:
-        (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-        (path / "cpu.cfs_quota_us").write_text(str(quota_us))
+        if quota_us is not None:
+            _quota(path, quota_us)
         yield path
     finally:
         _remove_cgroup(path)
@@ -365,14 +435,22 @@ def run_cap(
     log = (folder / "service.log").open("w")
     try:
         argv = [sys.executable, "-m", "companion.cli", "run", "--config", str(config)]
+        mover: Mover | None = None
         if quota is not None:
-            group = stack.enter_context(cpu_cap(quota))
+            shared = name.endswith("-shared")
+            group = stack.enter_context(cpu_cap(quota if shared else None))
+            if not shared:
+                mover = Mover(group, quota)
+                stack.callback(mover.stop)  # before the cgroups go (LIFO)
+                group = mover.first()
             argv = ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
         service_env = {**env, "NOTIFY_SOCKET": str(notify.path),
                        "WATCHDOG_USEC": str(WATCHDOG_USEC), "TMPDIR": str(folder)}  # fmt: skip
         service_env.pop("WATCHDOG_PID", None)
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log, env=service_env)
+        if mover is not None:
+            mover.start(proc.pid)
         deadline = time.perf_counter() + 120
         while not notify.times("READY=1"):
             if proc.poll() is not None or time.perf_counter() > deadline:
@@ -388,6 +466,8 @@ def run_cap(
             result["wedged"] = str(e)
         end = time.perf_counter()
         result["rss_mb"], result["rss_peak_mb"] = _rss_mb(proc.pid)
+        if mover is not None:
+            result["processes_moved"] = len(mover.placed)
         pings = [t for t in notify.times("WATCHDOG=1") if t >= ready]
         marks = [ready, *pings, end]
         result["watchdog_pings"] = len(pings)

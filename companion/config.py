@@ -35,6 +35,7 @@ from companion.mqtt.config import load_mqtt_config
 from display.config import DRIVER_KEYS, DisplayConfig, read_display
 from firmware_bridge.config import BACKEND_KEYS, ReaderConfig, read_readers
 from hardware.config import GpioConfig, read_gpio
+from hardware.pins import conflicts, header_uart_wanted
 from settings.checker import ConfigErrors, Key, Problems, Section, show
 from settings.errors import ConfigError
 from settings.textfile import read_text
@@ -208,6 +209,9 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
     registry, synthetic = read_registry(data.get("registry"), problems, state_dir)
     display = read_display(data.get("display", {}), problems, state_dir)
     gpio = read_gpio(data.get("gpio", {}), problems)
+    if gpio is not None and display is not None:  # one pin plan (hardware/pins.py)
+        for clash in conflicts(gpio, display.driver, header_uart_wanted(readers)):
+            problems.add(clash.key, clash.problem, clash.fix)
     mqtt = data.get("mqtt", {})
     if not isinstance(mqtt, dict):
         problems.add("mqtt", f"expected a table, got {show(mqtt)}", "write [mqtt]")

@@ -120,6 +120,28 @@ WEB = Section(
             nonempty=False,
             fix='e.g. host = "127.0.0.1" (this machine only) or host = "" (every interface)',
         ),
+        "recaps": Key(
+            "boolean",
+            "serve the [record] recaps folder under /recaps/ (off: a recap names the players"
+            " and tells the night, and the page server has no login; docs/web.md)",
+            False,
+        ),
+        "max_connections": Key(
+            "integer",
+            "connections served at once (past it the slowest waiting one is closed)",
+            64,
+            minimum=1,
+            maximum=512,
+            fix="e.g. 64",
+        ),
+        "timeout": Key(
+            "number",
+            "seconds a connection has to send a whole request",
+            10.0,
+            minimum=1,
+            maximum=300,
+            fix="e.g. 10",
+        ),
     },
 )
 LOG = Section(
@@ -155,6 +177,9 @@ class Config:
     web_dir: Path | None = None
     web_port: int = 8080
     web_host: str = ""
+    web_recaps: bool = False
+    web_max_connections: int = 64
+    web_timeout: float = 10.0
 
     @property
     def roles(self) -> ReaderRoles:
@@ -250,4 +275,7 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
         web_dir=_path(web["dir"], base) if web["dir"] is not None else None,
         web_port=web["port"],
         web_host=web["host"],
+        web_recaps=bool(web["recaps"]),
+        web_max_connections=web["max_connections"],
+        web_timeout=float(web["timeout"]),
     )

@@ -3,7 +3,7 @@
 Against the real service on the emulated config and a real Mosquitto; the browser is Debian's
 Chromium. A page from the service paints the retained state like one from Mosquitto's
 ``http_dir``; the server gives only the folder's files (no listing, nothing outside it, no
-writes), with a Content-Type, and the recaps beside the pages.
+writes), with a Content-Type, and the recaps when asked (its bounds: test_web_bounds.py).
 """
 
 from __future__ import annotations
@@ -54,10 +54,11 @@ def get(port: int, path: str, method: str = "GET") -> tuple[int, dict[str, str],
 def server(tmp_path) -> Iterator[PageServer]:
     root = tmp_path / "web"
     shutil.copytree(built_pages(), root)
-    (root / "recaps" / "s1").mkdir(parents=True)
-    (root / "recaps" / "s1" / "recap.html").write_text("<p>the recap</p>")
+    recaps = tmp_path / "recaps"
+    (recaps / "s1").mkdir(parents=True)
+    (recaps / "s1" / "recap.html").write_text("<p>the recap</p>")
     (tmp_path / "secret.txt").write_text("outside")
-    s = PageServer(root, "127.0.0.1", 0)
+    s = PageServer(root, "127.0.0.1", 0, recaps=recaps)
     s.start(None)
     assert s.server is not None
     yield s
@@ -68,7 +69,8 @@ def test_the_pages_come_with_a_content_type_and_keep_alive(server):
     status, headers, body = get(server.port, "/overlay.html?table=x")
     assert status == 200
     assert headers["content-type"] == "text/html; charset=utf-8"
-    assert headers["cache-control"] == "no-cache"
+    assert headers["cache-control"] == "no-store"
+    assert headers["referrer-policy"] == "no-referrer"
     assert body == (server.root / "overlay.html").read_bytes()
     # HTTP/1.1: two requests on one connection
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=WAIT)
@@ -81,7 +83,7 @@ def test_the_pages_come_with_a_content_type_and_keep_alive(server):
         conn.close()
 
 
-def test_the_recaps_beside_the_pages_are_served(server):
+def test_the_recaps_are_served_when_asked(server):
     status, _, body = get(server.port, "/recaps/s1/recap.html")
     assert (status, body) == (200, b"<p>the recap</p>")
 
@@ -190,7 +192,14 @@ def test_install_sh_gives_a_new_config_and_an_old_one_the_pages(tmp_path):
         text=True,
         check=True,
     ).stdout
-    assert tomllib.loads(text)["web"] == {"dir": f"{prefix}/web", "port": 8080, "host": ""}
+    assert tomllib.loads(text)["web"] == {
+        "dir": f"{prefix}/web",
+        "port": 8080,
+        "host": "",
+        "recaps": False,
+        "max_connections": 64,
+        "timeout": 10,
+    }
     assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out
     config_dir.mkdir()
     (config_dir / "rhuna.toml").write_text('[table]\nfile = "table.toml"\n')

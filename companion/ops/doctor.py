@@ -6,21 +6,32 @@ Pi and a folder holding a fake ``/proc``, ``/sys``, ``/boot/firmware`` and
 ``/etc`` in the tests. Serial ports, the broker and the state directory are
 the real ones the config names.
 
-What is checked (docs/hardware.md, "Doctor"):
+What is checked (docs/hardware.md, "doctor"):
 
 * the config loads (``check-config`` says more);
+* the board (``/proc/device-tree/model``); off a Pi it says so, and what it checked anyway;
 * SPI is on, with the overlay the chosen panel needs (Inky: ``dtoverlay=spi0-0cs``,
   as inky 2.x drives GPIO8 itself; Waveshare: without it, the kernel drives CE0), and
   I2C for the Inky's EEPROM;
-* for a PN532: the serial console is off and the UART on (``dtparam=uart0=on`` on a Pi 5,
-  where ``/dev/serial0`` is the debug connector);
+* for a PN532 on the header: the device that is GPIO14/15 on *this* board
+  (:mod:`companion.ops.board`: ttyS0 on a Pi 3, Pi 4 or Zero 2 W unless
+  ``dtoverlay=disable-bt``; ttyAMA0 with ``dtparam=uart0=on`` on a Pi 5), no serial console on it;
+* the pin plan (:mod:`hardware.pins`): no switch on a pin the panel, SPI or the UART holds;
 * the service user is in the groups its devices need (dialout, gpio, spi, i2c);
+* the supply: ``vcgencmd get_throttled`` (under-voltage, throttling);
 * each reader's device is there and opens; a hub says hello, and its protocol,
-  firmware and chip versions are reported, its faulty channels named;
+  firmware and chip versions are reported, its faulty channels named, the config's roles
+  held against the channels it reports; a hub at the REPL is "in maintenance";
+* the readers' draw against the Pico's 3V3(OUT);
 * the panel is detected (an Inky's EEPROM) or its model is set;
 * the gpiozero pin factory starts (lgpio on a Pi 5);
 * the broker takes the configured account;
 * the state directory is writable and has room.
+
+Run as root on the Pi, the port and state-directory checks run as the service's user
+(``runuser -u rhuna --``, a child ``python -m companion.ops.doctor --devices``), so they
+find what the unit would. Another module's check (a venue bridge's) is one more step
+in :meth:`Doctor.run`.
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -35,11 +48,32 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.ops.board import Board, board_of, console_devices, header_uart, resolve
 from settings.errors import ConfigError
 
 #: the state directory needs at least this much free space (the journal, snapshots, frames)
 MIN_FREE_BYTES = 200 * 1024 * 1024
-SERIAL_CONSOLES = ("console=serial0", "console=ttyAMA0", "console=ttyS0", "console=ttyAMA10")
+#: ``vcgencmd get_throttled`` bits (Raspberry Pi documentation, "vcgencmd", get_throttled)
+THROTTLED_BITS = {
+    0: "under-voltage now",
+    1: "ARM frequency capped now",
+    2: "throttled now",
+    3: "soft temperature limit active",
+    16: "under-voltage has occurred since boot",
+    17: "ARM frequency capping has occurred",
+    18: "throttling has occurred",
+    19: "the soft temperature limit has been reached",
+}
+#: MFRC522 datasheet (NXP rev. 3.9, Table 1): transmitter with the field on, typical / max (mA)
+FIELD_MA = (60, 100)
+#: the chip running with its field off: IDDD 6.5 mA typical + IDDA 7/10 mA (typical / max)
+IDLE_MA = (13.5, 16.5)
+#: the Pico datasheet's guidance for what 3V3(OUT) may feed
+PICO_3V3_MA = 300
+#: what MicroPython's REPL prints when it waits for a line
+REPL_PROMPT = b">" * 3 + b" "
+#: firmware from which only the polled reader's antenna is on (issue 30)
+ONE_FIELD_FIRMWARE = (1, 2, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +122,10 @@ class Machine:
 
     @property
     def is_pi5(self) -> bool:
-        return "Raspberry Pi 5" in self.model()
+        return self.board().kind == "pi5"
+
+    def board(self) -> Board:
+        return board_of(self.model())
 
     def cmdline(self) -> str:
         return self.read("/proc/cmdline") or ""
@@ -156,6 +193,12 @@ class Doctor:
     user: str = "rhuna"
     timeout: float = 5.0
     inky_eeprom: Callable[[], Any] | None = None
+    #: ``vcgencmd get_throttled``'s output (None: not read); default: run it on a Pi
+    throttled: Callable[[], str | None] | None = None
+    #: the command prefix the device checks run under (``runuser -u rhuna --``); None: this
+    #: process. Default: that prefix when run as root on the Pi itself, else None
+    as_user: list[str] | None = None
+    hubs: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def run(self) -> list[Check]:
         from companion.config import load_config
@@ -173,18 +216,146 @@ class Doctor:
                 )
             ]
         checks = [Check("config", True, f"{self.config_path} loads")]
+        prefix = self.as_user if self.as_user is not None else _runuser_prefix(self)
+        devices = (self.readers, self.state_dir)
         for step in (
+            self.board,
             self.spi,
             self.uart,
+            self.layout,
             self.groups,
+            self.power_supply,
             self.readers,
+            self.reader_power,
             self.panel,
             self.pins,
             self.broker,
             self.state_dir,
         ):
-            checks.extend(step(cfg))
+            if step == self.readers and prefix:
+                checks.extend(self.as_service_user(prefix))
+            elif prefix and step in devices:
+                continue
+            else:
+                checks.extend(step(cfg))
         return checks
+
+    def device_checks(self) -> dict[str, Any]:
+        """The checks that depend on who runs them (ports, the state dir), for ``--devices``."""
+        from companion.config import load_config
+
+        cfg = load_config(self.config_path)
+        checks = [*self.readers(cfg), *self.state_dir(cfg)]
+        return {"checks": [asdict(c) for c in checks], "hubs": self.hubs}
+
+    def as_service_user(self, prefix: list[str]) -> Iterator[Check]:
+        """The device checks in a child run as the service's user, as the unit runs them."""
+        argv = [*prefix, sys.executable, "-m", "companion.ops.doctor", "--devices"]
+        argv += [str(self.config_path), "--timeout", str(self.timeout), "--user", self.user]
+        who = " ".join(prefix)
+        try:
+            done = subprocess.run(
+                argv, capture_output=True, text=True, timeout=self.timeout * 8 + 30
+            )
+            found = json.loads(done.stdout)
+        except (OSError, subprocess.SubprocessError, ValueError) as e:
+            tail = getattr(e, "stderr", None) or str(e)
+            yield Check(
+                "service user",
+                False,
+                f"the device checks as {self.user} ({who}) did not run: {str(tail)[-200:]}",
+                f"check that {self.user} can read {self.config_path}; or run doctor as that user:"
+                f" sudo -u {self.user} rhuna-table doctor {self.config_path}",
+            )
+            return
+        yield Check("service user", True, f"ports and the state dir checked as {self.user} ({who})")
+        self.hubs.update({k: (int(v[0]), str(v[1])) for k, v in found.get("hubs", {}).items()})
+        for c in found["checks"]:
+            yield Check(c["name"], bool(c["ok"]), c["detail"], c.get("fix", ""))
+
+    # the board, its supply, the pin plan --------------------------------------------------
+
+    def board(self, cfg: Any) -> Iterator[Check]:
+        board = self.machine.board()
+        if board.is_pi:
+            yield Check("board", True, board.model)
+            return
+        needs = _pi_only(cfg)
+        checked = (
+            "the config, the pin plan, the groups, the readers' ports, the broker, the state dir"
+        )
+        skipped = "config.txt (SPI, I²C, the UART) and the supply (get_throttled)"
+        detail = (
+            f"this is not a Raspberry Pi (no Raspberry Pi in /proc/device-tree/model);"
+            f" checked anyway: {checked}; not checked: {skipped}"
+        )
+        if needs:
+            yield Check(
+                "board",
+                False,
+                f"{detail}; the config needs a Pi for {', '.join(needs)}",
+                'run doctor on the Pi itself (or, to try it here: [display] driver = "png",'
+                ' [gpio] pin_factory = "mock", readers on USB)',
+            )
+        else:
+            yield Check("board", True, detail)
+
+    def power_supply(self, cfg: Any) -> Iterator[Check]:
+        board = self.machine.board()
+        if not board.is_pi:
+            return
+        read = self.throttled or _vcgencmd_throttled
+        try:
+            text = read()
+        except (OSError, subprocess.SubprocessError) as e:
+            text, why = None, str(e)
+        else:
+            why = "vcgencmd is not installed (sudo apt install libraspberrypi-bin)"
+        if text is None:
+            yield Check("supply", True, f"not read: {why}")
+            return
+        try:
+            value = int(text.strip().split("=", 1)[-1], 0)
+        except ValueError:
+            yield Check("supply", True, f"not read: get_throttled said {text.strip()!r}")
+            return
+        flags = [what for bit, what in THROTTLED_BITS.items() if value >> bit & 1]
+        if not flags:
+            yield Check("supply", True, f"no under-voltage or throttling since boot ({value:#x})")
+            return
+        supply = (
+            "the official 27 W USB-C supply (5.1 V, 5 A)"
+            if board.kind == "pi5"
+            else "a 5.1 V supply of 3 A (the official 15 W USB-C one for a Pi 4; 2.5 A for a Pi 3"
+            " or Zero 2 W)"
+        )
+        volts = value & 0x10001
+        fix = (
+            f"use {supply} and a short, thick cable; feed the readers from their own 3.3 V"
+            " regulator, not the Pi's 3.3 V pin"
+            if volts
+            else "cool the Pi (a heatsink or the active cooler; free air around the case)"
+        )
+        yield Check("supply", False, f"get_throttled={value:#x}: {'; '.join(flags)}", fix)
+
+    def layout(self, cfg: Any) -> Iterator[Check]:
+        from hardware.pins import conflicts, header_uart_wanted, label, wired
+
+        uart = header_uart_wanted(cfg.readers)
+        clashes = conflicts(cfg.gpio, cfg.display.driver, uart)
+        if clashes:  # check-config refuses these too; kept for a config loaded another way
+            for c in clashes:
+                yield Check("pins", False, f"{c.key}: {c.problem}", c.fix)
+            return
+        mine = wired(cfg.gpio)
+        if not mine:
+            yield Check("pins", True, "no wheel or buttons ([gpio] enabled = false)")
+            return
+        held = f"the {cfg.display.driver} panel" + (" and the UART" if uart else "")
+        pins = ", ".join(label(n) for _, n in mine)
+        yield Check(
+            "pins", True, f"{len(mine)} switches, each its own pin, clear of {held}: {pins}"
+        )
 
     # SPI, I2C and the panel ------------------------------------------------------------------
 
@@ -192,6 +363,9 @@ class Doctor:
         driver = cfg.display.driver
         if driver not in ("inky", "waveshare"):
             yield Check("spi", True, f"not needed (display driver {driver})")
+            return
+        if not self.machine.board().is_pi:
+            yield Check("spi", True, "not checked (not a Raspberry Pi)")
             return
         where, boot = self.machine.config_txt()
         if not boot.on("spi"):
@@ -274,42 +448,74 @@ class Doctor:
             detail = "no PN532 on the Pi's UART" if not pn532 else "PN532 on a USB adapter"
             yield Check("uart", True, f"not needed ({detail})")
             return
-        where, boot = self.machine.config_txt()
-        words = self.machine.cmdline().split()
-        console = [w for w in words if w.split(",")[0] in SERIAL_CONSOLES]
+        board = self.machine.board()
+        if not board.is_pi:
+            yield Check("uart", True, "not checked (not a Raspberry Pi)")
+            return
         for r in header:
-            port = r.port
-            if console:
-                yield Check(
-                    f"uart {r.name}",
-                    False,
-                    f"the serial console ({console[0]}) owns the UART {port} is on",
-                    "sudo raspi-config: Interface Options > Serial Port > login shell No,"
-                    " hardware Yes; reboot",
+            yield self.uart_of(r, board)
+
+    def uart_of(self, r: Any, board: Board) -> Check:
+        """One PN532 on the header: the device that really is GPIO14/15 here, the console, on."""
+        where, boot = self.machine.config_txt()
+        name, port, on = f"uart {r.name}", r.port, board.short
+        device = resolve(port, board, boot.overlays)
+        header = header_uart(board, boot.overlays)
+        use = f'port = "{header}" in [[readers]] {r.name}'
+        if board.kind == "pi5" and device == "/dev/ttyAMA10":
+            return Check(
+                name,
+                False,
+                "on a Pi 5 /dev/serial0 is the debug connector (ttyAMA10), not the header pins",
+                f"{use}, and dtparam=uart0=on in {where}",
+            )
+        if device != header:
+            if board.kind == "bluetooth" and device == "/dev/ttyAMA0":
+                why = f"on a {on} /dev/ttyAMA0 is the Bluetooth UART; GPIO14/15 are /dev/ttyS0"
+                fix = (
+                    f"{use} with enable_uart=1 in {where}; or, for the full UART on the pins,"
+                    f" dtoverlay=disable-bt in {where}, sudo systemctl disable hciuart, reboot"
                 )
-            elif self.machine.is_pi5 and port.endswith("serial0"):
-                yield Check(
-                    f"uart {r.name}",
-                    False,
-                    "on a Pi 5 /dev/serial0 is the debug connector, not the header pins",
-                    f'port = "/dev/ttyAMA0" in [[readers]] {r.name}, and dtparam=uart0=on in {where}',
-                )
-            elif self.machine.is_pi5 and not boot.on("uart0"):
-                yield Check(
-                    f"uart {r.name}",
+            elif board.kind == "bluetooth":
+                why = f"with dtoverlay=disable-bt, GPIO14/15 of a {on} are /dev/ttyAMA0, not {port}"
+                fix = use
+            else:
+                why = f"a {on} has no mini UART on its header: GPIO14/15 are /dev/ttyAMA0"
+                fix = use
+            return Check(name, False, why, fix)
+        clash = [
+            w
+            for w, dev in console_devices(self.machine.cmdline(), board, boot.overlays)
+            if dev == device
+        ]
+        if clash:
+            return Check(
+                name,
+                False,
+                f"the serial console ({clash[0]}) owns {device}, the UART {port} is on",
+                "sudo raspi-config: Interface Options > Serial Port > login shell No,"
+                " hardware Yes; reboot",
+            )
+        if board.kind == "pi5":
+            if not (boot.on("uart0") or boot.overlays & {"uart0", "uart0-pi5"}):
+                return Check(
+                    name,
                     False,
                     "the header UART of a Pi 5 is off",
                     f"add dtparam=uart0=on to {where} and reboot",
                 )
-            elif not self.machine.is_pi5 and boot.settings.get("enable_uart") != "1":
-                yield Check(
-                    f"uart {r.name}",
-                    False,
-                    "the UART is off",
-                    f"add enable_uart=1 to {where} (raspi-config: Serial Port hardware Yes), reboot",
-                )
-            else:
-                yield Check(f"uart {r.name}", True, f"serial console off, UART on ({port})")
+        elif device == "/dev/ttyS0" and boot.settings.get("enable_uart") != "1":
+            return Check(
+                name,
+                False,
+                f"the mini UART (/dev/ttyS0, GPIO14/15 of a {on}) is off",
+                f"add enable_uart=1 to {where} (raspi-config: Serial Port hardware Yes), reboot",
+            )
+        elif boot.settings.get("enable_uart") == "0":
+            return Check(
+                name, False, f"{where} turns the UART off (enable_uart=0)", "enable_uart=1, reboot"
+            )
+        return Check(name, True, f"{port} is GPIO14/15 on a {on}; no serial console on it, UART on")
 
     def groups(self, cfg: Any) -> Iterator[Check]:
         needed = []
@@ -368,34 +574,61 @@ class Doctor:
         if problem is not None:
             return Check(name, False, f"{port} does not open: {problem}", _open_fix(problem))
         if r.backend == "hub":
-            return self.hub(name, port, baud)
+            return self.hub(name, port, baud, r)
         if r.backend == "pn532":
             return self.pn532(name, port, baud)
         return Check(name, True, f"{port} opens (a line reader says nothing until a tag)")
 
-    def hub(self, name: str, port: str, baud: int) -> Check:
+    def hub(self, name: str, port: str, baud: int, r: Any = None) -> Check:
         from firmware_bridge.hub import HubReader
 
         statuses: list[str] = []
         with HubReader(
             port, sink=lambda e: None, baudrate=baud, on_status=lambda s: statuses.append(s.detail)
         ) as hub:
-            if not hub.wait_online(self.timeout) or hub.info is None:
-                why = statuses[-1] if statuses else "no hello"
+            online = hub.wait_online(self.timeout) and hub.info is not None
+            info = hub.info
+            if online and info is not None:
+                _wait_for(lambda: len(hub.chips) >= info.channels, self.timeout)
+            chips_seen = dict(hub.chips)
+            faults = [ch for ch, bad in sorted(hub.channel_faults.items()) if bad]
+        if not online or info is None:
+            if _at_repl(port, baud):
+                mpremote = f".venv/bin/mpremote connect {port}"
                 return Check(
                     name,
                     False,
-                    f"no hub answered on {port} ({why})",
-                    "flash the hub firmware (docs/hardware.md) and check it is the hub's port",
+                    f"in maintenance: the hub on {port} is at the MicroPython REPL ({REPL_PROMPT.decode()})",
+                    f"run `{mpremote} reset` to start it, once its files are copied"
+                    f" (docs/hardware.md, section 4); `{mpremote} cat :restart.txt` says why"
+                    " it stopped, if it did not restart",
                 )
-            info = hub.info
-            _wait_for(lambda: len(hub.chips) >= info.channels, self.timeout)
-            chips = " ".join(f"{hub.chips.get(ch, 0):#04x}" for ch in range(info.channels))
-            faults = [ch for ch, bad in sorted(hub.channel_faults.items()) if bad]
+            why = statuses[-1] if statuses else "no hello"
+            return Check(
+                name,
+                False,
+                f"no hub answered on {port} ({why})",
+                "flash the hub firmware (docs/hardware.md) and check it is the hub's port",
+            )
+        self.hubs[r.name if r is not None else name] = (info.channels, str(info.firmware_version))
+        chips = " ".join(f"{chips_seen.get(ch, 0):#04x}" for ch in range(info.channels))
         detail = (
             f"hub {info.hub_id}, protocol {info.protocol}, firmware {info.firmware_version},"
             f" {info.channels} channels, chips {chips}"
         )
+        roles = r.roles if r is not None and not isinstance(r.roles, str) else {}
+        beyond = sorted(ch for ch in roles if ch >= info.channels)
+        if beyond:
+            listed = ", ".join(f"{ch} ({roles[ch]})" for ch in beyond)
+            return Check(
+                name,
+                False,
+                f"{detail}; the config gives roles to channel {listed}, which the hub does not"
+                " have",
+                f'set CONFIG["channels"] = {max(beyond) + 1} in firmware_bridge/firmware/hubmain.py'
+                " (each channel a chip select, docs/hardware.md section 2) and copy it to the hub"
+                f" again; or move those roles to channels 0 to {info.channels - 1}",
+            )
         if faults:
             listed = ", ".join(str(ch) for ch in faults)
             return Check(
@@ -405,7 +638,43 @@ class Doctor:
                 "check that reader's wiring (3.3 V, GND, SCK/MOSI/MISO, its CS pin); a missing"
                 " board reads 0xFF",
             )
+        if roles:
+            detail += "; roles " + ", ".join(f"{ch} {role}" for ch, role in sorted(roles.items()))
         return Check(name, True, detail)
+
+    def reader_power(self, cfg: Any) -> Iterator[Check]:
+        """Each hub's readers on the Pico's 3V3(OUT), against its guidance of under 300 mA."""
+        for r in cfg.readers:
+            if r.backend != "hub":
+                continue
+            channels, firmware = self.hubs.get(r.name, (0, ""))
+            if not channels:
+                listed = list(r.roles) if not isinstance(r.roles, str) else []
+                channels = max([*listed, 5]) + 1  # the firmware's default: 6
+            one_field = _version(firmware) >= ONE_FIELD_FIRMWARE if firmware else True
+            if one_field:
+                typ = FIELD_MA[0] + channels * IDLE_MA[0]
+                worst = FIELD_MA[1] + channels * IDLE_MA[1]
+                how = "one antenna on at a time"
+            else:
+                typ = channels * (FIELD_MA[0] + IDLE_MA[0])
+                worst = channels * (FIELD_MA[1] + IDLE_MA[1])
+                how = f"firmware {firmware} keeps every antenna on"
+            detail = (
+                f"{r.name}: {channels} MFRC522 ({how}) draw ≈{typ:.0f} mA, at most"
+                f" ≈{worst:.0f} mA from the Pico's 3V3(OUT) (guidance: under {PICO_3V3_MA} mA;"
+                f" {FIELD_MA[0]}/{FIELD_MA[1]} mA per field, datasheet)"
+            )
+            if worst <= PICO_3V3_MA:
+                yield Check("reader power", True, detail)
+            else:
+                fix = (
+                    "give the readers their own 3.3 V regulator (≥ 500 mA, fed from 5 V; GND common"
+                )
+                fix += " with the Pico), and leave 3V3(OUT) unconnected to them"
+                if not one_field:
+                    fix = "update the hub firmware (1.2: one antenna at a time), or " + fix
+                yield Check("reader power", False, detail, fix)
 
     def pn532(self, name: str, port: str, baud: int) -> Check:
         from firmware_bridge.pn532 import PN532Reader
@@ -532,6 +801,70 @@ class Doctor:
 # --- helpers ------------------------------------------------------------------------------------
 
 
+def _pi_only(cfg: Any) -> list[str]:
+    """What in the config only works on a Pi."""
+    from hardware.pins import header_uart_wanted
+
+    needs = []
+    if cfg.display.driver in ("inky", "waveshare"):
+        needs.append(f"the {cfg.display.driver} panel")
+    if cfg.gpio is not None and cfg.gpio.pin_factory != "mock":
+        needs.append("the wheel and buttons (GPIO)")
+    if header_uart_wanted(cfg.readers):
+        needs.append("a PN532 on the header UART")
+    return needs
+
+
+def _vcgencmd_throttled() -> str | None:
+    tool = shutil.which("vcgencmd")
+    if tool is None:
+        return None
+    return subprocess.run(
+        [tool, "get_throttled"], capture_output=True, text=True, timeout=5, check=True
+    ).stdout
+
+
+def _runuser_prefix(doctor: Doctor) -> list[str] | None:
+    """``runuser -u USER --`` when root runs doctor on the Pi itself and the user exists."""
+    import pwd
+
+    if os.geteuid() != 0 or doctor.user == "root" or doctor.machine.root != Path("/"):
+        return None
+    try:
+        pwd.getpwnam(doctor.user)
+    except KeyError:
+        return None
+    tool = shutil.which("runuser")
+    return [tool, "-u", doctor.user, "--"] if tool else None
+
+
+def _at_repl(port: str, baud: int) -> bool:
+    """A MicroPython REPL answers a line ending with its prompt (:data:`REPL_PROMPT`)."""
+    import serial
+
+    try:
+        with serial.serial_for_url(port, baudrate=baud, timeout=0.3, exclusive=True) as s:
+            s.reset_input_buffer()
+            s.write(b"\r\n")
+            seen = b""
+            done = threading.Event()
+            for _ in range(10):
+                seen += s.read(256)
+                if REPL_PROMPT in seen:
+                    return True
+                done.wait(0.05)
+    except (serial.SerialException, OSError, ValueError):
+        return False
+    return False
+
+
+def _version(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in text.split("."))
+    except ValueError:
+        return (0,)
+
+
 def _on_header(port: str) -> bool:
     return port in ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0", "/dev/ttyAMA10")
 
@@ -617,3 +950,25 @@ def report(checks: list[Check], as_json: bool = False) -> str:
     failed = sum(not c.ok for c in checks)
     summary = "all good" if ok else f"{failed} problem{'s' if failed != 1 else ''} to fix"
     return "\n".join([*(c.line() for c in checks), summary])
+
+
+def _devices_main(argv: list[str]) -> int:
+    """``python -m companion.ops.doctor --devices CONFIG``: the device checks as JSON (the child
+    that ``runuser -u rhuna --`` runs, so the ports open as the service opens them)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m companion.ops.doctor")
+    p.add_argument("--devices", required=True, metavar="CONFIG")
+    p.add_argument("--timeout", type=float, default=5.0)
+    p.add_argument("--user", default="rhuna")
+    args = p.parse_args(argv)
+    doctor = Doctor(Path(args.devices), user=args.user, timeout=args.timeout, as_user=[])
+    try:
+        print(json.dumps(doctor.device_checks()))
+    except ConfigError as e:
+        print(json.dumps({"checks": [asdict(Check("config", False, str(e), ""))], "hubs": {}}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_devices_main(sys.argv[1:]))

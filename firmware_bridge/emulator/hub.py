@@ -81,7 +81,7 @@ class HubEmulator(EmulatedDevice):
         self,
         link: str | os.PathLike[str] | None = None,
         *,
-        channels: int = 4,
+        channels: int = 6,  # as the firmware (hubmain.py CONFIG["channels"])
         hub_id: str = "EMU-0001",
         heartbeat_ms: int = 1000,
         poll_ms: float = 20.0,

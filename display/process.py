@@ -53,10 +53,11 @@ STOP_SECONDS = 10.0
 
 _COUNTED = ("rendered", "refreshes", "full", "partial", "unchanged", "errors")
 
-#: what the fork server imports once for every child it forks: this module (Pillow, the
-#: screens), and whatever the service's other children add (companion.table.answers). The server
+#: what the fork server imports once for every child it forks: its children's SIGINT ignored
+#: from birth (display.forkserver_signals), this module (Pillow, the screens), and whatever the
+#: service's other children add (companion.table.answers). The server
 #: is one per process and starts with the first child, so every user sets the whole list.
-PRELOAD: list[str] = [__name__]
+PRELOAD: list[str] = ["display.forkserver_signals", __name__]
 
 
 def _child(conn: Connection, driver: str, options: Mapping[str, Any], full_every: int) -> None:

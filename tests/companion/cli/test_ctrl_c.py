@@ -12,6 +12,7 @@ so; without a terminal it ends with its script (tests/companion/cli/test_cli_dem
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import pytest
 
 from firmware_bridge.emulator.hub import HubEmulator
 from tests.harness import EXAMPLE_TABLE, wait_until
+from tests.harness.answers import INTERSECT
 from tests.harness.broker import mosquitto_binary, running_broker
 from tests.harness.service import write_config
 from tests.harness.terminal import RHUNA_TABLE, Terminal
@@ -61,6 +63,41 @@ def test_run_stops_cleanly_on_ctrl_c_panel_child_and_mqtt_included(tmp_path):
     assert_clean(t)
     assert any("SIGINT: stopping" in line for line in t.lines), t.text
     assert "stopped at #0" in t.lines[-1], t.text
+
+
+def _forked(session: int) -> int:
+    """How many of the session's processes multiprocessing's fork server made (and itself)."""
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getsid(int(pid)) != session:
+                continue
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        count += b"multiprocessing.forkserver" in cmdline
+    return count
+
+
+def test_run_stops_cleanly_on_ctrl_c_while_its_answers_child_computes(tmp_path):
+    """An Intersect's odds are too big for a turn: a child of the fork server computes them
+    (companion/table/answers.py). Ctrl-C as soon as it is there, the panel's child beside it:
+    neither prints a traceback, and the service stops at #3 with 130."""
+    config = write_config(tmp_path)
+    with Terminal(
+        [RHUNA_TABLE, "run", "--config", str(config), "--commands", "-", "--keep-running"],
+        env={"TMPDIR": str(tmp_path)},
+    ) as t:
+        t.wait_for("ready:")
+        wait_until(lambda: _forked(t.proc.pid) >= 2, "the fork server and the panel's child")
+        for command in INTERSECT:
+            os.write(t.master, (json.dumps(command) + "\n").encode())
+        t.wait_for("ack 3")
+        wait_until(lambda: _forked(t.proc.pid) >= 3, "the answers' child")
+        t.ctrl_c()
+        assert t.wait_exit() == INTERRUPTED
+    assert_clean(t)
+    assert "stopped at #3" in t.lines[-1], t.text
 
 
 def _demo(tmp_path: Path, *args: str, stdin_tty: bool = True) -> Terminal:

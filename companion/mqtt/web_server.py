@@ -9,7 +9,8 @@ its websockets port, so a page opened while the service is down still loads and 
 
 Only files under ``dir`` (their real path: a symlink out of it is a 404, as ``http_dir``
 refuses one): GET and HEAD, no directory listings, no writes. Nothing it serves is secret (the
-pages take the broker login from their URL's fragment, which a browser never sends).
+pages take the broker login from their URL's fragment, which a browser never sends:
+docs/web.md).
 
 Bounded, because it listens on every interface with no login (issue 29; docs/web.md,
 "The page server's bounds"):

@@ -322,9 +322,27 @@ def save(folder: Path, acc: Accounts) -> list[Path]:
 PAGES = ("overlay", "table", "tables", "gm")
 
 
+#: the parameters that go in the URL's fragment (``#…``): a browser never sends a fragment to
+#: the server, so no server logs the login and no Referer carries it (docs/web.md)
+FRAGMENT = ("broker", "username", "password")
+
+
 def page_url(base: str, page: str, params: dict[str, str]) -> str:
-    """``<base>/<page>.html?…`` with the parameters URL-encoded."""
-    return f"{base.rstrip('/')}/{page}.html?{urlencode(params, quote_via=quote)}"
+    """``<base>/<page>.html?table=…#broker=…&username=…&password=…``: the login (and the
+    broker) in the fragment, the rest in the query, URL-encoded.
+
+    >>> page_url("http://pi:8080", "overlay", {"broker": "ws://pi:9001", "table": "k",
+    ...                                        "username": "k.overlay", "password": "pw"})
+    'http://pi:8080/overlay.html?table=k#broker=ws%3A%2F%2Fpi%3A9001&username=k.overlay&password=pw'
+    """
+    query = {k: v for k, v in params.items() if k not in FRAGMENT}
+    fragment = {k: v for k, v in params.items() if k in FRAGMENT}
+    url = f"{base.rstrip('/')}/{page}.html"
+    if query:
+        url += f"?{urlencode(query, quote_via=quote)}"
+    if fragment:
+        url += f"#{urlencode(fragment, quote_via=quote)}"
+    return url
 
 
 def urls(

@@ -57,6 +57,24 @@ SERVICE_USER, SERVICE_PASSWORD = "rhuna", "service-secret"
 VIEWER_USER, VIEWER_PASSWORD = "viewer", "viewer-secret"
 
 
+#: what a page URL carries in its fragment, as `rhuna-table accounts urls` prints it
+FRAGMENT = ("broker", "username", "user", "password")
+
+
+def address(base: str, params: dict[str, Any], *, old_form: bool = False) -> str:
+    """``base`` with ``params``: the login and the broker in the fragment (``#…``, never sent
+    to a server), the rest in the query; ``old_form``: all in the query, as before issue 29."""
+    if old_form:
+        return f"{base}?{urlencode(params)}"
+    query = {k: v for k, v in params.items() if k not in FRAGMENT}
+    fragment = {k: v for k, v in params.items() if k in FRAGMENT}
+    return (
+        base
+        + (f"?{urlencode(query)}" if query else "")
+        + (f"#{urlencode(fragment)}" if fragment else "")
+    )
+
+
 def built_pages() -> Path:
     """``web/dist``, built by ``make web``."""
     if not (DIST / "BUILT").exists():
@@ -107,10 +125,10 @@ class WebBroker(Broker):
             ),
         )
 
-    def url(self, page: str, **params: Any) -> str:
-        """A page's URL on this broker, logged in as the viewer."""
+    def url(self, page: str, *, old_form: bool = False, **params: Any) -> str:
+        """A page's URL on this broker, logged in as the viewer (in the fragment)."""
         query = {"username": VIEWER_USER, "password": VIEWER_PASSWORD, **params}
-        return f"http://127.0.0.1:{self.ws_port}/{page}?{urlencode(query)}"
+        return address(f"http://127.0.0.1:{self.ws_port}/{page}", query, old_form=old_form)
 
 
 @contextmanager
@@ -147,7 +165,9 @@ class AccountsBroker(Broker):
         password = {"service": t.service, "gm": t.gm}.get(role) or t.viewers[role]
         return A.user(table, role), password
 
-    def url(self, role: str = "gm", login_table: str = "example", **params: Any) -> str:
+    def url(
+        self, role: str = "gm", login_table: str = "example", old_form: bool = False, **params: Any
+    ) -> str:
         user, password = self.login(role, login_table)
         query = {
             "broker": f"ws://127.0.0.1:{self.ws_port}/",
@@ -156,7 +176,7 @@ class AccountsBroker(Broker):
             "password": password,
             **params,
         }
-        return f"http://127.0.0.1:{self.ws_port}/gm.html?{urlencode(query)}"
+        return address(f"http://127.0.0.1:{self.ws_port}/gm.html", query, old_form=old_form)
 
 
 class ServedTable:
@@ -212,7 +232,7 @@ class ServedTable:
             wait_until(serving, "the service to serve the pages ([web])")
         self.slot = 0  # the next free Draw Board slot
 
-    def page_url(self, page: str, **params: Any) -> str:
+    def page_url(self, page: str, *, old_form: bool = False, **params: Any) -> str:
         """A page's URL on the service's own page server (``serve_pages``), logged in as the
         viewer, with the broker's WebSocket URL as ``rhuna-table accounts urls`` prints it."""
         assert self.web_port is not None, "this table does not serve the pages"
@@ -223,7 +243,7 @@ class ServedTable:
             "password": VIEWER_PASSWORD,
             **params,
         }
-        return f"http://127.0.0.1:{self.web_port}/{page}?{urlencode(query)}"
+        return address(f"http://127.0.0.1:{self.web_port}/{page}", query, old_form=old_form)
 
     def command(self, cmd: dict[str, Any]) -> Any:
         """Submit a command as the table's own input would; wait until it is committed."""

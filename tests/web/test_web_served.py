@@ -159,7 +159,7 @@ def test_accounts_urls_point_at_the_services_page_server(tmp_path, capsys):
     assert main(["accounts", "--dir", str(folder), "urls", "kitchen", "--host", "rhuna.local"]) == 0
     urls = [urlparse(u) for u in capsys.readouterr().out.split() if u.startswith("http://")]
     assert urls and {u.netloc for u in urls} == {"rhuna.local:8080"}
-    assert {parse_qs(u.query)["broker"][0] for u in urls} == {"ws://rhuna.local:9001"}
+    assert {parse_qs(u.fragment)["broker"][0] for u in urls} == {"ws://rhuna.local:9001"}
     argv = ["accounts", "--dir", str(folder), "urls", "kitchen", "--host", "rhuna.local"]
     assert main([*argv, "--web-port", "0"]) == 0
     urls = [urlparse(u) for u in capsys.readouterr().out.split() if u.startswith("http://")]

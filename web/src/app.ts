@@ -6,7 +6,7 @@
 import { Connection, type ConnectionOptions } from "./connection";
 import { byId, h, setText } from "./dom";
 import { ageText, announcement, type Liveness, liveness } from "./model";
-import { type PageParams, readParams, type Theme } from "./params";
+import { type PageParams, readParams, type Theme, takeLogin } from "./params";
 import { type Snapshot, Store, type TableRecord } from "./store";
 
 export interface PageContext {
@@ -34,7 +34,8 @@ declare global {
 
 export function boot(spec: PageSpec): PageContext {
   performance.mark("rhuna:boot");
-  const params = readParams(location.search, location, spec.defaults);
+  // the login first: out of the address bar before anything can show or send the address
+  const params = readParams(location, spec.defaults, takeLogin());
   const root = document.documentElement;
   root.dataset.page = spec.name;
   root.dataset.theme = params.theme;

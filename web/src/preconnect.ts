@@ -20,7 +20,7 @@ declare global {
 }
 
 try {
-  const url = brokerUrl(location.search, location);
+  const url = brokerUrl(location);
   window.rhunaPreconnect = { url, socket: new WebSocket(url, ["mqtt"]), at: performance.now() };
   performance.mark("rhuna:preconnect");
 } catch {

@@ -112,8 +112,15 @@ def test_urls_carry_the_viewer_logins_and_the_gm_only_when_asked(tmp_path, capsy
     assert code == 0
     found = re.findall(r"http://\S+", out)
     params = {
-        urlparse(u).path: {k: v[0] for k, v in parse_qs(urlparse(u).query).items()} for u in found
+        urlparse(u).path: {
+            k: v[0] for k, v in parse_qs(f"{urlparse(u).query}&{urlparse(u).fragment}").items()
+        }
+        for u in found
     }
+    # the login (and the broker) in the fragment, never sent to a server (issue 29, item 2)
+    for u in found:
+        assert "password" not in urlparse(u).query and "username" not in urlparse(u).query
+        assert set(parse_qs(urlparse(u).fragment)) == {"broker", "username", "password"}
     assert params["/overlay.html"] == {
         "broker": "ws://rhuna.local:9001",
         "table": "kitchen",

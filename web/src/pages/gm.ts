@@ -16,6 +16,7 @@ import { COMMANDS, source, useVocabulary } from "../gm/schema";
 import { buildTime } from "../gm/time";
 import { type Ctx, commandForm, Outlets, Panel, sender } from "../gm/ui";
 import * as v from "../gm/view";
+import { fragmentWord, withFragmentWord } from "../params";
 import type { TableRecord } from "../store";
 
 const outlets = new Outlets();
@@ -33,10 +34,11 @@ function show(tab: string): void {
   for (const s of Array.from(document.querySelectorAll<HTMLElement>("main > section.tab"))) {
     s.hidden = s.id !== `tab-${tab}`;
   }
-  history.replaceState(null, "", `#${tab}`);
+  // the tab is the fragment's word; its parameters (the broker) stay: docs/web.md
+  history.replaceState(history.state, "", withFragmentWord(location.hash, tab));
 }
 for (const b of tabs) b.addEventListener("click", () => show(b.dataset.tab ?? "performance"));
-show(location.hash.slice(1) || "performance");
+show(fragmentWord(location.hash) || "performance");
 
 // --- every command, from the schema ----------------------------------------------------------
 const picker = byId("command-pick") as HTMLSelectElement;

@@ -97,7 +97,7 @@ def test_the_emulator_cli_explains_a_channel_that_is_not_a_number() -> None:
         run_command(hub, "lay two 04")
     assert (
         str(e.value)
-        == "lay two 04: the channel is a number from 0 to 3, not two — e.g. lay 2 04A1B2C3"
+        == "lay two 04: the channel is a number from 0 to 5, not two — e.g. lay 2 04A1B2C3"
     )
 
 

@@ -163,7 +163,10 @@ def test_a_well_set_up_pi_passes_every_check(tmp_path, bench, capsys):
     assert "protocol 1, firmware 1.2.0, 6 channels, chips 0x92 0xb2 0x92 0x92 0x92 0x92" in hub_line
     assert hub_line.endswith("; roles 5 time")
     assert found["board"][1] == "Raspberry Pi 5 Model B Rev 1.0"
-    assert "6 MFRC522 (one antenna on at a time) draw ≈141 mA, at most ≈199 mA" in found["reader power"][1]
+    assert (
+        "6 MFRC522 (one antenna on at a time) draw ≈141 mA, at most ≈199 mA"
+        in found["reader power"][1]
+    )
     assert "PN532 firmware 1.6" in found["reader favor"][1]
     assert found["panel"][1] == "Inky detected: Red wHAT (SSD1683)"
     # the command line: one line a check, exit 0

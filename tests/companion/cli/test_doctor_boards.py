@@ -9,6 +9,7 @@ Every board is a fake tree (``/proc/device-tree/model``, ``/proc/cmdline``,
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import tty
 from pathlib import Path
@@ -207,6 +208,12 @@ def test_device_checks_run_in_a_child_under_the_given_prefix(tmp_path):
     found = {c.name: c for c in via.run()}
     assert found["service user"].ok and "(env RHUNA_DOCTOR_CHILD=1)" in found["service user"].detail
     assert found["state dir"].ok and found["readers"].ok
+    runuser = shutil.which("runuser")
+    if runuser and os.geteuid() == 0:  # the real runuser (as root: the venv's python is root's)
+        real = {
+            c.name: c for c in Doctor(path, machine, as_user=[runuser, "-u", "root", "--"]).run()
+        }
+        assert real["service user"].ok and real["state dir"].ok
     broken = Doctor(path, machine, as_user=["false"], throttled=lambda: None).run()
     bad = {c.name: c for c in broken}["service user"]
     assert not bad.ok and "sudo -u rhuna rhuna-table doctor" in bad.fix

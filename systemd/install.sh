@@ -77,8 +77,8 @@ run() {
     fi
 }
 
-# apt PACKAGE…: the Debian packages not installed yet (NO_APT=1: say so, install nothing)
-apt() {
+# apt_install PACKAGE…: the Debian packages not installed yet (NO_APT=1: say so, install nothing)
+apt_install() {
     wanted=""
     for pkg in "$@"; do
         dpkg -s "$pkg" >/dev/null 2>&1 || wanted="$wanted $pkg"
@@ -127,7 +127,7 @@ done
 [ -z "$missing" ] || run usermod --append --groups "${missing#,}" "$SERVICE_USER"
 
 # 2. the virtualenv with this checkout in it
-"$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || apt python3-venv
+"$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
 # no aarch64/armhf wheels on PyPI for lgpio, spidev or RPi.GPIO: Debian's, seen through
 # --system-site-packages; a compiler and the headers for anything else that builds from source
 debs="build-essential python3-dev"
@@ -138,7 +138,7 @@ case $EXTRAS in
     *inky*|*waveshare*) debs="$debs python3-spidev" ;;
 esac
 # shellcheck disable=SC2086
-apt $debs
+apt_install $debs
 [ -x "$VENV/bin/python" ] || run "$PYTHON" -m venv --system-site-packages "$VENV"
 spec=$SRC
 [ -z "$EXTRAS" ] || spec="$SRC[$EXTRAS]"
@@ -160,7 +160,7 @@ run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
 WEB=$SRC/web
 if [ ! -e "$WEB/dist/BUILT" ] || [ -n "$(find "$WEB/src" "$WEB/pages" "$WEB/package-lock.json" \
         -newer "$WEB/dist/BUILT" 2>/dev/null | head -n 1)" ]; then
-    command -v npm >/dev/null || apt nodejs npm
+    command -v npm >/dev/null || apt_install nodejs npm
     run sh -c "cd '$WEB' && npm ci --no-audit --no-fund && npm run --silent build"
 fi
 run install -d -m 0755 "$PREFIX/web"
@@ -197,7 +197,7 @@ fi
 MQTT_DIR=$CONFIG_DIR/mqtt
 MOSQUITTO_CONF=${MOSQUITTO_CONF:-/etc/mosquitto/conf.d/rhuna.conf}
 if ! command -v mosquitto >/dev/null && [ ! -x /usr/sbin/mosquitto ]; then
-    apt mosquitto
+    apt_install mosquitto
 fi
 run install -d -m 0755 "$MQTT_DIR"
 # --set-login adds the service's username and password_file to [mqtt] only when the config

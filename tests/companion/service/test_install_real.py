@@ -71,8 +71,14 @@ def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, user):
     subprocess.run([base_python(), "-m", "venv", "--system-site-packages", str(venv)], check=True)
     site = next((venv / "lib").glob("python3.*/site-packages"))
     (site / "checkout-deps.pth").write_text(f"{deps_without_the_project(tmp_path)}\n")
+    # a dpkg that knows no package: every Debian package is wanted, and NO_APT=1 must say so
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    (fake / "dpkg").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "dpkg").chmod(0o755)
     env = {
         **os.environ,
+        "PATH": f"{fake}:{os.environ['PATH']}",
         "NO_APT": "1",
         "PYTHON": base_python(),
         "CONFIG_DIR": str(config),
@@ -122,6 +128,7 @@ def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, user):
         ]
         assert verify.returncode == 0 or not problems, verify.stderr
     # what it could not do here, it says
-    assert "skipped (NO_APT=1)" in out or "apt-get" not in out
+    assert "skipped (NO_APT=1): apt-get install -y build-essential python3-dev" in out
+    assert "+ apt-get" not in out
     assert "skipped (systemd is not running here): systemctl enable rhuna-table.service" in out
     assert "Next steps (docs/hardware.md" in out and "[display] driver" in out

@@ -8,7 +8,8 @@ and beside another thread's work (benchmarks/fsync.py); the latency of the whole
 product against raw paho on the same broker (benchmarks/latency.py); panel renders
 per size; start → READY; RSS after start and after a soak (benchmarks/soak.py); a
 restart on a 25,999-command journal; the Pi's budget (benchmarks/pi_budget.py: the
-service under a quarter and a tenth of a core, and the CLI's cold start).
+service under a quarter and a tenth of a core, and the CLI's cold start); the page server
+under a header flood and a slowloris (benchmarks/web_edges.py).
 Medians unless a row says otherwise. The JSON holds the same rows and the
 machine. docs/performance.md records a run.
 """
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import fsync, latency, pi_budget, soak
+from benchmarks import fsync, latency, pi_budget, soak, web_edges
 from benchmarks.state import median_ms
 from companion.table.loop import TableLoop
 from companion.table.store import Store
@@ -182,6 +183,14 @@ def pi_budget_figures(quick: bool) -> None:
             row(x["figure"], x["value"], x["unit"], x["target"], ok)
 
 
+def web_edges_figures(quick: bool) -> None:
+    """benchmarks/web_edges.py: the page server under a header flood and a slowloris (the
+    real service with [web]): peak RSS over idle, pages served, the watchdog's longest gap."""
+    for x in web_edges.rows(web_edges.measure(quick)):
+        ok = None if x["verdict"] == "info" else x["verdict"] == "ok"
+        row(x["figure"], x["value"], x["unit"], x["target"], ok)
+
+
 def panel_figures() -> None:
     state = load_table(TABLE)
     for cmd in session(state, 3, seed=2, refused=0):
@@ -288,6 +297,7 @@ def main() -> int:
         row("threads + fds grown in the soak", grew, "", "0", grew == 0)
         restart_figure(tmp / "restart", 3_999 if q else 25_999)
         pi_budget_figures(q)
+        web_edges_figures(q)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     width = max(len(r["figure"]) for r in ROWS)

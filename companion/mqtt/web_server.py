@@ -21,7 +21,8 @@ Bounded, because it listens on every interface with no login (issue 29; docs/web
   request head is closed to make room (a slow or half-open client cannot keep a browser out),
   and one warning says the cap was reached (one per episode, not one per connection);
 - a request head must arrive within ``timeout`` seconds of the connection (or of the last
-  response, kept alive), however slowly it trickles in;
+  response, kept alive), however slowly it trickles in, and an answer must be taken within
+  as long (a client that never reads cannot hold a connection);
 - a NUL or undecodable path is a 400; every response has ``Cache-Control: no-store``,
   ``Referrer-Policy: no-referrer`` and ``X-Content-Type-Options: nosniff``;
 - the log has the method, the path without its query and the status, at debug: never a query.
@@ -266,7 +267,7 @@ class PageServer:
                     self.max_connections,
                     self.max_connections // 2,
                 )
-            oldest = next((c for c in self._conns if c.waiting), None)
+            oldest = min((c for c in self._conns if c.waiting), key=_since, default=None)
             if oldest is None:  # every one busy sending a page: this one waits no turn
                 self.refused_at_cap += 1
                 return False
@@ -361,7 +362,8 @@ class PageServer:
                 writer.write(self._head(200, ctype, len(data), close=not keep))
                 if method == "GET":
                     writer.write(data)
-        await writer.drain()
+        async with asyncio.timeout(self.timeout):  # a client that never reads holds no slot
+            await writer.drain()
         return keep
 
     def _file(self, path: str) -> str | None:
@@ -402,6 +404,10 @@ class PageServer:
                     if not chunk:
                         break
                     got += len(chunk)
+
+
+def _since(conn: _Conn) -> float:
+    return conn.since
 
 
 def _read(path: str) -> bytes:

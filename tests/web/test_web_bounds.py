@@ -248,3 +248,22 @@ def test_under_300_half_open_connections_the_service_serves_and_publishes(tmp_pa
             for h in held:
                 h.close()
             watcher.close()
+
+
+def test_a_client_that_never_reads_its_answers_holds_no_connection(root):
+    """50 pipelined GETs of the 385 KB overlay, none read: once the socket buffers are full the
+    server gives up on the answer within the timeout (else it holds a slot for ever, and it is
+    not one the cap can close)."""
+    s = start(root, timeout=1.0)
+    try:
+        c = socket.socket()
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        c.connect(("127.0.0.1", s.port))
+        c.sendall(b"GET /overlay.html HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
+        deadline = time.monotonic() + 3 * WAIT
+        while s._conns and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not s._conns, "the server still holds the connection of a client that never reads"
+        c.close()
+    finally:
+        s.stop()

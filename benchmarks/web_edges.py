@@ -13,7 +13,8 @@ compare with ``--server``). Then:
    service's peak RSS (VmHWM) over its idle RSS measured before; target < 100 MB. Its RSS once
    the connections are closed is printed too.
 2. **slowloris**: 1,010 connections that send ``GET / HTTP/1.1`` and a header, then one more
-   header line every 5 s and never the end of the head, held for 15 s (8 with ``--quick``).
+   header line every 5 s and never the end of the head, held for 15 s (8 with ``--quick``);
+   one the server closes is opened anew at the next header, as a slowloris does.
    Meanwhile 5 page loads (``GET /overlay.html``, read whole, each given 10 s) and one MQTT
    command 1 s in (its reply). The figures: pages served (of 5; target 5), the command's reply, and
    the watchdog's longest gap over the whole run (target ≤ 1 s, as benchmarks/pi_budget.py).
@@ -142,20 +143,38 @@ def slowloris(port: int, hold: float, watcher: Watcher) -> dict[str, Any]:
     sender = threading.Thread(target=command, daemon=True)
     sender.start()
     next_drip = t0 + 5
+    reopened = 0
     gap = hold / (PAGES + 1)
     n = 0
     while time.perf_counter() - t0 < hold:
         now = time.perf_counter()
-        if now >= next_drip:
-            for s in held:
+        if now >= next_drip:  # a header each; one the server closed is opened anew
+            for i, s in enumerate(held):
+                try:
+                    if s.recv(1) == b"":
+                        raise ConnectionResetError
+                except BlockingIOError:
+                    with contextlib.suppress(OSError):
+                        s.send(b"X-Slow: 1\r\n")
+                        continue
+                except OSError:
+                    pass
+                s.close()
                 with contextlib.suppress(OSError):
-                    s.send(b"X-Slow: 1\r\n")
+                    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                    s.sendall(b"GET / HTTP/1.1\r\nHost: pi\r\n")
+                    s.setblocking(False)
+                    held[i] = s
+                    reopened += 1
             next_drip = now + 5
         if n < PAGES and now - t0 >= gap * (n + 1):
             loads.append(page_load(port))
             n += 1
         time.sleep(0.05)
     sender.join(15)
+    while n < PAGES:  # the reopening can take the whole hold: the rest, still under attack
+        loads.append(page_load(port))
+        n += 1
     still_open = 0
     for s in held:
         try:
@@ -168,6 +187,7 @@ def slowloris(port: int, hold: float, watcher: Watcher) -> dict[str, Any]:
     served = [x for x in loads if x is not None]
     return {
         "opened": len(held),
+        "reopened": reopened,
         "open_failed": opened_failed,
         "still_open_at_end": still_open,
         "pages_served": len(served),

@@ -25,6 +25,7 @@ SUBCOMMANDS = [
     "companion.cli.run",
     "companion.cli.enroll",
     "companion.cli.accounts",
+    "companion.cli.venue",
     "companion.cli.history",
     "companion.cli.export",
     "companion.cli.sheet",

@@ -38,12 +38,9 @@ topic write rhuna/kitchen/command/+
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import re
-import secrets
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -52,48 +49,25 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from companion.mqtt.discovery import ha_id
+from companion.ops.account_model import (  # the model shared with `rhuna-table venue`
+    PBKDF2_ITERATIONS as PBKDF2_ITERATIONS,
+)
+from companion.ops.account_model import SALT_BYTES as SALT_BYTES
+from companion.ops.account_model import WALL as WALL
+from companion.ops.account_model import check_name as check_name
+from companion.ops.account_model import new_password as new_password
+from companion.ops.account_model import password_hash as password_hash
+from companion.ops.account_model import user as user
 from settings.atomic import write_atomic
 from settings.errors import ConfigError
 
 #: the default viewer accounts of a new table: the stream overlay and the table's own screen
 DEFAULT_VIEWERS = ("overlay", "display")
-WALL = "wall"
 ROLES = ("service", "gm")
-#: table ids and viewer names the accounts accept: they become user names and topic levels
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 ACCOUNTS_FILE = "accounts.json"
 PASSWD_FILE = "passwd"
 ACL_FILE = "acl"
-
-# Mosquitto 2.0's password file format, as mosquitto_passwd writes it and the broker reads it
-# (mosquitto's common/password_mosq.c: pw__encode_sha512_pbkdf2 writes
-# "$%d$%d$%s$%s" = hash type 7 (pw_sha512_pbkdf2), iterations, base64(salt), base64(hash);
-# pw__hash_sha512_pbkdf2 is PKCS5_PBKDF2_HMAC(password, salt, iterations, sha512, 64 bytes);
-# pw__decode_sha512_pbkdf2 accepts a 12- or 64-byte salt). 2.0's mosquitto_passwd uses a
-# 12-byte salt and PW_DEFAULT_ITERATIONS = 101; the passwords here are 192 random bits, so
-# the hash's cost is not what protects them.
-PBKDF2_ITERATIONS = 101
-SALT_BYTES = 12
-
-
-def password_hash(
-    password: str, *, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS
-) -> str:
-    """The ``$7$…`` string Mosquitto 2 stores for ``password`` (a fresh salt unless given).
-
-    >>> password_hash("s3cret", salt=bytes(12))[:24]
-    '$7$101$AAAAAAAAAAAAAAAA$'
-    """
-    salt = os.urandom(SALT_BYTES) if salt is None else salt
-    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
-    b64 = base64.b64encode
-    return f"$7${iterations}${b64(salt).decode()}${b64(digest).decode()}"
-
-
-def new_password() -> str:
-    """192 random bits in URL-safe characters (no ':' for the password file, nothing to escape)."""
-    return secrets.token_urlsafe(24)
 
 
 @dataclass(frozen=True)
@@ -133,20 +107,6 @@ class Accounts:
                 f"fix: rhuna-table accounts add {table}"
             )
         return self.tables[table]
-
-
-def user(table: str, role: str) -> str:
-    """The broker user name of a table's account: ``kitchen.gm``, ``kitchen.overlay``…"""
-    return f"{table}.{role}"
-
-
-def check_name(value: str, what: str) -> str:
-    if not _NAME.match(value):
-        raise ConfigError(
-            f"{what} {value!r} cannot be an account: use letters, digits, '-' and '_' "
-            "(at most 64), since it becomes a user name and a topic level"
-        )
-    return value
 
 
 def add_table(

@@ -17,6 +17,11 @@ import type * as S from "./generated/state";
 export type Status = "online" | "offline";
 
 export type Hero = S.HeroView;
+/** a bag by its id (`…/state`'s `bags`), with what is in it now */
+export type Bag = S.BagView;
+export type BagToken = S.BagToken;
+/** one combatant of the roster, in a fight or not (`…/state`'s `roster`) */
+export type RosterEntry = S.RosterEntry;
 export type DrawnToken = S.TokenView;
 export type Contribution = S.ContributionView;
 export type GroupResult = S.ResultView;

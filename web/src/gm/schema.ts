@@ -32,6 +32,7 @@ export interface CommandSpec {
 const TRANSPORT = new Set(["cmd", "id", "source", "transaction"]);
 
 interface JsonProperty {
+  const?: unknown;
   type?: string | string[];
   description?: string;
   enum?: string[];
@@ -43,18 +44,19 @@ interface JsonProperty {
 interface JsonCommand {
   title: string;
   description?: string;
-  properties: Record<string, JsonProperty>;
+  /** (a key absent from this command is `undefined` in the bundled JSON's inferred type) */
+  properties: Record<string, JsonProperty | undefined>;
   required?: string[];
 }
 
-export function commandsFrom(schema: { oneOf: JsonCommand[] }): CommandSpec[] {
+export function commandsFrom(schema: { oneOf: readonly JsonCommand[] }): CommandSpec[] {
   return schema.oneOf.map((c) => {
     const text = c.description ?? "";
     const m = /Rules: ([^.]*)\.\s*$/.exec(text);
     const required = new Set(c.required ?? []);
     const fields: FieldSpec[] = [];
     for (const [name, p] of Object.entries(c.properties)) {
-      if (TRANSPORT.has(name)) continue;
+      if (p === undefined || TRANSPORT.has(name)) continue;
       const type = (Array.isArray(p.type) ? p.type[0] : p.type) as FieldType;
       fields.push({
         name,
@@ -79,9 +81,7 @@ export function commandsFrom(schema: { oneOf: JsonCommand[] }): CommandSpec[] {
 /** The commands the page knows: the copy bundled at build time, until the service's own
  *  retained `…/vocabulary` arrives and replaces it (then a command the service gained since the
  *  page was built appears too). */
-export const COMMANDS: CommandSpec[] = commandsFrom(
-  schemaJson as unknown as { oneOf: JsonCommand[] },
-);
+export const COMMANDS: CommandSpec[] = commandsFrom(schemaJson);
 export const source = { from: "bundled" as "bundled" | "service", schema: null as unknown };
 
 /** Use the service's published schema; false when it is not one (the bundled copy stays). */

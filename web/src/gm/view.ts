@@ -4,86 +4,31 @@
  * whether a draw, an action or a Rest is allowed is the service's answer to the command.
  */
 
-import type { Contribution, EventMessage, Hero, Performance } from "../payloads";
+import type {
+  Bag,
+  Combat,
+  Combatant,
+  Contribution,
+  EventMessage,
+  Hero,
+  Performance,
+  Prompt,
+  RosterEntry,
+  TableView,
+  TimeBoard,
+} from "../payloads";
 import type { TableRecord } from "../store";
 import type { Choices } from "./forms";
 
-export interface BagToken {
-  id: string;
-  name: string;
-}
-export interface Bag {
-  name: string;
-  owner: string | null;
-  count: number;
-  tokens?: BagToken[];
-}
-export interface RosterEntry {
-  id: string;
-  name: string;
-  side: string | null;
-  dead: boolean;
-  in_fight: boolean;
-  injuries: number;
-  renown: number;
-}
-export interface Prompt {
-  id: number;
-  kind: string;
-  text: string;
-  blocking: boolean;
-}
-export interface TimeDraw {
-  token: string;
-  name: string;
-  size: string;
-  face: string;
-  resolved: boolean;
-}
-export interface TimeBoard {
-  day: number;
-  band: string;
-  minor_done: number;
-  due: string;
-  weather: { name: string } | null;
-  rest: {
-    kind: string;
-    minor_draws: number;
-    full_rest_at: number;
-    heroes: Record<string, string>;
-  } | null;
-  last: TimeDraw | null;
-  prompts: Prompt[];
-}
-export interface FightCombatant {
-  id: string;
-  name: string;
-  /** `heroes`, `foes`… (the roster's); null: on no side */
-  side: string | null;
-  tick: number;
-  injuries: number;
-  dead: boolean;
-  can_act: boolean;
-  conditions: { name: string; level: number }[];
-  renown: number;
-}
-export interface Fight {
-  fight: number;
-  round: number;
-  tick: number;
-  acting: string[];
-  combatants: FightCombatant[];
-}
+/** the payloads' own types (generated from docs/state.schema.json): a key renamed in the
+ *  service breaks `tsc` here, as it does in model.ts */
+export type { Bag, Prompt, RosterEntry, TimeBoard };
+export type Fight = Combat;
+export type FightCombatant = Combatant;
 
-interface GmState {
-  combat_terms?: { injuries: string[]; conditions: string[] };
-  bags?: Record<string, Bag>;
-  roster?: RosterEntry[];
-  can_undo?: number;
-}
-
-function state(t: TableRecord): GmState {
-  return (t.sections.state ?? {}) as GmState;
+/** `…/state`, null until it arrives */
+function state(t: TableRecord): TableView | null {
+  return t.sections.state ?? null;
 }
 
 export function heroes(t: TableRecord): Hero[] {
@@ -100,29 +45,29 @@ export function contribution(t: TableRecord, hero: string): Contribution | null 
 
 /** The bag a hero draws from, with what is in it now (from `…/state`). */
 export function heroBag(t: TableRecord, hero: string): Bag | null {
-  const bags = state(t).bags ?? {};
+  const bags = state(t)?.bags ?? {};
   return Object.values(bags).find((b) => b.owner === hero) ?? null;
 }
 
 /** A bag by its id (`favor`, `time.morning`, `weather.overworld` …), with what is in it now. */
 export function bag(t: TableRecord, id: string): Bag | null {
-  return state(t).bags?.[id] ?? null;
+  return state(t)?.bags[id] ?? null;
 }
 
 export function roster(t: TableRecord): RosterEntry[] {
-  return state(t).roster ?? [];
+  return state(t)?.roster ?? [];
 }
 
 export function canUndo(t: TableRecord): number {
-  return state(t).can_undo ?? 0;
+  return state(t)?.can_undo ?? 0;
 }
 
 export function time(t: TableRecord): TimeBoard | null {
-  return t.sections.time as unknown as TimeBoard | null;
+  return t.sections.time;
 }
 
 export function fight(t: TableRecord): Fight | null {
-  return t.sections.combat as unknown as Fight | null;
+  return t.sections.combat;
 }
 
 /**
@@ -153,8 +98,8 @@ export function choices(t: TableRecord | undefined): Choices {
   const hs = heroes(t).map((h) => [h.id, h.name] as const);
   const fighters = roster(t).map((c) => [c.id, c.name] as const);
   const tokens: (readonly [string, string])[] = [];
-  for (const bag of Object.values(state(t).bags ?? {})) {
-    for (const tok of bag.tokens ?? []) tokens.push([tok.id, `${tok.name} · ${bag.name}`]);
+  for (const bag of Object.values(state(t)?.bags ?? {})) {
+    for (const tok of bag.tokens) tokens.push([tok.id, `${tok.name} · ${bag.name}`]);
   }
   const drawn: (readonly [string, string])[] = [];
   for (const c of performance(t)?.contributions ?? []) {
@@ -165,7 +110,7 @@ export function choices(t: TableRecord | undefined): Choices {
   const prompts = (time(t)?.prompts ?? []).map(
     (p) => [String(p.id), `${p.id}: ${p.text}`] as const,
   );
-  const terms = state(t).combat_terms ?? { injuries: [], conditions: [] };
+  const terms = state(t)?.combat_terms ?? { injuries: [], conditions: [] };
   const named = (xs: string[]) => xs.map((x) => [x, x] as const);
   return {
     type: named(terms.injuries),

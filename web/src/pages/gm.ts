@@ -119,14 +119,14 @@ const page = boot({
       return;
     }
     const key = (...parts: unknown[]) => JSON.stringify(parts);
-    const state = t.sections.state as { bags?: unknown; roster?: unknown } | null | undefined;
+    const state = t.sections.state;
     panels.performance.refresh(key(t.sections.performance, state?.bags, t.heroes), () =>
       buildPerformance(t, ctx as Ctx),
     );
     panels.time.refresh(key(t.sections.time, state?.bags, t.heroes), () =>
       buildTime(t, ctx as Ctx),
     );
-    const combat = t.sections.combat as { forecast?: unknown } | null;
+    const combat = t.sections.combat;
     panels.combat.refresh(key({ ...(combat ?? {}), forecast: null }, state?.roster), () =>
       buildCombat(t, ctx as Ctx),
     );

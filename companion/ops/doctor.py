@@ -230,6 +230,7 @@ class Doctor:
             self.panel,
             self.pins,
             self.broker,
+            self.venue_bridge,
             self.state_dir,
         ):
             if step == self.readers and prefix:
@@ -761,6 +762,13 @@ class Doctor:
                 f"{where} does not answer: {problem}",
                 "start Mosquitto (sudo systemctl enable --now mosquitto) or fix [mqtt] host/port",
             )
+
+    def venue_bridge(self, cfg: Any) -> Iterator[Check]:
+        from companion.mqtt.config import load_mqtt_config
+        from companion.ops.bridge_check import BRIDGE_CONF, venue_bridge
+
+        mqtt_cfg = load_mqtt_config(cfg.mqtt, str(cfg.source)) if cfg.mqtt else None
+        yield from venue_bridge(self.machine.path(BRIDGE_CONF), mqtt_cfg, self.timeout)
 
     def state_dir(self, cfg: Any) -> Iterator[Check]:
         path = Path(cfg.state_dir)

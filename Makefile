@@ -4,7 +4,7 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit web web-check bench bench-all soak bench-serial venv clean
+.PHONY: demo test lint typecheck unit web web-check bench bench-all soak bench-serial venue venv clean
 
 # web/: npm ci from the committed lock file, then esbuild; rebuilt only when a source changed
 # the service's JSON Schemas too: web/gen-types.mjs makes the pages' payload types from them
@@ -64,6 +64,11 @@ soak: $(STAMP)
 
 bench-serial: $(STAMP)
 	$(BIN)/python -m benchmarks.serial_bridge
+
+# a convention on loopback: 100 table brokers bridged to one venue (docs/convention.md);
+# VENUE_ARGS="--tables 250 --pace 1" for the big run
+venue: $(STAMP)
+	$(BIN)/python -m benchmarks.venue $(VENUE_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache web/node_modules web/dist

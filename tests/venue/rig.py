@@ -109,7 +109,7 @@ class VenueBroker:
         V.write(venue, folder)
         conf = folder / "venue" / "mosquitto.conf"
         text = conf.read_text()
-        text += f"log_dest file {folder}/venue/mosquitto.log\nlog_type all\n"
+        text += f"log_dest file {folder}/venue/mosquitto.log\nlog_type error\nlog_type warning\nlog_type notice\n"
         if os.getuid() == 0:
             text += "user root\n"
         conf.write_text(text)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion.table import inputs
+from companion.table import inputs, trace
 from companion.table.ponder import Ponder
 from engine import CommandRejected, Event, apply
 from engine.errors import RuleViolation
@@ -98,6 +98,7 @@ class TableLoop:
         self._turn = threading.Condition(threading.Lock())
         self._busy = False
         self._busy_since = 0.0  # time.monotonic() when the turn now running began
+        self._began = (0.0, 0.0)  # trace.clocks() then (companion.table.trace)
         self._queued = 0
         self._failure: BaseException | None = None
         # (owner, fn): told each accepted state just before its commit (before_commit)
@@ -179,6 +180,8 @@ class TableLoop:
             here = self.inline and not self._busy and self._queued == 0
             if here:
                 self._busy, self._busy_since = True, time.monotonic()
+                if trace.ON:
+                    self._began = trace.clocks()
             else:
                 self._queued += 1
                 self._inbox.put((source, item))
@@ -197,6 +200,8 @@ class TableLoop:
             self._end_turn()
 
     def _end_turn(self) -> None:
+        if trace.ON:
+            trace.phase("turn", self._began)  # taken → every subscriber told
         with self._turn:
             self._busy = False
             idle = self._queued == 0
@@ -217,6 +222,8 @@ class TableLoop:
         with self._turn:
             self._turn.wait_for(lambda: not self._busy)
             self._busy, self._busy_since = True, time.monotonic()
+            if trace.ON:
+                self._began = trace.clocks()
         try:
             yield
         finally:
@@ -246,6 +253,8 @@ class TableLoop:
         with self._turn:
             self._turn.wait_for(lambda: not self._busy)  # an item processed where submitted
             self._busy, self._busy_since = True, time.monotonic()
+            if trace.ON:
+                self._began = trace.clocks()
             self._queued -= 1
         try:
             outcome = self.process(item, source)
@@ -257,11 +266,14 @@ class TableLoop:
     def tell(self, outcome: Outcome) -> None:
         """Hand ``outcome`` to every subscriber (the loop's thread); one that raises is logged
         and the others are still told."""
+        t = trace.clocks() if trace.ON else None
         for owner, fn in self._subscriptions:
             try:
                 fn(outcome)
             except Exception:  # a broken output must not stop the table
                 log.exception("subscriber %r of %r failed", fn, owner)
+            if t is not None:
+                t = trace.phase("tell", t, f"{owner!s}:{getattr(fn, '__name__', fn)}")
 
     def run(self, stop: threading.Event, poll: float = 0.2) -> None:
         while not stop.is_set():
@@ -287,12 +299,18 @@ class TableLoop:
                 log.info("%s: refused an input: %s", source, problem.violation)
                 return Outcome(source, self.state, error=problem.violation)
         shown = command if isinstance(command, Mapping) else None
+        t = trace.clocks() if trace.ON else None
         pondered = self.ponder.recall(self.state, command) if self.ponder is not None else None
         try:
             state, events = pondered if pondered is not None else apply(self.state, command)
         except CommandRejected as e:
+            if t is not None:
+                trace.phase("apply", t, f"refused {_cmd(command)}")
             log.info("%s: refused %s: %s", source, as_json(command), e.violation)
             return Outcome(source, self.state, shown, error=e.violation, tag=tag)
+        if t is not None:
+            how = "pondered" if pondered is not None else "applied"
+            t = trace.phase("apply", t, f"{how} {_cmd(command)} events={len(events)}")
         outcome = Outcome(source, state, command, tuple(events), tag=tag)
         if self.journal is not None:
             for _, hint in self._before_commit:
@@ -300,8 +318,12 @@ class TableLoop:
                     hint(state)
                 except Exception:  # a hint, nothing more: the commit goes on
                     log.exception("before-commit hint %r failed", hint)
+            if t is not None:
+                t = trace.phase("hints", t)
             try:
                 outcome = replace(outcome, seq=self.journal(outcome))
+                if t is not None:
+                    trace.phase("commit", t)
             except Unsavable as e:  # the command itself, not the disk
                 log.info("%s: refused %s: %s", source, as_json(command), e)
                 error = RuleViolation(str(e), fix=inputs.FIX, code="malformed")
@@ -311,6 +333,11 @@ class TableLoop:
                 return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
         self.state = state
         return outcome
+
+
+def _cmd(command: Any) -> str:
+    """A command's name for the trace."""
+    return str(command.get("cmd")) if isinstance(command, Mapping) else type(command).__name__
 
 
 class Unsavable(ValueError):

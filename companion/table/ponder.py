@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
+from companion.table import trace
 from engine import CommandRejected, Event, apply
 from engine.state import TableState
 from engine.tokens import TokenKind
@@ -183,10 +184,13 @@ class Ponder:
                 # still for SETTLE: a turn that begins meanwhile holds (base None) or moves on
                 if self._cond.wait_for(partial(self._moved, state), self._settle):
                     continue
+            t = trace.clocks() if trace.ON else None
             try:
                 self._ponder(state)
             except Exception:  # never the table's problem: the turn computes it itself
                 log.debug("ponder: gave up on a state", exc_info=True)
+            if t is not None:
+                trace.phase("ponder", t, f"pondered={self.pondered}")
             with self._cond:
                 if self._base is state:
                     self._base = None  # done: wait for the next state

@@ -20,6 +20,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from companion.table import trace
 from companion.table.answers import AnswerWorker, answer_for
 from engine.contracts.view import TableView
 from engine.state import TableState
@@ -57,16 +58,36 @@ class Views:
         self.answered = 0
         self._worker: AnswerWorker | None = None
         self._listeners: tuple[Answered, ...] = ()
+        # id(state) → (state, set once built): the views being built now, by whom it wants them
+        self._building: dict[int, tuple[TableState, threading.Event]] = {}
 
     def __call__(self, state: TableState) -> TableView:
-        with self._lock:
-            for kept, view in self._kept:
-                if kept is state:
-                    return view
-        view = turn_view(state)  # outside the lock: another thread never waits for it
-        with self._lock:
-            self.computed += 1
-            self._kept.append((state, view))
+        while True:
+            with self._lock:
+                for kept, view in self._kept:
+                    if kept is state:
+                        return view
+                building = self._building.get(id(state))
+                if building is None or building[0] is not state:
+                    done = threading.Event()
+                    self._building[id(state)] = (state, done)
+                    break
+            # another thread (the publisher, the panel's worker) builds this very view now:
+            # wait for it rather than build it twice on one core (issue 27: both at once
+            # doubled the CPU a turn's reply queued behind, 300 ms at a quarter core)
+            building[1].wait()
+        try:
+            t = trace.clocks() if trace.ON else None
+            view = turn_view(state)  # outside the lock: only a thread wanting it waits
+            if t is not None:
+                trace.phase("view", t)
+            with self._lock:
+                self.computed += 1
+                self._kept.append((state, view))
+        finally:
+            with self._lock:
+                self._building.pop(id(state), None)
+            done.set()
         self._ask(state, view)
         return view
 

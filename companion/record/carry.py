@@ -243,7 +243,7 @@ def carry_from(
 ) -> Carry:
     """What the current journal in ``state_dir`` carries onto ``start`` (nothing without one)."""
     from companion.record.journal import open_journal
-    from companion.table.store import JOURNAL
+    from companion.table.journal import JOURNAL
 
     path = Path(state_dir) / JOURNAL
     if not path.exists():

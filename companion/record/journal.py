@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.table.store import ARCHIVE, JOURNAL, SCHEMA_VERSION, fingerprint
+from companion.table.journal import (
+    ARCHIVE,
+    JOURNAL,
+    SCHEMA_VERSION,
+    decode_command,
+    decode_events,
+    fingerprint,
+    state_data,
+)
 from engine import apply, load_table
 from engine.events import Event
 from engine.state import TableState
@@ -112,8 +120,8 @@ class Journal:
                     int(seq),
                     float(at),
                     str(source),
-                    json.loads(command),
-                    tuple(Event.from_json(e) for e in json.loads(events)),
+                    decode_command(command),
+                    decode_events(events),
                 )
             except (ValueError, TypeError, KeyError) as e:
                 raise JournalError(
@@ -189,21 +197,18 @@ class Journal:
 
     def _snapshot_state(self) -> TableState | None:
         """The service's snapshot at the last row (it takes one when it stops), if sound."""
-        import hashlib
-        import zlib
-
         row = self._query(
             "SELECT s.seq, s.state, d.data FROM snapshots s JOIN states d ON d.key = s.state"
             " ORDER BY s.seq DESC LIMIT 1"
         ).fetchone()
         if row is None or int(row[0]) != self.last_seq():
             return None
+        raw = state_data(row[1], row[2])
+        if raw is None:
+            return None
         try:
-            raw = zlib.decompress(row[2])
-            if hashlib.sha256(raw).hexdigest() != row[1]:
-                return None
             state: TableState = TableState.from_json(json.loads(raw))
-        except (zlib.error, ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError):
             return None
         return state
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
-import hashlib
 import json
 import logging
 import os
@@ -48,49 +47,61 @@ import sqlite3
 import struct
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.table.journal import (
+    ARCHIVE,
+    JOURNAL,
+    LOCK,
+    SCHEMA,
+    SCHEMA_VERSION,
+    command_json,
+    decode_command,
+    decode_events_data,
+    decode_history,
+    events_json,
+    fingerprint,
+    history_json,
+    state_data,
+    state_json,
+    state_row,
+)
 from companion.table.loop import Outcome, Unsavable
 from engine import CommandRejected, apply, codec
 from engine.state import TableState
 from settings.atomic import fsync_dir
 from settings.errors import ConfigError
 
+#: the journal format's names kept here for the callers that import them from the store
+__all__ = [
+    "ARCHIVE",
+    "JOURNAL",
+    "LOCK",
+    "SCHEMA_VERSION",
+    "JournalWriteFailed",
+    "Restored",
+    "Store",
+    "StoreError",
+    "archive",
+    "command_json",
+    "fingerprint",
+    "inspect",
+    "locked",
+    "state_json",
+    "wal_damage",
+]
+
 log = logging.getLogger("rhuna.store")
 
-JOURNAL = "journal.sqlite"
-LOCK = "rhuna-table.lock"
-ARCHIVE = "archive"
-#: bumped when the tables change shape; an older service refuses a newer journal
-SCHEMA_VERSION = 1
 #: snapshots kept (the newest, and one to fall back on)
 KEEP_SNAPSHOTS = 2
 #: a snapshot at least this often (seconds) while commands come in, whatever their number
 SNAPSHOT_SECONDS = 60.0
 
 Clock = Callable[[], float]
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE journal (
-    seq INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    source TEXT NOT NULL,
-    command TEXT NOT NULL,
-    events TEXT NOT NULL
-);
-CREATE TABLE states (key TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE snapshots (
-    seq INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    state TEXT NOT NULL,
-    history TEXT NOT NULL
-);
-"""
 
 
 class StoreError(ConfigError):
@@ -118,23 +129,6 @@ class Restored:
     replayed: int
     #: a journal created just now
     new: bool
-
-
-def state_json(state: TableState) -> bytes:
-    """The state as compact JSON, dict order kept (hero order is what the panel shows)."""
-    return json.dumps(
-        state.to_json(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode("utf-8")
-
-
-def fingerprint(state: TableState) -> str:
-    """What a table file amounts to: the SHA-256 of its initial state (rules merged in)."""
-    return hashlib.sha256(state_json(state.without_history())).hexdigest()
-
-
-def command_json(command: Any) -> str:
-    data = command.to_json() if hasattr(command, "to_json") else dict(command)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 #: SQLite's primary result codes for a file that is not (or no longer) a sound database
@@ -331,7 +325,7 @@ class Store:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables and version == 0:
                 db.executescript(
-                    f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
+                    f"BEGIN IMMEDIATE;{SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
                 )
             elif (
                 version != SCHEMA_VERSION
@@ -428,7 +422,7 @@ class Store:
         differ = 0
         for seq, command_text, events_text in rows:
             try:
-                state, events = apply(state, json.loads(command_text))
+                state, events = apply(state, decode_command(command_text))
             except Exception as e:  # CommandRejected, or a journal row the engine cannot read
                 raise StoreError(
                     f"{self.path}: journal entry #{seq} ({command_text}) no longer applies"
@@ -436,7 +430,7 @@ class Store:
                     " — the engine or its rules changed since it was written. Fix: run the"
                     " version that wrote it, or start a new session with --new-session"
                 ) from None
-            if [e.to_json() for e in events] != json.loads(events_text):
+            if [e.to_json() for e in events] != decode_events_data(events_text):
                 differ += 1
             replayed += 1
         if differ:
@@ -457,8 +451,8 @@ class Store:
         ).fetchall()
         for seq, key, history in rows:
             try:
-                return self._load_snapshot(key, json.loads(history)), int(seq)
-            except (ValueError, TypeError, KeyError, zlib.error) as e:
+                return self._load_snapshot(key, decode_history(history)), int(seq)
+            except (ValueError, TypeError, KeyError) as e:
                 log.warning("snapshot #%d cannot be read (%s); trying an older one", seq, e)
         return initial, 0
 
@@ -473,8 +467,8 @@ class Store:
                 row = self._db.execute("SELECT data FROM states WHERE key = ?", (k,)).fetchone()
                 if row is None:
                     raise KeyError(f"state {k[:12]} is missing")
-                raw = zlib.decompress(row[0])
-                if hashlib.sha256(raw).hexdigest() != k:
+                raw = state_data(k, row[0])
+                if raw is None:
                     raise ValueError(f"state {k[:12]} does not match its checksum")
                 loaded[k] = codec.from_data_shared(TableState, json.loads(raw), memo)
             return loaded[k]
@@ -513,7 +507,7 @@ class Store:
                 self.clock(),
                 accepted.source,
                 command_json(accepted.command),
-                json.dumps([e.to_json() for e in accepted.events], ensure_ascii=False),
+                events_json(accepted.events),
             )
             for text in row[2:]:
                 text.encode("utf-8")  # SQLite stores UTF-8: a lone surrogate cannot go in
@@ -543,7 +537,7 @@ class Store:
         for seq, text in self._db.execute(
             "SELECT seq, command FROM journal WHERE seq > ? ORDER BY seq", (after,)
         ):
-            yield int(seq), json.loads(text)
+            yield int(seq), decode_command(text)
 
     # --- snapshots --------------------------------------------------------------------
 
@@ -643,9 +637,8 @@ class Store:
             if known is not None and known[0] is s:
                 stored[id(s)] = known
                 return known[1]
-            raw = state_json(s)
-            key = hashlib.sha256(raw).hexdigest()
-            new_rows.append((key, zlib.compress(raw, 6)))
+            key, blob = state_row(state_json(s))
+            new_rows.append((key, blob))
             stored[id(s)] = (s, key)
             return key
 
@@ -655,7 +648,7 @@ class Store:
             self._db.executemany("INSERT OR IGNORE INTO states VALUES (?, ?)", new_rows)
             self._db.execute(
                 "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
-                (seq, self.clock(), current, json.dumps(history)),
+                (seq, self.clock(), current, history_json(history)),
             )
             self._prune()
         self._stored = stored
@@ -671,7 +664,7 @@ class Store:
         keep: set[str] = set()
         for current, history in self._db.execute("SELECT state, history FROM snapshots"):
             keep.add(current)
-            keep.update(json.loads(history))
+            keep.update(decode_history(history))
         gone = [
             (k,) for (k,) in self._db.execute("SELECT key FROM states").fetchall() if k not in keep
         ]

@@ -8,6 +8,9 @@
   each table's bridge user (``<table>.bridge``) writes its own table's topics only, and reads
   its table's command topics only when ``commands_from_venue = true`` for that table (then an
   ``organiser`` account may publish those commands, and nothing else);
+- ``DIR/venue/tables.json``: the roster for the wall and the director pages (each table's id,
+  name, whether it takes commands from the venue, its uplink topic), no passwords: a
+  table that never connected has no retained topic at the venue, so only the roster names it;
 - ``DIR/tables/<table>/rhuna-venue.conf``: the table's bridge, to drop into the Pi's
   ``/etc/mosquitto/conf.d``: ``cleansession false``, QoS 1, the notification topic
   ``<base>/<table>/uplink`` (retained ``1`` while up, ``0`` by the bridge's will when not).
@@ -45,6 +48,7 @@ listed at once, each naming the key and the fix (the :mod:`settings.checker` sha
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Callable, Iterator
@@ -450,17 +454,42 @@ def bridge_text(venue: Venue, table: VenueTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+def roster(venue: Venue) -> dict[str, Any]:
+    """``tables.json``: what the wall and the director read besides the broker (no secrets).
+
+    >>> roster(parse({"venue": {"host": "v"}, "wall": {"password": "w"},
+    ...    "director": {"password": "d"}, "table": [{"id": "k", "name": "K", "password": "p"}]},
+    ...    "venue.toml"))["tables"]
+    [{'id': 'k', 'name': 'K', 'commands_from_venue': False, 'uplink': 'rhuna/uplink/k'}]
+    """
+    return {
+        "version": 1,
+        "base_topic": venue.base_topic,
+        "websockets_port": venue.websockets_port,
+        "tables": [
+            {
+                "id": t.id,
+                "name": t.name,
+                "commands_from_venue": t.commands_from_venue,
+                "uplink": uplink_topic(venue, t.id),
+            }
+            for t in venue.tables
+        ],
+    }
+
+
 def write(venue: Venue, out: Path, *, venue_dir: Path | None = None) -> list[Path]:
-    """Write the venue's three files to ``out/venue`` and each table's bridge file to
+    """Write the venue's four files to ``out/venue`` and each table's bridge file to
     ``out/tables/<id>/``; ``venue_dir`` is where the venue's passwd and acl will live (their
     paths in its mosquitto.conf; default ``out/venue``, resolved)."""
     vdir = out / "venue"
     vdir.mkdir(parents=True, exist_ok=True)
     conf_dir = venue_dir if venue_dir is not None else vdir.resolve()
-    written = [vdir / "mosquitto.conf", vdir / "passwd", vdir / "acl"]
+    written = [vdir / "mosquitto.conf", vdir / "passwd", vdir / "acl", vdir / "tables.json"]
     write_atomic(written[0], venue_conf_text(venue, conf_dir), mode=0o644)
     write_atomic(written[1], passwd_text(venue), mode=0o640)
     write_atomic(written[2], acl_text(venue), mode=0o644)
+    write_atomic(written[3], json.dumps(roster(venue), indent=2) + "\n", mode=0o644)
     for t in venue.tables:
         path = out / "tables" / t.id / BRIDGE_FILE
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,16 @@ def test_the_cli_writes_the_venue_and_each_bridge_and_reads_password_files(
     assert "notification_topic rhuna/uplink/kitchen" in bridge
     conf = (out / "venue" / "mosquitto.conf").read_text()
     assert "protocol websockets" in conf and "allow_anonymous false" in conf
+    roster = json.loads((out / "venue" / "tables.json").read_text())
+    assert roster["tables"] == [
+        {
+            "id": "kitchen",
+            "name": "Kitchen",
+            "commands_from_venue": False,
+            "uplink": "rhuna/uplink/kitchen",
+        }
+    ]
+    assert "kitchen-secret" not in (out / "venue" / "tables.json").read_text()
     users = [line.split(":")[0] for line in (out / "venue" / "passwd").read_text().splitlines()]
     assert users == ["kitchen.bridge", "wall", "director"]
     (tmp_path / "k.pw").unlink()

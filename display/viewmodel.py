@@ -69,8 +69,12 @@ def group_of(perf: Mapping[str, Any], hero: str) -> list[str]:
 
 
 def group_total(perf: Mapping[str, Any], hero: str) -> int:
-    heroes = set(group_of(perf, hero))
-    return sum(int(c.get("total") or 0) for c in contributions(perf) if c.get("hero") in heroes)
+    """The engine's total for ``hero``'s resolving group (the view's ``group_total``, I-P10):
+    the one figure the panel and the pages set against the Difficulty."""
+    for c in contributions(perf):
+        if c.get("hero") == hero:
+            return int(c["group_total"])
+    return 0
 
 
 def result_for(perf: Mapping[str, Any], hero: str) -> Mapping[str, Any] | None:
@@ -259,12 +263,13 @@ def next_move(group: Mapping[str, Any], cur: Mapping[str, Any]) -> str | None:
 
 
 def outcome_word(result: Mapping[str, Any]) -> str:
-    return "SUCCESS" if result.get("success") else "FAILURE"
+    """The engine's typed outcome (``results[].outcome``), in the panel's capitals."""
+    return str(result["outcome"]).upper()
 
 
 def consequence(result: Mapping[str, Any]) -> str:
-    """P20: success resolves Wear, failure resolves Impact."""
-    return "Wear" if result.get("success") else "Impact"
+    """The engine's P20 consequence (``results[].consequence``: wear or impact), a word."""
+    return str(result["consequence"]).capitalize()
 
 
 def names(view: View, heroes: Sequence[str]) -> list[str]:

@@ -84,6 +84,9 @@ class ContributionView(TypedDict):
     favor: list[TokenView]
     set_aside: list[str]
     total: int
+    #: the total of this hero's resolving group, the one figure set against the Difficulty
+    #: (I-P10, P19): ``total`` summed over ``groups``' group holding this hero
+    group_total: int
 
 
 class ResultView(TypedDict):
@@ -91,6 +94,10 @@ class ResultView(TypedDict):
     total: int
     difficulty: int
     success: bool
+    #: the typed outcome of the group's check (P19)
+    outcome: Literal["success", "failure"]
+    #: what the WorldKeeper resolves next (P20): Wear on a success, Impact on a failure
+    consequence: Literal["wear", "impact"]
 
 
 class RedrawCandidate(TypedDict):

@@ -30,8 +30,8 @@ from typing import Any
 
 from engine.apply import check
 from engine.errors import CommandRejected, RuleViolation
-from engine.performance.commands import _check_intersect, check_reserve
-from engine.state import TableState
+from engine.performance.commands import _check_intersect, check_reserve, contribution_total
+from engine.state import Performance, TableState
 from engine.tokens import Action, TokenKind
 
 
@@ -132,3 +132,10 @@ def reserve_choices_in_view(hero: Mapping[str, Any], action: str) -> ReserveChoi
     if Action(action) is Action.SPEND:
         return ReserveChoices(tuple(hero.get("active_reserve", ())))
     return ReserveChoices((None,))
+
+
+def group_total(state: TableState, perf: Performance, group: tuple[str, ...]) -> int:
+    """The one figure a resolving group sets against the Difficulty: its heroes' totals
+    summed (I-P10, P19), as ``resolve`` sums them. The view carries it on each contribution
+    so the panel and the pages show the same number."""
+    return sum(contribution_total(state, c) for c in perf.contributions if c.hero in group)

@@ -19,7 +19,7 @@ from engine.contracts.view import (
 )
 from engine.performance.commands import contribution_total, groups, value_of
 from engine.performance.costs import describe
-from engine.performance.questions import redraws
+from engine.performance.questions import group_total, redraws
 from engine.state import Contribution, TableState
 from engine.view import view_section
 
@@ -42,6 +42,8 @@ def performance_view(state: TableState) -> PerformanceView | None:
     if perf is None:
         return None
     contributions: list[ContributionView] = []
+    grouped = groups(perf, state.rules["intersect"]["mode"])
+    of_group = {h: g for g in grouped for h in g}
     for c in perf.contributions:
         contributions.append(
             {
@@ -61,6 +63,7 @@ def performance_view(state: TableState) -> PerformanceView | None:
                 "favor": [_token(state, c, t) for t in c.favor],
                 "set_aside": list(c.set_aside),
                 "total": contribution_total(state, c),
+                "group_total": group_total(state, perf, of_group.get(c.hero, (c.hero,))),
             }
         )
     return {
@@ -68,7 +71,7 @@ def performance_view(state: TableState) -> PerformanceView | None:
         "difficulty": perf.difficulty,
         "weight": perf.weight.value,
         "resolved": perf.resolved,
-        "groups": [list(g) for g in groups(perf, state.rules["intersect"]["mode"])],
+        "groups": [list(g) for g in grouped],
         "contributions": contributions,
         "results": [
             {
@@ -76,6 +79,8 @@ def performance_view(state: TableState) -> PerformanceView | None:
                 "total": r.total,
                 "difficulty": r.difficulty,
                 "success": r.success,
+                "outcome": "success" if r.success else "failure",
+                "consequence": "wear" if r.success else "impact",
             }
             for r in perf.results
         ],

@@ -187,6 +187,8 @@ def acl_text(acc: Accounts) -> str:
             f"topic readwrite {t}/#",
             f"topic readwrite {acc.ha_prefix}/+/{node}/#",
             f"topic read {acc.ha_prefix}/status",
+            # the venue bridge's online flag (docs/convention.md), read by doctor's bridge check
+            f"topic read {root}/uplink/{table}",
             "",
             f"user {user(table, 'gm')}",
             f"topic read {t}/#",

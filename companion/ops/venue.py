@@ -13,7 +13,7 @@
   table that never connected has no retained topic at the venue, so only the roster names it;
 - ``DIR/tables/<table>/rhuna-venue.conf``: the table's bridge, to drop into the Pi's
   ``/etc/mosquitto/conf.d``: ``cleansession false``, QoS 1, the notification topic
-  ``<base>/<table>/uplink`` (retained ``1`` while up, ``0`` by the bridge's will when not).
+  ``<base>/uplink/<table>``, outside the table's own tree (retained ``1`` while up, ``0`` by the bridge's will when not).
 
 The venue file::
 

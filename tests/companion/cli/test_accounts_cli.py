@@ -176,3 +176,16 @@ def test_the_acl_never_lets_one_table_write_another(tmp_path):
         else:
             table = name.split(".")[0]
             assert all(f"/{table}/" in w or f"rhuna_{table}" in w for w in writes), (name, writes)
+
+
+def test_each_service_reads_its_own_venue_uplink_flag_and_no_other():
+    """doctor's bridge check logs in as the service and reads ``rhuna/uplink/<table>``
+    (issue 33; docs/convention.md): the ACL lets it read its own flag, not another table's."""
+    acc = A.add_table(A.add_table(A.Accounts(), "a"), "b")
+    sections = {
+        s.strip().splitlines()[0]: s.strip().splitlines()[1:]
+        for s in A.acl_text(acc).split("\nuser ")[1:]
+    }
+    assert "topic read rhuna/uplink/a" in sections["a.service"]
+    assert "topic read rhuna/uplink/b" not in sections["a.service"]
+    assert not any("uplink" in r for r in sections["a.gm"])

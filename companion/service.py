@@ -195,6 +195,8 @@ class Service:
         """
         self.config = config
         self.notifier = notifier or Notifier()
+        #: the extensions' standing problems (``alert``), first in each STATUS= line until cleared
+        self.alerts: dict[str, str] = {}
         initial = load_table(config.table_file)
         carried = None
         if carry is not None:
@@ -532,7 +534,10 @@ class Service:
         if self.output is not None:
             self.output.alert(key, text)
         if text is not None:
+            self.alerts[key] = text
             self.notifier.status(text)
+        elif self.alerts.pop(key, None) is not None:
+            self.notifier.status(self.status_line())
 
     def status_line(self) -> str:
         """One line for ``systemctl status``: the table, the journal, the readers."""
@@ -541,7 +546,8 @@ class Service:
         readers = ", ".join(f"{n} {s}" for n, s in self.reader_states.items()) or (
             "no readers" if not self.readers else "readers starting"
         )
-        return (
+        alerts = "".join(f"{text}; " for text in list(self.alerts.values()))
+        return alerts + (
             f"table {state.table_id!r}: #{self.store.seq} commands"
             f" (restored at #{r.seq}: snapshot #{r.snapshot_seq} + {r.replayed} replayed);"
             f" {readers}"

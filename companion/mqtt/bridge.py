@@ -82,6 +82,8 @@ MAX_PENDING = 1000
 HISTORY = 20
 #: a burst of outcomes handled before the retained state is brought up to date
 _BURST = 256
+#: seconds between two reminders of a service that stands by for another holding its table id
+CLASH_EVERY = 10.0
 #: pondered states' payloads kept at most, the oldest dropped first: a turn's likely next
 #: draws (35 for the example table: a Hero Bag and the Favor Bag; companion.table.ponder)
 PONDERED = 48
@@ -154,6 +156,13 @@ class _Refresh:
     """Home Assistant restarted: send discovery and state again."""
 
 
+@dataclass(frozen=True, slots=True)
+class _TakeOver:
+    """The holder of this table id went offline: this service, standing by, now acts."""
+
+    other: dict[str, Any] | None
+
+
 class _Stop:
     pass
 
@@ -165,7 +174,7 @@ class _Answered:
     state: TableState
 
 
-_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop | _Answered
+_Item = _Outcome | _Reply | _Ready | _Seen | _Info | _Refresh | _Stop | _Answered | _TakeOver
 
 
 def now() -> str:
@@ -259,14 +268,25 @@ class MqttBridge:
         #: the view the loop's turn published as ``…/state``, for the publisher's other topics
         self._direct: tuple[TableState, TableView] | None = None
         self._version = package_version()
-        #: this process's id on the broker: in the client id and in the retained ``…/info``
+        #: this process's id in the retained ``…/info`` (its claim on the table id, with
+        #: ``started_at``); not in the client id, which has a random part of its own
         self.instance = secrets.token_hex(4)
+        #: the client id, drawn at start (never published: a viewer that knew it could knock
+        #: the service off the broker by connecting with it)
+        self.client_id: str | None = None
         self.started_at = now()
         #: called (the publisher's thread) with a key and a text to show, or None to clear it:
         #: the service puts it on the panel and in systemctl status
         self.on_alert: Callable[[str, str | None], None] | None = None
         #: the other instance publishing this table id, as its ``…/info`` says (None: none)
         self.duplicate: dict[str, Any] | None = None
+        #: False while another service holds this table id (an earlier claim in ``…/info``):
+        #: then no command is run and nothing but the clash is published (docs/mqtt.md)
+        self._acting = True
+        #: the retained ``…/status`` at this connection said the last holder is gone
+        self._holder_gone = False
+        self._clash_said = 0.0  # time.monotonic() of the last reminder of the clash
+        self._told_yielded: set[Any] = set()  # instances told they stand by for this one
         self._stopping = False
         self._busy_since = 0.0  # time.monotonic() when the publisher took its batch (0: idle)
 
@@ -282,8 +302,10 @@ class MqttBridge:
         self._loop = loop
         self._latest = loop.state
         self._dirty = True
-        # unique per instance: two services with one table id must not knock each other off
-        client_id = cfg.client_id or f"rhuna-{level(table_id)}-{self.instance}"
+        # a random part at each start, published nowhere: nobody can guess it and knock the
+        # service off the broker (MQTT's session takeover), and two services never share it
+        prefix = cfg.client_id or f"rhuna-{level(table_id)}"
+        client_id = self.client_id = f"{prefix}-{secrets.token_hex(8)}"
         client = make_client(cfg, self.topics, client_id)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
@@ -353,6 +375,9 @@ class MqttBridge:
         go through the publisher's queue."""
         at = now()
         self._told += 1
+        if not self._acting:  # another service holds the table id: nothing of it goes out
+            self._inbox.put(_Outcome(outcome, at, [], self._told))
+            return
         sent = self._events_now(outcome, at) if outcome.events else None
         if outcome.command is not None and outcome.error is None:
             self._state_now(outcome.state, self._told)
@@ -493,6 +518,7 @@ class MqttBridge:
         ha = self.config.homeassistant
         if ha.enabled:
             subscriptions += [(discovery.config_filter(ha, t), 1), (ha.status_topic, 1)]
+        self._holder_gone = False  # until the retained …/status says so
         client.subscribe(subscriptions)
         with self._cond:
             self._connected = True
@@ -559,7 +585,15 @@ class MqttBridge:
             if message.retain and self._retained_command(client, message):
                 return
             if message.retain and self.topics and message.topic == self.topics.status:
-                return  # retained from before this connection (a clean stop's offline)
+                # retained from before this connection (a clean stop's offline, a will): the
+                # holder named by the retained …/info, if any, is gone
+                self._holder_gone = bytes(message.payload) != ONLINE.encode()
+                if self._holder_gone and not self._acting:
+                    self._take_over(client)
+                return
+            if self.topics and message.topic == self.topics.info:
+                self._claim(client, bytes(message.payload), message.retain)
+                return
             self._take(message.topic, bytes(message.payload))
         except Exception:  # paho's thread must survive any payload
             log.exception("MQTT: could not handle a message on %s", message.topic)
@@ -568,18 +602,79 @@ class MqttBridge:
         """A command the broker kept (published with retain) is never run: it would run again at
         every reconnect. It is cleared (an empty retained message on its topic) and logged."""
         assert self.topics is not None
-        if self.topics.command_name(message.topic) is None:
+        name = self.topics.command_name(message.topic)
+        if name is None:
             return False
-        if message.payload:
+        if message.payload and self._acting:  # the holder answers it (one reply)
             log.warning(
-                "MQTT: ignored and cleared a retained command on %s (publish commands without"
+                "MQTT: refused and cleared a retained command on %s (publish commands without"
                 " retain)",
                 message.topic,
             )
+            refusal = RuleViolation(
+                "a retained command is refused: commands published with the retain flag are"
+                " never run (the broker would hand it again at every reconnect)",
+                fix="publish the command again without the retain flag",
+                code="retained",
+            )
+            request = parse_request(name, bytes(message.payload))
+            self._inbox.put(_Reply(reply_error(request.transaction, refusal)))
             with self._cond:
                 self._outstanding += 1
             client.publish(message.topic, b"", qos=1, retain=True)
         return True
+
+    def _claim(self, client: mqtt.Client, payload: bytes, retained: bool) -> None:
+        """paho's thread: a ``…/info``, ours or another service's on this table id. The first
+        holder is kept — the earlier ``started``, then the smaller ``instance`` — so when two
+        start at once (both publish, both read the other's back) both reach the same answer.
+        Decided here, before any command that follows it on the connection is taken."""
+        with self._cond:
+            if self._stopping:
+                return  # its offline is out: the one that saw it holds the table now
+        try:
+            info = json.loads(payload) if payload else None
+        except ValueError:
+            info = None
+        if not isinstance(info, dict) or info.get("instance") == self.instance:
+            return  # ours
+        if _predecessor(info):
+            # the retained info of this table's last run on this machine (a restart, a
+            # kill -9, a power cut): its process is gone, so nobody else publishes the table
+            log.info(
+                "MQTT: the last run's …/info (pid %s) is replaced by this one", info.get("pid")
+            )
+            return
+        if retained and self._holder_gone:
+            log.info(
+                "MQTT: the retained …/info (host %s, pid %s) is of a service now offline;"
+                " this one holds the table",
+                info.get("host"),
+                info.get("pid"),
+            )
+            return
+        if _claim_key(info) < _claim_key(dict(self.info())):
+            with self._cond:
+                self._acting = False
+            self.duplicate = info
+        else:  # ours is the earlier claim: it stays the retained one
+            with self._cond:
+                self._outstanding += 1
+            client.publish(self.topics.info if self.topics else "", encode(self.info()), qos=1,
+                           retain=True)  # fmt: skip
+        self._inbox.put(_Info(payload))
+
+    def _take_over(self, client: mqtt.Client) -> None:
+        """paho's thread: the holder this service stood by for went offline: act from now on,
+        claiming the table id (``…/info``, ``online``); the publisher republishes everything."""
+        assert self.topics is not None
+        with self._cond:
+            self._acting = True
+            self._outstanding += 2
+        other, self.duplicate = self.duplicate, None
+        client.publish(self.topics.info, encode(self.info()), qos=1, retain=True)
+        client.publish(self.topics.status, ONLINE, qos=1, retain=True)
+        self._inbox.put(_TakeOver(other))
 
     def info(self) -> InfoMessage:
         """The retained ``…/info``: which process publishes this table."""
@@ -596,10 +691,10 @@ class MqttBridge:
         if topic == self.topics.status:
             self._status_seen(payload)
             return
-        if topic == self.topics.info:
-            self._inbox.put(_Info(payload))
-            return
         name = self.topics.command_name(topic)
+        if name is not None and not self._acting:
+            log.debug("MQTT: a command on %s left to the table id's holder", topic)
+            return
         if name is None:
             if topic == self.config.homeassistant.status_topic:
                 if payload.strip() == b"online":
@@ -636,6 +731,9 @@ class MqttBridge:
             up = self._connected and not self._stopping
         if payload == ONLINE.encode() or not up or client is None or self.topics is None:
             return
+        if not self._acting:  # the holder's clean stop or its will: this one takes over
+            self._take_over(client)
+            return
         log.warning("MQTT: %s says %r while this table is up; republishing online",
                     self.topics.status, payload[:40])  # fmt: skip
         with self._cond:
@@ -656,7 +754,10 @@ class MqttBridge:
         stopping = False
         while not stopping:
             self._busy_since = 0.0
-            batch = [self._inbox.get()]
+            try:
+                batch = [self._inbox.get(timeout=None if self._acting else CLASH_EVERY / 4)]
+            except queue.Empty:
+                batch = []
             self._busy_since = time.monotonic()
             while len(batch) < _BURST:
                 try:
@@ -674,6 +775,8 @@ class MqttBridge:
             try:
                 if self._dirty:
                     self._publish_state()
+                if not self._acting and time.monotonic() - self._clash_said >= CLASH_EVERY:
+                    self._say_clash()  # again, every CLASH_EVERY s, until the clash is gone
             except Exception:
                 log.exception("MQTT: could not publish the table state")
         self._finish()
@@ -698,6 +801,19 @@ class MqttBridge:
         elif isinstance(item, _Refresh):
             self._published.clear()
             self._dirty = True
+        elif isinstance(item, _TakeOver):
+            other = item.other or {}
+            log.warning(
+                "MQTT: the service holding table %r (host %s, pid %s) went offline; this one"
+                " takes over",
+                self.topics.table_id,
+                other.get("host", "?"),
+                other.get("pid", "?"),
+            )
+            if self.on_alert is not None:
+                self.on_alert("mqtt-duplicate", None)
+            self._published.clear()
+            self._dirty = True
         elif isinstance(item, _Answered) and item.state is self._latest:
             self._dirty = True  # VIEWS has its whole view now
 
@@ -706,6 +822,15 @@ class MqttBridge:
     ) -> None:
         assert self.topics is not None
         t = self.topics
+        if not self._acting:  # standing by: the state is kept for a take-over, nothing sent
+            if sent is None and outcome.events:
+                with self._cond:
+                    self._unsent -= 1
+            with self._pending_lock:
+                self._pending.pop(outcome.source, None)
+            self._latest = outcome.state
+            self._dirty = True
+            return
         if sent is not None:
             events = sent
         else:
@@ -741,39 +866,48 @@ class MqttBridge:
         self._dirty = True
 
     def _info_seen(self, payload: bytes) -> None:
-        """A retained ``…/info``: ours, or a second service publishing the same table id. The
-        report stands until this service restarts (which of two is the right one is for the
-        people at the tables to say)."""
+        """Another service's ``…/info`` on this table id, the claim already decided on paho's
+        thread (:meth:`_claim`): standing by, say why; holding, log the one that stands by."""
         assert self.topics is not None
         try:
-            info = json.loads(payload) if payload else None
+            info = json.loads(payload)
         except ValueError:
-            info = None
-        if not isinstance(info, dict) or info.get("instance") == self.instance:
-            return  # ours (its echo comes after the other's retained one: no all-clear)
-        if _predecessor(info):
-            # the retained info of this table's last run on this machine (a restart, a
-            # kill -9, a power cut): its process is gone, so nobody else publishes the table
-            log.info(
-                "MQTT: the last run's …/info (pid %s) is replaced by this one", info.get("pid")
-            )
             return
-        first = self.duplicate is None or self.duplicate.get("instance") != info.get("instance")
-        self.duplicate = info
-        if not first:
+        if not self._acting:
+            self._say_clash()  # the holder (re)claimed: say so now, then every CLASH_EVERY s
             return
-        where = f"host {info.get('host', '?')}, pid {info.get('pid', '?')}"
+        if info.get("instance") in self._told_yielded:
+            return
+        self._told_yielded.add(info.get("instance"))
+        log.warning(
+            "MQTT: another service started on table %r (host %s, pid %s, started %s); this one"
+            " started first and keeps the table: that one stands by",
+            self.topics.table_id,
+            info.get("host", "?"),
+            info.get("pid", "?"),
+            info.get("started", "?"),
+        )
+
+    def _say_clash(self) -> None:
+        """Standing by: why, naming the holder's host and pid — in the log, on ``…/error``, on the
+        panel and in systemctl status (the service's ``on_alert``); again every CLASH_EVERY s."""
+        assert self.topics is not None
+        info = self.duplicate
+        if info is None or self._acting:
+            return
+        self._clash_said = time.monotonic()
+        self.stats.duplicates += 1
         text = (
-            f"another service publishes table {self.topics.table_id!r} on this broker"
-            f" ({where}, instance {info.get('instance', '?')}, started"
-            f" {info.get('started', '?')})"
+            f"table {self.topics.table_id!r} is held by another service on this broker"
+            f" (host {info.get('host', '?')}, pid {info.get('pid', '?')}, started"
+            f" {info.get('started', '?')}): this one stands by, running no command and"
+            " publishing no state, until that one goes offline"
         )
         fix = (
             "stop one of them, or give each table its own [table] id (or mqtt.table_id):"
-            " two services on one table id overwrite each other's state"
+            " two services on one table id would overwrite each other's state"
         )
         log.error("MQTT: %s — %s", text, fix)
-        self.stats.duplicates += 1
         violation = RuleViolation(text, fix=fix, code="duplicate")
         message = error_message(violation, "mqtt", now())
         message["other"] = info
@@ -803,8 +937,8 @@ class MqttBridge:
     def _publish_state(self) -> None:
         """Bring every retained topic up to date with the newest state (changed ones only)."""
         assert self.topics is not None and self._latest is not None
-        if not self.connected:
-            return  # all of it goes out when the connection is back
+        if not self.connected or not self._acting:
+            return  # all of it goes out when the connection is back (or this one takes over)
         with self._state_lock:
             if self._latest_version < self._state_version:
                 return  # the loop's turn published a newer one; its outcome is next in line
@@ -931,6 +1065,12 @@ def _predecessor(info: dict[str, Any]) -> bool:
     except PermissionError:
         return False  # alive, another user's
     return False
+
+
+def _claim_key(info: dict[str, Any]) -> tuple[str, str]:
+    """Which of two claims on a table id is first: the earlier start (ISO 8601 UTC, the same
+    width for every service), then the smaller instance id (the tie of two started at once)."""
+    return (str(info.get("started", "")), str(info.get("instance", "")))
 
 
 def _vocabulary() -> bytes:

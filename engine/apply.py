@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
 from engine.errors import CommandRejected, RuleViolation
 from engine.events import Event
 from engine.immutable import replace
@@ -49,7 +50,7 @@ def undo(state: TableState, args: Mapping[str, Any]) -> tuple[TableState, list[E
     if not state.history:
         raise CommandRejected("nothing to undo", code="illegal", fix="nothing has changed yet")
     previous = replace(state.history[-1], history=state.history[:-1])
-    return previous, [Event("undone", {"remaining": len(previous.history)})]
+    return previous, [ev.undone({"remaining": len(previous.history)})]
 
 
 def replay(state: TableState, commands: list[Mapping[str, Any]]) -> tuple[TableState, list[Event]]:

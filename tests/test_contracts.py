@@ -30,10 +30,12 @@ from companion.mqtt.messages import (
 from companion.mqtt.schema import MESSAGES, message_schema
 from companion.mqtt.topics import SECTIONS, Topics
 from engine import CommandRejected, apply
+from engine.contracts import events as catalogue
 from engine.contracts.events import EVENTS
 from engine.contracts.schema import events_schema, payload_schema, state_schema
 from engine.contracts.view import RETAINED_SECTIONS
 from engine.errors import RuleViolation
+from engine.events import EventKind
 from engine.state import TableState
 from engine.view import SECTIONS as VIEW_SECTIONS
 from engine.view import table_view
@@ -105,105 +107,30 @@ def test_the_view_s_sections_are_the_typed_ones() -> None:
 # --- the engine's events ------------------------------------------------------------------------
 
 
-class _Unresolved(Exception):
-    """An event name the walk cannot read from the code (an f-string, a computed value)."""
-
-
-def _functions(trees: dict[Path, ast.Module]) -> dict[str, list[ast.FunctionDef]]:
-    out: dict[str, list[ast.FunctionDef]] = {}
-    for tree in trees.values():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef):
-                out.setdefault(node.name, []).append(node)
-    return out
-
-
-def _names_of(
-    expr: ast.expr, fn: ast.FunctionDef | None, trees: dict[Path, ast.Module], depth: int = 0
-) -> set[str]:
-    """Every string ``expr`` can be: a literal, either side of ``a if c else b``, a local
-    assigned such values, or a parameter, from every call of its function in the engine."""
-    if depth > 4:
-        raise _Unresolved(ast.unparse(expr))
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return {expr.value}
-    if isinstance(expr, ast.IfExp):
-        return _names_of(expr.body, fn, trees, depth) | _names_of(expr.orelse, fn, trees, depth)
-    if isinstance(expr, ast.Name) and fn is not None:
-        assigned = [
-            node.value
-            for node in ast.walk(fn)
-            if isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets)
-        ]
-        if assigned:
-            return set().union(*(_names_of(v, fn, trees, depth + 1) for v in assigned))
-        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-        if expr.id in params:
-            return _argument_values(fn, params.index(expr.id), expr.id, trees, depth + 1)
-    raise _Unresolved(ast.unparse(expr))
-
-
-def _argument_values(
-    fn: ast.FunctionDef, position: int, name: str, trees: dict[Path, ast.Module], depth: int
-) -> set[str]:
-    values: set[str] = set()
-    for tree in trees.values():
-        for caller in ast.walk(tree):
-            if not isinstance(caller, ast.FunctionDef):
-                continue
-            for call in ast.walk(caller):
-                if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == fn.name):
-                    continue
-                given = [k.value for k in call.keywords if k.arg == name]
-                arg = given[0] if given else call.args[position]
-                values |= _names_of(arg, caller, trees, depth)
-    if not values:
-        raise _Unresolved(f"{fn.name}({name}=…): never called")
-    return values
-
-
-def _event_names_in_code() -> tuple[set[str], list[str]]:
-    """Every event name the engine's ``Event(…)`` calls can give, and the calls whose name the
-    walk cannot read (file:line: expression)."""
-    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in (ROOT / "engine").rglob("*.py")}
-    names: set[str] = set()
-    unread: list[str] = []
-    for path, tree in trees.items():
-        enclosing: dict[int, ast.FunctionDef] = {}  # node → its innermost function
-        for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-            enclosing.update({id(node): fn for node in ast.walk(fn)})
-        for node in ast.walk(tree):
+def test_the_engine_builds_every_event_through_its_typed_constructor() -> None:
+    """``Event(name, data)`` takes any name and any dict; the constructors of
+    engine/contracts/events.py take only their own payload, which mypy checks, and they are
+    the catalogue the schema is generated from. So no engine module may call ``Event`` itself."""
+    direct = []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        if path == ROOT / "engine" / "events.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             func = node.func if isinstance(node, ast.Call) else None
-            if (getattr(func, "id", None) or getattr(func, "attr", None)) != "Event":
-                continue
-            assert isinstance(node, ast.Call)
-            where = f"{path.relative_to(ROOT)}:{node.lineno}"
-            if not node.args:
-                unread.append(f"{where}: {ast.unparse(node)}")
-                continue
-            try:
-                names |= _names_of(node.args[0], enclosing.get(id(node)), trees)
-            except _Unresolved as e:
-                unread.append(f"{where}: {e}")
-    return names, sorted(set(unread))
+            if (getattr(func, "id", None) or getattr(func, "attr", None)) == "Event":
+                direct.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')}")
+    assert not direct, (
+        f"events built without their constructor: {direct} — write ev.<event>({{...}}) with"
+        " `from engine.contracts import events as ev` (add a new event's TypedDict and"
+        " constructor there, then `rhuna-table schema --write docs`)"
+    )
 
 
-def test_every_event_the_engine_names_is_in_the_catalogue() -> None:
-    names, unread = _event_names_in_code()
-    assert not unread, (
-        f"event names the catalogue test cannot read: {unread} — write each name as a literal"
-        " (or `a if c else b` of literals, or a parameter every caller passes a literal)"
-    )
-    # the walk reads the names passed through a helper (_drawn_event's kind) and chosen by
-    # `a if c else b` (reserve_activated/returned, wear/impact_prompt)
-    assert {"token_drawn", "favor_called", "reserve_returned", "impact_prompt"} <= names
-    assert len(names) > 50
-    missing = sorted(names - set(EVENTS))
-    assert not missing, (
-        f"events without a contract: {missing} — add each payload's TypedDict to"
-        " engine/contracts/events.py, then `rhuna-table schema --write docs`"
-    )
+def test_each_constructor_is_named_as_its_event_and_makes_the_catalogue() -> None:
+    kinds = {k: v for k, v in vars(catalogue).items() if isinstance(v, EventKind)}
+    assert {k: v.name for k, v in kinds.items()} == {k: k for k in kinds}
+    assert {v.name: v.shape for v in kinds.values()} == EVENTS
+    assert len(EVENTS) > 50
 
 
 @pytest.mark.parametrize(("table", "session"), SESSIONS)

@@ -15,6 +15,7 @@ from typing import Any
 from engine.combat import afflictions, dice, pools
 from engine.combat.rules import CombatRules
 from engine.combat.state import Combat, Combatant, Injury, WheelToken
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -77,8 +78,7 @@ def resolve(
     defense, d_rolled = _dice(args, "defense_dice", d_pool, rng, "C6", f"the {kind.upper()} roll")
     opposed = dice.compare(attack, defense, auto=guard, bonus=aim_bonus, **r.flags())
     events = [
-        Event(
-            "attack_resolved",
+        ev.attack_resolved(
             {
                 "attacker": attacker.id,
                 "target": target.id,
@@ -135,8 +135,7 @@ def resolve(
     armour = replace(target.armour, durability=target.armour.durability - removed)
     target = replace(target, armour=armour)
     events.append(
-        Event(
-            "damage_resolved",
+        ev.damage_resolved(
             {
                 "attacker": attacker.id,
                 "target": target.id,

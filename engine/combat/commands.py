@@ -17,6 +17,7 @@ from engine.combat import access, attack, flow, initiative, pools, wheel
 from engine.combat.roster import RosterError, hero_names, parse_combatant
 from engine.combat.rules import CombatRules
 from engine.combat.state import ActionKind, Combat, Combatant, Fight, WheelToken
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -147,10 +148,9 @@ def start_combat(state: TableState, args: Mapping[str, Any]) -> Result_:
     fight = Fight(number=number, now=1, tokens=tokens)
     combat = replace(combat, fight=fight, fights=number)
     events = [
-        Event("combat_started", {"fight": number, "combatants": [c.id for c in fighters]}),
+        ev.combat_started({"fight": number, "combatants": [c.id for c in fighters]}),
         *events,
-        Event(
-            "tokens_placed",
+        ev.tokens_placed(
             {
                 "placement": [
                     {"combatant": t.combatant, "tick": t.time, "initiative": t.initiative}
@@ -248,8 +248,9 @@ def _target(combat: Combat, c: Combatant, args: Mapping[str, Any]) -> Combatant:
 
 
 def _aim_lost(token: WheelToken, reason: str) -> Event:
-    return Event(
-        "aim_lost",
+    """Only a token that aims loses its Aim: its ``aim_target`` is set."""
+    assert token.aim_target is not None
+    return ev.aim_lost(
         {"combatant": token.combatant, "target": token.aim_target, "reason": reason, "rule": "C5"},
     )
 
@@ -319,12 +320,11 @@ def act(state: TableState, args: Mapping[str, Any]) -> Result_:
             token = replace(token, aim=0, aim_target=None)
         if action is ActionKind.GUARD:
             token = replace(token, guarding=True)
-            events.append(Event("guarding", {"combatant": c.id, "rule": "C7"}))
+            events.append(ev.guarding({"combatant": c.id, "rule": "C7"}))
         else:
             distance = pools.speed(c, r) * r.speed_multiple(action.value)
             events.append(
-                Event(
-                    "moved",
+                ev.moved(
                     {"combatant": c.id, "action": action.value, "distance": distance, "rule": "C7"},
                 )
             )
@@ -332,8 +332,7 @@ def act(state: TableState, args: Mapping[str, Any]) -> Result_:
     n = r.wheel_ticks
     moved = replace(token, time=token.time + cost, actions=token.actions + 1)
     events.append(
-        Event(
-            "token_moved",
+        ev.token_moved(
             {
                 "combatant": c.id,
                 "action": action.value,
@@ -370,8 +369,7 @@ def _aim(token: WheelToken, target: Combatant, r: CombatRules) -> tuple[WheelTok
         ticks = 1
     token = replace(token, aim=ticks, aim_target=target.id)
     events.append(
-        Event(
-            "aimed",
+        ev.aimed(
             {
                 "combatant": token.combatant,
                 "target": target.id,
@@ -436,8 +434,7 @@ def end_combat(state: TableState, args: Mapping[str, Any]) -> Result_:
     combat, fight = access.fight_of(state)
     n = CombatRules(state.rules).wheel_ticks
     fighters = [combat.roster[t.combatant] for t in fight.tokens]
-    event = Event(
-        "combat_ended",
+    event = ev.combat_ended(
         {
             "fight": fight.number,
             "rounds": wheel.round_of(fight.now, n),

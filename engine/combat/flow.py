@@ -9,14 +9,14 @@ from __future__ import annotations
 from engine.combat import pools, wheel
 from engine.combat.rules import CombatRules
 from engine.combat.state import Combat, Fight
+from engine.contracts import events as ev
 from engine.events import Event
 from engine.immutable import replace
 
 
 def turn_event(combat: Combat, fight: Fight, r: CombatRules) -> Event:
     n = r.wheel_ticks
-    return Event(
-        "combat_turn",
+    return ev.combat_turn(
         {
             "round": wheel.round_of(fight.now, n),
             "tick": wheel.tick_of(fight.now, n),
@@ -48,9 +48,7 @@ def settle(
 
 
 def round_events(combat: Combat, fight: Fight, r: CombatRules) -> list[Event]:
-    events = [
-        Event("combat_round", {"round": wheel.round_of(fight.now, r.wheel_ticks), "rule": "C2"})
-    ]
+    events = [ev.combat_round({"round": wheel.round_of(fight.now, r.wheel_ticks), "rule": "C2"})]
     for t in fight.tokens:
         c = combat.roster[t.combatant]
         if c.dead:
@@ -59,8 +57,7 @@ def round_events(combat: Combat, fight: Fight, r: CombatRules) -> list[Event]:
             hits = c.hits_of(kind)
             if hits and r.injury(kind)["round_save"]:
                 events.append(
-                    Event(
-                        "injury_save_prompt",
+                    ev.injury_save_prompt(
                         {
                             "combatant": c.id,
                             "injury": kind,

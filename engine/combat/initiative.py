@@ -14,6 +14,7 @@ from typing import Any
 from engine.combat import dice, pools
 from engine.combat.rules import CombatRules
 from engine.combat.state import Combatant
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 
@@ -65,8 +66,7 @@ def roll_initiative(
         penalty = pools.initiative_penalty(c, r)
         scores[c.id] = score(values, r) - penalty
         events.append(
-            Event(
-                "initiative_rolled",
+            ev.initiative_rolled(
                 {
                     "combatant": c.id,
                     "dice": list(values),
@@ -130,8 +130,7 @@ def _roll_off(
         used[c.id] = depth + 1
         rolls[c.id] = list(values)
     events.append(
-        Event(
-            "rolled_off",
+        ev.rolled_off(
             {
                 "combatants": [c.id for c in tied],
                 "roll": depth + 1,

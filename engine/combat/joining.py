@@ -21,6 +21,7 @@ from engine.combat import access, flow, initiative, pools, wheel
 from engine.combat.roster import RosterError, hero_names, parse_combatant
 from engine.combat.rules import CombatRules
 from engine.combat.state import ATTRIBUTES, Combat, Combatant, Fight, WheelToken
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -113,8 +114,7 @@ def join(
     joined = replace(fight, tokens=tuple(tokens))
     n = r.wheel_ticks
     events.append(
-        Event(
-            "combatant_joined",
+        ev.combatant_joined(
             {
                 "combatant": c.id,
                 "fight": fight.number,
@@ -199,9 +199,7 @@ def add_combatant(state: TableState, args: Mapping[str, Any]) -> Result_:
             fix="leave out join (start_combat can name it later)",
         )
     combat = combat.with_combatant(c)
-    events = [
-        Event("combatant_added", {"combatant": c.id, "name": c.name, "side": c.side, "rule": "C2"})
-    ]
+    events = [ev.combatant_added({"combatant": c.id, "name": c.name, "side": c.side, "rule": "C2"})]
     if wants_join:
         assert combat.fight is not None
         combat, more = join(combat, combat.fight, c, args, CombatRules(state.rules))

@@ -7,7 +7,11 @@ and ``tests/test_contracts.py`` checks that every event the engine emits in the
 example sessions fits, and that the engine's code names no event missing here.
 """
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar
+
+from engine.events import EventKind
+
+P = TypeVar("P")
 
 Dice = list[int]
 #: a compared pair of dice: [attacker's or damage die, defender's or FORTITUDE die (None:
@@ -563,80 +567,94 @@ class CombatEnded(TypedDict):
     rule: str
 
 
-#: every event name → the TypedDict of its payload (``Event.data``), in the order of the rules
-EVENTS: dict[str, Any] = {
-    "performance_started": PerformanceStarted,
-    "declared": Declared,
-    "gain_resolved": GainResolved,
-    "reserve_activated": ReserveChanged,
-    "reserve_returned": ReserveChanged,
-    "token_drawn": TokenDrawn,
-    "token_replaced": TokenReplaced,
-    "redraw_started": RedrawStarted,
-    "favor_called": FavorCalled,
-    "deity_awakened": DeityAwakened,
-    "performance_resolved": PerformanceResolved,
-    "wear_prompt": Prompt,
-    "impact_prompt": Prompt,
-    "escalation_prompt": EscalationPrompt,
-    "escalation_shifted": EscalationShifted,
-    "performance_reset": PerformanceReset,
-    "performance_cancelled": PerformanceCancelled,
-    "undone": Undone,
-    "fatigue_gained": HealthChanged,
-    "fatigue_recovered": HealthChanged,
-    "fatigue_overflow": FatigueOverflow,
-    "strain_gained": StrainGained,
-    "strain_recovered": StrainRecovered,
-    "strain_overflow": StrainOverflow,
-    "strain_tokens_set": StrainTokensSet,
-    "wound_gained": WoundGained,
-    "wound_recovered": WoundRecovered,
-    "hero_adjusted": HeroAdjusted,
-    "training_changed": TrainingChanged,
-    "bag_changed": BagChanged,
-    "session_started": SessionStarted,
-    "band_started": BandStarted,
-    "time_set": TimeSet,
-    "time_drawn": TimeDrawn,
-    "time_resolved": TimeResolved,
-    "time_draw_cancelled": TimeDrawCancelled,
-    "time_fatigue_ignored": TimeFatigueIgnored,
-    "time_prompt": TimePrompt,
-    "prompt_acknowledged": PromptAcknowledged,
-    "weather_drawn": WeatherDrawn,
-    "weather_changed": WeatherChanged,
-    "rest_started": RestStarted,
-    "rest_step": RestStep,
-    "rest_ended": RestEnded,
-    "rest_interrupted": RuleOnly,
-    "rest_not_interrupted": RuleOnly,
-    "full_rest_completed": FullRestCompleted,
-    "full_rest_chosen": FullRestChosen,
-    "temporary_granted": TemporaryGranted,
-    "temporary_timer": TemporaryTimer,
-    "temporary_expired": TemporaryExpired,
-    "combatant_added": CombatantAdded,
-    "combat_started": CombatStarted,
-    "combatant_joined": CombatantJoined,
-    "initiative_rolled": InitiativeRolled,
-    "rolled_off": RolledOff,
-    "tokens_placed": TokensPlaced,
-    "combat_round": CombatRound,
-    "combat_turn": CombatTurn,
-    "token_moved": TokenMoved,
-    "aimed": Aimed,
-    "aim_lost": AimLost,
-    "guarding": Guarding,
-    "moved": Moved,
-    "attack_resolved": AttackResolved,
-    "damage_resolved": DamageResolved,
-    "combatant_injured": CombatantInjured,
-    "injury_save_prompt": InjurySavePrompt,
-    "injuries_healed": InjuriesHealed,
-    "condition_added": ConditionChanged,
-    "condition_removed": ConditionChanged,
-    "combatant_died": CombatantDied,
-    "renown_changed": RenownChanged,
-    "combat_ended": CombatEnded,
-}
+# --- the constructors: one per event, named as the event -------------------------------------
+#: ``events.token_drawn({...})`` builds the Event; mypy checks the dict against the payload's
+#: TypedDict (a key misspelt, missing or of the wrong type is an error). The order is the
+#: rules' and the schema's.
+_KINDS: list[EventKind[Any]] = []
+
+
+def _kind(name: str, shape: type[P]) -> EventKind[P]:
+    kind = EventKind(name, shape)
+    _KINDS.append(kind)
+    return kind
+
+
+performance_started = _kind("performance_started", PerformanceStarted)
+declared = _kind("declared", Declared)
+gain_resolved = _kind("gain_resolved", GainResolved)
+reserve_activated = _kind("reserve_activated", ReserveChanged)
+reserve_returned = _kind("reserve_returned", ReserveChanged)
+token_drawn = _kind("token_drawn", TokenDrawn)
+token_replaced = _kind("token_replaced", TokenReplaced)
+redraw_started = _kind("redraw_started", RedrawStarted)
+favor_called = _kind("favor_called", FavorCalled)
+deity_awakened = _kind("deity_awakened", DeityAwakened)
+performance_resolved = _kind("performance_resolved", PerformanceResolved)
+wear_prompt = _kind("wear_prompt", Prompt)
+impact_prompt = _kind("impact_prompt", Prompt)
+escalation_prompt = _kind("escalation_prompt", EscalationPrompt)
+escalation_shifted = _kind("escalation_shifted", EscalationShifted)
+performance_reset = _kind("performance_reset", PerformanceReset)
+performance_cancelled = _kind("performance_cancelled", PerformanceCancelled)
+undone = _kind("undone", Undone)
+fatigue_gained = _kind("fatigue_gained", HealthChanged)
+fatigue_recovered = _kind("fatigue_recovered", HealthChanged)
+fatigue_overflow = _kind("fatigue_overflow", FatigueOverflow)
+strain_gained = _kind("strain_gained", StrainGained)
+strain_recovered = _kind("strain_recovered", StrainRecovered)
+strain_overflow = _kind("strain_overflow", StrainOverflow)
+strain_tokens_set = _kind("strain_tokens_set", StrainTokensSet)
+wound_gained = _kind("wound_gained", WoundGained)
+wound_recovered = _kind("wound_recovered", WoundRecovered)
+hero_adjusted = _kind("hero_adjusted", HeroAdjusted)
+training_changed = _kind("training_changed", TrainingChanged)
+bag_changed = _kind("bag_changed", BagChanged)
+session_started = _kind("session_started", SessionStarted)
+band_started = _kind("band_started", BandStarted)
+time_set = _kind("time_set", TimeSet)
+time_drawn = _kind("time_drawn", TimeDrawn)
+time_resolved = _kind("time_resolved", TimeResolved)
+time_draw_cancelled = _kind("time_draw_cancelled", TimeDrawCancelled)
+time_fatigue_ignored = _kind("time_fatigue_ignored", TimeFatigueIgnored)
+time_prompt = _kind("time_prompt", TimePrompt)
+prompt_acknowledged = _kind("prompt_acknowledged", PromptAcknowledged)
+weather_drawn = _kind("weather_drawn", WeatherDrawn)
+weather_changed = _kind("weather_changed", WeatherChanged)
+rest_started = _kind("rest_started", RestStarted)
+rest_step = _kind("rest_step", RestStep)
+rest_ended = _kind("rest_ended", RestEnded)
+rest_interrupted = _kind("rest_interrupted", RuleOnly)
+rest_not_interrupted = _kind("rest_not_interrupted", RuleOnly)
+full_rest_completed = _kind("full_rest_completed", FullRestCompleted)
+full_rest_chosen = _kind("full_rest_chosen", FullRestChosen)
+temporary_granted = _kind("temporary_granted", TemporaryGranted)
+temporary_timer = _kind("temporary_timer", TemporaryTimer)
+temporary_expired = _kind("temporary_expired", TemporaryExpired)
+combatant_added = _kind("combatant_added", CombatantAdded)
+combat_started = _kind("combat_started", CombatStarted)
+combatant_joined = _kind("combatant_joined", CombatantJoined)
+initiative_rolled = _kind("initiative_rolled", InitiativeRolled)
+rolled_off = _kind("rolled_off", RolledOff)
+tokens_placed = _kind("tokens_placed", TokensPlaced)
+combat_round = _kind("combat_round", CombatRound)
+combat_turn = _kind("combat_turn", CombatTurn)
+token_moved = _kind("token_moved", TokenMoved)
+aimed = _kind("aimed", Aimed)
+aim_lost = _kind("aim_lost", AimLost)
+guarding = _kind("guarding", Guarding)
+moved = _kind("moved", Moved)
+attack_resolved = _kind("attack_resolved", AttackResolved)
+damage_resolved = _kind("damage_resolved", DamageResolved)
+combatant_injured = _kind("combatant_injured", CombatantInjured)
+injury_save_prompt = _kind("injury_save_prompt", InjurySavePrompt)
+injuries_healed = _kind("injuries_healed", InjuriesHealed)
+condition_added = _kind("condition_added", ConditionChanged)
+condition_removed = _kind("condition_removed", ConditionChanged)
+combatant_died = _kind("combatant_died", CombatantDied)
+renown_changed = _kind("renown_changed", RenownChanged)
+combat_ended = _kind("combat_ended", CombatEnded)
+
+#: every event name → the TypedDict of its payload (``Event.data``), in the order of the rules;
+#: made from the constructors, so the schema (generated from it) and they cannot drift
+EVENTS: dict[str, Any] = {kind.name: kind.shape for kind in _KINDS}

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
+from engine.contracts.events import TokenDrawn
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -152,23 +154,19 @@ def _where(state: TableState, token_id: str) -> str:
     return f"it belongs in {home}"
 
 
-def _drawn_event(
-    state: TableState, c: Contribution, token_id: str, kind: str, **extra: Any
-) -> Event:
+def _drawn(state: TableState, c: Contribution, token_id: str) -> TokenDrawn:
+    """What every draw tells (a draw, a Redraw's replacement, a Favor): the token and the
+    contribution's total after it."""
     token = state.tokens[token_id]
-    return Event(
-        kind,
-        {
-            "hero": c.hero,
-            "token": token_id,
-            "name": token.name,
-            "token_kind": token.kind.value,
-            "value": value_of(state, c, token_id),
-            "total": contribution_total(state, c),
-            "draws_left": c.draws_left,
-            **extra,
-        },
-    )
+    return {
+        "hero": c.hero,
+        "token": token_id,
+        "name": token.name,
+        "token_kind": token.kind.value,
+        "value": value_of(state, c, token_id),
+        "total": contribution_total(state, c),
+        "draws_left": c.draws_left,
+    }
 
 
 # --- commands ------------------------------------------------------------
@@ -208,8 +206,7 @@ def begin_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
     perf = Performance(number=number, difficulty=difficulty, weight=WeightMode(args["weight"]))
     state = replace(state, performance=perf, performances=number)
     return state, [
-        Event(
-            "performance_started",
+        ev.performance_started(
             {"number": number, "difficulty": difficulty, "weight": perf.weight.value},
         )
     ]
@@ -293,8 +290,7 @@ def declare(state: TableState, args: Mapping[str, Any]) -> Result_:
     )
     state = replace(state, performance=replace(perf.with_contribution(c), drawing=hero_id))
     events = [
-        Event(
-            "declared",
+        ev.declared(
             {
                 "hero": hero_id,
                 "shade": c.shade.value,
@@ -435,14 +431,13 @@ def _gain(state: TableState, c: Contribution) -> Result_:
     """P7: no draw, no check, no Wear/Impact; Fatigue by Training, ordinary cascade."""
     cost = state.rulebook.gain_fatigue(c.training.value)
     events = [
-        Event(
-            "gain_resolved",
+        ev.gain_resolved(
             {"hero": c.hero, "capability": c.capability, "fatigue_cost": cost, "rule": "P7"},
         )
     ]
     if c.reserve is not None:
         state = replace(state, active_reserve=state.active_reserve | {c.reserve})
-        events.append(Event("reserve_activated", {"hero": c.hero, "token": c.reserve}))
+        events.append(ev.reserve_activated({"hero": c.hero, "token": c.reserve}))
     state, more = add_fatigue(state, c.hero, cost, "gain")
     return state, events + more
 
@@ -481,8 +476,8 @@ def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
     c = replace(c, drawn=(*c.drawn, token_id), pending_redraw=None)
     state = replace(state, performance=replace(perf.with_contribution(c), drawing=hero_id))
     if pending is not None:
-        return state, [_drawn_event(state, c, token_id, "token_replaced", replaced=pending)]
-    return state, [_drawn_event(state, c, token_id, "token_drawn")]
+        return state, [ev.token_replaced({**_drawn(state, c, token_id), "replaced": pending})]
+    return state, [ev.token_drawn(_drawn(state, c, token_id))]
 
 
 @command(
@@ -558,8 +553,7 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
     state = state.with_hero(replace(hero, redraws=hero.redraws - 1))
     state = replace(state, performance=replace(perf.with_contribution(c), drawing=hero_id))
     events = [
-        Event(
-            "redraw_started",
+        ev.redraw_started(
             {
                 "hero": hero_id,
                 "set_aside": old,
@@ -606,11 +600,11 @@ def call_favor(state: TableState, args: Mapping[str, Any]) -> Result_:
     c = replace(c, favor=(*c.favor, token_id))
     state = replace(state, performance=perf.with_contribution(c))
     token = state.tokens[token_id]
-    events = [_drawn_event(state, c, token_id, "favor_called", favor_left=hero.favor - 1)]
+    events = [ev.favor_called({**_drawn(state, c, token_id), "favor_left": hero.favor - 1})]
     deity = token.deity or token.name
     if state.rules["favor"]["awaken_deity"] and deity not in state.awakened:
         state = replace(state, awakened=(*state.awakened, deity))
-        events.append(Event("deity_awakened", {"deity": deity, "hero": hero_id, "rule": "P18"}))
+        events.append(ev.deity_awakened({"deity": deity, "hero": hero_id, "rule": "P18"}))
     return state, events
 
 
@@ -653,8 +647,7 @@ def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
         success = total >= perf.difficulty
         results.append(Result(group, total, perf.difficulty, success))
         events.append(
-            Event(
-                "performance_resolved",
+            ev.performance_resolved(
                 {
                     "heroes": list(group),
                     "total": total,
@@ -664,8 +657,8 @@ def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
                 },
             )
         )
-        prompt = "wear_prompt" if success else "impact_prompt"  # literal names: the catalogue
-        events.append(Event(prompt, {"heroes": list(group), "rule": "P20"}))
+        prompt = ev.wear_prompt if success else ev.impact_prompt
+        events.append(prompt({"heroes": list(group), "rule": "P20"}))
         for h in group:
             moment = by_hero[h].moment
             if moment is None:
@@ -673,8 +666,7 @@ def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
             shift = int(state.rules["escalation"]["success" if success else "failure"][moment])
             escalation += shift
             events.append(
-                Event(
-                    "escalation_prompt",
+                ev.escalation_prompt(
                     {
                         "hero": h,
                         "moment": moment.value,
@@ -698,9 +690,7 @@ def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
             events += more
         if c.action is Action.SPEND and c.reserve is not None:
             state = replace(state, active_reserve=state.active_reserve - {c.reserve})
-            events.append(
-                Event("reserve_returned", {"hero": c.hero, "token": c.reserve, "rule": "P17"})
-            )
+            events.append(ev.reserve_returned({"hero": c.hero, "token": c.reserve, "rule": "P17"}))
     return state, events
 
 
@@ -735,8 +725,7 @@ def reset(state: TableState, args: Mapping[str, Any]) -> Result_:
         )
     state, back, gone = _return_tokens(state, perf)
     return state, [
-        Event(
-            "performance_reset",
+        ev.performance_reset(
             {"number": perf.number, "returned": back, "removed": gone, "rule": "P22"},
         )
     ]
@@ -759,5 +748,5 @@ def cancel_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
         )
     state, back, gone = _return_tokens(state, perf)
     return state, [
-        Event("performance_cancelled", {"number": perf.number, "returned": back, "removed": gone})
+        ev.performance_cancelled({"number": perf.number, "returned": back, "removed": gone})
     ]

@@ -7,6 +7,7 @@ lying on the Draw Board leave at Reset).
 
 from __future__ import annotations
 
+from engine.contracts import events as ev
 from engine.events import Event
 from engine.immutable import replace
 from engine.performance.costs import record
@@ -30,8 +31,7 @@ def add_fatigue(
             state = state.with_hero(replace(hero, fatigue=0))
             state = record(state, hero_id, fatigue=step, fatigue_overflows=1)
             events.append(
-                Event(
-                    "fatigue_overflow",
+                ev.fatigue_overflow(
                     {"hero": hero_id, "added": step, "was": hero.fatigue, "rule": "P13"},
                 )
             )
@@ -41,8 +41,7 @@ def add_fatigue(
             state = state.with_hero(replace(hero, fatigue=new))
             state = record(state, hero_id, fatigue=step)
             events.append(
-                Event(
-                    "fatigue_gained",
+                ev.fatigue_gained(
                     {"hero": hero_id, "amount": step, "fatigue": new, "cause": cause},
                 )
             )
@@ -72,8 +71,7 @@ def _add_strain(
                 state = record(state, hero_id, strain_overflows=1)
             state, removed = _clear_strain(state, hero_id)
             events.append(
-                Event(
-                    "strain_overflow",
+                ev.strain_overflow(
                     {"hero": hero_id, "removed_tokens": removed, "rule": "P14"},
                 )
             )
@@ -94,8 +92,7 @@ def _add_strain(
         elif token is not None:
             state = state.put_in_bag(token)
         events.append(
-            Event(
-                "strain_gained",
+            ev.strain_gained(
                 {
                     "hero": hero_id,
                     "token": token,
@@ -121,8 +118,7 @@ def _add_wound(
     hero = state.heroes[hero_id]
     state = state.with_hero(replace(hero, wounds=hero.wounds + amount))
     return state, [
-        Event(
-            "wound_gained",
+        ev.wound_gained(
             {"hero": hero_id, "wounds": hero.wounds + amount, "cause": cause, "rule": "P15"},
         )
     ]
@@ -138,8 +134,7 @@ def recover_fatigue(
         return state, []
     state = state.with_hero(replace(hero, fatigue=new))
     return state, [
-        Event(
-            "fatigue_recovered",
+        ev.fatigue_recovered(
             {"hero": hero_id, "amount": hero.fatigue - new, "fatigue": new, "cause": cause},
         )
     ]
@@ -162,8 +157,7 @@ def recover_strain(
         if token is not None:
             state = _retire(state, token)
         events.append(
-            Event(
-                "strain_recovered",
+            ev.strain_recovered(
                 {"hero": hero_id, "token": token, "strain": hero.strain - 1, "cause": cause},
             )
         )
@@ -178,7 +172,7 @@ def recover_wounds(
     if new == hero.wounds:
         return state, []
     state = state.with_hero(replace(hero, wounds=new))
-    return state, [Event("wound_recovered", {"hero": hero_id, "wounds": new, "cause": cause})]
+    return state, [ev.wound_recovered({"hero": hero_id, "wounds": new, "cause": cause})]
 
 
 def _clear_strain(state: TableState, hero_id: str) -> tuple[TableState, list[str]]:

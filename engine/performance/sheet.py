@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -66,7 +67,7 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
         )
         state = state.with_hero(hero)
         events.append(
-            Event("hero_adjusted", {"hero": hero_id, "favor": hero.favor, "redraws": hero.redraws})
+            ev.hero_adjusted({"hero": hero_id, "favor": hero.favor, "redraws": hero.redraws})
         )
     steps = (
         ("wounds", health.add_wound, health.recover_wounds),
@@ -130,8 +131,7 @@ def set_training(state: TableState, args: Mapping[str, Any]) -> Result_:
             f"{hero.name} is already {level.value} in {capability}", field="level"
         )
     events = [
-        Event(
-            "training_changed",
+        ev.training_changed(
             {"hero": hero_id, "capability": capability, "from": old.value, "to": level.value},
         )
     ]
@@ -197,8 +197,7 @@ def _exemplar_swap(
         out, into = ember, gone[0]
         say = f"take {state.tokens[out].name} out; put {state.tokens[into].name} back in"
     state = state.take_from_bag(out).put_in_bag(into)
-    return state, Event(
-        "bag_changed",
+    return state, ev.bag_changed(
         {"hero": hero_id, "removed": out, "added": into, "rule": "P12", "say": say},
     )
 
@@ -238,8 +237,8 @@ def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
         )
     reserve = state.active_reserve | {token.id} if active else state.active_reserve - {token.id}
     state = replace(state, active_reserve=reserve)
-    kind = "reserve_activated" if active else "reserve_returned"
-    return state, [Event(kind, {"hero": hero_id, "token": token.id, "rule": "P17"})]
+    kind = ev.reserve_activated if active else ev.reserve_returned
+    return state, [kind({"hero": hero_id, "token": token.id, "rule": "P17"})]
 
 
 @command(
@@ -258,7 +257,7 @@ def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Result_:
     delta = args["steps"] if args["direction"] == "for" else -args["steps"]
     state = replace(state, escalation=state.escalation + delta)
     return state, [
-        Event("escalation_shifted", {"shift": delta, "escalation": state.escalation, "rule": "P21"})
+        ev.escalation_shifted({"shift": delta, "escalation": state.escalation, "rule": "P21"})
     ]
 
 
@@ -316,6 +315,4 @@ def set_strain_tokens(state: TableState, args: Mapping[str, Any]) -> Result_:
     state = state.with_hero(replace(state.heroes[hero_id], strain_tokens=tokens))
     for t in tokens:
         state = replace(state, retiring=state.retiring - {t}).put_in_bag(t)
-    return state, [
-        Event("strain_tokens_set", {"hero": hero_id, "tokens": list(tokens), "rule": "P14"})
-    ]
+    return state, [ev.strain_tokens_set({"hero": hero_id, "tokens": list(tokens), "rule": "P14"})]

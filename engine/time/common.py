@@ -6,6 +6,7 @@ with the rules' limit. Choosing a token by name or by seed is :mod:`engine.picki
 
 from __future__ import annotations
 
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -53,8 +54,7 @@ def add_prompt(
 
 
 def prompt_event(prompt: Prompt) -> Event:
-    return Event(
-        "time_prompt",
+    return ev.time_prompt(
         {
             "prompt": prompt.id,
             "kind": prompt.kind,

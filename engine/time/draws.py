@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -165,8 +166,7 @@ def draw_time(state: TableState, args: Mapping[str, Any]) -> Result_:
     pending = TimeDraw(token_id, size, face, b.band, b.day, b.minor_done + 1)
     state = with_board(state.take_from_bag(token_id), replace(b, pending=pending))
     events = [
-        Event(
-            "time_drawn",
+        ev.time_drawn(
             {
                 "token": token_id,
                 "name": token.name,
@@ -216,7 +216,7 @@ def cancel_time_draw(state: TableState, args: Mapping[str, Any]) -> Result_:
         )
     token = b.pending.token
     state = with_board(state.put_in_bag(token), replace(b, pending=None))
-    return state, [Event("time_draw_cancelled", {"token": token, "rule": "T12"})]
+    return state, [ev.time_draw_cancelled({"token": token, "rule": "T12"})]
 
 
 def _resolve(state: TableState, full_rest: Any) -> Result_:
@@ -237,8 +237,7 @@ def _resolve(state: TableState, full_rest: Any) -> Result_:
         )
     state = with_board(state, replace(b, pending=None, last=drawn))
     events = [
-        Event(
-            "time_resolved",
+        ev.time_resolved(
             {
                 "token": drawn.token,
                 "size": drawn.size.value,
@@ -275,7 +274,7 @@ def _effect(state: TableState, drawn: TimeDraw) -> Result_:
             state, more = health.add_fatigue(state, hero_id, amount, "time")
             events += more
         if resting:
-            events.append(Event("time_fatigue_ignored", {"heroes": sorted(resting), "rule": "T7"}))
+            events.append(ev.time_fatigue_ignored({"heroes": sorted(resting), "rule": "T7"}))
         return state, events
     prompt = PROMPTS[drawn.size].get(drawn.face)
     if prompt is None:
@@ -300,8 +299,7 @@ def _move_on(state: TableState, drawn: TimeDraw) -> Result_:
             state = state.put_in_bag(token)
         b = replace(b, spaces=())
         events.append(
-            Event(
-                "band_started",
+            ev.band_started(
                 {"day": b.day, "band": b.band.value, "new_day": new_day, "rule": "T3"},
             )
         )
@@ -347,8 +345,7 @@ def set_time(state: TableState, args: Mapping[str, Any]) -> Result_:
     )
     state = with_board(state, b)
     return state, [
-        Event(
-            "time_set",
+        ev.time_set(
             {"day": b.day, "band": b.band.value, "minor_done": b.minor_done, "rule": "T3"},
         )
     ]
@@ -390,8 +387,7 @@ def acknowledge_prompt(state: TableState, args: Mapping[str, Any]) -> Result_:
     ids = {p.id for p in open_}
     state = with_board(state, replace(b, prompts=tuple(p for p in b.prompts if p.id not in ids)))
     return state, [
-        Event(
-            "prompt_acknowledged",
+        ev.prompt_acknowledged(
             {"prompts": sorted(ids), "kinds": [p.kind for p in open_]},
         )
     ]

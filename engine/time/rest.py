@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
+from engine.contracts.events import FullRestChoice
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -146,8 +148,7 @@ def begin_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
     rest = replace(rest, choices=_choices(state, rest, args.get("full_rest")))
     state = with_board(state, replace(board(state), rest=rest))
     return state, [
-        Event(
-            "rest_started",
+        ev.rest_started(
             {
                 "kind": rest.kind.value,
                 "resting": list(rest.resting()),
@@ -176,9 +177,7 @@ def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
     rest = _rest(state, "choose a Full Rest recovery")
     choices = _choices(state, rest, {hero_id: args["choice"]})
     state = with_board(state, replace(board(state), rest=replace(rest, choices=choices)))
-    return state, [
-        Event("full_rest_chosen", {"hero": hero_id, "choice": args["choice"], "rule": "T8"})
-    ]
+    return state, [ev.full_rest_chosen({"hero": hero_id, "choice": args["choice"], "rule": "T8"})]
 
 
 @command(
@@ -207,8 +206,7 @@ def _finish(state: TableState, reason: str) -> Result_:
     b = board(state).without_prompts("full_rest", "interrupt")
     state = with_board(state, replace(b, rest=None))
     return state, [
-        Event(
-            "rest_ended",
+        ev.rest_ended(
             {"reason": reason, "minor_draws": rest.minor_draws, "kind": rest.kind.value},
         )
     ]
@@ -241,11 +239,11 @@ def answer_interruption(state: TableState, args: Mapping[str, Any]) -> Result_:
     state = with_board(state, board(state).without_prompts("interrupt"))
     if args["interrupts"]:
         state, events = _finish(state, "interrupted")
-        return state, [Event("rest_interrupted", {"rule": "I-T10"}), *events]
+        return state, [ev.rest_interrupted({"rule": "I-T10"}), *events]
     held = rest.held
     rest = replace(rest, held=False, choices=choices)
     state = with_board(state, replace(board(state), rest=rest))
-    events = [Event("rest_not_interrupted", {"rule": "I-T10"})]
+    events = [ev.rest_not_interrupted({"rule": "I-T10"})]
     if held:  # a Minor draw's recovery was waiting for this answer
         state, more = _recover(state)
         events += more
@@ -304,8 +302,7 @@ def _recover(state: TableState) -> Result_:
     state = with_board(state, replace(board(state), rest=rest))
     full_at = int(r["full_rest_draws"])
     events = [
-        Event(
-            "rest_step",
+        ev.rest_step(
             {"minor_draws": rest.minor_draws, "full_rest_at": full_at, "rule": "T7"},
         )
     ]
@@ -336,7 +333,7 @@ def _recover(state: TableState) -> Result_:
 def _full_rest(state: TableState, rest: Rest) -> Result_:
     """T8: each resting hero recovers all Fatigue or 1 Strain (I-T8 default if not chosen)."""
     events: list[Event] = []
-    chosen: dict[str, dict[str, Any]] = {}
+    chosen: dict[str, FullRestChoice] = {}
     for hero_id in rest.resting():
         choice = rest.choices.get(hero_id)
         by_default = choice is None
@@ -348,7 +345,7 @@ def _full_rest(state: TableState, rest: Rest) -> Result_:
             amount = int(state.rules["rest"]["full_rest_strain"])
             state, more = health.recover_strain(state, hero_id, amount, "full rest")
         events += more
-    events.insert(0, Event("full_rest_completed", {"heroes": chosen, "rule": "T8"}))
+    events.insert(0, ev.full_rest_completed({"heroes": chosen, "rule": "T8"}))
     state = with_board(state, board(state).without_prompts("full_rest"))
     if state.rules["rest"]["end_at_full_rest"]:
         state, more = _finish(state, "full_rest")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -127,8 +128,7 @@ def grant_temporary(state: TableState, args: Mapping[str, Any]) -> Result_:
     b = board(state)
     state = with_board(state, replace(b, timers=(*b.timers, timer)))
     return state, [
-        Event(
-            "temporary_granted",
+        ev.temporary_granted(
             {
                 "token": token_id,
                 "name": token.name,
@@ -158,8 +158,7 @@ def tick(state: TableState, size: Size) -> Result_:
             continue
         kept.append(left)
         events.append(
-            Event(
-                "temporary_timer",
+            ev.temporary_timer(
                 {
                     "token": left.token,
                     "hero": left.hero,
@@ -189,8 +188,7 @@ def _expire(state: TableState, timer: Timer) -> tuple[TableState, Event]:
         leaves = "at_reset"
     else:
         leaves = "gone"
-    return state, Event(
-        "temporary_expired",
+    return state, ev.temporary_expired(
         {
             "token": timer.token,
             "name": state.tokens[timer.token].name,

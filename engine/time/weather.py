@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.contracts import events as ev
 from engine.errors import CommandRejected
-from engine.events import Event
 from engine.immutable import replace
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import TableState
@@ -116,11 +116,11 @@ def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Result_:
     which = _which_bag(state, args)
     token_id = _pick_weather(state, which, args)
     token = state.tokens[token_id]
-    weather = Weather(which, token_id, face_title(str(token.face)))
+    assert token.face is not None, "time/setup.py makes every weather token with a face"
+    weather = Weather(which, token_id, face_title(token.face))
     state, old = _set(state, weather)
     return state, [
-        Event(
-            "weather_drawn",
+        ev.weather_drawn(
             {
                 "bag": which,
                 "token": token_id,
@@ -167,8 +167,7 @@ def start_session(state: TableState, args: Mapping[str, Any]) -> Result_:
     number = b.session + 1 if args.get("number") is None else int(args["number"])
     state = with_board(state, replace(b, session=number))
     events = [
-        Event(
-            "session_started",
+        ev.session_started(
             {
                 "session": number,
                 "day": b.day,
@@ -226,8 +225,7 @@ def set_weather(state: TableState, args: Mapping[str, Any]) -> Result_:
     which = _which_bag(state, {"bag": args.get("bag")})
     state, old = _set(state, Weather(which, None, name))
     return state, [
-        Event(
-            "weather_changed",
+        ev.weather_changed(
             {"bag": which, "name": name, "replaced": old, "cause": "worldkeeper", "rule": "T2"},
         )
     ]

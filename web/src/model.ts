@@ -30,7 +30,11 @@ export interface ContributionView {
   /** the ids of the tokens a Redraw set aside (the performance's `set_aside`) */
   setAside: string[];
   exert: boolean;
+  /** the hero's own total (their tokens alone) */
   total: number;
+  /** the total of the hero's resolving group against the Difficulty, the engine's answer
+   *  (`group_total`, I-P10/P19): an Intersect group's sum, else the hero's own total */
+  groupTotal: number;
   drawsLeft: number;
   allowed: number;
 }
@@ -40,6 +44,7 @@ export interface OutcomeView {
   key: string;
   performance: number;
   heroes: string;
+  /** the engine's typed outcome (`ResultView.outcome`), never read from the narration */
   success: boolean;
   total: number;
   difficulty: number;
@@ -127,6 +132,7 @@ function contribution(c: Contribution): ContributionView {
     setAside: c.set_aside,
     exert: c.exert,
     total: c.total,
+    groupTotal: c.group_total,
     drawsLeft: c.draws_left,
     allowed: c.allowed,
   };
@@ -204,7 +210,7 @@ export function performance(t: TableRecord, withPrompts = false): PerformanceVie
         key,
         performance: p.number,
         heroes: r.heroes.map((h) => heroName(t, h)).join(" + "),
-        success: r.success,
+        success: r.outcome === "success",
         total: r.total,
         difficulty: r.difficulty,
         shot: seen ? { percent: seen.first, draws: seen.firstDraws } : null,
@@ -338,7 +344,10 @@ export interface HistoryItem {
   success: boolean | null;
 }
 
-/** A history line that reads as an outcome, for its colour only (the service's own words). */
+/** A history line that reads as an outcome, for its colour only (the service's own words).
+ *  Only for `…/history` entries: they carry narration and no typed outcome. The live result
+ *  reads the engine's `ResultView.outcome` (performance() below), the event stream's
+ *  `performance_resolved` its `success`; neither is matched from text. */
 function verdict(text: string): boolean | null {
   if (/\bSUCCESS\b/.test(text)) return true;
   if (/\bFAILURE\b/.test(text)) return false;
@@ -502,7 +511,8 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
   let perf: string | null = null;
   if (p) {
     const who =
-      p.contributions.map((c) => `${c.heroName} ${c.total}`).join(", ") || "no one declared yet";
+      p.contributions.map((c) => `${c.heroName} ${c.groupTotal}`).join(", ") ||
+      "no one declared yet";
     perf = `Performance ${p.number} · Difficulty ${p.difficulty} · ${who}`;
   }
   // the outcome event's own words (its type says it is the outcome): a history entry joins
@@ -525,7 +535,7 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
   }
   const refusal = recentRefusal(t, now)?.brief ?? null;
   const figure = p
-    ? p.contributions.map((c) => `${c.heroName} ${c.total}/${p.difficulty}`).join(" · ") ||
+    ? p.contributions.map((c) => `${c.heroName} ${c.groupTotal}/${p.difficulty}`).join(" · ") ||
       `Difficulty ${p.difficulty}`
     : "—";
   return {

@@ -146,7 +146,8 @@ export function renderPerformance(
         if (t.struck) el.setAttribute("aria-label", `${t.name}, replaced by a Redraw`);
       }
     }
-    setText(part(row, ".total"), String(c.total), animate);
+    // against the Difficulty: the group's total (an Intersect group's sum), the engine's answer
+    setText(part(row, ".total"), String(c.groupTotal), animate);
     part(row, ".of").textContent = ` / ${p.difficulty}`;
     part(row, ".left").textContent = p.resolved
       ? ""
@@ -154,7 +155,7 @@ export function renderPerformance(
         ? "1 draw left"
         : `${c.drawsLeft} draws left`;
     const fill = part(row, ".fill");
-    fill.style.width = `${Math.min(100, (100 * Math.max(0, c.total)) / Math.max(1, p.difficulty))}%`;
+    fill.style.width = `${Math.min(100, (100 * Math.max(0, c.groupTotal)) / Math.max(1, p.difficulty))}%`;
   }
 
   // while the odds are pending (or too big to count) the note stands in for them and the

@@ -352,6 +352,92 @@ def test_the_wall_fills_a_1080p_screen_live_tables_first(broker, browser, count)
     page.context.close()
 
 
+NAME_PX = ("Math.min(...[...document.querySelectorAll('.table-card h2')]"
+           ".map((e) => parseFloat(getComputedStyle(e).fontSize)))")  # fmt: skip
+FIGURE_PX = (
+    "Math.min(...[...document.querySelectorAll("
+    "'.card-performance, .card-outcome:not(.none), .card-figure')]"
+    ".filter((e) => e.getClientRects().length)"
+    ".map((e) => parseFloat(getComputedStyle(e).fontSize)))"
+)
+ORDER = "[...document.querySelectorAll('.table-card')].map((e) => e.dataset.table)"
+
+
+def test_the_wall_keeps_live_tables_first_by_name_and_a_table_moves_back_when_it_comes_live(
+    broker, browser
+):
+    """Live tables first, then offline, each group by name; a table that goes offline moves
+    after the live ones, one that comes back returns to its place, and a table that stays in
+    its group does not move when its status is published again."""
+    names = [f"hall-{n:02d}" for n in range(6)]
+    publish_retained(broker, {f"rhuna/{n}/status": "online" for n in names})
+    page = open_page(browser, broker.url("tables.html"), 1920, 1080)
+    cards = page.locator(".table-card")
+    expect(cards).to_have_count(6, timeout=MS)
+    page.wait_for_function(
+        f"() => JSON.stringify({ORDER}) === {json.dumps(json.dumps(names, separators=(',', ':')))}",
+        timeout=MS,
+    )
+    publish_retained(broker, {"rhuna/hall-02/status": "offline"})
+    moved = [n for n in names if n != "hall-02"] + ["hall-02"]
+    expect(page.locator('.table-card[data-table="hall-02"]')).to_have_attribute(
+        "data-state", "offline", timeout=MS
+    )
+    assert page.evaluate(ORDER) == moved
+    publish_retained(broker, {"rhuna/hall-04/status": "online"})  # stays in its group
+    page.wait_for_timeout(1500)
+    assert page.evaluate(ORDER) == moved
+    page.screenshot(path=str(ARTEFACTS / "wall-order-hall-02-offline-1080p.png"))
+    publish_retained(broker, {"rhuna/hall-02/status": "online"})
+    expect(page.locator('.table-card[data-table="hall-02"]')).to_have_attribute(
+        "data-state", "live", timeout=MS
+    )
+    assert page.evaluate(ORDER) == names
+    page.context.close()
+
+
+def test_75_tables_make_two_pages_that_rotate_and_rotate_off_holds_one(broker, browser):
+    """Beyond 60 tables the wall pages: 75 tables are 60 + 15, "page N of 2" shown, turning
+    every `rotate=` seconds (2 here; 15 by default); `rotate=off&page=2` holds page 2; names at
+    40 px or more and key figures at 32 px or more on both pages at 1920×1080."""
+    names = [f"hall-{n:02d}" for n in range(75)]
+    publish_retained(broker, {f"rhuna/{n}/status": "online" for n in names})
+    seen: list[str] = []
+    for number, count in ((1, 60), (2, 15)):
+        # `page=` is also url()'s own argument: put it in the query by hand
+        url = broker.url("tables.html", rotate="off").replace("?", f"?page={number}&", 1)
+        page = open_page(browser, url, 1920, 1080)
+        expect(page.locator("#wall-page")).to_have_text(f"page {number} of 2", timeout=MS)
+        expect(page.locator(".table-card")).to_have_count(count, timeout=MS)
+        settled(page)
+        page.screenshot(path=str(ARTEFACTS / f"wall-75-tables-page-{number}-1080p.png"))
+        assert page.evaluate("document.documentElement.scrollHeight <= innerHeight")
+        name, figure = page.evaluate(NAME_PX), page.evaluate(FIGURE_PX)
+        assert name >= 40 and figure >= 32, (number, name, figure)
+        seen += page.evaluate(ORDER)
+        page.context.close()
+    assert seen == names  # every table once, in order across the pages
+    page = open_page(browser, broker.url("tables.html", rotate=2), 1920, 1080)
+    expect(page.locator("#wall-page")).to_have_text(re.compile(r"page [12] of 2"), timeout=MS)
+    page.evaluate(
+        """window.__pages = [document.getElementById('wall-page').textContent];
+           new MutationObserver(() => {
+             const t = document.getElementById('wall-page').textContent;
+             if (window.__pages[window.__pages.length - 1] !== t) window.__pages.push(t);
+           }).observe(document.getElementById('wall-page'),
+                      {childList: true, characterData: true, subtree: true})"""
+    )
+    page.wait_for_timeout(7000)
+    turns = page.evaluate("window.__pages")
+    assert len(turns) >= 3 and set(turns) == {"page 1 of 2", "page 2 of 2"}, turns
+    page.context.close()
+    page = open_page(browser, broker.url("tables.html", rotate="soon"), 1920, 1080)
+    expect(page.locator("#wall-page")).to_contain_text(
+        "rotate=soon ignored: give seconds (rotate=15) or rotate=off", timeout=MS
+    )
+    page.context.close()
+
+
 def axe(page: Page) -> list[dict[str, Any]]:
     if not AXE.exists():
         missing_real_part("axe-core (npm devDependency in web/: make web)")

@@ -7,9 +7,43 @@ import { boot } from "../app";
 import { byId, h, setText } from "../dom";
 import { ageText, wallCard } from "../model";
 
-/** The most cards one screen shows; beyond it, pages rotate every ROTATE_MS. */
+/** The most cards one screen shows; beyond it, pages rotate (every 15 s unless `rotate=`). */
 export const PER_PAGE = 60;
-const ROTATE_MS = 15_000;
+const ROTATE_S = 15;
+
+/** `rotate=` (seconds between pages, at least 1; `off` or `0` holds one page) and `page=` (the
+ * page held, 1-based, when rotation is off), read like the other parameters: the query, then
+ * the fragment, the fragment winning. A bad value is named on the wall and the default kept. */
+export function rotation(
+  search: string,
+  hash: string,
+): {
+  ms: number | null;
+  page: number;
+  problem: string | null;
+} {
+  const q = new URLSearchParams(search);
+  for (const [k, v] of new URLSearchParams(hash.replace(/^#/, ""))) q.set(k, v);
+  const problems: string[] = [];
+  let ms: number | null = ROTATE_S * 1000;
+  const r = q.get("rotate")?.trim().toLowerCase();
+  if (r === "off" || r === "0" || r === "no" || r === "false") ms = null;
+  else if (r) {
+    const s = Number(r);
+    if (Number.isFinite(s) && s >= 1) ms = s * 1000;
+    else problems.push(`rotate=${r} ignored: give seconds (rotate=15) or rotate=off`);
+  }
+  let page = 0;
+  const p = q.get("page")?.trim();
+  if (p) {
+    const n = Number(p);
+    if (Number.isInteger(n) && n >= 1) page = n - 1;
+    else problems.push(`page=${p} ignored: give a page number (page=2)`);
+  }
+  return { ms, page, problem: problems.length ? problems.join(" · ") : null };
+}
+
+const ROTATION = rotation(location.search, location.hash);
 
 /** A grid for `n` cards on a 16:9 screen, cards about twice as wide as tall: rows (at most
  * 8) and columns. */
@@ -38,7 +72,8 @@ boot({
         ? "connecting to the broker…"
         : `offline: no broker${snap.linkError ? ` (${snap.linkError})` : ""}`;
     setText(byId("status-label"), label, false);
-    // live tables first, then the rest; each by name
+    // live tables first, then the rest (offline, stale); each group in a stable order by name,
+    // so a card moves only when its table changes group
     const all = [...snap.tables.values()]
       .map((t) => wallCard(snap, t, now))
       .sort(
@@ -47,7 +82,8 @@ boot({
           a.id.localeCompare(b.id),
       );
     const pages = Math.max(1, Math.ceil(all.length / PER_PAGE));
-    const pageNo = Math.floor(now / ROTATE_MS) % pages;
+    // the page from the clock, so every wall in the hall turns together
+    const pageNo = (ROTATION.ms === null ? ROTATION.page : Math.floor(now / ROTATION.ms)) % pages;
     const cards = all.slice(pageNo * PER_PAGE, (pageNo + 1) * PER_PAGE);
     const wall = byId("tables");
     const { cols, rows } = grid(cards.length);
@@ -55,8 +91,12 @@ boot({
     wall.style.setProperty("--rows", String(rows));
     wall.dataset.rows = String(rows);
     const pageEl = byId("wall-page");
-    pageEl.hidden = pages === 1;
-    pageEl.textContent = pages === 1 ? "" : `page ${pageNo + 1} of ${pages}`;
+    const pageText = pages === 1 ? "" : `page ${pageNo + 1} of ${pages}`;
+    const shown = [pageText, ROTATION.problem].filter(Boolean).join(" · ");
+    pageEl.hidden = !shown;
+    pageEl.dataset.page = String(pageNo + 1);
+    pageEl.dataset.pages = String(pages);
+    pageEl.textContent = shown;
     wall.replaceChildren(
       ...cards.map((c) =>
         h(

@@ -120,7 +120,14 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
     "ul",
     { class: "drawn" },
     ...c.drawn.map((d) => h("li", {}, `${d.name} +${d.value}`)),
-    ...c.favor.map((d) => h("li", { class: "favor" }, `Favor: ${d.name} +${d.value}`)),
+    // the Favor Bag's tokens are named "Favor: The Judge (control)" by the engine: no second prefix
+    ...c.favor.map((d) =>
+      h(
+        "li",
+        { class: "favor" },
+        `${/^favor\b/i.test(d.name) ? "" : "Favor: "}${d.name} +${d.value}`,
+      ),
+    ),
   );
   const picks = tokenPicks(
     ctx,

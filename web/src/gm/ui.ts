@@ -10,9 +10,62 @@ import { type Choices, FormError, fieldsFor, readFields } from "./forms";
 import { spec } from "./schema";
 import { outlet, send } from "./send";
 
-/** One reply outlet per place a command is sent from, kept across repaints. */
+/**
+ * Which part of the published state a reply belongs to, by the outlet's key: the Performance
+ * panel's outlets to the Performance, the Time Board's to `…/time`, the fight's to `…/combat`;
+ * anything else (Undo, "All commands") to the whole table.
+ */
+export type Scope = "performance" | "time" | "combat" | "table";
+
+const PERFORMANCE = ["begin", "declare-", "draw-", "perf", "favor-more"];
+const TIME = ["time", "session", "prompt-", "rest", "weather", "set-time"];
+const COMBAT = ["start", "join", "end", "act", "add", "tool-"];
+
+export function scopeOf(key: string): Scope {
+  const cmd = key.startsWith("all-") ? key.slice(4) : null;
+  if (cmd !== null) {
+    return /combat|attack|wound|injur|condition|act$|turn/.test(cmd)
+      ? "combat"
+      : /time|rest|weather|prompt|interruption|session|watch/.test(cmd)
+        ? "time"
+        : /perform|declare|draw|favor|resolve$|reset/.test(cmd)
+          ? "performance"
+          : "table";
+  }
+  if (PERFORMANCE.some((p) => key.startsWith(p))) return "performance";
+  if (TIME.some((p) => key.startsWith(p))) return "time";
+  if (COMBAT.some((p) => key.startsWith(p))) return "combat";
+  return "table";
+}
+
+/** What each scope looked like in one published state (view.ts reads the payloads). */
+export interface Marks {
+  /** the open Performance's number, null when there is none */
+  performance: number | null;
+  /** a fingerprint of each section, as published */
+  sections: Record<Scope, string>;
+}
+
+/**
+ * One reply outlet per place a command is sent from, kept across repaints.
+ *
+ * A reply belongs to the state it was sent in, never to the page's clock (issue 32):
+ * - any reply on the Performance panel belongs to its Performance (by number): a new
+ *   Performance clears the last one's replies ("✓ declare" on Aria's new card would be a lie).
+ *   A reply sent with no Performance open (Begin) belongs to the Performance that opens next;
+ *   while none is open the last one's replies stay in sight (what closed it).
+ * - a refusal belongs to the section it was refused in: once a later state arrives whose
+ *   section differs from the one at sending (the weather drawn after "draw_time refused [T1]
+ *   weather unknown"), its cause may be gone and it is cleared. A refused command changed
+ *   nothing, so the state at sending is the state it was refused in. This is what a WorldKeeper
+ *   expects: the refusal stays while nothing it depends on moved, and goes once the table did.
+ * - a reply the table took ("✓ draw_time") stays until the next command from that place, on the
+ *   Time Board and in the fight, where there is no number to key it to.
+ */
 export class Outlets {
   private readonly map = new Map<string, HTMLElement>();
+  private readonly stamps = new Map<string, { marks: Marks; scope: Scope }>();
+  private marks: Marks | null = null;
 
   get(key: string): HTMLElement {
     let el = this.map.get(key);
@@ -22,6 +75,38 @@ export class Outlets {
       this.map.set(key, el);
     }
     return el;
+  }
+
+  /** Record the state outlet `key`'s command is sent in. */
+  stamp(key: string): void {
+    if (this.marks) this.stamps.set(key, { marks: this.marks, scope: scopeOf(key) });
+    else this.stamps.delete(key);
+  }
+
+  /** A new published state: clear the replies that no longer belong to it (rule above). */
+  observe(marks: Marks): void {
+    this.marks = marks;
+    for (const [key, stamp] of this.stamps) {
+      const el = this.map.get(key);
+      if (!el || el.dataset.state === "pending") continue;
+      const was = stamp.marks;
+      let stale = false;
+      if (stamp.scope === "performance" && marks.performance !== null) {
+        if (was.performance === null) {
+          // sent with no Performance open: it belongs to the one that opened next
+          stamp.marks = { ...was, performance: marks.performance };
+        } else stale = was.performance !== marks.performance;
+      }
+      if (!stale && ["refused", "invalid", "failed"].includes(el.dataset.state ?? "")) {
+        stale = was.sections[stamp.scope] !== marks.sections[stamp.scope];
+      }
+      if (stale) {
+        el.replaceChildren();
+        el.dataset.state = "idle";
+        delete el.dataset.sent;
+        this.stamps.delete(key);
+      }
+    }
   }
 
   /** The outlet (key starting with `prefix`) that sent last, unless its key is in `open`. */
@@ -100,11 +185,14 @@ export function sender(
       cmd = command();
     } catch (e) {
       const out = ctx.outlets.get(key);
+      ctx.outlets.stamp(key);
       out.dataset.state = "invalid";
       out.textContent = e instanceof Error ? `✗ ${e.message}` : String(e);
       return;
     }
-    if (cmd) void send(ctx.connection, cmd, ctx.outlets.get(key), [b]);
+    if (!cmd) return;
+    ctx.outlets.stamp(key);
+    void send(ctx.connection, cmd, ctx.outlets.get(key), [b]);
   });
   return b;
 }

@@ -19,6 +19,7 @@ import type {
 } from "../payloads";
 import type { TableRecord } from "../store";
 import type { Choices } from "./forms";
+import type { Marks } from "./ui";
 
 /** the payloads' own types (generated from docs/state.schema.json): a key renamed in the
  *  service breaks `tsc` here, as it does in model.ts */
@@ -126,5 +127,25 @@ export function choices(t: TableRecord | undefined): Choices {
     replace: drawn,
     capability: [...capabilities].sort().map((c) => [c, c] as const),
     prompt: prompts,
+  };
+}
+
+/**
+ * What a reply is keyed to (ui.ts, Outlets): the open Performance's number and each section's
+ * fingerprint as published. `…/state` carries the bags: a token drawn or the weather drawn
+ * changes the table's mark even where the section's own payload is the same.
+ */
+export function marks(t: TableRecord | undefined): Marks {
+  const s = t?.sections;
+  const fp = (...xs: unknown[]) => JSON.stringify(xs);
+  const bags = s?.state?.bags ?? null;
+  return {
+    performance: s?.performance?.number ?? null,
+    sections: {
+      performance: fp(s?.performance ?? null, bags),
+      time: fp(s?.time ?? null, bags),
+      combat: fp(s?.combat ? { ...s.combat, forecast: null } : null, s?.state?.roster ?? null),
+      table: fp(s?.performance ?? null, s?.time ?? null, s?.combat ?? null, s?.state ?? null),
+    },
   };
 }

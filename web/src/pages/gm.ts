@@ -29,7 +29,11 @@ let ctx: Ctx | null = null;
 
 // --- tabs: one thumb's reach, at the bottom of the screen ----------------------------------
 const tabs = Array.from(document.querySelectorAll<HTMLButtonElement>("nav.tabs button"));
+let shown: string | null = null;
 function show(tab: string): void {
+  // another tab starts at its top: the last tab's scroll would open it half-way down (issue 32)
+  if (shown !== null && shown !== tab) window.scrollTo(0, 0);
+  shown = tab;
   for (const b of tabs) b.setAttribute("aria-current", String(b.dataset.tab === tab));
   for (const s of Array.from(document.querySelectorAll<HTMLElement>("main > section.tab"))) {
     s.hidden = s.id !== `tab-${tab}`;
@@ -106,6 +110,8 @@ const page = boot({
       fillPicker();
     }
     ctx = { connection: context.connection, outlets, table: id, choices: v.choices(t) };
+    // replies that no longer belong to the published state are cleared (ui.ts, Outlets)
+    outlets.observe(v.marks(t));
     if (first) showCommand();
     renderUndo(t);
     if (!t) {

@@ -46,6 +46,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from companion.mqtt import discovery
 from companion.mqtt.ahead import StateAhead
@@ -508,16 +509,18 @@ class MqttBridge:
             return
         assert self.topics is not None
         t = self.topics
-        subscriptions = [
-            (t.command, 1),
-            (t.command_filter, 1),
-            (t.heroes, 1),
-            (t.status, 1),
-            (t.info, 1),
+        once = SubscribeOptions(qos=1)
+        subscriptions: list[tuple[str, SubscribeOptions]] = [
+            # the publisher's retain flag kept: a retained command is refused even live
+            (t.command, SubscribeOptions(qos=1, retainAsPublished=True)),
+            (t.command_filter, SubscribeOptions(qos=1, retainAsPublished=True)),
+            (t.heroes, once),
+            (t.status, once),
+            (t.info, once),
         ]
         ha = self.config.homeassistant
         if ha.enabled:
-            subscriptions += [(discovery.config_filter(ha, t), 1), (ha.status_topic, 1)]
+            subscriptions += [(discovery.config_filter(ha, t), once), (ha.status_topic, once)]
         self._holder_gone = False  # until the retained …/status says so
         client.subscribe(subscriptions)
         with self._cond:

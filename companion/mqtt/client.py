@@ -135,8 +135,9 @@ def make_client(cfg: MqttConfig, topics: Topics, client_id: str) -> Client:
     client = Client(
         CallbackAPIVersion.VERSION2,
         client_id=client_id,
-        protocol=mqtt.MQTTv311,
-        clean_session=True,
+        # MQTT 5: a command's retain flag reaches the service even live (retainAsPublished),
+        # so a command published with retain is refused, not run (docs/mqtt.md)
+        protocol=mqtt.MQTTv5,
     )
     if cfg.username is not None:
         client.username_pw_set(cfg.username, cfg.password)

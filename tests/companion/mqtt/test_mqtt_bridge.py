@@ -354,7 +354,9 @@ def test_every_qos1_publish_is_counted_until_its_ack(broker, watcher):
     Three of those were never counted, so each connect loosened the bound by one."""
     with table_on_mqtt(broker.port) as (bridge, running):
         assert bridge.wait_ready(WAIT)
-        send(broker.port, f"{R}/command", BEGIN, retain=True)  # cleared, never run
+        send(broker.port, f"{R}/command", BEGIN, retain=True)  # refused, cleared, never run
+        watcher.wait(lambda ms: watcher.on(f"{R}/reply"), "the retained command refused")
+        running.loop.submit(BEGIN, source="script")  # (the retained one used to run, live)
         running.loop.submit(ARIA, source="script")
         watcher.wait(lambda ms: events(watcher), "the declaration's events")
 

@@ -1,0 +1,53 @@
+"""Issue 29, item 4: a command published with the retain flag is never run — an error reply naming
+the rule and the fix, and the broker's copy cleared — on a real Mosquitto (docs/mqtt.md)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.harness import BEGIN
+from tests.harness.broker import WAIT, Watcher, send, table_on_mqtt
+
+R = "rhuna/example"
+
+
+@pytest.fixture
+def watcher(broker):
+    w = Watcher(broker.port, [f"{R}/#"])
+    yield w
+    w.close()
+
+
+def _refused_and_cleared(broker, watcher, running, transaction):
+    reply = watcher.reply(f"{R}/reply", transaction)
+    assert reply["status"] == "error" and reply["error"]["code"] == "retained"
+    assert "retained command is refused" in reply["error"]["message"]
+    assert "without the retain flag" in reply["error"]["fix"]
+    # cleared from the broker: a late subscriber finds no retained command
+    time.sleep(0.5)
+    late = Watcher(broker.port, [f"{R}/command"])
+    try:
+        time.sleep(0.5)  # a retained message comes right after the subscription
+        assert not [m for m in late.on(f"{R}/command") if m.payload]
+    finally:
+        late.close()
+    assert running.loop.state.performance is None  # never run
+    replies = [r for r in watcher.json_on(f"{R}/reply") if r.get("transaction") == transaction]
+    assert len(replies) == 1, replies
+
+
+def test_a_retained_command_sent_while_up_gets_an_error_reply_and_is_cleared(broker, watcher):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        send(broker.port, f"{R}/command", {**BEGIN, "transaction": "kept"}, retain=True)
+        _refused_and_cleared(broker, watcher, running, "kept")
+
+
+def test_a_retained_command_found_at_connect_gets_an_error_reply_and_is_cleared(broker, watcher):
+    send(broker.port, f"{R}/command/begin_performance", {"difficulty": 5, "transaction": "old"},
+         retain=True)  # fmt: skip
+    with table_on_mqtt(broker.port) as (bridge, running):
+        assert bridge.wait_ready(WAIT)
+        _refused_and_cleared(broker, watcher, running, "old")

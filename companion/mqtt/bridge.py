@@ -579,6 +579,8 @@ class MqttBridge:
             self._outstanding -= 1
             generation = self._generation
             self._cond.notify_all()
+        if reason.is_failure:  # MQTT 5: e.g. "Not authorized", an ACL that forbids the topic
+            log.warning("MQTT: the broker refused a message (%s): check the account's ACL", reason)
         if mid == self._online_mid:
             self._online_mid = None
             self._inbox.put(_Ready(generation))

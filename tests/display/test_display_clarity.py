@@ -46,6 +46,8 @@ def _success_view() -> dict[str, Any]:
     view = copy.deepcopy(dv.performance_failed())
     for r in view["performance"]["results"]:
         r["success"] = True
+        r["outcome"] = "success"  # the typed outcome the panel reads (82d59d1)
+        r["consequence"] = "wear"  # P20: success resolves Wear
     return view
 
 

@@ -19,7 +19,7 @@ import pytest
 from companion.config import config_from_text
 from companion.ops.doctor import Doctor, Machine, _runuser_prefix
 from firmware_bridge.emulator import HubEmulator
-from tests.companion.cli.test_doctor import GOOD_CMDLINE, fake_pi
+from tests.harness.fake_pi import GOOD_CMDLINE, fake_pi
 
 PI3 = "Raspberry Pi 3 Model B Plus Rev 1.3\x00"
 PI4 = "Raspberry Pi 4 Model B Rev 1.5\x00"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from companion.ops.doctor import Doctor, report
 from firmware_bridge.emulator import HubEmulator
-from tests.companion.cli.test_doctor import fake_pi
 from tests.harness import ROOT
+from tests.harness.fake_pi import fake_pi
 
 PAGE = ROOT / "docs" / "hardware.md"
 HUB_PORT = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c3a12345678-if00"

@@ -37,6 +37,7 @@ def describe(state: TableState, event: Event) -> str:
 
 
 def hero_name(state: TableState, hero: str) -> str:
+    """The hero's name as the table file gives it; the id itself for one not (or no longer) seated."""
     h = state.heroes.get(hero)
     return h.name if h else hero
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine import codec
+from engine.events import Event
 from engine.immutable import replace
 from engine.rules import Rules
 from engine.tokens import Action, Moment, Shade, Token, Training, WeightMode
@@ -238,3 +239,7 @@ class TableState:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableState:
         return codec.from_data(cls, data)
+
+
+#: what a command handler answers: the state after the command, and the events it told
+Applied = tuple[TableState, list[Event]]

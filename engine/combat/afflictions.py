@@ -18,10 +18,8 @@ from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.vocabulary import CommandSpec, Field, command
-
-Result_ = tuple[TableState, list[Event]]
 
 _COMBATANT = Field("string", "combatant id", required=True)
 
@@ -72,7 +70,7 @@ def injury_type_of(r: CombatRules, value: Any, key: str) -> str:
     return str(value)
 
 
-def _done(state: TableState, combat: Combat, events: list[Event]) -> Result_:
+def _done(state: TableState, combat: Combat, events: list[Event]) -> Applied:
     r = CombatRules(state.rules)
     before = state.combat.fight if state.combat is not None else None
     combat, more = flow.settle(combat, before, r)
@@ -95,7 +93,7 @@ def _done(state: TableState, combat: Combat, events: list[Event]) -> Result_:
         },
     )
 )
-def injure_command(state: TableState, args: Mapping[str, Any]) -> Result_:
+def injure_command(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat = access.combat_of(state)
     c = access.living(access.combatant(combat, args), "combatant")
     r = CombatRules(state.rules)
@@ -118,7 +116,7 @@ def injure_command(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def heal_injuries(state: TableState, args: Mapping[str, Any]) -> Result_:
+def heal_injuries(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat = access.combat_of(state)
     c = access.living(access.combatant(combat, args), "combatant")
     r = CombatRules(state.rules)
@@ -203,7 +201,7 @@ def _attribute(r: CombatRules, name: str, args: Mapping[str, Any]) -> str | None
         },
     )
 )
-def add_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
+def add_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat = access.combat_of(state)
     c = access.living(access.combatant(combat, args), "combatant")
     r = CombatRules(state.rules)
@@ -255,7 +253,7 @@ def add_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def remove_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
+def remove_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat = access.combat_of(state)
     c = access.combatant(combat, args)
     r = CombatRules(state.rules)
@@ -293,7 +291,7 @@ def remove_condition(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def adjust_renown(state: TableState, args: Mapping[str, Any]) -> Result_:
+def adjust_renown(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat = access.combat_of(state)
     c = access.combatant(combat, args)
     if args["change"] == 0:

@@ -21,10 +21,8 @@ from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.vocabulary import CommandSpec, Field, command
-
-Result_ = tuple[TableState, list[Event]]
 
 
 def _seed(rule: str) -> Field:
@@ -129,7 +127,7 @@ def _mapping(args: Mapping[str, Any], key: str, ids: set[str]) -> Mapping[str, A
         },
     )
 )
-def start_combat(state: TableState, args: Mapping[str, Any]) -> Result_:
+def start_combat(state: TableState, args: Mapping[str, Any]) -> Applied:
     if state.combat is not None and state.combat.fight is not None:
         raise CommandRejected(
             f"fight {state.combat.fight.number} is still running",
@@ -287,7 +285,7 @@ def _aim_lost(token: WheelToken, reason: str) -> Event:
         },
     )
 )
-def act(state: TableState, args: Mapping[str, Any]) -> Result_:
+def act(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat, fight = access.fight_of(state)
     r = CombatRules(state.rules)
     c = access.combatant(combat, args, in_fight=True)
@@ -397,7 +395,7 @@ def _aim(token: WheelToken, target: Combatant, r: CombatRules) -> tuple[WheelTok
         },
     )
 )
-def target_leaves_sight(state: TableState, args: Mapping[str, Any]) -> Result_:
+def target_leaves_sight(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat, fight = access.fight_of(state)
     target = access.combatant(combat, args, "target", in_fight=True)
     who = None
@@ -430,7 +428,7 @@ def target_leaves_sight(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("C2",),
     )
 )
-def end_combat(state: TableState, args: Mapping[str, Any]) -> Result_:
+def end_combat(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat, fight = access.fight_of(state)
     n = CombatRules(state.rules).wheel_ticks
     fighters = [combat.roster[t.combatant] for t in fight.tokens]

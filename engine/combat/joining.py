@@ -25,10 +25,8 @@ from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.vocabulary import CommandSpec, Field, command
-
-Result_ = tuple[TableState, list[Event]]
 
 _INITIATIVE = Field(
     "array",
@@ -163,7 +161,7 @@ def join(
         },
     )
 )
-def add_combatant(state: TableState, args: Mapping[str, Any]) -> Result_:
+def add_combatant(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat = state.combat or Combat()
     try:
         c = parse_combatant(_sheet(args), "combatant", state.rules, hero_names(state))
@@ -221,7 +219,7 @@ def add_combatant(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def join_combat(state: TableState, args: Mapping[str, Any]) -> Result_:
+def join_combat(state: TableState, args: Mapping[str, Any]) -> Applied:
     combat, fight = access.fight_of(state)
     c = access.combatant(combat, args)
     combat, events = join(combat, fight, c, args, CombatRules(state.rules))

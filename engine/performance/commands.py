@@ -17,7 +17,7 @@ from engine.events import Event
 from engine.immutable import replace
 from engine.performance.health import add_fatigue
 from engine.picking import SEED, TOKEN, known_hero, known_token, seeded, token_or_seed
-from engine.state import Contribution, Performance, Result, TableState
+from engine.state import Applied, Contribution, Performance, Result, TableState
 from engine.table import FAVOR_BAG
 from engine.tokens import (
     Action,
@@ -32,8 +32,6 @@ from engine.tokens import (
 from engine.vocabulary import CommandSpec, Field, command
 
 _HERO = Field("string", "hero id from the table file", required=True)
-
-Result_ = tuple[TableState, list[Event]]
 
 
 # --- queries -------------------------------------------------------------
@@ -186,7 +184,7 @@ def _drawn(state: TableState, c: Contribution, token_id: str) -> TokenDrawn:
         },
     )
 )
-def begin_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
+def begin_performance(state: TableState, args: Mapping[str, Any]) -> Applied:
     if state.performance is not None:
         raise CommandRejected(
             "a Performance is already on the Draw Board",
@@ -233,7 +231,7 @@ def begin_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def declare(state: TableState, args: Mapping[str, Any]) -> Result_:
+def declare(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
@@ -427,7 +425,7 @@ def check_in_play(state: TableState, token_id: str, field: str) -> None:
         )
 
 
-def _gain(state: TableState, c: Contribution) -> Result_:
+def _gain(state: TableState, c: Contribution) -> Applied:
     """P7: no draw, no check, no Wear/Impact; Fatigue by Training, ordinary cascade."""
     cost = state.rulebook.gain_fatigue(c.training.value)
     events = [
@@ -451,7 +449,7 @@ def _gain(state: TableState, c: Contribution) -> Result_:
         {"hero": _HERO, "token": TOKEN, "seed": SEED},
     )
 )
-def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
+def draw(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
@@ -495,7 +493,7 @@ def draw(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
+def redraw(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
@@ -579,7 +577,7 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Result_:
         {"hero": _HERO, "token": TOKEN, "seed": SEED},
     )
 )
-def call_favor(state: TableState, args: Mapping[str, Any]) -> Result_:
+def call_favor(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
@@ -625,7 +623,7 @@ def _unfinished(state: TableState, c: Contribution) -> bool:
         ("P9", "P10", "P17", "P19", "P20", "P21", "P23"),
     )
 )
-def resolve(state: TableState, args: Mapping[str, Any]) -> Result_:
+def resolve(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state)
     if not perf.contributions:
         raise CommandRejected("nobody has declared yet", rule="P23", fix="declare first")
@@ -715,7 +713,7 @@ def _return_tokens(state: TableState, perf: Performance) -> tuple[TableState, li
         ("P22",),
     )
 )
-def reset(state: TableState, args: Mapping[str, Any]) -> Result_:
+def reset(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state, open_=False)
     if not perf.resolved:
         raise CommandRejected(
@@ -739,7 +737,7 @@ def reset(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("P22",),
     )
 )
-def cancel_performance(state: TableState, args: Mapping[str, Any]) -> Result_:
+def cancel_performance(state: TableState, args: Mapping[str, Any]) -> Applied:
     perf = _perf(state)
     for c in perf.contributions:
         hero = state.heroes[c.hero]

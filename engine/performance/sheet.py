@@ -18,11 +18,9 @@ from engine.immutable import replace
 from engine.performance import health
 from engine.performance.commands import check_in_play, out_of_play
 from engine.picking import known_hero
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.tokens import TokenKind, Training
 from engine.vocabulary import CommandSpec, Field, command
-
-Result_ = tuple[TableState, list[Event]]
 
 
 @command(
@@ -49,7 +47,7 @@ Result_ = tuple[TableState, list[Event]]
         },
     )
 )
-def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
+def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     for key in ("favor", "redraws"):
@@ -116,7 +114,7 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def set_training(state: TableState, args: Mapping[str, Any]) -> Result_:
+def set_training(state: TableState, args: Mapping[str, Any]) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     capability = args["capability"]
@@ -215,7 +213,7 @@ def _exemplar_swap(
         },
     )
 )
-def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
+def set_reserve(state: TableState, args: Mapping[str, Any]) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     token = state.tokens.get(args["token"])
@@ -253,7 +251,7 @@ def set_reserve(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Result_:
+def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Applied:
     delta = args["steps"] if args["direction"] == "for" else -args["steps"]
     state = replace(state, escalation=state.escalation + delta)
     return state, [
@@ -280,7 +278,7 @@ def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def set_strain_tokens(state: TableState, args: Mapping[str, Any]) -> Result_:
+def set_strain_tokens(state: TableState, args: Mapping[str, Any]) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     tokens = tuple(str(t) for t in args["tokens"])

@@ -14,8 +14,6 @@ from engine.state import TableState
 from engine.time.board import Prompt, Size, TimeBoard
 from engine.vocabulary import Field
 
-Result_ = tuple[TableState, list[Event]]
-
 FULL_REST = Field(
     "object",
     'Full Rest choices by resting hero: {"aria": "fatigue", "cass": "strain"} (T8, I-T8)',
@@ -75,8 +73,3 @@ def no_pending(state: TableState, rule: str, doing: str) -> None:
             rule=rule,
             fix="resolve_time or cancel_time_draw first",
         )
-
-
-def hero_name(state: TableState, hero_id: str) -> str:
-    hero = state.heroes.get(hero_id)
-    return hero.name if hero else hero_id

@@ -23,12 +23,11 @@ from engine.events import Event
 from engine.immutable import replace
 from engine.performance import health
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.time import rest, temporary
 from engine.time.board import Band, Size, TimeDraw, advance, split_face, time_bag
 from engine.time.common import (
     FULL_REST,
-    Result_,
     add_prompt,
     board,
     no_pending,
@@ -137,7 +136,7 @@ def _pick(state: TableState, args: Mapping[str, Any]) -> str:
         },
     )
 )
-def draw_time(state: TableState, args: Mapping[str, Any]) -> Result_:
+def draw_time(state: TableState, args: Mapping[str, Any]) -> Applied:
     no_pending(state, "T3", "draw another Time token")
     b = board(state)
     blocking = b.blocking_prompt()
@@ -194,7 +193,7 @@ def draw_time(state: TableState, args: Mapping[str, Any]) -> Result_:
         {"full_rest": FULL_REST},
     )
 )
-def resolve_time(state: TableState, args: Mapping[str, Any]) -> Result_:
+def resolve_time(state: TableState, args: Mapping[str, Any]) -> Applied:
     return _resolve(state, args.get("full_rest"))
 
 
@@ -206,7 +205,7 @@ def resolve_time(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("T12",),
     )
 )
-def cancel_time_draw(state: TableState, args: Mapping[str, Any]) -> Result_:
+def cancel_time_draw(state: TableState, args: Mapping[str, Any]) -> Applied:
     b = board(state)
     if b.pending is None:
         raise CommandRejected(
@@ -219,7 +218,7 @@ def cancel_time_draw(state: TableState, args: Mapping[str, Any]) -> Result_:
     return state, [ev.time_draw_cancelled({"token": token, "rule": "T12"})]
 
 
-def _resolve(state: TableState, full_rest: Any) -> Result_:
+def _resolve(state: TableState, full_rest: Any) -> Applied:
     b = board(state)
     drawn = b.pending
     if drawn is None:
@@ -262,7 +261,7 @@ def _resolve(state: TableState, full_rest: Any) -> Result_:
     return state, events + more
 
 
-def _effect(state: TableState, drawn: TimeDraw) -> Result_:
+def _effect(state: TableState, drawn: TimeDraw) -> Applied:
     """The token's own effect: Time Fatigue (I-T4) or a prompt for the WorldKeeper (T4, T5)."""
     if drawn.size is Size.MINOR and drawn.face == "fatigue":
         amount = int(state.rules["time"]["fatigue_per_token"])
@@ -284,7 +283,7 @@ def _effect(state: TableState, drawn: TimeDraw) -> Result_:
     return state, [event]
 
 
-def _move_on(state: TableState, drawn: TimeDraw) -> Result_:
+def _move_on(state: TableState, drawn: TimeDraw) -> Applied:
     """T3: count the draw; after the Major, the band's tokens go back and the next band begins."""
     b = board(state)
     back_now = state.rules["time"]["tokens_return"] == "resolved"
@@ -322,7 +321,7 @@ def _move_on(state: TableState, drawn: TimeDraw) -> Result_:
         },
     )
 )
-def set_time(state: TableState, args: Mapping[str, Any]) -> Result_:
+def set_time(state: TableState, args: Mapping[str, Any]) -> Applied:
     no_pending(state, "T3", "set the Time Board")
     b = board(state)
     limit = minor_per_band(state)
@@ -361,7 +360,7 @@ def set_time(state: TableState, args: Mapping[str, Any]) -> Result_:
         {"prompt": Field("integer", "the prompt's number", bound="prompt")},
     )
 )
-def acknowledge_prompt(state: TableState, args: Mapping[str, Any]) -> Result_:
+def acknowledge_prompt(state: TableState, args: Mapping[str, Any]) -> Applied:
     b = board(state)
     number = args.get("prompt")
     open_ = [p for p in b.prompts if not p.blocking]

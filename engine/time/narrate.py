@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.narrate import narrator
+from engine.narrate import hero_name, narrator
 from engine.state import TableState
 from engine.time.board import face_title
-from engine.time.common import hero_name
 
 
 def _names(state: TableState, heroes: list[str]) -> str:

@@ -22,16 +22,15 @@ from engine.contracts.events import FullRestChoice
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
+from engine.narrate import hero_name
 from engine.performance import health
 from engine.picking import known_hero
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.time.board import Rest, RestKind, Role, Size, face_title
 from engine.time.common import (
     FULL_REST,
-    Result_,
     add_prompt,
     board,
-    hero_name,
     no_pending,
     with_board,
 )
@@ -121,7 +120,7 @@ def _choices(state: TableState, rest: Rest, value: Any) -> dict[str, str]:
         },
     )
 )
-def begin_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
+def begin_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
     if board(state).rest is not None:
         raise CommandRejected(
             "a Rest is already running", rule="T7", fix="end_rest first to start another"
@@ -172,7 +171,7 @@ def begin_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
+def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
     hero_id = known_hero(state, args)
     rest = _rest(state, "choose a Full Rest recovery")
     choices = _choices(state, rest, {hero_id: args["choice"]})
@@ -188,7 +187,7 @@ def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
         ("T7",),
     )
 )
-def end_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
+def end_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
     _rest(state, "end the Rest")  # refuses when no Rest has started (T7)
     no_pending(state, "T7", "end the Rest")
     if board(state).blocking_prompt() is not None:
@@ -200,7 +199,7 @@ def end_rest(state: TableState, args: Mapping[str, Any]) -> Result_:
     return _finish(state, "ended")
 
 
-def _finish(state: TableState, reason: str) -> Result_:
+def _finish(state: TableState, reason: str) -> Applied:
     rest = board(state).rest
     assert rest is not None
     b = board(state).without_prompts("full_rest", "interrupt")
@@ -226,7 +225,7 @@ def _finish(state: TableState, reason: str) -> Result_:
         },
     )
 )
-def answer_interruption(state: TableState, args: Mapping[str, Any]) -> Result_:
+def answer_interruption(state: TableState, args: Mapping[str, Any]) -> Applied:
     rest = _rest(state, "answer an interruption")
     if board(state).blocking_prompt() is None:
         raise CommandRejected(
@@ -250,7 +249,7 @@ def answer_interruption(state: TableState, args: Mapping[str, Any]) -> Result_:
     return state, events
 
 
-def after_minor(state: TableState, face: str, choices: Any) -> Result_:
+def after_minor(state: TableState, face: str, choices: Any) -> Applied:
     """T7 after a resolved Minor draw: recovery, or an interruption question (I-T10)."""
     rest = board(state).rest
     if rest is None:
@@ -264,7 +263,7 @@ def after_minor(state: TableState, face: str, choices: Any) -> Result_:
     return _recover(state)
 
 
-def after_major(state: TableState, face: str, choices: Any) -> Result_:
+def after_major(state: TableState, face: str, choices: Any) -> Applied:
     """A Major Event in an Unsafe Rest may interrupt it too; Majors give no recovery (T7)."""
     rest = board(state).rest
     if rest is None:
@@ -293,7 +292,7 @@ def _ask(state: TableState, face: str, size: Size) -> tuple[TableState, Event]:
     )
 
 
-def _recover(state: TableState) -> Result_:
+def _recover(state: TableState) -> Applied:
     """One Minor draw of Rest: resting heroes recover; the fifth completes a Full Rest (T7, T8)."""
     rest = board(state).rest
     assert rest is not None
@@ -330,7 +329,7 @@ def _recover(state: TableState) -> Result_:
     return state, events
 
 
-def _full_rest(state: TableState, rest: Rest) -> Result_:
+def _full_rest(state: TableState, rest: Rest) -> Applied:
     """T8: each resting hero recovers all Fatigue or 1 Strain (I-T8 default if not chosen)."""
     events: list[Event] = []
     chosen: dict[str, FullRestChoice] = {}

@@ -20,9 +20,9 @@ from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
 from engine.picking import known_hero
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.time.board import TEMPORARY_BOX, Size, Timer
-from engine.time.common import Result_, board, no_pending, with_board
+from engine.time.common import board, no_pending, with_board
 from engine.tokens import TokenKind
 from engine.vocabulary import CommandSpec, Field, command
 
@@ -113,7 +113,7 @@ def _choose(state: TableState, args: Mapping[str, Any], hero_name: str) -> str:
         },
     )
 )
-def grant_temporary(state: TableState, args: Mapping[str, Any]) -> Result_:
+def grant_temporary(state: TableState, args: Mapping[str, Any]) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     no_pending(state, "T12", "grant a temporary token")
@@ -143,7 +143,7 @@ def grant_temporary(state: TableState, args: Mapping[str, Any]) -> Result_:
     ]
 
 
-def tick(state: TableState, size: Size) -> Result_:
+def tick(state: TableState, size: Size) -> Applied:
     """A Time draw of ``size`` resolved: count down that size's timers; expire those at zero."""
     events: list[Event] = []
     kept: list[Timer] = []

@@ -16,10 +16,9 @@ from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.immutable import replace
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
-from engine.state import TableState
+from engine.state import Applied, TableState
 from engine.time.board import WEATHER_BAGS, Weather, face_title, weather_bag
 from engine.time.common import (
-    Result_,
     add_prompt,
     board,
     with_board,
@@ -112,7 +111,7 @@ def _set(state: TableState, weather: Weather) -> tuple[TableState, str | None]:
     return with_board(state, replace(b, weather=weather)), old
 
 
-def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Result_:
+def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Applied:
     which = _which_bag(state, args)
     token_id = _pick_weather(state, which, args)
     token = state.tokens[token_id]
@@ -154,7 +153,7 @@ def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Result_:
         },
     )
 )
-def start_session(state: TableState, args: Mapping[str, Any]) -> Result_:
+def start_session(state: TableState, args: Mapping[str, Any]) -> Applied:
     b = board(state)
     drawing = args.get("token") is not None or args.get("seed") is not None
     if b.weather is not None and drawing:
@@ -199,7 +198,7 @@ def start_session(state: TableState, args: Mapping[str, Any]) -> Result_:
         {"bag": _BAG, "token": TOKEN, "seed": SEED},
     )
 )
-def draw_weather(state: TableState, args: Mapping[str, Any]) -> Result_:
+def draw_weather(state: TableState, args: Mapping[str, Any]) -> Applied:
     cause = "session start" if board(state).weather is None else "weather result"
     return _draw(state, args, cause)
 
@@ -216,7 +215,7 @@ def draw_weather(state: TableState, args: Mapping[str, Any]) -> Result_:
         },
     )
 )
-def set_weather(state: TableState, args: Mapping[str, Any]) -> Result_:
+def set_weather(state: TableState, args: Mapping[str, Any]) -> Applied:
     name = str(args["name"]).strip()
     if not name:
         raise CommandRejected(

@@ -27,6 +27,9 @@ export interface ConnectionOptions {
   errors?: boolean;
   /** follow `…/reply` too (pages that send commands) */
   replies?: boolean;
+  /** follow the venue's uplink flags too (`<base>/uplink/<table>`, docs/convention.md), in a
+   *  subscription of their own: a table's own broker may refuse it, and that changes nothing */
+  uplinks?: boolean;
 }
 
 export class CommandTimeout extends Error {}
@@ -70,6 +73,11 @@ export class Connection {
     return out;
   }
 
+  /** The venue's uplink flags: `rhuna/uplink/+` on the wall, `rhuna/uplink/<table>` else. */
+  uplinkFilter(): string {
+    return `${this.opts.base}/uplink/${this.opts.table}`;
+  }
+
   start(): void {
     this.store.setLink("connecting");
     performance.mark("rhuna:connecting");
@@ -94,6 +102,10 @@ export class Connection {
         if (err) this.store.setLink("offline", `subscribe refused: ${err.message}`);
         else this.store.setLink("online");
       });
+      if (this.opts.uplinks)
+        client.subscribe(this.uplinkFilter(), { qos: 1 }, (err) => {
+          if (err) console.info(`rhuna: no venue uplink flags here (${err.message})`);
+        });
     });
     client.on("reconnect", () => this.store.setLink("connecting", this.store.snapshot.linkError));
     client.on("close", () => this.store.setLink("offline", this.store.snapshot.linkError));
@@ -172,6 +184,13 @@ export class Connection {
     const what = parts[2];
     if (parts[0] !== this.opts.base || table === undefined || what === undefined) return;
     const text = new TextDecoder().decode(payload);
+    if (table === "uplink") {
+      // rhuna/uplink/<table>: the bridge's notification, "1" or "0" (docs/convention.md); no
+      // table is called "uplink" (`rhuna-table venue` refuses it)
+      if (this.opts.uplinks && parts.length === 3 && (text === "1" || text === "0"))
+        this.store.setUplink(what, text === "1");
+      return;
+    }
     if (what === "status") {
       if (text === "online" || text === "offline") {
         this.store.setStatus(table, text as Status, retained);

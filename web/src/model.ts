@@ -452,6 +452,10 @@ export interface Liveness {
   gap: string | null;
 }
 
+/** A table whose bridge to the venue is down (its `rhuna/uplink/<table>` is "0"): what it shows
+ *  at the venue is its last state before the cut; its own service may well be running. */
+export const UPLINK_OFFLINE = "offline (uplink)";
+
 export function liveness(snap: Snapshot, t: TableRecord | undefined, now: number): Liveness {
   const age = t?.lastUpdate ? Math.max(0, Math.floor((now - t.lastUpdate) / 1000)) : null;
   const gap = t ? gapText(t, now) : null;
@@ -461,6 +465,8 @@ export function liveness(snap: Snapshot, t: TableRecord | undefined, now: number
       snap.link === "connecting" ? "connecting to the broker…" : `offline: no broker${why}`;
     return { state: snap.link === "connecting" && !t ? "waiting" : "offline", label, age, gap };
   }
+  // before the table's own status: the venue keeps the retained "online" of a table it lost
+  if (t?.uplink === "down") return { state: "offline", label: UPLINK_OFFLINE, age, gap };
   if (!t || t.status === "unknown")
     return { state: "waiting", label: "waiting for the table…", age, gap };
   if (t.status === "offline")

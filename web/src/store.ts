@@ -90,6 +90,9 @@ export interface TableRecord {
   readonly lastUpdate: number | null;
   /** true from a lost broker link until this table's retained state arrives again */
   readonly stale: boolean;
+  /** at a venue broker: the table's bridge (`rhuna/uplink/<table>`, retained "1"/"0", the
+   *  bridge's notification topic); null where no uplink flag was heard (a table's own broker) */
+  readonly uplink: "up" | "down" | null;
 }
 
 export interface Snapshot {
@@ -109,7 +112,7 @@ export const GAPS_KEPT = 20;
 /** `seq`s remembered to drop QoS 1 duplicates (and to tell them from a restarted sequence) */
 const SEEN_KEPT = 256;
 
-function emptyTable(id: string): TableRecord {
+export function emptyTable(id: string): TableRecord {
   return {
     id,
     status: "unknown",
@@ -130,6 +133,7 @@ function emptyTable(id: string): TableRecord {
     gaps: [],
     lastUpdate: null,
     stale: false,
+    uplink: null,
   };
 }
 
@@ -215,6 +219,17 @@ export class Store {
       const next = { ...t, sections };
       return { ...next, odds: recordOdds(next) };
     });
+  }
+
+  /** The table's uplink flag at a venue (`rhuna/uplink/<table>`): its bridge connected or not.
+   *  It does not count as an update of the table (its state is no fresher for it). */
+  setUplink(table: string, up: boolean): void {
+    const old = this.snap.tables.get(table) ?? emptyTable(table);
+    const uplink = up ? "up" : "down";
+    if (old.uplink === uplink) return;
+    const tables = new Map(this.snap.tables);
+    tables.set(table, { ...old, uplink });
+    this.commit({ tables });
   }
 
   setHero(table: string, id: string, hero: Hero | null): void {

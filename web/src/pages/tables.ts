@@ -1,11 +1,16 @@
 /**
  * tables.html: the convention wall. Every table on the broker (`rhuna/+/status` and each
  * table's retained Performance), with online/offline, its current Performance and last outcome.
+ * At a venue broker (docs/convention.md) `roster=tables.json` (the file `rhuna-table venue`
+ * writes, served beside the page) lists every table, heard from or not, with its name, and each
+ * card shows its uplink (`rhuna/uplink/<table>`): "offline (uplink)" when its bridge is down.
  */
 
 import { boot } from "../app";
 import { byId, h, setText } from "../dom";
-import { ageText, wallCard } from "../model";
+import { ageText, UPLINK_OFFLINE, wallCard } from "../model";
+import { urlParams } from "../params";
+import { emptyTable } from "../store";
 
 /** The most cards one screen shows; beyond it, pages rotate (every 15 s unless `rotate=`). */
 export const PER_PAGE = 60;
@@ -45,6 +50,35 @@ export function rotation(
 
 const ROTATION = rotation(location.search, location.hash);
 
+/** The venue's roster (`venue/tables.json`: `{"tables": [{"id", "name", …}]}`): id → name. */
+export function readRoster(data: unknown): Map<string, string> {
+  const tables = (data as { tables?: unknown } | null)?.tables;
+  if (!Array.isArray(tables)) throw new Error("no tables list in it");
+  const out = new Map<string, string>();
+  for (const t of tables as { id?: unknown; name?: unknown }[])
+    if (typeof t?.id === "string") out.set(t.id, typeof t.name === "string" ? t.name : t.id);
+  return out;
+}
+
+const venue: { roster: Map<string, string> | null; problem: string | null } = {
+  roster: null,
+  problem: null,
+};
+const rosterUrl = urlParams(location).get("roster");
+if (rosterUrl) {
+  fetch(rosterUrl, { cache: "no-store" })
+    .then((r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      return r.json();
+    })
+    .then((data) => {
+      venue.roster = readRoster(data);
+    })
+    .catch((e: unknown) => {
+      venue.problem = `roster=${rosterUrl} not read (${e instanceof Error ? e.message : String(e)}): give the venue's tables.json beside this page`;
+    });
+}
+
 /** A grid for `n` cards on a 16:9 screen, cards about twice as wide as tall: rows (at most
  * 8) and columns. */
 function grid(n: number): { cols: number; rows: number } {
@@ -61,6 +95,7 @@ boot({
     heroes: true,
     events: true,
     errors: true, // each table's refusals, on its own card
+    uplinks: true, // at a venue: each table's bridge (a table's own broker has none)
   },
   render(snap, _ctx, now) {
     const link = byId("status");
@@ -74,7 +109,11 @@ boot({
     setText(byId("status-label"), label, false);
     // live tables first, then the rest (offline, stale); each group in a stable order by name,
     // so a card moves only when its table changes group
-    const all = [...snap.tables.values()]
+    const roster = venue.roster;
+    const records = [...snap.tables.values()];
+    if (roster)
+      for (const id of roster.keys()) if (!snap.tables.has(id)) records.push(emptyTable(id));
+    const all = records
       .map((t) => wallCard(snap, t, now))
       .sort(
         (a, b) =>
@@ -92,7 +131,7 @@ boot({
     wall.dataset.rows = String(rows);
     const pageEl = byId("wall-page");
     const pageText = pages === 1 ? "" : `page ${pageNo + 1} of ${pages}`;
-    const shown = [pageText, ROTATION.problem].filter(Boolean).join(" · ");
+    const shown = [pageText, ROTATION.problem, venue.problem].filter(Boolean).join(" · ");
     pageEl.hidden = !shown;
     pageEl.dataset.page = String(pageNo + 1);
     pageEl.dataset.pages = String(pages);
@@ -101,13 +140,22 @@ boot({
       ...cards.map((c) =>
         h(
           "article",
-          { class: "table-card", "data-table": c.id, "data-state": c.live.state },
-          h("h2", { title: c.id }, c.id),
+          {
+            class: "table-card",
+            "data-table": c.id,
+            "data-state": c.live.state,
+            "data-uplink": snap.tables.get(c.id)?.uplink ?? "none",
+          },
+          h("h2", { title: c.id }, roster?.get(c.id) ?? c.id),
           h("p", { class: "card-figure" }, c.figure),
           h(
             "p",
             { class: "card-brief" },
-            c.live.state === "live" ? "online" : c.live.state,
+            c.live.state === "live"
+              ? "online"
+              : c.live.label === UPLINK_OFFLINE
+                ? UPLINK_OFFLINE
+                : c.live.state,
             c.lastOutcome && c.lastOutcome.success !== null
               ? h(
                   "span",

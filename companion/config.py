@@ -44,8 +44,8 @@ from tags.config import read_registry
 
 __all__ = [
     "BACKEND_KEYS",
+    "CONFIG_SECTIONS",
     "DRIVER_KEYS",
-    "SECTIONS",
     "Config",
     "ConfigErrors",
     "DisplayConfig",
@@ -54,7 +54,7 @@ __all__ = [
     "load_config",
 ]
 
-SECTIONS = (
+CONFIG_SECTIONS = (
     "table",
     "state",
     "readers",
@@ -221,9 +221,9 @@ def _path(value: str, base: Path) -> Path:
 def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]) -> Config:
     """Every section, each by its owner, every problem collected (one check-config lists all)."""
     problems = Problems(source)
-    top = Section("", {name: Key("any", name) for name in SECTIONS}, label="rhuna.toml")
+    top = Section("", {name: Key("any", name) for name in CONFIG_SECTIONS}, label="rhuna.toml")
     for name in data:
-        if name not in SECTIONS:
+        if name not in CONFIG_SECTIONS:
             _, fix = top.unknown(name)
             problems.add(name, "unknown section", fix.replace("rhuna.toml takes", "known sections"))
     table = TABLE.read(data.get("table"), problems)

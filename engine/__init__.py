@@ -43,7 +43,7 @@ from engine.vocabulary import REGISTRY, Command, json_schema, parse_command
 from settings.errors import ConfigError
 
 # every family has registered: from here on the registries refuse additions (engine/registry.py)
-for _registry in (REGISTRY, _narrate.NARRATORS, _view.SECTIONS, _table.SECTIONS):
+for _registry in (REGISTRY, _narrate.NARRATORS, _view.VIEW_SECTIONS, _table.TABLE_SECTIONS):
     _registry.freeze()
 
 __all__ = [

@@ -28,14 +28,14 @@ FAVOR_BAG = "favor"
 
 #: extra table sections: name → loader(state, section data, file name) → state
 SectionLoader = Callable[[TableState, Any, str], TableState]
-SECTIONS: Registry[SectionLoader] = Registry("table-file section")
+TABLE_SECTIONS: Registry[SectionLoader] = Registry("table-file section")
 
 
 def section(name: str) -> Callable[[SectionLoader], SectionLoader]:
     """Register a loader for a top-level table section (used by the Time and combat modules)."""
 
     def register(fn: SectionLoader) -> SectionLoader:
-        SECTIONS.add(name, fn)
+        TABLE_SECTIONS.add(name, fn)
         return fn
 
     return register
@@ -68,10 +68,10 @@ def _listing(label: str, keys: list[str]) -> Section:
 
 
 def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> TableState:
-    unknown = set(data) - _CORE - set(SECTIONS)
+    unknown = set(data) - _CORE - set(TABLE_SECTIONS)
     if unknown:
         name = sorted(unknown)[0]
-        _, fix = _listing("the table file", sorted(_CORE | set(SECTIONS))).unknown(name)
+        _, fix = _listing("the table file", sorted(_CORE | set(TABLE_SECTIONS))).unknown(name)
         raise ConfigError(
             f"{source}: unknown section {name!r} — {fix.replace('the table file takes', 'known sections')}"
         )
@@ -120,7 +120,7 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
     )
     state = _fill_hero_bags(state)
     _check_reserve_in_play(state, heroes_data, source)
-    for name, loader in SECTIONS.items():
+    for name, loader in TABLE_SECTIONS.items():
         state = loader(state, data.get(name), source)
     return state
 

@@ -29,14 +29,14 @@ from engine.state import TableState
 T = TypeVar("T")
 
 ViewSection = Callable[[TableState], Any]
-SECTIONS: Registry[ViewSection] = Registry("view section")
+VIEW_SECTIONS: Registry[ViewSection] = Registry("view section")
 
 
 def view_section(name: str) -> Callable[[ViewSection], ViewSection]:
     """Register an extra top-level key of the view (for example ``odds``)."""
 
     def register(fn: ViewSection) -> ViewSection:
-        SECTIONS.add(name, fn)
+        VIEW_SECTIONS.add(name, fn)
         return fn
 
     return register
@@ -106,7 +106,7 @@ def _build(state: TableState, answers: dict[str, AnswerStatus]) -> TableView:
         "escalation": state.escalation,
         "can_undo": len(state.history),
     }
-    for name, fn in SECTIONS.items():
+    for name, fn in VIEW_SECTIONS.items():
         out[name] = fn(state)
     out["answers"] = answers
     return cast(TableView, out)  # the sections' own types: test_contracts ties them

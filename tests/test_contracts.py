@@ -37,8 +37,7 @@ from engine.contracts.view import RETAINED_SECTIONS
 from engine.errors import RuleViolation
 from engine.events import EventKind
 from engine.state import TableState
-from engine.view import SECTIONS as VIEW_SECTIONS
-from engine.view import table_view
+from engine.view import VIEW_SECTIONS, table_view
 from tests.harness import ARIA, BEGIN, ROOT, WAIT
 from tests.harness import views as dv
 

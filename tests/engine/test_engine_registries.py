@@ -14,8 +14,8 @@ from tests.harness import ROOT
 REGISTRIES = {
     "command": engine.REGISTRY,
     "narrator": narrate.NARRATORS,
-    "view section": view.SECTIONS,
-    "table-file section": table.SECTIONS,
+    "view section": view.VIEW_SECTIONS,
+    "table-file section": table.TABLE_SECTIONS,
 }
 
 
@@ -37,7 +37,7 @@ def test_a_late_command_is_refused_and_the_vocabulary_unchanged() -> None:
 
 def test_the_view_s_sections_come_in_the_families_import_order() -> None:
     """engine/__init__.py imports the Performance, Time, then combat: the view's keys follow."""
-    order = list(view.SECTIONS)
+    order = list(view.VIEW_SECTIONS)
     assert order.index("performance") < order.index("costs") < order.index("time")
     assert order.index("time") < order.index("combat")
     keys = list(engine.view.table_view(engine.load_table(ROOT / "examples" / "table.toml")))

@@ -298,7 +298,7 @@ def test_run_without_a_config_file_names_it(tmp_path, capsys):
 
 def test_the_example_documents_every_key_the_checker_knows():
     """examples/rhuna.toml shows every key (commented or not), so it is the reference."""
-    from companion.config import BACKEND_KEYS, DRIVER_KEYS, SECTIONS
+    from companion.config import BACKEND_KEYS, CONFIG_SECTIONS, DRIVER_KEYS
 
     text = (ROOT / "examples" / "rhuna.toml").read_text()
     keys = {"file", "dir", "snapshot_every", "backend", "name", "role", "roles", "synthetic"}
@@ -307,4 +307,4 @@ def test_the_example_documents_every_key_the_checker_knows():
     keys |= {"driver", "panel", "colour", "full_every", "enabled", "level"}
     missing = [k for k in sorted(keys) if f"{k} =" not in text]
     assert missing == []
-    assert all(f"[{s}]" in text or f"[[{s}]]" in text for s in SECTIONS)
+    assert all(f"[{s}]" in text or f"[[{s}]]" in text for s in CONFIG_SECTIONS)

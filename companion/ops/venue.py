@@ -23,6 +23,8 @@ The venue file::
     websockets_port = 9001   # the wall's and the director's
     # base_topic = "rhuna"; keepalive = 15; max_queued_messages = 100000
     # tls_port = 8883; cafile = "/etc/rhuna-venue/ca.crt"; certfile = …; keyfile = …
+    # http_dir = "/srv/rhuna-venue/www"  # the websockets listener serves the wall, the director
+    #                                    # page and tables.json from it (web/dist + the roster)
 
     [wall]
     password_file = "/etc/rhuna-venue/wall.password"   # or password = "…"
@@ -89,6 +91,7 @@ _VENUE_KEYS = {
     "cafile",
     "certfile",
     "keyfile",
+    "http_dir",
 }
 _TABLE_KEYS = {"id", "name", "password", "password_file", "commands_from_venue"}
 
@@ -120,6 +123,8 @@ class Venue:
     cafile: str | None = None
     certfile: str | None = None
     keyfile: str | None = None
+    #: the folder the websockets listener serves (the built pages and tables.json), or none
+    http_dir: str | None = None
 
     def logins(self) -> Iterator[tuple[str, str]]:
         """(user, password) of every venue account: the bridges, then wall, director, organiser."""
@@ -237,6 +242,14 @@ def parse(data: dict[str, Any], file: str, *, base: Path | None = None) -> Venue
     ):
         problems.add("venue.restart_timeout", f"{restart!r}", "two whole seconds: [base, cap]")
         restart = [1, 3]
+    http_dir = venue.get("http_dir")
+    if http_dir is not None and (not isinstance(http_dir, str) or not http_dir.startswith("/")):
+        problems.add(
+            "venue.http_dir",
+            f"{http_dir!r} is not an absolute path",
+            'give the folder holding web/dist\'s files and tables.json, e.g. "/srv/rhuna-venue/www"',
+        )
+        http_dir = None
     tls_port = venue.get("tls_port")
     if tls_port is not None and not venue.get("cafile"):
         problems.add(
@@ -332,6 +345,7 @@ def parse(data: dict[str, Any], file: str, *, base: Path | None = None) -> Venue
         cafile=venue.get("cafile"),
         certfile=venue.get("certfile"),
         keyfile=venue.get("keyfile"),
+        http_dir=http_dir,
     )
 
 
@@ -407,6 +421,9 @@ def venue_conf_text(venue: Venue, folder: Path) -> str:
         f"listener {venue.websockets_port}{bind}",
         "protocol websockets",
     ]
+    if venue.http_dir is not None:
+        # the pages and the roster, from the listener they talk to (as on a table's Pi)
+        lines.append(f"http_dir {venue.http_dir}")
     if venue.tls_port is not None:
         lines += [
             "",

@@ -86,3 +86,13 @@ def test_the_cli_writes_the_venue_and_each_bridge_and_reads_password_files(
     assert main(["venue", str(tmp_path / "venue.toml"), "--check"]) == 2
     err = capsys.readouterr().err
     assert "table[1].password_file:" in err and "cannot be read" in err and "Traceback" not in err
+
+
+def test_http_dir_serves_the_pages_from_the_websockets_listener_and_must_be_absolute() -> None:
+    v = V.parse({**GOOD, "venue": {"host": "v", "http_dir": "/srv/rhuna-venue/www"}}, "venue.toml")
+    conf = V.venue_conf_text(v, Path("/etc/rhuna-venue")).splitlines()
+    ws = conf.index("protocol websockets")
+    assert conf[ws - 1] == "listener 9001" and conf[ws + 1] == "http_dir /srv/rhuna-venue/www"
+    assert "http_dir" not in V.venue_conf_text(V.parse(GOOD, "venue.toml"), Path("/e"))
+    text = errors({**GOOD, "venue": {"host": "v", "http_dir": "www"}})
+    assert "venue.http_dir: 'www' is not an absolute path" in text

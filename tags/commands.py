@@ -55,7 +55,7 @@ def command_for_tag(
     role = roles.role(event.reader, event.channel)
     if role == "enroll":
         return None  # the enrolment reader is for ``rhuna-table enroll``, not for play
-    token_id = registry.token(event.uid)
+    token_id = registry.token_id(event.uid)
     where = f"{event.reader} channel {event.channel}"
     if token_id is None:
         return RuleViolation(

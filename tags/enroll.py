@@ -222,7 +222,7 @@ class Enrolment:
             key = normalise_uid(uid)
         except UidError:
             return Scan(Verdict.INVALID, uid, token)
-        holder = self.registry.token(key)
+        holder = self.registry.token_id(key)
         if holder == token:
             self._redo.discard(token)
             self._last = key

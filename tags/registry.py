@@ -7,7 +7,7 @@ tables with no hardware — the demo, the tests — use :meth:`TagRegistry.synth
 which gives every token a stable made-up 7-byte UID.
 
 >>> reg = TagRegistry({"04A1B2C3D4E5F6": "aria.ember.skill"})
->>> reg.token("04a1b2c3d4e5f6"), reg.uid("aria.ember.skill")
+>>> reg.token_id("04a1b2c3d4e5f6"), reg.uid("aria.ember.skill")
 ('aria.ember.skill', '04A1B2C3D4E5F6')
 """
 
@@ -47,7 +47,7 @@ class TagRegistry:
         self._by_uid[key] = token
         self._by_token[token] = key
 
-    def token(self, uid: str) -> str | None:
+    def token_id(self, uid: str) -> str | None:
         """The token id of a tag, or None for a tag nobody enrolled."""
         try:
             return self._by_uid.get(normalise_uid(uid))
@@ -55,6 +55,7 @@ class TagRegistry:
             return None  # not even a UID: certainly nobody's tag
 
     def uid(self, token: str) -> str | None:
+        """The UID of the tag enrolled for a token id, or None for a token with no tag."""
         return self._by_token.get(token)
 
     def remove(self, token: str) -> str | None:

@@ -42,7 +42,7 @@ def test_what_is_not_a_uid_is_refused_everywhere_alike(text):
         parse_uid(text)
     with pytest.raises(ConfigError, match=repr(text).replace("(", r"\(")):
         TagRegistry({text: "aria.ember.skill"})
-    assert TagRegistry({"04A1B2C3": "x"}).token(text) is None
+    assert TagRegistry({"04A1B2C3": "x"}).token_id(text) is None
     with pytest.raises(ValueError), HubEmulator(channels=1) as hub:
         hub.lay(0, text)
     with pytest.raises(ValueError):

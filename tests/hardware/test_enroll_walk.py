@@ -171,7 +171,7 @@ def test_redo_replaces_one_tokens_tag_and_frees_the_old_one(example_state):
     assert scan.verdict is Verdict.ACCEPTED and scan.replaced == uid(1)
     assert "replacing " + uid(1) in walk.explain(scan)
     assert walk.finished and registry.uid("aria.ember.skill") == uid(3)
-    assert registry.token(uid(1)) is None  # the old tag is free for another token
+    assert registry.token_id(uid(1)) is None  # the old tag is free for another token
     assert walk.summary().startswith("1 tag(s) enrolled this time; all 1 token(s)")
 
 
@@ -224,7 +224,7 @@ def test_no_scan_sequence_gives_two_tokens_one_tag(example_state: TableState, sc
             assert registry.uid(asked) == uid(n) and walk.done == done + 1
         else:
             assert walk.current == asked and walk.done == done
-            assert registry.token(uid(n)) not in (None, asked)
+            assert registry.token_id(uid(n)) not in (None, asked)
     pairs = list(registry.items())
     assert len({u for u, _ in pairs}) == len({t for _, t in pairs}) == len(pairs)
     assert [(t, u) for t, u in walk.accepted] == [(t, registry.uid(t)) for t, _ in walk.accepted]

@@ -156,7 +156,7 @@ def test_registry_refuses_duplicates_and_names_the_file(tmp_path):
     with pytest.raises(ConfigError, match="already has tag"):
         reg.add("04A1B2C4", "aria.weight.0")
     reg.save(tmp_path / "tags.json")
-    assert TagRegistry.load(tmp_path / "tags.json").token("04a1b2c3") == "aria.weight.0"
+    assert TagRegistry.load(tmp_path / "tags.json").token_id("04a1b2c3") == "aria.weight.0"
     (tmp_path / "bad.json").write_text("{nope")
     with pytest.raises(ConfigError, match=r"bad.json: not JSON"):
         TagRegistry.load(tmp_path / "bad.json")

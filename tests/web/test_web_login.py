@@ -11,6 +11,7 @@ shown, the broker kept, and a reload of the tab stays logged in.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from tests.harness.broker import WAIT
 from tests.harness.web import (
     PHONE,
     VIEWER_PASSWORD,
+    VIEWER_USER,
     AccountsBroker,
     built_pages,
     playwright_chromium,
@@ -112,3 +114,58 @@ def test_gm_tabs_share_the_fragment_with_the_login(tmp_path: Path, browser: Any)
             assert errors == [], errors
     finally:
         broker.stop()
+
+
+def test_each_link_problem_says_what_to_do(tmp_path: Path, browser: Any) -> None:
+    """Issue 32 item 2, on every page that has a status line (overlay, table, gm; the wall its
+    own): a page without ``broker=`` whose guess fails says it needs one, with an example; a
+    refused login names the user and where the password is; a table id the broker has never
+    heard of, after 5 s, says so and names the tables it has."""
+    with (
+        running_web_broker(tmp_path / "broker") as broker,
+        served_table(tmp_path / "table", broker, serve_pages=True) as table,
+    ):
+        served = f"http://127.0.0.1:{table.web_port}"
+        cases = {
+            # the service's page server is no broker: the page's guess (ws://its host/) fails
+            "no broker": (
+                [f"{served}/{p}?table=example" for p in ("overlay.html", "table.html", "gm.html")]
+                + [f"{served}/tables.html"],
+                re.compile(
+                    r"offline: this page needs its broker: add broker= to its address, e\.g\. "
+                    + re.escape(f"{served}/")
+                    + r"\w+\.html\?table=example#broker=ws://127\.0\.0\.1:9001"
+                ),
+            ),
+            "refused login": (
+                [
+                    broker.url(p, password="not-the-password")
+                    for p in ("overlay.html", "table.html", "gm.html", "tables.html")
+                ],
+                re.escape(
+                    f"offline: the broker refused user {VIEWER_USER}: check the password"
+                    " from `rhuna-table accounts urls`"
+                ),
+            ),
+            "unknown table": (
+                [broker.url(p, table="kitchen") for p in ("overlay.html", "table.html", "gm.html")],
+                re.escape("no table 'kitchen' on this broker; tables seen: example"),
+            ),
+        }
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        opened = []
+        try:
+            for name, (urls, words) in cases.items():
+                for url in urls:
+                    page = context.new_page()
+                    page.goto(url)
+                    opened.append((name, url, page, words))
+            for name, url, page, words in opened:
+                label = page.locator("#status-label")
+                expect(label, f"{name}: {url}").to_have_text(re.compile(words), timeout=MS)
+            # the unknown table's words waited the 5 s: before that the page just waits
+            early = context.new_page()
+            early.goto(broker.url("overlay.html", table="kitchen"))
+            expect(early.locator("#status-label")).to_have_text("waiting for the table…")
+        finally:
+            context.close()

@@ -53,6 +53,7 @@ export function boot(spec: PageSpec): PageContext {
   const store = new Store();
   const connection = new Connection(store, {
     url: params.broker,
+    brokerGiven: params.brokerGiven,
     base: params.base,
     table: params.table,
     username: params.username,
@@ -121,13 +122,22 @@ export class SteadyStatus {
   /** what the line said when the link last failed: a retry ("connecting…") still reads so */
   private failed: Liveness | null = null;
 
-  next(snap: Snapshot, t: TableRecord | undefined, now: number): Liveness {
-    let live = liveness(snap, t, now);
+  next(
+    snap: Snapshot,
+    t: TableRecord | undefined,
+    now: number,
+    id: string | null = null,
+  ): Liveness {
+    let live = liveness(snap, t, now, id);
     if (snap.link === "online") this.failed = null;
     else if (snap.link === "offline") this.failed = live;
     else if (this.failed) live = { ...this.failed, age: live.age, gap: live.gap };
     // good news, the first word, and leaving "live" are said at once (never stale as live)
-    const now_ = !this.shown || live.state === "live" || this.shown.state === "live";
+    const now_ =
+      !this.shown ||
+      live.state === "live" ||
+      this.shown.state === "live" ||
+      (this.shown.state === "waiting" && live.state === "waiting");
     if (now_ || live.label === this.shown?.label) {
       this.shown = live;
       this.candidate = null;
@@ -150,7 +160,7 @@ const steady = new SteadyStatus();
 /** The status line every page has: live/offline, age of the last update, missed events. */
 export function renderStatus(snap: Snapshot, table: string, now: number): void {
   const t = snap.tables.get(table);
-  const live = steady.next(snap, t, now);
+  const live = steady.next(snap, t, now, table);
   const el = byId("status");
   el.dataset.state = live.state;
   // the label and the gap are live regions: rewritten every second, they would be re-announced

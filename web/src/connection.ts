@@ -30,6 +30,27 @@ export interface ConnectionOptions {
   /** follow the venue's uplink flags too (`<base>/uplink/<table>`, docs/convention.md), in a
    *  subscription of their own: a table's own broker may refuse it, and that changes nothing */
   uplinks?: boolean;
+  /** false: the page's URL named no broker (`broker=`), and `url` is only a guess */
+  brokerGiven?: boolean;
+}
+
+/** CONNACK codes of a refused login: MQTT 3.1.1's 4 and 5, MQTT 5's 134 and 135. */
+const LOGIN_REFUSED = new Set([4, 5, 134, 135]);
+
+/** What to do when the broker refuses the login (issue 32 item 2). */
+export function refusedAdvice(username: string | null | undefined): string {
+  return username
+    ? `the broker refused user ${username}: check the password from \`rhuna-table accounts urls\``
+    : "the broker refused a page without a login: open the address `rhuna-table accounts urls` prints (it carries #username=…&password=…)";
+}
+
+/** What to do when the page named no broker and the guess failed (issue 32 item 2). */
+export function noBrokerAdvice(
+  loc: Pick<Location, "origin" | "pathname" | "hostname">,
+  table: string,
+): string {
+  const example = `${loc.origin}${loc.pathname}?table=${table === "+" ? "example" : table}#broker=ws://${loc.hostname || "pi.local"}:9001`;
+  return `this page needs its broker: add broker= to its address, e.g. ${example} (\`rhuna-table accounts urls\` prints each page's)`;
 }
 
 export class CommandTimeout extends Error {}
@@ -102,16 +123,36 @@ export class Connection {
         if (err) this.store.setLink("offline", `subscribe refused: ${err.message}`);
         else this.store.setLink("online");
       });
+      // the other tables' …/status, in a subscription of its own (an ACL may refuse it): a page
+      // whose table never answers can say which tables this broker does have
+      if (this.opts.table !== "+")
+        client.subscribe(`${this.opts.base}/+/status`, { qos: 0 }, (err) => {
+          if (err) console.info(`rhuna: the other tables are not readable here (${err.message})`);
+        });
       if (this.opts.uplinks)
         client.subscribe(this.uplinkFilter(), { qos: 1 }, (err) => {
           if (err) console.info(`rhuna: no venue uplink flags here (${err.message})`);
         });
     });
     client.on("reconnect", () => this.store.setLink("connecting", this.store.snapshot.linkError));
-    client.on("close", () => this.store.setLink("offline", this.store.snapshot.linkError));
+    client.on("close", () => {
+      if (this.opts.brokerGiven === false && !this.store.snapshot.linkAdvice)
+        this.store.setLinkAdvice(this.noBroker());
+      this.store.setLink("offline", this.store.snapshot.linkError);
+    });
     client.on("offline", () => this.store.setLink("offline", this.store.snapshot.linkError));
-    client.on("error", (err) => this.store.setLink("offline", err.message));
+    client.on("error", (err) => {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === "number" && LOGIN_REFUSED.has(code))
+        this.store.setLinkAdvice(refusedAdvice(this.opts.username));
+      else if (this.opts.brokerGiven === false) this.store.setLinkAdvice(this.noBroker());
+      this.store.setLink("offline", err.message);
+    });
     client.on("message", (topic, payload, packet) => this.route(topic, payload, packet.retain));
+  }
+
+  private noBroker(): string {
+    return noBrokerAdvice(location, this.opts.table);
   }
 
   stop(): void {
@@ -189,6 +230,10 @@ export class Connection {
       // table is called "uplink" (`rhuna-table venue` refuses it)
       if (this.opts.uplinks && parts.length === 3 && (text === "1" || text === "0"))
         this.store.setUplink(what, text === "1");
+      return;
+    }
+    if (this.opts.table !== "+" && table !== this.opts.table) {
+      if (what === "status" && parts.length === 3 && text) this.store.noteOther(table);
       return;
     }
     if (what === "status") {

@@ -456,19 +456,44 @@ export interface Liveness {
  *  at the venue is its last state before the cut; its own service may well be running. */
 export const UPLINK_OFFLINE = "offline (uplink)";
 
-export function liveness(snap: Snapshot, t: TableRecord | undefined, now: number): Liveness {
+/** How long a page waits for its table's `…/status` before it says there is no such table. */
+export const UNKNOWN_TABLE_MS = 5000;
+
+/** The words for a link that is not online: what to do, when the page knows (no `broker=`, a
+ *  refused login), else the link's own error. */
+export function linkLabel(snap: Snapshot): string {
+  if (snap.link === "connecting" && !snap.linkAdvice) return "connecting to the broker…";
+  if (snap.linkAdvice) return `offline: ${snap.linkAdvice}`;
+  return `offline: no broker${snap.linkError ? ` (${snap.linkError})` : ""}`;
+}
+
+/** `id`: the table the page waits for (to name it when the broker has none by that id). */
+export function liveness(
+  snap: Snapshot,
+  t: TableRecord | undefined,
+  now: number,
+  id: string | null = null,
+): Liveness {
   const age = t?.lastUpdate ? Math.max(0, Math.floor((now - t.lastUpdate) / 1000)) : null;
   const gap = t ? gapText(t, now) : null;
   if (snap.link !== "online") {
-    const why = snap.linkError ? ` (${snap.linkError})` : "";
-    const label =
-      snap.link === "connecting" ? "connecting to the broker…" : `offline: no broker${why}`;
+    const label = linkLabel(snap);
     return { state: snap.link === "connecting" && !t ? "waiting" : "offline", label, age, gap };
   }
   // before the table's own status: the venue keeps the retained "online" of a table it lost
   if (t?.uplink === "down") return { state: "offline", label: UPLINK_OFFLINE, age, gap };
-  if (!t || t.status === "unknown")
+  if (!t || t.status === "unknown") {
+    if (id !== null && now - snap.linkSince >= UNKNOWN_TABLE_MS) {
+      const seen = snap.others.length ? snap.others.join(", ") : "none";
+      return {
+        state: "waiting",
+        label: `no table '${id}' on this broker; tables seen: ${seen}`,
+        age,
+        gap,
+      };
+    }
     return { state: "waiting", label: "waiting for the table…", age, gap };
+  }
   if (t.status === "offline")
     return { state: "offline", label: "offline: the table service is not running", age, gap };
   if (t.stale) return { state: "stale", label: "reconnected: repainting…", age, gap };

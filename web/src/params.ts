@@ -16,6 +16,8 @@ const THEMES: readonly Theme[] = ["stream", "dark", "light", "contrast"];
 export interface PageParams {
   /** the broker's WebSocket URL */
   broker: string;
+  /** false: the URL named no broker, `broker` is the guess `defaultBroker` makes */
+  brokerGiven: boolean;
   /** table id (`rhuna/<table>/…`); "+" on the wall: every table */
   table: string;
   base: string;
@@ -174,6 +176,7 @@ export function readParams(
   const panels = q.get("panels");
   return {
     broker: brokerUrl(loc),
+    brokerGiven: Boolean(q.get("broker")),
     table: q.get("table") || defaults.table,
     base: q.get("base") || "rhuna",
     username: login.username,

@@ -101,6 +101,11 @@ export interface Snapshot {
   readonly linkError: string | null;
   /** when the link last changed (ms since the epoch) */
   readonly linkSince: number;
+  /** what to do about a link that is not online, in words (the page has no `broker=`, the
+   *  broker refused the login), null: nothing the page can say beyond `linkError` */
+  readonly linkAdvice: string | null;
+  /** other tables this broker has a `…/status` for (a one-table page, for "tables seen") */
+  readonly others: readonly string[];
   readonly tables: ReadonlyMap<string, TableRecord>;
   /** rises by one at every change: a cheap "did anything change" for views */
   readonly version: number;
@@ -152,6 +157,8 @@ export class Store {
       link: "connecting",
       linkError: null,
       linkSince: now(),
+      linkAdvice: null,
+      others: [],
       tables: new Map(),
       version: 0,
     };
@@ -167,6 +174,17 @@ export class Store {
     return () => this.listeners.delete(fn);
   }
 
+  /** What to do about the link (kept until the link is online), null: nothing to add. */
+  setLinkAdvice(advice: string | null): void {
+    if (advice !== this.snap.linkAdvice) this.commit({ linkAdvice: advice });
+  }
+
+  /** Another table seen on the broker (its `…/status`), for a page that waits for its own. */
+  noteOther(table: string): void {
+    if (this.snap.others.includes(table)) return;
+    this.commit({ others: [...this.snap.others, table].sort() });
+  }
+
   setLink(link: Link, error: string | null = null): void {
     if (link === this.snap.link && error === this.snap.linkError) return;
     let tables = this.snap.tables;
@@ -174,7 +192,8 @@ export class Store {
       // nothing we hold can be trusted as live any more: a table's retained state clears it
       tables = new Map([...tables].map(([id, t]) => [id, { ...t, stale: true }]));
     }
-    this.commit({ link, linkError: error, linkSince: this.now(), tables });
+    const linkAdvice = link === "online" ? null : this.snap.linkAdvice;
+    this.commit({ link, linkError: error, linkSince: this.now(), linkAdvice, tables });
   }
 
   /**

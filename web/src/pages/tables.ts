@@ -8,7 +8,7 @@
 
 import { boot } from "../app";
 import { byId, h, setText } from "../dom";
-import { ageText, UPLINK_OFFLINE, wallCard } from "../model";
+import { ageText, linkLabel, UPLINK_OFFLINE, wallCard } from "../model";
 import { urlParams } from "../params";
 import { emptyTable } from "../store";
 
@@ -103,9 +103,7 @@ boot({
     link.dataset.state = online ? "live" : "offline";
     const label = online
       ? `${snap.tables.size} table${snap.tables.size === 1 ? "" : "s"}`
-      : snap.link === "connecting"
-        ? "connecting to the broker…"
-        : `offline: no broker${snap.linkError ? ` (${snap.linkError})` : ""}`;
+      : linkLabel(snap);
     setText(byId("status-label"), label, false);
     // live tables first, then the rest (offline, stale); each group in a stable order by name,
     // so a card moves only when its table changes group

@@ -13,6 +13,7 @@ import contextlib
 import os
 import resource
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -149,8 +150,16 @@ class Rig:
     """N tables (``t001``…) bridged to one venue; ``cut`` names the table behind a :class:`Cut`."""
 
     def __init__(
-        self, folder: Path, tables: int, *, keepalive: int = 5, cut: str | None = None
+        self,
+        folder: Path,
+        tables: int,
+        *,
+        keepalive: int = 5,
+        cut: str | None = None,
+        pages: bool = False,
     ) -> None:
+        """``pages``: the venue's websockets listener serves the built pages and the roster
+        (``[venue] http_dir``), as an organiser sets it up: :meth:`page_url` opens one."""
         self.folder = folder
         self.ids = [f"t{i + 1:03d}" for i in range(tables)]
         raise_nofile(tables)
@@ -169,11 +178,29 @@ class Rig:
             "table": [{"id": t, "name": f"Table {t}", "password": f"{t}-pw"} for t in self.ids],
         }
         (folder / "venue-data").mkdir(parents=True, exist_ok=True)
+        www = folder / "www"
+        if pages:
+            data["venue"]["http_dir"] = str(www)
         self.venue = V.parse(data, "rig-venue.toml")
         self.broker = VenueBroker(folder, self.venue)
+        if pages:
+            from tests.harness.web import built_pages
+
+            www.mkdir(exist_ok=True)
+            for page in built_pages().glob("*.html"):  # each page is one file (web/build.mjs)
+                shutil.copy(page, www / page.name)
+            shutil.copy(folder / "venue" / "tables.json", www / "tables.json")
         self.cut: Cut | None = None
         self.cut_id = cut
         self.tables: dict[str, Broker] = {}
+
+    def page_url(self, page: str, login: str = "wall", **params: str) -> str:
+        """``page`` served by the venue broker, logged in (the fragment) as ``login``."""
+        from tests.harness.web import address
+
+        pw = {"wall": self.venue.wall, "director": self.venue.director}[login]
+        query = {"roster": "tables.json", **params, "username": login, "password": pw}
+        return address(f"http://127.0.0.1:{self.venue.websockets_port}/{page}", query)
 
     def start(self) -> Rig:
         self.broker.start()

@@ -19,15 +19,17 @@ pondered state that never comes is dropped with the next turn.
 
 What it costs: about 0.55 ms of CPU per token on the VM of docs/performance.md's fifth
 round (apply, view, JSON), 35 tokens after each draw of the example table's Performance
-(19 ms); nothing while no Performance is drawing. It waits :data:`SETTLE` after a turn so
-that a burst of commands (a script, a replay) is never pondered, and stops at the next
-check once a turn begins.
+(19 ms); nothing while no Performance is drawing. It waits :data:`SETTLE` after a turn, or
+:data:`SETTLE_TURNS` times as long as the recent turns took where that is longer (a slow
+board), so that a burst of commands (a script, a replay) is never pondered, and stops at
+the next check once a turn begins.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import Any
@@ -43,6 +45,16 @@ log = logging.getLogger("rhuna.ponder")
 #: how long the table must have been still before pondering begins (s): a burst is not
 #: pondered, and the turn's own last work (the panel, the publisher) goes first
 SETTLE = 0.002
+
+#: ... and for this many times as long as the last turns took (wall time, taken → idle): on a
+#: slow board a turn takes tens of milliseconds and so does the next command of a burst on
+#: its way in, which a fixed 2 ms would ponder, its work then competing with that command's
+#: turn for the one core (benchmarks/pi_budget.py, a tenth of a core: token → state p50
+#: 96 ms pondering, 50 ms not). At a table's pace (a second between draws) it still ponders.
+SETTLE_TURNS = 4.0
+
+#: the longest wait, whatever the turns took (s)
+SETTLE_MAX = 0.5
 
 #: told each pondered state on the pondering thread, to prepare what it will need for it;
 #: it must not keep a state it is told beyond a bounded cache (most never come)
@@ -102,9 +114,11 @@ class Ponder:
         self,
         candidates: Callable[[TableState], Iterator[Mapping[str, Any]]] = likely_commands,
         settle: float = SETTLE,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._candidates = candidates
         self._settle = settle
+        self._clock = clock
         self._cond = threading.Condition()
         self._base: TableState | None = None  # the state being pondered, None: hold
         self._answers: dict[Key, tuple[TableState, tuple[Event, ...]]] = {}
@@ -112,6 +126,9 @@ class Ponder:
         self._warmers: tuple[tuple[object, Warmer], ...] = ()
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._began: float | None = None  # the clock when the turn in progress recalled
+        #: the recent turns' wall time (s): jumps up with a long one, decays by a fifth a turn
+        self.turn = 0.0
         #: commands applied ahead, and recalled by a turn (diagnostics, tests)
         self.pondered = 0
         self.recalled = 0
@@ -145,6 +162,9 @@ class Ponder:
     def think(self, state: TableState) -> None:
         """The table waits in ``state``: ponder what may come next (never waits)."""
         with self._cond:
+            if self._began is not None:  # the turn that recalled has ended
+                took, self._began = self._clock() - self._began, None
+                self.turn = max(took, 0.8 * self.turn)
             if self._stopping or self._base is state:
                 return
             self._base = state
@@ -160,6 +180,7 @@ class Ponder:
         key = command_key(command)
         with self._cond:
             self._base = None
+            self._began = self._clock()
             if key is None or self._answers_for is not state:
                 return None
             answer = self._answers.get(key)
@@ -168,6 +189,11 @@ class Ponder:
         return answer
 
     # --- the pondering thread -----------------------------------------------------------
+
+    def settle(self) -> float:
+        """How long the table must be still before pondering: :data:`SETTLE`, or longer after
+        slow turns (:data:`SETTLE_TURNS`), never more than :data:`SETTLE_MAX`."""
+        return min(SETTLE_MAX, max(self._settle, SETTLE_TURNS * self.turn))
 
     def _moved(self, state: TableState) -> bool:
         """The table is no longer waiting in ``state`` (read without the lock: a hint)."""
@@ -182,7 +208,7 @@ class Ponder:
                 state = self._base
                 assert state is not None
                 # still for SETTLE: a turn that begins meanwhile holds (base None) or moves on
-                if self._cond.wait_for(partial(self._moved, state), self._settle):
+                if self._cond.wait_for(partial(self._moved, state), self.settle()):
                     continue
             t = trace.clocks() if trace.ON else None
             try:

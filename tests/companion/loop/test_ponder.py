@@ -186,3 +186,58 @@ def test_a_refused_draw_is_still_refused_by_the_engine_p6(declared):
         assert committed == [] and loop.state is declared and ponder.recalled == 0
     finally:
         ponder.stop()
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_after_slow_turns_the_table_must_be_still_longer_before_pondering(declared):
+    """On a slow board a turn takes tens of ms, and so does a burst's next command on its way
+    in: the settle grows with the turns (SETTLE_TURNS × the recent turns' time, at most
+    SETTLE_MAX), jumps with a slow turn and decays with fast ones (benchmarks/pi_budget.py)."""
+    from companion.table.ponder import SETTLE, SETTLE_MAX, SETTLE_TURNS
+
+    clock = Clock()
+    p = Ponder(clock=clock)  # not started: only the bookkeeping of think/recall
+    assert p.settle() == SETTLE
+    p.recall(declared, BEGIN)
+    clock.now += 0.05  # a 50 ms turn
+    p.think(declared)
+    assert p.turn == pytest.approx(0.05)
+    assert p.settle() == pytest.approx(SETTLE_TURNS * 0.05)
+    for _ in range(40):  # fast turns: it decays back to SETTLE
+        p.recall(declared, BEGIN)
+        clock.now += 0.0001
+        p.think(declared)
+    assert p.settle() == SETTLE
+    p.recall(declared, BEGIN)
+    clock.now += 10.0  # a turn that waited on a dying disk: the settle is bounded
+    p.think(declared)
+    assert p.settle() == SETTLE_MAX
+
+
+def test_a_burst_after_slow_turns_is_not_pondered(declared):
+    """A command that comes within the settle of a slow turn finds nothing pondered and the
+    pondering thread idle: its work never competes with the burst's turns; once the table is
+    still that long, it ponders."""
+    clock = Clock()
+    p = Ponder(clock=clock)
+    p.start()
+    try:
+        p.recall(declared, BEGIN)
+        clock.now += 0.1  # a 100 ms turn: settle 0.4 s
+        p.think(declared)
+        time.sleep(0.05)
+        assert p.pondered == 0  # the burst's next command, 50 ms later, finds nothing done
+        assert p.recall(declared, BEGIN) is None
+        p.think(declared)  # ...and once still for the settle, the table ponders
+        all_pondered(p, declared)
+    finally:
+        p.stop()

@@ -18,6 +18,7 @@ from companion.mqtt.topics import SECTIONS, Topics
 from companion.record.narrate import HistoryEntry
 from companion.record.session import Recap
 from companion.table import inputs
+from engine.contracts.events import audience
 from engine.contracts.schema import Ref
 from engine.errors import Refusal, RuleViolation
 from engine.events import Event
@@ -202,6 +203,7 @@ def event_message(seq: int, state: TableState, event: Event, source: str, at: st
     out["text"] = narrate(state, event)
     out["source"] = source
     out["at"] = at
+    out["audience"] = audience(event)  # who may read it (issue 31 item 2)
     return out
 
 

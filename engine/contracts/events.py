@@ -7,9 +7,9 @@ and ``tests/test_contracts.py`` checks that every event the engine emits in the
 example sessions fits, and that the engine's code names no event missing here.
 """
 
-from typing import Any, NotRequired, TypedDict, TypeVar
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar, get_args
 
-from engine.events import EventKind
+from engine.events import Event, EventKind
 
 P = TypeVar("P")
 
@@ -658,3 +658,45 @@ combat_ended = _kind("combat_ended", CombatEnded)
 #: every event name → the TypedDict of its payload (``Event.data``), in the order of the rules;
 #: made from the constructors, so the schema (generated from it) and they cannot drift
 EVENTS: dict[str, Any] = {kind.name: kind.shape for kind in _KINDS}
+
+# --- who may read each event (issue 31 item 2) --------------------------------------------
+
+#: who an event's words are for: ``worldkeeper`` (the remote, the CLI: instructions to the
+#: WorldKeeper, never on a page the players or a stream see), ``table`` (the table display
+#: too: what the table resolves, corrections), ``public`` (the overlay and the wall as well)
+Audience = Literal["worldkeeper", "table", "public"]
+AUDIENCES: tuple[Audience, ...] = get_args(Audience)
+
+#: the audience of each event that is not ``public``; an event whose payload carries its own
+#: ``audience`` (a note) has that one
+AUDIENCE: dict[str, Audience] = {
+    # P20: the WorldKeeper's instructions after an outcome ("resolve applicable Wear (P20)")
+    wear_prompt.name: "worldkeeper",
+    impact_prompt.name: "worldkeeper",
+    escalation_prompt.name: "worldkeeper",
+    # what the table resolves together, on its own screen
+    time_prompt.name: "table",
+    injury_save_prompt.name: "table",
+    # corrections: the table sees them, a stream does not need to
+    undone.name: "table",
+    hero_adjusted.name: "table",
+    bag_changed.name: "table",
+    time_set.name: "table",
+    strain_tokens_set.name: "table",
+}
+
+
+def audience(event: Event) -> Audience:
+    """Who may read ``event`` (the ``audience`` of its ``…/events`` message).
+
+    >>> audience(wear_prompt({"heroes": ["aria"], "rule": "P20"}))
+    'worldkeeper'
+    >>> audience(Event("token_drawn", {}))
+    'public'
+    >>> audience(Event("note", {"text": "the lich is listening", "audience": "worldkeeper"}))
+    'worldkeeper'
+    """
+    own = event.data.get("audience")
+    if own in AUDIENCES:
+        return own  # type: ignore[no-any-return]
+    return AUDIENCE.get(event.type, "public")

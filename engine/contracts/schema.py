@@ -20,7 +20,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
-from engine.contracts.events import EVENTS
+from engine.contracts.events import AUDIENCE, AUDIENCES, EVENTS
 from engine.contracts.view import RETAINED_SECTIONS, HeroView, TableView
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -32,6 +32,11 @@ ENVELOPE: dict[str, Any] = {
     "text": {"type": "string", "description": "the event in words"},
     "source": {"type": "string", "description": "where the command came from"},
     "at": {"type": "string", "description": "when (UTC, ISO 8601)"},
+    "audience": {
+        "enum": list(AUDIENCES),
+        "description": "who may read it: worldkeeper (the remote and the CLI only), table (the"
+        " table display too), public (the overlay and the wall too); pages filter by it",
+    },
 }
 
 
@@ -133,6 +138,11 @@ def events_schema() -> dict[str, Any]:
         ref = schema_of(tp, defs)
         payload = defs[ref["$ref"].rpartition("/")[2]]
         props = {**ENVELOPE, "type": {"const": name}}
+        if "audience" not in tp.__annotations__:  # else its own (a note's), one of AUDIENCES
+            props["audience"] = {
+                **ENVELOPE["audience"],
+                "enum": [AUDIENCE.get(name, "public")],
+            }
         for key, value in payload["properties"].items():
             # an event key the envelope already uses is sent as event_<key> (messages.py)
             props[f"event_{key}" if key in ENVELOPE else key] = value
@@ -146,7 +156,7 @@ def events_schema() -> dict[str, Any]:
                 "title": name,
                 "type": "object",
                 "properties": props,
-                "required": [*required, "text", "source", "at"],
+                "required": [*required, "text", "source", "at", "audience"],
                 "additionalProperties": False,
             }
         )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from companion.record.journal import Entry, Journal, Step, records_history
+from engine.contracts.events import Audience, audience
 from engine.narrate import describe
 from engine.state import TableState
 
@@ -44,6 +45,8 @@ class HistoryEntry(TypedDict):
     source: str
     command: str
     events: list[str]
+    #: who may read each of ``events`` (engine.contracts.events.audience): a page filters by it
+    audiences: list[Audience]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,8 @@ class Line:
     source: str
     command: str
     events: tuple[str, ...]
+    #: who may read each event (issue 31 item 2), one per ``events``
+    audiences: tuple[Audience, ...] = ()
 
     def to_json(self) -> HistoryEntry:
         return {
@@ -64,6 +69,7 @@ class Line:
             "source": self.source,
             "command": self.command,
             "events": list(self.events),
+            "audiences": list(self.audiences),
         }
 
     def text(self) -> str:
@@ -180,7 +186,7 @@ class Narrator:
                 else said
                 for e, said in zip(step.entry.events, line.events, strict=True)
             )
-            return Line(line.seq, line.at, line.source, line.command, events)
+            return Line(line.seq, line.at, line.source, line.command, events, line.audiences)
         if records_history(command):
             self._undoable.append((step.entry.seq, line.command))
         return line
@@ -194,6 +200,7 @@ def narrate(step: Step) -> Line:
         source_name(entry.source),
         command_text(entry.command),
         tuple(describe(step.after, e) for e in entry.events),
+        tuple(audience(e) for e in entry.events),
     )
 
 
@@ -205,6 +212,7 @@ def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:
         source_name(outcome.source),
         command_text(dict(outcome.command or {})),
         tuple(describe(outcome.state, e) for e in outcome.events),
+        tuple(audience(e) for e in outcome.events),
     ).to_json()
 
 
@@ -215,6 +223,7 @@ def _entry_line(entry: Entry, state: TableState) -> Line:
         source_name(entry.source),
         command_text(entry.command),
         tuple(describe(state, e) for e in entry.events),
+        tuple(audience(e) for e in entry.events),
     )
 
 

@@ -82,7 +82,7 @@ def mid_performance(table: ServedTable) -> None:
     table.lay("aria.potential.lore.2")
 
 
-def finish_draws(table: ServedTable) -> None:
+def finish_draws(table: ServedTable, seed: int = 7) -> None:
     """Every declared hero draws what is left (seeded draws), so the Performance may resolve."""
     from engine.view import table_view
 
@@ -91,7 +91,7 @@ def finish_draws(table: ServedTable) -> None:
         left = [c for c in view["performance"]["contributions"] if c["draws_left"] > 0]
         if not left:
             return
-        table.command({"cmd": "draw", "hero": left[0]["hero"], "seed": 7})
+        table.command({"cmd": "draw", "hero": left[0]["hero"], "seed": seed})
 
 
 def luminance(rgb: tuple[int, ...]) -> float:
@@ -502,4 +502,118 @@ def test_a_redraw_strikes_the_replaced_token_then_takes_it_away_p11(broker, tabl
     page.screenshot(path=str(ARTEFACTS / "overlay-720p-redraw-struck.png"))
     expect(struck).to_have_count(0, timeout=MS)
     expect(perf.locator(".token")).to_have_count(2)
+    page.context.close()
+
+
+#: everything a page holds in words: its text (the screen-reader-only regions too) and labels
+PAGE_WORDS = """() => [document.body.textContent,
+  ...[...document.querySelectorAll('[aria-label],[title]')].map((e) =>
+     (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))].join('\\n')"""
+
+
+def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, table, browser):
+    """Issue 31 item 2: the engine marks who may read each event (its `audience`); a session
+    played through — two Performances with draws, a Redraw, outcomes and their P20 prompts, the
+    weather and a Time token's prompt, a correction and an undo — leaves none of the words
+    marked `worldkeeper` on the overlay, the table display or the wall, and none marked `table`
+    on the overlay or the wall. The table display does show the table's own."""
+    from tests.harness.broker import Watcher
+
+    watcher = Watcher(
+        broker.port, ["rhuna/example/events"], username=SERVICE_USER, password=SERVICE_PASSWORD
+    )
+    pages = {
+        "overlay.html": open_page(browser, broker.url("overlay.html"), 1280, 720),
+        "table.html": open_page(browser, broker.url("table.html", last=50), 1280, 800),
+        "tables.html": open_page(browser, broker.url("tables.html"), 1920, 1080),
+    }
+    try:
+        table.command({"cmd": "start_session"})
+        table.command({"cmd": "draw_weather", "bag": "overworld", "seed": 3})
+        mid_performance(table)
+        tokens = pages["overlay.html"].locator("#performance .token")
+        expect(tokens).to_have_count(2, timeout=MS)  # both laid tokens taken
+        table.command({"cmd": "redraw", "hero": "aria", "replace": "aria.potential.lore.2",
+                       "seed": 7})  # fmt: skip
+        finish_draws(table)
+        table.command({"cmd": "resolve"})
+        table.command({"cmd": "adjust_hero", "hero": "bren", "fatigue": 1})
+        table.command({"cmd": "undo"})
+        table.command({"cmd": "reset"})
+        table.command({**BEGIN})
+        table.command({**ARIA, "hero": "cass", "exert": True})
+        finish_draws(table)
+        table.command({"cmd": "resolve"})
+        table.hub.lay(5, table.service.registry.uid("time.morning.minor.event.1"))
+        prompts = pages["table.html"].locator("#time .prompt")
+        expect(prompts).to_have_count(1, timeout=MS)  # the table's own prompt, shown there
+        for page in pages.values():
+            expect(page.locator("body")).to_contain_text(re.compile("SUCCESS|FAILURE"), timeout=MS)
+            page.wait_for_timeout(1200)  # a second paint after the last event
+        said: dict[str, set[str]] = {"worldkeeper": set(), "table": set(), "public": set()}
+        for m in watcher.json_on("rhuna/example/events"):
+            said[m["audience"]].add(m["text"].strip())
+        assert said["worldkeeper"] and said["table"], said  # the session said both kinds
+        words = {name: page.evaluate(PAGE_WORDS) for name, page in pages.items()}
+        (ARTEFACTS / "audience-words.json").write_text(
+            json.dumps({"said": {k: sorted(v) for k, v in said.items()}, "pages": words}, indent=1)
+        )
+        leaks = [
+            (name, audience, text)
+            for name, shown in words.items()
+            for audience in ("worldkeeper", "table")
+            if audience == "worldkeeper" or name != "table.html"
+            for text in said[audience] - said["public"]
+            if text and text in shown
+        ]
+        assert not leaks, leaks
+        # the table display keeps the table's words: its history has the correction
+        assert any(t in words["table.html"] for t in said["table"] - said["public"]), said
+    finally:
+        watcher.client.loop_stop()
+        for page in pages.values():
+            page.context.close()
+
+
+def test_the_wall_features_the_most_improbable_success_by_the_published_odds(
+    broker, table, browser
+):
+    """Issue 31 item 5: the wall's featured card is the success of the last 10 minutes whose
+    table published the lowest best-play odds for it (before its first draw), with those odds;
+    a failure is never featured. Performances are played (seeded) until one succeeds."""
+    page = open_page(browser, broker.url("tables.html"), 1920, 1080)
+    featured = page.locator("#featured")
+    expect(page.locator(".table-card")).to_have_count(1, timeout=MS)
+    successes: list[float] = []
+    for n in range(1, 7):
+        table.command({**BEGIN, "difficulty": 3 + n % 2})
+        table.command(ARIA)
+        expect(page.locator(".card-performance")).to_contain_text(f"Performance {n}", timeout=MS)
+        # the wall has the odds the table published for this Performance before any draw
+        page.wait_for_function(
+            f"window.rhuna.store.snapshot.tables.get('example').odds['{n}|aria'] !== undefined",
+            timeout=MS,
+        )
+        first = page.evaluate(
+            f"window.rhuna.store.snapshot.tables.get('example').odds['{n}|aria'].first"
+        )
+        finish_draws(table, seed=n)
+        outcome = table.command({"cmd": "resolve"})
+        [resolved] = [e for e in outcome.events if e.type == "performance_resolved"]
+        expect(page.locator(".card-performance")).to_contain_text(f"Performance {n}")
+        if resolved.data["success"]:
+            successes.append(first)
+            best = min(successes)
+            expect(featured).to_have_text(
+                f"★ Featured example · Aria: SUCCESS — a {best:g}% shot", timeout=MS
+            )
+            if len(successes) == 2:
+                break
+        else:
+            page.wait_for_timeout(1200)
+            if not successes:
+                expect(featured).to_be_hidden()  # a failure is never featured
+        table.command({"cmd": "reset"})
+    assert successes, "no seeded Performance succeeded"
+    page.screenshot(path=str(ARTEFACTS / "wall-featured-1080p.png"))
     page.context.close()

@@ -5,7 +5,7 @@
 
 import { Connection, type ConnectionOptions } from "./connection";
 import { byId, h, setText } from "./dom";
-import { ageText, announcement, type Liveness, liveness } from "./model";
+import { ageText, announcement, type Liveness, liveness, type Reader } from "./model";
 import { type PageParams, readParams, type Theme, takeLogin } from "./params";
 import { type Snapshot, Store, type TableRecord } from "./store";
 
@@ -21,6 +21,8 @@ export interface PageSpec {
   name: string;
   defaults: { table: string; theme: Theme };
   connection?: Partial<ConnectionOptions>;
+  /** who reads the page (the audiences it may show, issue 31 item 2); default worldkeeper */
+  reader?: Reader;
   /** paint the page from a snapshot (called after the reveal delay, if any) */
   render: (snap: Snapshot, ctx: PageContext, now: number) => void;
 }
@@ -74,7 +76,7 @@ export function boot(spec: PageSpec): PageContext {
   // with a reveal delay, what the page shows is the snapshot revealed last, not the newest
   let revealed = store.snapshot;
   store.subscribe((snap) => {
-    if (announcer) announce(announcer, snap, spoken);
+    if (announcer) announce(announcer, snap, spoken, spec.reader ?? "worldkeeper");
     if (params.delay > 0)
       setTimeout(() => {
         revealed = snap;
@@ -91,7 +93,12 @@ export function boot(spec: PageSpec): PageContext {
 }
 
 /** Speak each new draw and outcome once, in the service's own words (aria-live="polite"). */
-function announce(region: HTMLElement, snap: Snapshot, spoken: Map<string, number>): void {
+function announce(
+  region: HTMLElement,
+  snap: Snapshot,
+  spoken: Map<string, number>,
+  reader: Reader,
+): void {
   for (const [id, t] of snap.tables) {
     const last = spoken.get(id) ?? -1;
     const fresh = t.events.filter((e) => e.seq > last);
@@ -99,7 +106,7 @@ function announce(region: HTMLElement, snap: Snapshot, spoken: Map<string, numbe
     spoken.set(id, Math.max(...fresh.map((e) => e.seq)));
     if (last < 0 && fresh.length > 1) continue; // the page just opened: no backlog
     for (const e of fresh) {
-      const text = announcement(e);
+      const text = announcement(e, reader);
       if (text) region.append(h("p", {}, text));
     }
     while (region.childElementCount > 5) region.firstElementChild?.remove();

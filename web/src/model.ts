@@ -157,10 +157,22 @@ function odds(t: TableRecord, g: OddsGroup): OddsView {
   };
 }
 
-/** Event types whose narration asks the WorldKeeper for something after an outcome (P20):
- *  WorldKeeper prompts by their contract (the event's type), shown only where the WorldKeeper
- *  reads (the table display), never on the stream or the wall. */
-const PROMPT_EVENTS = new Set(["wear_prompt", "impact_prompt", "escalation_prompt"]);
+/** Who reads a page: `public` (the overlay on stream, the wall in a hall), `table` (the table
+ *  display, at the table), `worldkeeper` (the remote). */
+export type Reader = "public" | "table" | "worldkeeper";
+
+const READS: Record<Reader, readonly string[]> = {
+  public: ["public"],
+  table: ["public", "table"],
+  worldkeeper: ["public", "table", "worldkeeper"],
+};
+
+/** May `reader` read words whose audience (the engine's, on each event, history narration and
+ *  prompt: issue 31 item 2) is `audience`? By that field only, never by the words. Without
+ *  one (a service from before the field) the words stay off the public pages. */
+export function readable(audience: string | null | undefined, reader: Reader): boolean {
+  return READS[reader].includes(audience ?? "table");
+}
 
 /** What the open Performance cost each hero, in the service's words (`…/costs`). */
 function costs(t: TableRecord): string[] {
@@ -169,8 +181,9 @@ function costs(t: TableRecord): string[] {
     .map(([hero, c]) => `${heroName(t, hero)}: ${c.text.join(", ")}`);
 }
 
-/** The narrations of the prompts since the last `performance_resolved` (of the open one). */
-function prompts(events: readonly EventMessage[]): string[] {
+/** The narrations after the last `performance_resolved` (of the open one) that ask the table
+ *  for something (a prompt), as far as `reader` may read them. */
+function prompts(events: readonly EventMessage[], reader: Reader): string[] {
   let start = -1;
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i];
@@ -183,12 +196,12 @@ function prompts(events: readonly EventMessage[]): string[] {
   if (start < 0) return [];
   return events
     .slice(start + 1)
-    .filter((e) => PROMPT_EVENTS.has(e.type))
+    .filter((e) => e.type.endsWith("_prompt") && readable(e.audience, reader))
     .map((e) => e.text.trim());
 }
 
-/** `prompts`: the WorldKeeper's prompts after the outcome (the table display only). */
-export function performance(t: TableRecord, withPrompts = false): PerformanceView | null {
+/** `reader`: whose prompts after the outcome it lists (the public pages list none). */
+export function performance(t: TableRecord, reader: Reader = "public"): PerformanceView | null {
   const p = t.sections.performance;
   if (!p) return null;
   const o = t.sections.odds;
@@ -216,7 +229,7 @@ export function performance(t: TableRecord, withPrompts = false): PerformanceVie
         shot: seen ? { percent: seen.first, draws: seen.firstDraws } : null,
       };
     }),
-    costs: [...costs(t), ...(p.resolved && withPrompts ? prompts(t.events) : [])],
+    costs: [...costs(t), ...(p.resolved && reader !== "public" ? prompts(t.events, reader) : [])],
   };
 }
 
@@ -359,14 +372,16 @@ function verdict(text: string): boolean | null {
  * `…/history` (the journal, narrated) when it publishes one, else the draws and outcomes this
  * page saw on the event stream since it opened.
  */
-export function history(t: TableRecord, n: number): HistoryItem[] {
+export function history(t: TableRecord, n: number, reader: Reader = "public"): HistoryItem[] {
   const entries = t.sections.history?.entries;
   if (entries) {
     return entries
       .slice(-n)
       .reverse()
       .map((e) => {
-        const text = e.events.length ? e.events.map((x) => x.trim()).join(" · ") : e.command;
+        // each narration as far as `reader` may read it (its audience, one per event)
+        const said = e.events.filter((_, i) => readable(e.audiences?.[i], reader));
+        const text = e.events.length ? said.map((x) => x.trim()).join(" · ") : e.command;
         const success = verdict(text);
         return {
           seq: e.seq,
@@ -380,7 +395,7 @@ export function history(t: TableRecord, n: number): HistoryItem[] {
   const out: HistoryItem[] = [];
   for (let i = t.events.length - 1; i >= 0 && out.length < n; i--) {
     const e = t.events[i];
-    if (!e) continue;
+    if (!e || !readable(e.audience, reader)) continue;
     if (e.type === "token_drawn" || e.type === "favor_called" || e.type === "token_replaced") {
       out.push({ seq: e.seq, at: e.at, kind: "event", text: e.text.trim(), success: null });
     } else if (e.type === "performance_resolved") {
@@ -437,10 +452,11 @@ export function recentError(t: TableRecord, now: number): string | null {
   return recentRefusal(t, now)?.full ?? null;
 }
 
-/** The narration to announce through the aria-live region for an event, or null. */
-export function announcement(e: EventMessage): string | null {
+/** The narration to announce through the aria-live region for an event, or null (also when
+ *  `reader` may not read it). */
+export function announcement(e: EventMessage, reader: Reader = "public"): string | null {
   const spoken = new Set(["token_drawn", "token_replaced", "favor_called", "performance_resolved"]);
-  return spoken.has(e.type) ? e.text.trim() : null;
+  return spoken.has(e.type) && readable(e.audience, reader) ? e.text.trim() : null;
 }
 
 export interface Liveness {
@@ -551,7 +567,7 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
   let lastOutcome: WallCard["lastOutcome"] = null;
   for (let i = t.events.length - 1; i >= 0 && !lastOutcome; i--) {
     const e = t.events[i];
-    if (e?.type === "performance_resolved")
+    if (e?.type === "performance_resolved" && readable(e.audience, "public"))
       lastOutcome = {
         text: e.text.trim(),
         success: typeof e.success === "boolean" ? e.success : null,
@@ -577,4 +593,53 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
     refusal,
     figure,
   };
+}
+
+/** How long a success stays a candidate for the wall's featured card (ms): 10 minutes. */
+export const FEATURED_MS = 10 * 60_000;
+
+/** The wall's featured moment: a success and the best-play odds it beat, as its table
+ *  published them before the first draw (the same figure as "SUCCESS — a 12% shot"). */
+export interface Featured {
+  table: string;
+  heroes: string;
+  percent: number;
+  /** after how many draws that figure was published (0: before the first) */
+  draws: number;
+  /** when the wall saw the success (ms since the epoch) */
+  at: number;
+}
+
+/**
+ * The most improbable success of the last FEATURED_MS across every table: the lowest best-play
+ * percent a table published for a group that then succeeded. Only figures the tables published
+ * and this page saw count: nothing is computed here, and a success whose odds it never saw
+ * (the wall opened after the draws) is not a candidate.
+ */
+export class FeaturedPicker {
+  private seen = new Map<string, Featured>();
+
+  next(snap: Snapshot, now: number): Featured | null {
+    for (const t of snap.tables.values()) {
+      for (const o of performance(t)?.outcomes ?? []) {
+        if (!o.success || !o.shot) continue;
+        const key = `${t.id}|${o.key}`;
+        if (!this.seen.has(key))
+          this.seen.set(key, {
+            table: t.id,
+            heroes: o.heroes,
+            percent: o.shot.percent,
+            draws: o.shot.draws,
+            at: now,
+          });
+      }
+    }
+    let best: Featured | null = null;
+    for (const [key, f] of this.seen) {
+      if (now - f.at > FEATURED_MS) this.seen.delete(key);
+      else if (!best || f.percent < best.percent || (f.percent === best.percent && f.at > best.at))
+        best = f;
+    }
+    return best;
+  }
 }

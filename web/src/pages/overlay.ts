@@ -15,6 +15,7 @@ const alerts = new OutcomeQueue(4000);
 
 boot({
   name: "overlay",
+  reader: "public",
   defaults: { table: "example", theme: "stream" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once

@@ -11,6 +11,7 @@ import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../vi
 
 boot({
   name: "table",
+  reader: "table",
   defaults: { table: "example", theme: "dark" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once
@@ -27,14 +28,14 @@ boot({
     setText(banner, refusal ? `⚠ ${refusal}` : "", false); // role=alert: only on change
     renderPerformance(
       byId("performance"),
-      t ? model.performance(t, true) : null,
+      t ? model.performance(t, "table") : null,
       animate,
       "Between Performances",
     );
     renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
     renderTime(byId("time"), t ? model.time(t) : null, true);
     renderCombat(byId("combat"), t ? model.combat(t) : null);
-    const items = t ? model.history(t, ctx.params.last) : [];
+    const items = t ? model.history(t, ctx.params.last, "table") : [];
     const list = byId("history-list");
     keyed(
       list,

@@ -8,7 +8,7 @@
 
 import { boot } from "../app";
 import { byId, h, setText } from "../dom";
-import { ageText, linkLabel, UPLINK_OFFLINE, wallCard } from "../model";
+import { ageText, FeaturedPicker, linkLabel, UPLINK_OFFLINE, wallCard } from "../model";
 import { urlParams } from "../params";
 import { emptyTable } from "../store";
 
@@ -86,12 +86,17 @@ function grid(n: number): { cols: number; rows: number } {
   return { rows, cols: Math.max(1, Math.ceil(n / rows)) };
 }
 
+/** the featured card's pick, across renders */
+const featured = new FeaturedPicker();
+
 boot({
   name: "tables",
+  reader: "public",
   defaults: { table: "+", theme: "dark" },
   connection: {
     table: "+",
-    sections: ["performance", "history"],
+    // the odds too: the featured card is the success whose published odds were lowest
+    sections: ["performance", "odds", "history"],
     heroes: true,
     events: true,
     errors: true, // each table's refusals, on its own card
@@ -180,5 +185,21 @@ boot({
       ),
     );
     byId("tables-empty").hidden = cards.length > 0;
+    // the most improbable success of the last 10 minutes, by the odds its table published
+    const f = featured.next(snap, now);
+    const star = byId("featured");
+    star.hidden = f === null;
+    const words = f
+      ? `${roster?.get(f.table) ?? f.table} · ${f.heroes}: SUCCESS — a ${f.percent}% shot`
+      : "";
+    if (star.dataset.words !== words) {
+      star.dataset.words = words;
+      star.dataset.table = f?.table ?? "";
+      star.replaceChildren(
+        ...(f
+          ? [h("span", { class: "featured-label" }, "★ Featured"), " ", h("span", {}, words)]
+          : []),
+      );
+    }
   },
 });

@@ -10,6 +10,7 @@ import { boot } from "../app";
 import { byId, h, setText } from "../dom";
 import { ageText, FeaturedPicker, linkLabel, UPLINK_OFFLINE, wallCard } from "../model";
 import { urlParams } from "../params";
+import { loadRoster } from "../roster";
 import { emptyTable } from "../store";
 
 /** The most cards one screen shows; beyond it, pages rotate (every 15 s unless `rotate=`). */
@@ -50,34 +51,8 @@ export function rotation(
 
 const ROTATION = rotation(location.search, location.hash);
 
-/** The venue's roster (`venue/tables.json`: `{"tables": [{"id", "name", …}]}`): id → name. */
-export function readRoster(data: unknown): Map<string, string> {
-  const tables = (data as { tables?: unknown } | null)?.tables;
-  if (!Array.isArray(tables)) throw new Error("no tables list in it");
-  const out = new Map<string, string>();
-  for (const t of tables as { id?: unknown; name?: unknown }[])
-    if (typeof t?.id === "string") out.set(t.id, typeof t.name === "string" ? t.name : t.id);
-  return out;
-}
-
-const venue: { roster: Map<string, string> | null; problem: string | null } = {
-  roster: null,
-  problem: null,
-};
-const rosterUrl = urlParams(location).get("roster");
-if (rosterUrl) {
-  fetch(rosterUrl, { cache: "no-store" })
-    .then((r) => {
-      if (!r.ok) throw new Error(`HTTP ${r.status}`);
-      return r.json();
-    })
-    .then((data) => {
-      venue.roster = readRoster(data);
-    })
-    .catch((e: unknown) => {
-      venue.problem = `roster=${rosterUrl} not read (${e instanceof Error ? e.message : String(e)}): give the venue's tables.json beside this page`;
-    });
-}
+/** The venue's roster (`roster=tables.json`): every table of the venue, with its name. */
+const venue = loadRoster(urlParams(location).get("roster"));
 
 /** A grid for `n` cards on a 16:9 screen, cards about twice as wide as tall: rows (at most
  * 8) and columns. */
@@ -112,7 +87,7 @@ boot({
     setText(byId("status-label"), label, false);
     // live tables first, then the rest (offline, stale); each group in a stable order by name,
     // so a card moves only when its table changes group
-    const roster = venue.roster;
+    const roster = venue.tables;
     const records = [...snap.tables.values()];
     if (roster)
       for (const id of roster.keys()) if (!snap.tables.has(id)) records.push(emptyTable(id));

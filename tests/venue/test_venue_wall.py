@@ -40,12 +40,14 @@ def event(seq: int) -> dict[str, Any]:
             "success": True,
             "text": f"Aria: 9 vs 6 — SUCCESS (event {seq})",
             "at": "2026-12-02T18:00:00Z",
+            "audience": "public",  # the engine's audience: the wall shows public words only
         }
     return {
         "seq": seq,
         "type": "token_drawn",
         "text": f"Aria draws Ember +1 (event {seq})",
         "at": "2026-12-02T18:00:00Z",
+        "audience": "public",
     }
 
 

@@ -28,7 +28,8 @@ Time, Weather and Rest goes through the P13 cascade in
 # isort: off
 import engine.performance
 import engine.time
-import engine.combat  # noqa: F401
+import engine.combat
+import engine.legal  # noqa: F401  (the view's `legal`, over every family's commands)
 
 # isort: on
 from engine import narrate as _narrate

@@ -351,6 +351,23 @@ class CombatTerms(TypedDict):
     conditions: list[str]
 
 
+# --- what the table would take now (engine/legal.py) ----------------------------------------
+
+
+class LegalView(TypedDict):
+    """Which commands ``engine.check`` would take now, over the templates of a remote's buttons
+    (engine/legal.py): each entry None (taken) or the refusal (its rule id and fix)."""
+
+    #: the table-wide commands by name (``resolve``, ``draw_time``, ``start_combat`` …)
+    table: dict[str, Refusal | None]
+    #: hero id → ``declare``, ``draw``, ``call_favor``, ``redraw`` (when a token is drawn)
+    heroes: dict[str, dict[str, Refusal | None]]
+    #: combatant id → ``act``, ``join_combat``
+    combatants: dict[str, dict[str, Refusal | None]]
+    #: False when ``[answers] legal`` checks did not reach every template (the rest left out)
+    complete: bool
+
+
 # --- the whole view ---------------------------------------------------------------------------
 
 
@@ -370,6 +387,8 @@ class TableView(TypedDict):
     odds: OddsView | None
     costs: CostsView | None
     time: TimeView | None
+    #: which commands the table would take now (engine/legal.py)
+    legal: LegalView
     #: the answers not in this view yet, by name (``odds``, ``forecast``): ``pending`` or
     #: ``too_big`` (AnswerStatus); empty when every answer is here
     answers: dict[str, AnswerStatus]

@@ -37,7 +37,9 @@ _SIMPLE: dict[str, Narrator] = {
         + f" ({d['redraws_left']} Redraws left)"
     ),
     "favor_called": lambda s, d: (
-        f"{hero_name(s, d['hero'])} calls Favor: {d['name']} answers, {signed(d['value'])}"
+        # the Favor Bag's tokens are named "Favor: The Judge (control)": no second "Favor:"
+        f"{hero_name(s, d['hero'])} calls Favor: {d['name'].removeprefix('Favor: ')} answers,"
+        f" {signed(d['value'])}"
         f" → total {d['total']}"
     ),
     "deity_awakened": lambda s, d: f"{d['deity']} is Awakened on the Star Grid",

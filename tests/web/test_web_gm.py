@@ -477,20 +477,30 @@ def test_a_refusal_is_cleared_once_its_section_moved(rig):
     page, table, _ = rig
     tab(page, "time")
     assert state(table).time.weather is None
-    page.click("#time-panel button:has-text('Draw (the service draws)')")
-    out = replied(page, "time", expect="refused")
+    # the engine says the draw cannot work yet: the button is disabled, its hint [T1]
+    draw = page.locator("#time-panel button:has-text('Draw (the service draws)')")
+    assert draw.is_disabled() and draw.get_attribute("data-refused") == "T1"
+    assert "[T1]" in (draw.get_attribute("title") or "")
+    # sent anyway (the All tab's form), the service refuses it [T1]
+    tab(page, "all")
+    page.select_option("#command-pick", "draw_time")
+    page.locator("#command-form button[data-send='draw_time']").click()
+    out = replied(page, "all-draw_time", expect="refused")
     assert "[T1]" in out.inner_text()
     screenshot(page, "gm-replies-refused")
+    tab(page, "time")
     page.click("#time-panel .card:has-text('Weather') button:has-text('Overworld')")
     replied(page, "weather")
     assert state(table).time.weather is not None
-    # the weather is drawn: "draw_time refused [T1] weather unknown" is gone
+    # the weather is drawn: "draw_time refused [T1] weather unknown" is gone, the draw enabled
     page.wait_for_function(
-        "() => document.querySelector(\"output.reply[data-for='time']\").dataset.state === 'idle'",
+        "() => document.querySelector(\"output.reply[data-for='all-draw_time']\")"
+        ".dataset.state === 'idle'",
         timeout=2 * WAIT * 1000,
     )
     assert "refused" not in page.locator("#time-panel").inner_text()
     assert "✓ draw_weather" in outlet(page, "weather").inner_text()
+    page.wait_for_selector("#time-panel button:has-text('Draw (the service draws)'):enabled")
     screenshot(page, "gm-replies-refusal-cleared")
 
 
@@ -522,3 +532,91 @@ def test_another_tab_starts_at_its_top(rig):
     assert page.evaluate("document.body.scrollHeight") > 844 + 100
     assert page.evaluate("window.scrollY") == 0
     screenshot(page, "gm-replies-tab-top")
+
+
+#: the controls a thumb presses on gm.html (a checkbox inside its label is pressed as itself)
+TARGETS = "button, select, input, textarea, summary, a[href]"
+
+
+def small_targets(page: Any) -> list[str]:
+    """Every visible control of the shown tab and the footer smaller than 44 × 44 CSS px."""
+    return page.eval_on_selector_all(
+        TARGETS,
+        """els => els.filter(e => e.offsetParent !== null || e.closest('footer'))
+            .map(e => [e, e.getBoundingClientRect()])
+            .filter(([e, r]) => r.width > 0 && (r.width < 44 || r.height < 44))
+            .map(([e, r]) => `${e.tagName} ${e.name || e.textContent.trim().slice(0, 30)}`
+                 + ` ${Math.round(r.width)}x${Math.round(r.height)}`)""",
+    )
+
+
+def test_what_the_table_would_refuse_is_disabled_with_its_rule_and_a_late_page_loads(rig, browser):
+    page, table, broker = rig
+    # every target at least 44 px, Exert's checkbox included (issue 31 item 6)
+    assert small_targets(page) == []
+    table.command({"cmd": "begin_performance", "difficulty": 3})
+    exert = page.locator(".card:has-text('Aria: declare') input[name='exert']")
+    box = exert.bounding_box()
+    assert box and box["width"] >= 44 and box["height"] >= 44, box
+    for name in ("time", "combat", "all"):
+        tab(page, name)
+        if name == "all":
+            page.select_option("#command-pick", "declare")
+        assert small_targets(page) == [], name
+    tab(page, "performance")
+    # a Performance resolved: Draw, Redraw, Call Favor and every token pick say [P22]
+    for cmd in (
+        {
+            "cmd": "declare",
+            "hero": "aria",
+            "shade": "control",
+            "capability": "skill",
+            "action": "target",
+        },
+        *({"cmd": "draw", "hero": "aria", "seed": i} for i in range(4)),
+        {"cmd": "resolve"},
+    ):
+        table.command(cmd)
+    assert state(table).performance.resolved
+    card = page.locator(".card:has-text('Aria:')").first
+    card.locator("button:has-text('Draw at random')[data-refused='P22']").wait_for()
+    for label in ("Draw at random", "Call Favor", "Redraw"):
+        b = card.locator(f"button:has-text('{label}')")
+        assert b.is_disabled(), label
+        assert b.get_attribute("data-refused") == "P22", label
+        assert "[P22]" in (b.get_attribute("title") or ""), label
+        hint = page.locator(f"#{b.get_attribute('aria-describedby')}")
+        assert "already resolved" in hint.text_content(), label
+    picks = card.locator("button[data-token], button[data-favor], button[data-replacement]")
+    assert picks.count() > 0
+    assert all(p.is_disabled() for p in picks.all())
+    # what still works stays enabled: Reset, and Undo
+    assert page.locator("#performance-panel button:has-text('Reset')").is_enabled()
+    assert page.locator("#performance-panel button:has-text('Resolve')").is_disabled()
+    assert small_targets(page) == []
+    # the outcome reads on its colour (a green text on the green bar did not)
+    fg, bg = page.locator("#performance-panel .outcome").first.evaluate(
+        "e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]"
+    )
+    assert fg != bg and "SUCCESS" in page.locator("#performance-panel .outcome").first.inner_text()
+    screenshot(page, "gm-resolved-disabled")
+    # opened late: "loading" until the whole state is here, never the outcome without heroes
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    late = context.new_page()
+    late.add_init_script(
+        """window.__seen = [];
+        new MutationObserver(() => {
+          const p = document.getElementById('performance-panel');
+          if (p) window.__seen.push([p.textContent, !!p.querySelector('.card h3')]);
+        }).observe(document, {subtree: true, childList: true, characterData: true});"""
+    )
+    late.goto(broker.url())
+    late.wait_for_selector("#performance-panel .outcome", timeout=2 * WAIT * 1000)
+    late.wait_for_selector("#performance-panel .card:has-text('Aria:')")
+    seen = late.evaluate("window.__seen")
+    shown = [text for text, _ in seen if text.strip()]
+    assert shown and shown[0].startswith(("Connecting", "Nothing from", "Loading")), shown[:3]
+    for text, cards in seen:
+        if "SUCCESS" in text or "FAILURE" in text:
+            assert "Aria" in text and cards, text
+    context.close()

@@ -40,6 +40,9 @@ export type TimeBoard = S.TimeView;
 export type Combatant = S.CombatantView;
 export type Forecast = S.ForecastView;
 export type Combat = S.CombatView;
+/** which commands the table would take now (engine/legal.py): null or the refusal, by name */
+export type Legal = S.LegalView;
+export type Refusal = S.Refusal;
 /** `…/state`: the whole table in one message. */
 export type TableView = S.TableView1;
 /** `…/costs`: what the open Performance has cost each hero (P13–P15), by hero id. */

@@ -12,6 +12,7 @@ import {
   type Ctx,
   card,
   commandForm,
+  gate,
   recall,
   remember,
   row,
@@ -64,28 +65,36 @@ function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
           "No combatants yet: add them below, or as [[combatants]] in the table file.",
         ),
     row(
-      sender(ctx, "start", "Start the fight", () => {
-        const chosen = rows.filter((r) => r.check.checked);
-        const initiative: Record<string, number[]> = {};
-        let rolled = false;
-        for (const r of chosen) {
-          const d = dice(r.init.value, `initiative of ${r.id}`);
-          if (d) initiative[r.id] = d;
-          else rolled = true;
-        }
-        return {
-          cmd: "start_combat",
-          combatants: chosen.map((r) => r.id),
-          ...(Object.keys(initiative).length ? { initiative } : {}),
-          ...(rolled ? { seed: seed() } : {}),
-        };
-      }),
+      gate(
+        sender(ctx, "start", "Start the fight", () => {
+          const chosen = rows.filter((r) => r.check.checked);
+          const initiative: Record<string, number[]> = {};
+          let rolled = false;
+          for (const r of chosen) {
+            const d = dice(r.init.value, `initiative of ${r.id}`);
+            if (d) initiative[r.id] = d;
+            else rolled = true;
+          }
+          return {
+            cmd: "start_combat",
+            combatants: chosen.map((r) => r.id),
+            ...(Object.keys(initiative).length ? { initiative } : {}),
+            ...(rolled ? { seed: seed() } : {}),
+          };
+        }),
+        v.refusal(t, "start_combat"),
+      ),
     ),
     ctx.outlets.get("start"),
   );
 }
 
-function actCard(f: v.Fight, ctx: Ctx, who: v.FightCombatant): HTMLElement {
+function actCard(
+  t: Parameters<Builder>[0],
+  f: v.Fight,
+  ctx: Ctx,
+  who: v.FightCombatant,
+): HTMLElement {
   const action = h(
     "select",
     { name: "action", "aria-label": "action" },
@@ -146,22 +155,25 @@ function actCard(f: v.Fight, ctx: Ctx, who: v.FightCombatant): HTMLElement {
       ...Object.values(inputs),
     ),
     row(
-      sender(ctx, key, `Act: ${who.name}`, () => {
-        const a = action.value;
-        const cmd: Record<string, unknown> = { cmd: "act", combatant: who.id, action: a };
-        if (a === "attack" || a === "aim") cmd.target = target.value;
-        if (a === "attack") {
-          if (defense.value) cmd.defense = defense.value;
-          let missing = false;
-          for (const [name, input] of Object.entries(inputs)) {
-            const d = dice(input.value, name);
-            if (d) cmd[name] = d;
-            else missing = true;
+      gate(
+        sender(ctx, key, `Act: ${who.name}`, () => {
+          const a = action.value;
+          const cmd: Record<string, unknown> = { cmd: "act", combatant: who.id, action: a };
+          if (a === "attack" || a === "aim") cmd.target = target.value;
+          if (a === "attack") {
+            if (defense.value) cmd.defense = defense.value;
+            let missing = false;
+            for (const [name, input] of Object.entries(inputs)) {
+              const d = dice(input.value, name);
+              if (d) cmd[name] = d;
+              else missing = true;
+            }
+            if (missing) cmd.seed = seed();
           }
-          if (missing) cmd.seed = seed();
-        }
-        return cmd;
-      }),
+          return cmd;
+        }),
+        v.refusal(t, "act", { combatant: who.id }),
+      ),
     ),
     ctx.outlets.get(key),
   );
@@ -202,7 +214,7 @@ export const buildCombat: Builder = (t, ctx) => {
     );
     out.push(ctx.outlets.get("start"));
     const who = f.combatants.find((c) => c.id === f.acting[0]);
-    if (who) out.push(actCard(f, ctx, who));
+    if (who) out.push(actCard(t, f, ctx, who));
     const waiting = v.roster(t).filter((c) => !c.in_fight && !c.dead);
     const list = h(
       "ul",
@@ -225,11 +237,14 @@ export const buildCombat: Builder = (t, ctx) => {
           ...waiting.map((c) =>
             row(
               h("span", { class: "who" }, c.name),
-              sender(ctx, "join", `${c.name} joins`, () => ({
-                cmd: "join_combat",
-                combatant: c.id,
-                seed: seed(),
-              })),
+              gate(
+                sender(ctx, "join", `${c.name} joins`, () => ({
+                  cmd: "join_combat",
+                  combatant: c.id,
+                  seed: seed(),
+                })),
+                v.refusal(t, "join_combat", { combatant: c.id }),
+              ),
             ),
           ),
           ctx.outlets.get("join"),
@@ -240,7 +255,12 @@ export const buildCombat: Builder = (t, ctx) => {
       tools(ctx),
       card(
         "End",
-        row(sender(ctx, "end", "End the fight", () => ({ cmd: "end_combat" }))),
+        row(
+          gate(
+            sender(ctx, "end", "End the fight", () => ({ cmd: "end_combat" })),
+            v.refusal(t, "end_combat"),
+          ),
+        ),
         ctx.outlets.get("end"),
       ),
     );

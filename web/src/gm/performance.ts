@@ -12,6 +12,7 @@ import {
   type Ctx,
   card,
   commandForm,
+  gate,
   keep,
   recall,
   remember,
@@ -27,7 +28,7 @@ function short(name: string, owner: string): string {
   return name.startsWith(`${owner}'s `) ? name.slice(owner.length + 3) : name;
 }
 
-function begin(ctx: Ctx): HTMLElement {
+function begin(t: TableRecord, ctx: Ctx): HTMLElement {
   let difficulty = Number(recall("begin/difficulty") ?? 5);
   const buttons: HTMLButtonElement[] = [];
   const pick = h("div", { class: "row choice", role: "group", "aria-label": "Difficulty" });
@@ -62,11 +63,14 @@ function begin(ctx: Ctx): HTMLElement {
     pick,
     row(
       weight,
-      sender(ctx, "begin", "Begin", () => ({
-        cmd: "begin_performance",
-        difficulty,
-        weight: weight.value,
-      })),
+      gate(
+        sender(ctx, "begin", "Begin", () => ({
+          cmd: "begin_performance",
+          difficulty,
+          weight: weight.value,
+        })),
+        v.refusal(t, "begin_performance"),
+      ),
     ),
     ctx.outlets.get("begin"),
   );
@@ -100,14 +104,17 @@ function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): 
     row(shade, capability, action),
     row(
       h("label", { class: "check" }, exert, " Exert"),
-      sender(ctx, key, `Declare ${hero.name}`, () => ({
-        cmd: "declare",
-        hero: hero.id,
-        shade: shade.value,
-        capability: capability.value,
-        action: action.value,
-        ...(exert.checked ? { exert: true } : {}),
-      })),
+      gate(
+        sender(ctx, key, `Declare ${hero.name}`, () => ({
+          cmd: "declare",
+          hero: hero.id,
+          shade: shade.value,
+          capability: capability.value,
+          action: action.value,
+          ...(exert.checked ? { exert: true } : {}),
+        })),
+        v.refusal(t, "declare", { hero: hero.id }),
+      ),
     ),
     ctx.outlets.get(key),
   );
@@ -129,12 +136,18 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
       ),
     ),
   );
+  const who = { hero: c.hero };
+  const drawRefused = v.refusal(t, "draw", who);
+  const favorRefused = v.refusal(t, "call_favor", who);
+  const redrawRefused = v.refusal(t, "redraw", who);
   const picks = tokenPicks(
     ctx,
     key,
     bag?.tokens ?? [],
     (id) => ({ cmd: "draw", hero: c.hero, token: id }),
     (name) => short(name, c.name),
+    "data-token",
+    drawRefused,
   );
   const replace = h(
     "select",
@@ -147,18 +160,27 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
     ctx.outlets.get(`declare-${c.hero}`),
     drawn,
     row(
-      sender(ctx, key, "Draw at random", () => ({ cmd: "draw", hero: c.hero, seed: seed() })),
-      sender(ctx, key, "Call Favor", () => ({ cmd: "call_favor", hero: c.hero, seed: seed() })),
+      gate(
+        sender(ctx, key, "Draw at random", () => ({ cmd: "draw", hero: c.hero, seed: seed() })),
+        drawRefused,
+      ),
+      gate(
+        sender(ctx, key, "Call Favor", () => ({ cmd: "call_favor", hero: c.hero, seed: seed() })),
+        favorRefused,
+      ),
     ),
     c.drawn.length
       ? row(
           replace,
-          sender(ctx, key, "Redraw", () => ({
-            cmd: "redraw",
-            hero: c.hero,
-            replace: replace.value,
-            seed: seed(),
-          })),
+          gate(
+            sender(ctx, key, "Redraw", () => ({
+              cmd: "redraw",
+              hero: c.hero,
+              replace: replace.value,
+              seed: seed(),
+            })),
+            redrawRefused,
+          ),
         )
       : null,
     c.drawn.length
@@ -173,6 +195,7 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
             (id) => ({ cmd: "redraw", hero: c.hero, replace: replace.value, token: id }),
             (name) => short(name, c.name),
             "data-replacement",
+            redrawRefused,
           ),
         )
       : null,
@@ -194,6 +217,7 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
         (id) => ({ cmd: "call_favor", hero: c.hero, token: id }),
         (name) => name,
         "data-favor",
+        favorRefused,
       ),
     ),
   );
@@ -202,7 +226,7 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
 export const buildPerformance: Builder = (t, ctx) => {
   const perf = v.performance(t);
   // the reply to the command that closed the last Performance stays in sight
-  if (!perf) return [ctx.outlets.latest("perf", []), begin(ctx)];
+  if (!perf) return [ctx.outlets.latest("perf", []), begin(t, ctx)];
   const out: (HTMLElement | null)[] = [
     h(
       "p",
@@ -230,9 +254,18 @@ export const buildPerformance: Builder = (t, ctx) => {
     card(
       "This Performance",
       row(
-        sender(ctx, "perf", "Resolve", () => ({ cmd: "resolve" })),
-        sender(ctx, "perf", "Reset", () => ({ cmd: "reset" })),
-        sender(ctx, "perf", "Cancel", () => ({ cmd: "cancel_performance" })),
+        gate(
+          sender(ctx, "perf", "Resolve", () => ({ cmd: "resolve" })),
+          v.refusal(t, "resolve"),
+        ),
+        gate(
+          sender(ctx, "perf", "Reset", () => ({ cmd: "reset" })),
+          v.refusal(t, "reset"),
+        ),
+        gate(
+          sender(ctx, "perf", "Cancel", () => ({ cmd: "cancel_performance" })),
+          v.refusal(t, "cancel_performance"),
+        ),
       ),
       ctx.outlets.get("perf"),
     ),

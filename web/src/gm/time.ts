@@ -6,13 +6,35 @@
 
 import { h } from "../dom";
 import type { TableRecord } from "../store";
-import { type Builder, type Ctx, card, commandForm, row, seed, sender, tokenPicks } from "./ui";
+import {
+  type Builder,
+  type Ctx,
+  card,
+  commandForm,
+  gate,
+  row,
+  seed,
+  sender,
+  tokenPicks,
+} from "./ui";
 import * as v from "./view";
 
-function weatherButtons(ctx: Ctx, key: string, cmd: "draw_weather" | "start_session") {
+function weatherButtons(
+  t: TableRecord,
+  ctx: Ctx,
+  key: string,
+  cmd: "draw_weather" | "start_session",
+) {
+  const refused = v.refusal(t, cmd);
   return row(
-    sender(ctx, key, "Overworld", () => ({ cmd, bag: "overworld", seed: seed() })),
-    sender(ctx, key, "Underworld", () => ({ cmd, bag: "underworld", seed: seed() })),
+    gate(
+      sender(ctx, key, "Overworld", () => ({ cmd, bag: "overworld", seed: seed() })),
+      refused,
+    ),
+    gate(
+      sender(ctx, key, "Underworld", () => ({ cmd, bag: "underworld", seed: seed() })),
+      refused,
+    ),
   );
 }
 
@@ -58,7 +80,7 @@ function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {
     );
   } else {
     if (p.kind === "full_rest") answers.push(fullRestChoices(t, ctx, key));
-    if (p.kind === "weather") answers.push(weatherButtons(ctx, key, "draw_weather"));
+    if (p.kind === "weather") answers.push(weatherButtons(t, ctx, key, "draw_weather"));
     answers.push(
       row(sender(ctx, key, "Done", () => ({ cmd: "acknowledge_prompt", prompt: p.id }))),
     );
@@ -80,7 +102,7 @@ export const buildTime: Builder = (t, ctx) => {
       card(
         "Start the session (T1)",
         h("p", { class: "hint" }, "Under open sky or below? The service draws the weather."),
-        weatherButtons(ctx, "session", "start_session"),
+        weatherButtons(t, ctx, "session", "start_session"),
         ctx.outlets.get("session"),
       ),
     ];
@@ -99,26 +121,41 @@ export const buildTime: Builder = (t, ctx) => {
         `Drawn: ${pending.name}`,
         h("p", { class: "hint" }, `${pending.size} · ${pending.face}`),
         row(
-          sender(ctx, "time", "Resolve", () => ({ cmd: "resolve_time" })),
-          sender(ctx, "time", "Cancel the draw", () => ({ cmd: "cancel_time_draw" })),
+          gate(
+            sender(ctx, "time", "Resolve", () => ({ cmd: "resolve_time" })),
+            v.refusal(t, "resolve_time"),
+          ),
+          gate(
+            sender(ctx, "time", "Cancel the draw", () => ({ cmd: "cancel_time_draw" })),
+            v.refusal(t, "cancel_time_draw"),
+          ),
         ),
         ctx.outlets.get("time"),
       ),
     );
   } else {
     const bag = v.bag(t, `time.${b.band}`);
-    const picks = tokenPicks(ctx, "time", bag?.tokens ?? [], (id) => ({
-      cmd: "draw_time",
-      token: id,
-    }));
+    const drawRefused = v.refusal(t, "draw_time");
+    const picks = tokenPicks(
+      ctx,
+      "time",
+      bag?.tokens ?? [],
+      (id) => ({ cmd: "draw_time", token: id }),
+      (n) => n,
+      "data-token",
+      drawRefused,
+    );
     out.push(
       card(
         `Draw ${b.due === "major" ? "a Major" : "a Minor"} Time token`,
         row(
-          sender(ctx, "time", "Draw (the service draws)", () => ({
-            cmd: "draw_time",
-            seed: seed(),
-          })),
+          gate(
+            sender(ctx, "time", "Draw (the service draws)", () => ({
+              cmd: "draw_time",
+              seed: seed(),
+            })),
+            drawRefused,
+          ),
         ),
         h(
           "details",
@@ -144,7 +181,12 @@ export const buildTime: Builder = (t, ctx) => {
       card(
         `Resting (${b.rest.kind}): ${b.rest.minor_draws} / ${b.rest.full_rest_at} Minor draws`,
         fullRestChoices(t, ctx, "rest"),
-        row(sender(ctx, "rest", "End the Rest", () => ({ cmd: "end_rest" }))),
+        row(
+          gate(
+            sender(ctx, "rest", "End the Rest", () => ({ cmd: "end_rest" })),
+            v.refusal(t, "end_rest"),
+          ),
+        ),
         ctx.outlets.get("rest"),
       ),
     );
@@ -153,8 +195,14 @@ export const buildTime: Builder = (t, ctx) => {
       card(
         "Rest (T7, T8)",
         row(
-          sender(ctx, "rest", "Safe Rest", () => ({ cmd: "begin_rest", kind: "safe" })),
-          sender(ctx, "rest", "Unsafe Rest", () => ({ cmd: "begin_rest", kind: "unsafe" })),
+          gate(
+            sender(ctx, "rest", "Safe Rest", () => ({ cmd: "begin_rest", kind: "safe" })),
+            v.refusal(t, "begin_rest"),
+          ),
+          gate(
+            sender(ctx, "rest", "Unsafe Rest", () => ({ cmd: "begin_rest", kind: "unsafe" })),
+            v.refusal(t, "begin_rest"),
+          ),
         ),
         ctx.outlets.get("rest"),
       ),
@@ -163,7 +211,7 @@ export const buildTime: Builder = (t, ctx) => {
   out.push(
     card(
       "Weather (T1, T2)",
-      weatherButtons(ctx, "weather", "draw_weather"),
+      weatherButtons(t, ctx, "weather", "draw_weather"),
       ctx.outlets.get("weather"),
     ),
     h(

@@ -5,6 +5,7 @@
 
 import type { Connection } from "../connection";
 import { h } from "../dom";
+import type { Refusal } from "../payloads";
 import type { TableRecord } from "../store";
 import { type Choices, FormError, fieldsFor, readFields } from "./forms";
 import { spec } from "./schema";
@@ -197,6 +198,40 @@ export function sender(
   return b;
 }
 
+/** the hints' texts → their element's id, in one hidden box (aria-describedby reads hidden text) */
+const hintIds = new Map<string, string>();
+
+function hintId(text: string): string {
+  let id = hintIds.get(text);
+  if (id) return id;
+  id = `why-${hintIds.size + 1}`;
+  hintIds.set(text, id);
+  let box = document.getElementById("hints");
+  if (!box) {
+    box = h("div", { id: "hints", hidden: true });
+    document.body.append(box);
+  }
+  box.append(h("span", { id }, text));
+  return id;
+}
+
+/**
+ * Disable `b` when the engine says the table would refuse its command now (view.ts, refusal),
+ * with the refusal as its hint: `title` for a pointer, `aria-describedby` for a screen reader,
+ * and the rule id under the label (the label stays the button's name). Null: `b` as it is.
+ */
+export function gate<T extends HTMLButtonElement>(b: T, refused: Refusal | null): T {
+  if (!refused) return b;
+  const rule = refused.rule ? `[${refused.rule}] ` : "";
+  const text = `${rule}${refused.message}${refused.fix ? ` — ${refused.fix}` : ""}`;
+  b.disabled = true;
+  b.title = text;
+  b.dataset.refused = refused.rule ?? refused.code;
+  b.setAttribute("aria-describedby", hintId(text));
+  if (refused.rule) b.append(h("small", { class: "why", "aria-hidden": "true" }, refused.rule));
+  return b;
+}
+
 /**
  * A generated form for command `name` (schema.ts + forms.ts) with some fields preset; its own
  * Send button and reply outlet. This is how every hand-made panel reaches the rarer commands.
@@ -317,6 +352,7 @@ export function tokenPicks(
   command: (id: string) => Record<string, unknown>,
   label: (name: string) => string = (n) => n,
   attr = "data-token",
+  refused: Refusal | null = null,
 ): HTMLElement {
   const byName = new Map<string, string[]>();
   for (const t of tokens) byName.set(t.name, [...(byName.get(t.name) ?? []), t.id]);
@@ -324,7 +360,12 @@ export function tokenPicks(
   for (const [name, ids] of byName) {
     const first = ids[0] as string;
     const text = label(name) + (ids.length > 1 ? ` ×${ids.length}` : "");
-    box.append(sender(ctx, key, text, () => command(first), { [attr]: first, class: "btn token" }));
+    box.append(
+      gate(
+        sender(ctx, key, text, () => command(first), { [attr]: first, class: "btn token" }),
+        refused,
+      ),
+    );
   }
   return box;
 }

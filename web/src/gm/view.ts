@@ -13,6 +13,7 @@ import type {
   Hero,
   Performance,
   Prompt,
+  Refusal,
   RosterEntry,
   TableView,
   TimeBoard,
@@ -30,6 +31,43 @@ export type FightCombatant = Combatant;
 /** `…/state`, null until it arrives */
 function state(t: TableRecord): TableView | null {
   return t.sections.state ?? null;
+}
+
+/**
+ * The engine's answer to "would the table take this now?" (`…/state`'s `legal`, engine/legal.py):
+ * the refusal (its rule id and fix) when it would not, null when it would or when the service
+ * did not say (an older service, a view past its checks, the state not here yet: the button
+ * stays enabled and the service's reply says). `who`: a hero's or a combatant's command.
+ */
+export function refusal(
+  t: TableRecord,
+  name: string,
+  who: { hero: string } | { combatant: string } | null = null,
+): Refusal | null {
+  const legal = state(t)?.legal;
+  if (!legal) return null;
+  const entry =
+    who === null
+      ? legal.table
+      : "hero" in who
+        ? legal.heroes[who.hero]
+        : legal.combatants[who.combatant];
+  return entry?.[name] ?? null;
+}
+
+/** What the panels' repaint keys need of the answer above. */
+export function legalKey(t: TableRecord): unknown {
+  return state(t)?.legal ?? null;
+}
+
+/**
+ * Has the whole table arrived? `…/state` and every hero it names (`…/heroes/<id>`, their own
+ * retained topics). Opened late, a page gets the retained messages one at a time: until then it
+ * shows "loading", never a resolved Performance without its heroes (issue 32).
+ */
+export function loaded(t: TableRecord): boolean {
+  const whole = state(t);
+  return whole !== null && Object.keys(whole.heroes).every((id) => id in t.heroes);
 }
 
 export function heroes(t: TableRecord): Hero[] {

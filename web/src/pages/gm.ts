@@ -77,14 +77,22 @@ function renderUndo(t: TableRecord | undefined): void {
   const slot = byId("undo-slot");
   const n = t ? v.canUndo(t) : 0;
   const target = t ? v.undoTarget(t.events) : null;
-  const label = n === 0 ? "Nothing to undo" : target ? `Undo: ${target}` : "Undo the last change";
+  const loading = t !== undefined && !v.loaded(t);
+  const label = loading
+    ? "Undo: loading the table…"
+    : n === 0
+      ? "Nothing to undo"
+      : target
+        ? `Undo: ${target}`
+        : "Undo the last change";
   const key = `${n}|${label}`;
   if (slot.dataset.key === key || !ctx) return;
   slot.dataset.key = key;
   const b = sender(ctx, "undo", label, () => ({ cmd: "undo" }), { id: "undo" });
-  b.disabled = n === 0;
-  b.title =
-    n === 0
+  b.disabled = n === 0 || loading;
+  b.title = loading
+    ? "the table's state is still arriving"
+    : n === 0
       ? "the service has nothing to take back"
       : target
         ? `takes back: ${target}`
@@ -124,16 +132,27 @@ const page = boot({
         p.refresh(`none|${why}`, () => [h("p", { class: "hint empty" }, why)]);
       return;
     }
+    if (!v.loaded(t)) {
+      // opened late: the retained messages are still arriving (gm/view.ts, loaded)
+      const why = `Loading table ${id}…`;
+      for (const p of Object.values(panels))
+        p.refresh(`loading|${why}`, () => [
+          h("p", { class: "hint empty", "data-loading": "" }, why),
+        ]);
+      return;
+    }
     const key = (...parts: unknown[]) => JSON.stringify(parts);
     const state = t.sections.state;
-    panels.performance.refresh(key(t.sections.performance, state?.bags, t.heroes), () =>
+    // the engine's answer to "would the table take it now?" greys the buttons (gm/view.ts)
+    const legal = v.legalKey(t);
+    panels.performance.refresh(key(t.sections.performance, state?.bags, t.heroes, legal), () =>
       buildPerformance(t, ctx as Ctx),
     );
-    panels.time.refresh(key(t.sections.time, state?.bags, t.heroes), () =>
+    panels.time.refresh(key(t.sections.time, state?.bags, t.heroes, legal), () =>
       buildTime(t, ctx as Ctx),
     );
     const combat = t.sections.combat;
-    panels.combat.refresh(key({ ...(combat ?? {}), forecast: null }, state?.roster), () =>
+    panels.combat.refresh(key({ ...(combat ?? {}), forecast: null }, state?.roster, legal), () =>
       buildCombat(t, ctx as Ctx),
     );
   },

@@ -9,6 +9,19 @@ import { byId, h, keyed, setText } from "../dom";
 import * as model from "../model";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
+/** The history's clock in the browser's own time zone: the service sends UTC (issue 32). */
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+
+function localTime(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso.slice(11, 19) : clock.format(at);
+}
+
 boot({
   name: "table",
   reader: "table",
@@ -47,7 +60,7 @@ boot({
           {
             class: `history-item kind-${i.kind}${i.success === null ? "" : i.success ? " success" : " failure"}`,
           },
-          h("time", { datetime: i.at }, i.at.slice(11, 19)),
+          h("time", { datetime: i.at }, localTime(i.at)),
           " ",
           i.text,
         ),

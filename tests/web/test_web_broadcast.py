@@ -10,8 +10,10 @@ show is the service's (its table view), never one computed here.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -617,3 +619,86 @@ def test_the_wall_features_the_most_improbable_success_by_the_published_odds(
     assert successes, "no seeded Performance succeeded"
     page.screenshot(path=str(ARTEFACTS / "wall-featured-1080p.png"))
     page.context.close()
+
+
+#: every change of the outcomes on screen: their keys, how many, when (the page's clock)
+ALERTS = """window.__alerts = [];
+new MutationObserver(() => {
+  const keys = [...document.querySelectorAll('#performance .outcome')].map((e) => e.dataset.key);
+  const last = window.__alerts[window.__alerts.length - 1];
+  if (!last || last.keys !== keys.join(','))
+    window.__alerts.push({keys: keys.join(','), n: keys.length, at: Date.now()});
+}).observe(document, {subtree: true, childList: true});"""
+
+
+def test_outcomes_queue_one_at_a_time_each_up_4_s_a_stale_one_dropped(broker, table, browser):
+    """Issue 31 item 4, the alert queue: three Performances resolved in quick succession. The
+    overlay never shows two outcomes at once, each stays at least 4 s (a reset does not cut it
+    short), and one that a newer Performance's outcome made stale while it waited is never
+    shown. Once a single outcome is said, the live region holds it once (role=status, in the
+    page from load)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.add_init_script(ALERTS)
+    page.goto(broker.url("overlay.html"))
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+    assert page.locator("#announce[role=status]").count() == 1  # there before any outcome
+    resolved_at: list[float] = []
+    for n in range(1, 4):
+        table.command(BEGIN)
+        table.command(ARIA)
+        finish_draws(table, seed=n)
+        table.command({"cmd": "resolve"})
+        resolved_at.append(time.time() * 1000)
+        if n == 1:
+            expect(page.locator("#performance .outcome")).to_have_count(1, timeout=MS)
+            first_shown = page.evaluate("window.__alerts.find((a) => a.n).at")
+            page.wait_for_timeout(1200)  # a repaint or two: still said once
+            said = page.locator("#announce p").all_inner_texts()
+            assert len([t for t in said if re.search("SUCCESS|FAILURE", t)]) == 1, said
+        table.command({"cmd": "reset"})
+    page.wait_for_timeout(9500)
+    alerts = page.evaluate("window.__alerts")
+    (ARTEFACTS / "overlay-alert-queue.json").write_text(json.dumps(alerts, indent=1))
+    assert all(a["n"] <= 1 for a in alerts), alerts  # never two at once
+    shown = [a for a in alerts if a["n"]]
+    for a, after in itertools.pairwise(alerts):
+        if a["n"]:
+            assert after["at"] - a["at"] >= 4000 - 50, (a, after)  # up at least 4 s
+    performances = [int(a["keys"].split("|")[0]) for a in shown]
+    assert performances == sorted(set(performances)) and performances[0] == 1, shown
+    assert performances[-1] == 3, shown  # the newest is shown in the end
+    if resolved_at[2] < first_shown + 4000:  # 2 and 3 both came while 1 was up: 2 went stale
+        assert 2 not in performances, shown
+    context.close()
+
+
+def test_a_rest_shows_on_the_time_board_and_focus_is_visible(broker, table, browser):
+    """Issue 31 item 4 (Rest on the Time Board, T7) and item 6 (focus visible): a Safe Rest begun
+    shows on the overlay's Time Board in the service's terms; on gm.html the element the
+    keyboard focuses has a visible outline (at least 2 px, not the page's background)."""
+    page = open_page(browser, broker.url("overlay.html"), 1280, 720)
+    table.command({"cmd": "start_session"})
+    table.command({"cmd": "begin_rest", "kind": "safe"})
+    rest = table.service.loop.state
+    from engine.view import table_view
+
+    full = json.loads(json.dumps(table_view(rest)))["time"]["rest"]
+    expect(page.locator("#time .rest")).to_contain_text(
+        f"Safe Rest · Minor draws {full['minor_draws']} · Full Rest at {full['full_rest_at']}",
+        timeout=MS,
+    )
+    page.context.close()
+    gm = open_page(
+        browser, broker.url("gm.html", username=SERVICE_USER, password=SERVICE_PASSWORD), 390, 844
+    )
+    gm.keyboard.press("Tab")
+    ring = gm.evaluate(
+        """() => { const e = document.activeElement; const s = getComputedStyle(e);
+             return {tag: e.tagName, style: s.outlineStyle, width: parseFloat(s.outlineWidth),
+                     colour: s.outlineColor, bg: getComputedStyle(document.body).backgroundColor}; }"""
+    )
+    assert ring["tag"] != "BODY", ring
+    assert ring["style"] != "none" and ring["width"] >= 2 and ring["colour"] != ring["bg"], ring
+    gm.screenshot(path=str(ARTEFACTS / "gm-focus-visible.png"))
+    gm.context.close()

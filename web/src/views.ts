@@ -93,14 +93,17 @@ export function renderPerformance(
   const idleEl = part(section, ".idle");
   idleEl.textContent = p ? "" : (idle ?? "");
   idleEl.hidden = p !== null || idle === null;
-  section.hidden = p === null && idle === null;
   if (!p) {
-    for (const s of [".contributions", ".odds", ".outcomes", ".costs"])
-      part(section, s).replaceChildren();
+    for (const s of [".contributions", ".odds", ".costs"]) part(section, s).replaceChildren();
     part(section, ".perf-title").textContent = "";
     answerNote(part(section, ".odds-note"), null, null);
+    // an outcome the alert queue still holds stays its time, though the Performance is gone
+    const held = outcomes ? outcomes([]) : [];
+    keyed(part(section, ".outcomes"), held, (o) => o.key, outcomeEl, animate);
+    section.hidden = idle === null && held.length === 0;
     return;
   }
+  section.hidden = false;
   part(section, ".perf-title").textContent =
     `Performance ${p.number} · Difficulty ${p.difficulty}` +
     (p.weight !== "off" ? ` · Weight ${p.weight}` : "");

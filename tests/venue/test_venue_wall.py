@@ -114,7 +114,8 @@ def test_the_wall_at_the_venue_shows_every_table_and_an_uplink_cut_then_all_of_i
               const c = {CARD.format(CUT)};
               const t = window.rhuna.store.snapshot.tables.get('{CUT}');
               return c.dataset.state === 'live' && c.dataset.uplink === 'up'
-                && t.events.length >= {EVENTS};
+                && t.events.length >= {EVENTS}
+                && c.querySelector('.card-outcome').textContent.includes('(event {EVENTS})');
             }}""",
             timeout=40_000,
         )

@@ -25,6 +25,9 @@ export interface PageSpec {
   reader?: Reader;
   /** paint the page from a snapshot (called after the reveal delay, if any) */
   render: (snap: Snapshot, ctx: PageContext, now: number) => void;
+  /** at most one paint per this many ms, the newest snapshot last (a wall of a hundred
+   *  tables gets a message every few ms, each would repaint every card); default 0: each */
+  paintEveryMs?: number;
 }
 
 declare global {
@@ -71,6 +74,26 @@ export function boot(spec: PageSpec): PageContext {
     debug.painted = performance.now();
     debug.paints += 1;
   };
+  // a page that paints at most every `paintEveryMs`: a change within it is painted at its end
+  const every = spec.paintEveryMs ?? 0;
+  let lastPaint = Number.NEGATIVE_INFINITY;
+  let trailing: ReturnType<typeof setTimeout> | null = null;
+  let newest: Snapshot = store.snapshot;
+  const paintSoon = (snap: Snapshot) => {
+    if (every <= 0) return paint(snap);
+    newest = snap;
+    const wait = lastPaint + every - performance.now();
+    if (wait <= 0 && trailing === null) {
+      lastPaint = performance.now();
+      paint(snap);
+    } else if (trailing === null) {
+      trailing = setTimeout(() => {
+        trailing = null;
+        lastPaint = performance.now();
+        paint(newest);
+      }, wait);
+    }
+  };
   const announcer = document.getElementById("announce");
   const spoken = new Map<string, number>();
   // with a reveal delay, what the page shows is the snapshot revealed last, not the newest
@@ -80,9 +103,9 @@ export function boot(spec: PageSpec): PageContext {
     if (params.delay > 0)
       setTimeout(() => {
         revealed = snap;
-        paint(snap);
+        paintSoon(snap);
       }, params.delay);
-    else paint(snap);
+    else paintSoon(snap);
   });
   // the age of the last update, the link and a refusal's time must move even when nothing
   // arrives (a delayed page repaints what it has revealed)

@@ -133,6 +133,7 @@ boot({
     errors: false,
     uplinks: true,
   },
+  paintEveryMs: 100, // every table's messages: one paint per 100 ms is plenty on air
   render(snap, ctx, now) {
     const name = (id: string) => roster.tables?.get(id) ?? id;
     const live = [...snap.tables.values()]

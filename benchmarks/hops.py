@@ -74,6 +74,9 @@ def _install(out: str) -> None:
     import paho.mqtt.client as mqtt
 
     import companion.mqtt.bridge as bridge_mod
+    import companion.mqtt.fast_path as fast_mod
+    import companion.mqtt.intake as intake_mod
+    import companion.mqtt.publisher as publisher_mod
     import companion.service as service_mod
     import companion.table.loop as loop_mod
     from companion.service import Service
@@ -94,12 +97,13 @@ def _install(out: str) -> None:
     if os.environ.get("HOPS_NO_AHEAD"):
         bridge_mod.MqttBridge.state_ahead = False
     if os.environ.get("HOPS_NO_DIRECT_STATE"):
-        bridge_mod.MqttBridge._state_now = lambda self, state, version: None  # type: ignore[method-assign]
+        fast_mod.FastPath._state_now = lambda self, state, version: None  # type: ignore[method-assign]
 
     def command_topic(self: Any, client: Any, userdata: Any, message: Any) -> bool:
-        return self.topics is not None and self.topics.command_name(message.topic) is not None
+        topics = self.link.topics
+        return topics is not None and topics.command_name(message.topic) is not None
 
-    _around(bridge_mod.MqttBridge, "_on_message", "rx", None, command_topic)
+    _around(intake_mod.Intake, "on_message", "rx", None, command_topic)
     _around(HubReader, "_dispatch", "serial", None, lambda self, port, t, payload: t == p.PRESENT)
     _around(loop_mod.TableLoop, "process", "take", None)
     _around(loop_mod, "apply", None, "applied")
@@ -120,13 +124,13 @@ def _install(out: str) -> None:
     _around(Store, "append", "commit0", "committed")
     _around(PanelOutput, "__call__", "panel0", "panel1")
     _around(Service, "outcome_log", "log0", None)
-    _around(bridge_mod.MqttBridge, "on_outcome", "mqtt0", "mqtt1")
-    _around(bridge_mod.MqttBridge, "_publish_outcome", "publisher", None)
-    _around(bridge_mod.MqttBridge, "_publish_state", "state0", "state1")
+    _around(fast_mod.FastPath, "on_outcome", "mqtt0", "mqtt1")
+    _around(publisher_mod.Publisher, "_publish_outcome", "publisher", None)
+    _around(publisher_mod.Publisher, "_publish_state", "state0", "state1")
     import companion.table.views as views_mod
 
     _around(views_mod, "table_view", "view0", "viewed")  # the bridge's and the panel's
-    _around(bridge_mod.MqttBridge, "_state_now", "direct0", "direct1")
+    _around(fast_mod.FastPath, "_state_now", "direct0", "direct1")
     _around(DisplayWorker, "_update", "render0", "render1")
     _around(ProcessDisplayWorker, "_update", "render0", "render1")  # the child draws meanwhile
     _around(Store, "_take_snapshot", "snap0", "snap1")

@@ -81,6 +81,8 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
             ),
             "every retained topic after the draw",
         )
+        # …/history goes out last, after the state's topics: a subscriber before it got it live
+        watcher.wait(lambda ms: watcher.on(f"{R}/history"), "the history")
         late = Watcher(broker.port, [f"{R}/#"])
         try:
             late.wait(lambda ms: len({m.topic for m in ms}) >= 10, "every retained topic")
@@ -361,13 +363,13 @@ def test_every_qos1_publish_is_counted_until_its_ack(broker, watcher):
         watcher.wait(lambda ms: events(watcher), "the declaration's events")
 
         def settled() -> bool:
-            with bridge._cond:
-                return bridge._outstanding == 0
+            with bridge.link.cond:
+                return bridge.link.outstanding == 0
 
         wait_until(settled, "every publish acknowledged")
         time.sleep(0.3)  # and it stays there: no ack left to come, nothing counted twice
-        with bridge._cond:
-            assert bridge._outstanding == 0
+        with bridge.link.cond:
+            assert bridge.link.outstanding == 0
 
 
 def test_the_panel_takes_the_view_the_bridge_computed_for_its_state(broker, watcher):
@@ -412,7 +414,7 @@ def _journal_after_the_ahead(bridge, fail: bool = False):
 
     def commit(outcome):
         def computed() -> bool:
-            done = bridge._ahead._done
+            done = bridge.fast.ahead._done
             return done is not None and done[0] is outcome.state
 
         wait_until(computed, "the state computed ahead, during its commit")
@@ -439,7 +441,7 @@ def test_a_readers_turn_publishes_the_state_computed_while_its_commit_synced(bro
             "the gain's state",
         )
         assert bridge.stats.state_ahead == 1 and bridge.stats.state_direct == 1
-        assert bridge._ahead.taken == 1
+        assert bridge.fast.ahead.taken == 1
         assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(running.loop.state))
         assert VIEWS.computed == before + 1  # the ahead thread's, and nobody's again
 
@@ -456,7 +458,7 @@ def test_a_state_whose_commit_failed_was_computed_ahead_and_is_never_published(b
         running.loop.journal = _journal_after_the_ahead(bridge, fail=True)
         running.loop.submit(FAVOR, source="script")
         assert watcher.first(f"{R}/error").json()["code"] == "store"
-        assert bridge._ahead.computed == 1 and bridge.stats.state_ahead == 0
+        assert bridge.fast.ahead.computed == 1 and bridge.stats.state_ahead == 0
         running.loop.journal = _journal_after_the_ahead(bridge)
         running.loop.submit({**FAVOR, "favor": 2}, source="script")
         watcher.wait(lambda ms: len(watcher.on(f"{R}/state")) >= 2, "the committed state")
@@ -491,12 +493,12 @@ def test_the_ahead_payload_is_only_ever_its_own_states(example_state):
 def test_the_ahead_thread_and_its_hint_go_with_the_bridge(broker, example_state):
     with table_on_mqtt(broker.port) as (bridge, running):
         assert bridge.wait_ready(WAIT)
-        ahead = bridge._ahead
+        ahead = bridge.fast.ahead
         assert ahead is not None and running.loop._before_commit
         thread = ahead._thread
         assert thread is not None and thread.is_alive()
     assert not running.loop._before_commit
-    assert not thread.is_alive() and bridge._ahead is None
+    assert not thread.is_alive() and bridge.fast.ahead is None
 
 
 def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(broker, watcher):
@@ -522,12 +524,12 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
             lambda ms: bool(ms := watcher.on(f"{R}/state")) and ms[-1].json() == shown,
             "the declaration's state",
         )
-        idle = lambda: bridge._inbox.empty() and not bridge._state_lock.locked()  # noqa: E731
+        idle = lambda: bridge.publisher.inbox.empty() and not bridge.link.state_lock.locked()  # noqa: E731
         wait_until(idle, "the publisher done with its retained topics")
         wanted = len(list(likely_commands(declared)))
-        wait_until(lambda: ponder.pondered >= wanted and len(bridge._pondered) >= wanted, "")
-        assert bridge._ahead is not None
-        computed = bridge._ahead.computed
+        wait_until(lambda: ponder.pondered >= wanted and len(bridge.fast.pondered) >= wanted, "")
+        assert bridge.fast.ahead is not None
+        computed = bridge.fast.ahead.computed
         token = declared.bags["aria"].contents[2]
         loop.inline = True
         loop.submit({"cmd": "draw", "hero": "aria", "token": token}, source="script")
@@ -540,13 +542,13 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
             "the draw's state",
         )
         assert loop.state is not declared and ponder.recalled == 1
-        assert bridge.stats.state_pondered == 1 and bridge._ahead.computed == computed
+        assert bridge.stats.state_pondered == 1 and bridge.fast.ahead.computed == computed
         assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(loop.state))
     finally:
         bridge.stop()
         running.close()
         ponder.stop()
-    assert not bridge._pondered or all(k == id(v[0]) for k, v in bridge._pondered.items())
+    assert not bridge.fast.pondered or all(k == id(v[0]) for k, v in bridge.fast.pondered.items())
 
 
 def test_a_prepared_payload_is_only_ever_its_own_states(example_state):
@@ -554,8 +556,8 @@ def test_a_prepared_payload_is_only_ever_its_own_states(example_state):
     reused once the first state was gone) is never taken for this one."""
     bridge = MqttBridge(bridge_config(1))
     other = run(example_state, BEGIN)[0]
-    bridge._pondered[id(example_state)] = (other, table_view(other), "{}")
-    assert bridge._pondered_for(example_state) is None
-    bridge._warm(example_state)
-    kept = bridge._pondered_for(example_state)
+    bridge.fast.pondered[id(example_state)] = (other, table_view(other), "{}")
+    assert bridge.fast.pondered_for(example_state) is None
+    bridge.fast.warm(example_state)
+    kept = bridge.fast.pondered_for(example_state)
     assert kept is not None and json.loads(kept[1]) == as_json(table_view(example_state))

@@ -156,7 +156,7 @@ def test_two_started_at_once_agree_on_one_holder(broker):
 
     loops = [RunningLoop(example_loop()), RunningLoop(example_loop())]
     bridges = [MqttBridge(bridge_config(broker.port)) for _ in loops]
-    bridges[1].started_at = bridges[0].started_at  # a tie: the instance id decides
+    bridges[1].identity.started_at = bridges[0].started_at  # a tie: the instance id decides
     try:
         threads = [
             threading.Thread(target=b.start, args=(r.loop,))
@@ -168,7 +168,7 @@ def test_two_started_at_once_agree_on_one_holder(broker):
             t.join()
         holder, stander = sorted(bridges, key=lambda b: b.instance)
         wait_until(lambda: stander.duplicate is not None, "the later one stands by")
-        assert holder._acting and not stander._acting and holder.duplicate is None
+        assert holder.identity.acting and not stander.identity.acting and holder.duplicate is None
         watcher = Watcher(broker.port, [f"{R}/info"])
         try:
             wait_until(
@@ -199,7 +199,7 @@ def test_the_client_id_is_random_at_each_start_and_not_in_info(broker):
                 watcher.close()
             ids.append(bridge.client_id)
             infos.append(info.payload)
-            assert bridge._client._client_id == bridge.client_id.encode()
+            assert bridge.link.client._client_id == bridge.client_id.encode()
             assert bridge.client_id.encode() not in info.payload
             random_part = bridge.client_id.rsplit("-", 1)[1]
             assert len(random_part) == 16 and random_part.encode() not in info.payload

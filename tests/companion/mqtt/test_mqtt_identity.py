@@ -60,7 +60,7 @@ def test_a_second_service_on_one_table_id_stands_by_and_says_so_on_the_panel(
             assert service.output is not None
             wait_until(lambda: "mqtt-duplicate" in service.output.alerts, "the panel's alert")
         assert second.duplicate["instance"] == first.instance and first.duplicate is None
-        assert first._client._client_id != second._client._client_id
+        assert first.link.client._client_id != second.link.client._client_id
         assert f"pid {os.getpid()}" in caplog.text and "[table] id" in caplog.text
         errors = watcher.json_on(f"{R}/error")
         assert {e["code"] for e in errors} == {"duplicate"}
@@ -128,7 +128,7 @@ def test_info_names_the_instance_host_and_pid(broker):
             assert info.retain and info.json()["instance"] == bridge.instance
             assert info.json()["pid"] == os.getpid()
             # the client id is not the instance's: nobody reads it off …/info (issue 29, item 5)
-            assert bridge.instance.encode() not in bridge._client._client_id
+            assert bridge.instance.encode() not in bridge.link.client._client_id
         finally:
             watcher.close()
         assert bridge.duplicate is None
@@ -173,7 +173,7 @@ def test_a_restart_is_not_a_second_service(broker, caplog):
         with table_on_mqtt(broker.port) as (bridge, _):
             wait_until(lambda: bridge.stats.duplicates >= 1, "the live one reported")
             assert bridge.duplicate is not None and bridge.duplicate["pid"] == alive.pid
-            assert not bridge._acting  # it stands by for the earlier claim
+            assert not bridge.identity.acting  # it stands by for the earlier claim
     finally:
         alive.kill()
         alive.wait()

@@ -113,7 +113,7 @@ def test_tls_with_ca_client_cert_and_key(tmp_path, certs):
         assert b.wait_ready(WAIT)
         assert b.stats.connects == 1
         # one SSL connection is never written by one thread while paho's reads it
-        assert b._client is not None and not b._client.direct
+        assert b.link.client is not None and not b.link.client.direct
 
 
 def test_tls_refuses_a_broker_whose_certificate_names_another_host(tmp_path, certs):

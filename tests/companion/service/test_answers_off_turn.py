@@ -145,8 +145,8 @@ def test_a_stuck_publisher_stops_the_watchdog(tmp_path, broker) -> None:
         [bridge] = [e for e in service.extensions if isinstance(e, MqttBridge)]
         assert bridge.wait_ready(WAIT)
         assert "WATCHDOG" in systemd.until("WATCHDOG")
-        handle = bridge._handle
-        bridge._handle = lambda item: (wedge.wait(30), handle(item))  # type: ignore[method-assign]
+        handle = bridge.publisher._handle
+        bridge.publisher._handle = lambda item: (wedge.wait(30), handle(item))  # type: ignore[method-assign]
         service.loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1}, "script")
         wait_until(lambda: bridge.busy_for() > 0.5, "the publisher stuck for a while")
         systemd.sock.settimeout(0.3)

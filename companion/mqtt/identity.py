@@ -1,0 +1,251 @@
+"""Who publishes this table: the client id, the claim in ``…/info``, a clash, stand-by, take-over.
+
+Each service claims its table id with its retained ``…/info`` (``instance`` random per
+start, host, pid, started). The first holder is kept — the earlier ``started``, then
+the smaller ``instance`` — so two started at once agree: both publish, both read the
+other's back, and the answer is decided on paho's thread before any later command on
+that connection is taken. One that finds an earlier claim whose holder is up stands
+by (``acting`` False): it runs no command and publishes nothing but the clash, again
+every :data:`CLASH_EVERY` s; when the holder goes offline it takes over (docs/mqtt.md).
+
+paho's thread calls :meth:`Identity.claim`, :meth:`Identity.status_retained` and
+:meth:`Identity.status_seen` (they never wait); the publisher thread calls the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from companion.mqtt.client import ONLINE
+from companion.mqtt.items import InfoSeen, Item, TakeOver
+from companion.mqtt.link import Link, now, package_version
+from companion.mqtt.messages import InfoMessage, encode, error_message
+from companion.mqtt.topics import level
+from engine.errors import RuleViolation
+
+log = logging.getLogger("rhuna.mqtt")
+
+#: seconds between two reminders of a service that stands by for another holding its table id
+CLASH_EVERY = 10.0
+
+
+class Identity:
+    """This service's claim on its table id, and what it does when another holds it."""
+
+    def __init__(self, link: Link, tell: Callable[[Item], None]) -> None:
+        self.link = link
+        self._tell = tell  # the publisher's queue
+        self.version = package_version()
+        #: this process's id in the retained ``…/info`` (its claim on the table id, with
+        #: ``started_at``); not in the client id, which has a random part of its own
+        self.instance = secrets.token_hex(4)
+        #: the client id, drawn at start (never published: a viewer that knew it could knock
+        #: the service off the broker by connecting with it)
+        self.client_id: str | None = None
+        self.started_at = now()
+        #: called (the publisher's thread) with a key and a text to show, or None to clear it:
+        #: the service puts it on the panel and in systemctl status
+        self.on_alert: Callable[[str, str | None], None] | None = None
+        #: the other instance publishing this table id, as its ``…/info`` says (None: none)
+        self.duplicate: dict[str, Any] | None = None
+        #: False while another service holds this table id (an earlier claim in ``…/info``):
+        #: then no command is run and nothing but the clash is published (docs/mqtt.md);
+        #: written under the link's ``cond``
+        self.acting = True
+        #: the retained ``…/status`` at this connection said the last holder is gone
+        self.holder_gone = False
+        self._clash_said = 0.0  # time.monotonic() of the last reminder of the clash
+        self._told_yielded: set[Any] = set()  # instances told they stand by for this one
+
+    def new_client_id(self, prefix: str | None, table_id: str) -> str:
+        """A random part at each start, published nowhere: nobody can guess it and knock the
+        service off the broker (MQTT's session takeover), and two services never share it."""
+        self.client_id = f"{prefix or f'rhuna-{level(table_id)}'}-{secrets.token_hex(8)}"
+        return self.client_id
+
+    def info(self) -> InfoMessage:
+        """The retained ``…/info``: which process publishes this table."""
+        return {
+            "instance": self.instance,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "started": self.started_at,
+            "version": self.version,
+        }
+
+    # --- paho's thread: never waits ----------------------------------------------------
+
+    def status_retained(self, client: mqtt.Client, payload: bytes) -> None:
+        """The retained ``…/status`` from before this connection (a clean stop's offline, a
+        will): the holder named by the retained ``…/info``, if any, is gone."""
+        self.holder_gone = payload != ONLINE.encode()
+        if self.holder_gone and not self.acting:
+            self.take_over(client)
+
+    def claim(self, client: mqtt.Client, payload: bytes, retained: bool) -> None:
+        """A ``…/info``, ours or another service's on this table id. The first holder is kept —
+        the earlier ``started``, then the smaller ``instance`` — so when two start at once
+        (both publish, both read the other's back) both reach the same answer. Decided here,
+        before any command that follows it on the connection is taken."""
+        link = self.link
+        with link.cond:
+            if link.stopping:
+                return  # its offline is out: the one that saw it holds the table now
+        try:
+            info = json.loads(payload) if payload else None
+        except ValueError:
+            info = None
+        if not isinstance(info, dict) or info.get("instance") == self.instance:
+            return  # ours
+        if _predecessor(info):
+            # the retained info of this table's last run on this machine (a restart, a
+            # kill -9, a power cut): its process is gone, so nobody else publishes the table
+            log.info(
+                "MQTT: the last run's …/info (pid %s) is replaced by this one", info.get("pid")
+            )
+            return
+        if retained and self.holder_gone:
+            log.info(
+                "MQTT: the retained …/info (host %s, pid %s) is of a service now offline;"
+                " this one holds the table",
+                info.get("host"),
+                info.get("pid"),
+            )
+            return
+        if _claim_key(info) < _claim_key(dict(self.info())):
+            with link.cond:
+                self.acting = False
+            self.duplicate = info
+        else:  # ours is the earlier claim: it stays the retained one
+            link.put(client, link.topics.info if link.topics else "", encode(self.info()))
+        self._tell(InfoSeen(payload))
+
+    def take_over(self, client: mqtt.Client) -> None:
+        """The holder this service stood by for went offline: act from now on, claiming the
+        table id (``…/info``, ``online``); the publisher republishes everything."""
+        link = self.link
+        assert link.topics is not None
+        with link.cond:
+            self.acting = True
+        other, self.duplicate = self.duplicate, None
+        link.put(client, link.topics.info, encode(self.info()))
+        link.put(client, link.topics.status, ONLINE)
+        self._tell(TakeOver(other))
+
+    def status_seen(self, client: mqtt.Client | None, payload: bytes) -> None:
+        """Someone (a forged message, an old will, a duplicate's will) retained a status that
+        is not ours while we are up: put ``online`` back."""
+        link = self.link
+        with link.cond:
+            up = link.connected and not link.stopping
+        if payload == ONLINE.encode() or not up or client is None or link.topics is None:
+            return
+        if not self.acting:  # the holder's clean stop or its will: this one takes over
+            self.take_over(client)
+            return
+        log.warning("MQTT: %s says %r while this table is up; republishing online",
+                    link.topics.status, payload[:40])  # fmt: skip
+        link.put(client, link.topics.status, ONLINE)
+        link.stats.status_restored += 1
+
+    # --- the publisher thread ----------------------------------------------------------
+
+    def info_seen(self, payload: bytes) -> None:
+        """Another service's ``…/info`` on this table id, the claim already decided on paho's
+        thread (:meth:`claim`): standing by, say why; holding, log the one that stands by."""
+        assert self.link.topics is not None
+        try:
+            info = json.loads(payload)
+        except ValueError:
+            return
+        if not self.acting:
+            self.say_clash()  # the holder (re)claimed: say so now, then every CLASH_EVERY s
+            return
+        if info.get("instance") in self._told_yielded:
+            return
+        self._told_yielded.add(info.get("instance"))
+        log.warning(
+            "MQTT: another service started on table %r (host %s, pid %s, started %s); this one"
+            " started first and keeps the table: that one stands by",
+            self.link.topics.table_id,
+            info.get("host", "?"),
+            info.get("pid", "?"),
+            info.get("started", "?"),
+        )
+
+    def taken_over(self, other: dict[str, Any] | None) -> None:
+        """The publisher's side of a take-over: say it, and clear the clash's alert."""
+        assert self.link.topics is not None
+        other = other or {}
+        log.warning(
+            "MQTT: the service holding table %r (host %s, pid %s) went offline; this one"
+            " takes over",
+            self.link.topics.table_id,
+            other.get("host", "?"),
+            other.get("pid", "?"),
+        )
+        if self.on_alert is not None:
+            self.on_alert("mqtt-duplicate", None)
+
+    def remind(self) -> None:
+        """Standing by: the clash said again, every CLASH_EVERY s, until it is gone."""
+        if not self.acting and time.monotonic() - self._clash_said >= CLASH_EVERY:
+            self.say_clash()
+
+    def say_clash(self) -> None:
+        """Standing by: why, naming the holder's host and pid — in the log, on ``…/error``, on the
+        panel and in systemctl status (the service's ``on_alert``); again every CLASH_EVERY s."""
+        topics = self.link.topics
+        assert topics is not None
+        info = self.duplicate
+        if info is None or self.acting:
+            return
+        self._clash_said = time.monotonic()
+        self.link.stats.duplicates += 1
+        text = (
+            f"table {topics.table_id!r} is held by another service on this broker"
+            f" (host {info.get('host', '?')}, pid {info.get('pid', '?')}, started"
+            f" {info.get('started', '?')}): this one stands by, running no command and"
+            " publishing no state, until that one goes offline"
+        )
+        fix = (
+            "stop one of them, or give each table its own [table] id (or mqtt.table_id):"
+            " two services on one table id would overwrite each other's state"
+        )
+        log.error("MQTT: %s — %s", text, fix)
+        violation = RuleViolation(text, fix=fix, code="duplicate")
+        message = error_message(violation, "mqtt", now())
+        message["other"] = info
+        self.link.send(topics.error, encode(message))
+        if self.on_alert is not None:
+            self.on_alert("mqtt-duplicate", f"MQTT: {text}")
+
+
+def _predecessor(info: dict[str, Any]) -> bool:
+    """An ``…/info`` published on this host by a process that no longer runs: this table's
+    previous run, not a second service (which is alive, here or on another host)."""
+    pid = info.get("pid")
+    if info.get("host") != socket.gethostname() or not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
+
+
+def _claim_key(info: dict[str, Any]) -> tuple[str, str]:
+    """Which of two claims on a table id is first: the earlier start (ISO 8601 UTC, the same
+    width for every service), then the smaller instance id (the tie of two started at once)."""
+    return (str(info.get("started", "")), str(info.get("instance", "")))

@@ -1,0 +1,79 @@
+"""What the bridge's publisher thread is asked to do: the items of its queue.
+
+The loop's turn (companion.mqtt.fast_path), paho's thread (companion.mqtt.intake and
+companion.mqtt.identity) and the answers' thread put them; only the publisher
+(companion.mqtt.publisher) takes them, in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from companion.mqtt.messages import Reply
+from companion.table.loop import Outcome
+from engine.state import TableState
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """An outcome the loop told the bridge, and what its turn already sent of it."""
+
+    outcome: Outcome
+    at: str
+    #: the event messages the loop's thread already published (None: the publisher does)
+    sent: list[dict[str, Any]] | None = None
+    #: the outcome's number (each outcome one more); a state is never published after a newer
+    version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SendReply:
+    payload: Reply
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The broker acknowledged ``online`` on connection number ``generation``."""
+
+    generation: int
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A retained message on a topic the bridge may have to clear (a hero who left)."""
+
+    topic: str
+    empty: bool
+
+
+@dataclass(frozen=True, slots=True)
+class InfoSeen:
+    """A retained ``…/info`` (ours, or another instance's with the same table id)."""
+
+    payload: bytes
+
+
+class Refresh:
+    """Home Assistant restarted (or a recap was written): send discovery and state again."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeOver:
+    """The holder of this table id went offline: this service, standing by, now acts."""
+
+    other: dict[str, Any] | None
+
+
+class Stop:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A state's pending answers came (companion.table.answers): publish it whole if still ours."""
+
+    state: TableState
+
+
+Item = Told | SendReply | Ready | Seen | InfoSeen | Refresh | Stop | Answered | TakeOver

@@ -1,0 +1,307 @@
+"""The bridge's publisher thread: everything the loop's turn did not send, in order.
+
+It takes its queue (companion.mqtt.items) in order: events with their sequence numbers,
+errors, replies, then the retained state of the newest outcome (computed once per
+burst, and only topics whose JSON changed). Nothing of an outcome is published before
+its journal commit; ``…/state`` goes out under the link's ``state_lock`` with a version
+number, so never older after newer (companion.mqtt.link).
+
+While the broker is away it keeps events, errors and replies in a bounded buffer
+(``max_queued``; past it the oldest are dropped and counted) and publishes no state.
+Once the broker has acknowledged the ``online`` status after a reconnect — which paho
+guarantees comes after it re-sent what was in flight — the buffer goes out in order and
+the retained state is republished whole, so a stale copy re-sent by paho can never end
+up retained.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from companion.mqtt import discovery
+from companion.mqtt.client import OFFLINE
+from companion.mqtt.identity import CLASH_EVERY, Identity
+from companion.mqtt.intake import Intake
+from companion.mqtt.items import (
+    Answered,
+    InfoSeen,
+    Item,
+    Ready,
+    Refresh,
+    Seen,
+    SendReply,
+    Stop,
+    TakeOver,
+    Told,
+)
+from companion.mqtt.link import Link
+from companion.mqtt.messages import (
+    Reply,
+    encode,
+    error_message,
+    event_message,
+    history_message,
+    iter_state_messages,
+    reply_error,
+    reply_ok,
+)
+from companion.record.narrate import HistoryEntry, outcome_entry
+from companion.record.session import Recap
+from companion.table.loop import Outcome
+from companion.table.views import VIEWS
+from engine.state import TableState
+
+log = logging.getLogger("rhuna.mqtt")
+
+#: narrated journal entries kept on the retained ``…/history`` topic (docs/mqtt.md)
+HISTORY = 20
+#: a burst of outcomes handled before the retained state is brought up to date
+_BURST = 256
+
+
+class Publisher:
+    """The queue thread (``mqtt-publisher``) and the retained topics it keeps up to date."""
+
+    def __init__(
+        self,
+        link: Link,
+        identity: Identity,
+        intake: Intake,
+        history: Iterable[HistoryEntry] = (),
+        recap: Recap | None = None,
+    ) -> None:
+        self.link = link
+        self.identity = identity
+        self.intake = intake
+        #: the last narrated journal entries for ``…/history`` (the journal's, then each new one)
+        self.history: collections.deque[HistoryEntry] = collections.deque(history, maxlen=HISTORY)
+        #: the last ended session's recap, beside the history (docs/record.md)
+        self.recap = recap
+        self.inbox: queue.Queue[Item] = queue.Queue()
+        self._worker: threading.Thread | None = None
+        # the publisher thread's own
+        self._seen: set[str] = set()  # retained topics found on the broker, maybe stale
+        self._wanted: set[str] = set()  # the retained topics the newest state has
+        self.latest: TableState | None = None
+        self._latest_version = 0  # the outcome ``latest`` is the state of
+        self.dirty = False
+        self._busy_since = 0.0  # time.monotonic() when the publisher took its batch (0: idle)
+
+    def start(self, state: TableState) -> None:
+        self.latest = state
+        self.dirty = True
+        self._worker = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
+        self._worker.start()
+
+    def stop(self, timeout: float) -> None:
+        """Publish what is queued and ``offline``, then return (at most ``timeout`` s)."""
+        self.inbox.put(Stop())
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    def busy_for(self) -> float:
+        """Seconds the publisher has spent on what it is doing now (0.0: waiting for work).
+        The service's watchdog asks: a publisher stuck on any item stops the pings, so
+        systemd restarts a table whose pages have stopped hearing from it."""
+        since = self._busy_since
+        return time.monotonic() - since if since else 0.0
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            self._busy_since = 0.0
+            acting = self.identity.acting
+            try:
+                batch = [self.inbox.get(timeout=None if acting else CLASH_EVERY / 4)]
+            except queue.Empty:
+                batch = []
+            self._busy_since = time.monotonic()
+            while len(batch) < _BURST:
+                try:
+                    batch.append(self.inbox.get_nowait())
+                except queue.Empty:
+                    break
+            for item in batch:
+                if isinstance(item, Stop):
+                    stopping = True
+                    continue
+                try:
+                    self._handle(item)
+                except Exception:
+                    log.exception("MQTT: could not publish %r", type(item).__name__)
+            try:
+                if self.dirty:
+                    self._publish_state()
+                self.identity.remind()  # standing by: the clash again, every CLASH_EVERY s
+            except Exception:
+                log.exception("MQTT: could not publish the table state")
+        self._finish()
+
+    def _handle(self, item: Item) -> None:
+        link = self.link
+        assert link.topics is not None
+        if isinstance(item, Told):
+            self._publish_outcome(item.outcome, item.at, item.sent)
+            self._latest_version = item.version
+        elif isinstance(item, SendReply):
+            link.send(link.topics.reply, encode(item.payload))
+        elif isinstance(item, Ready):
+            self._become_ready(item.generation)
+        elif isinstance(item, Seen):
+            if item.empty:
+                self._seen.discard(item.topic)
+            elif item.topic not in self._wanted:  # not the echo of our own publishing
+                self._seen.add(item.topic)
+                self.dirty = True
+        elif isinstance(item, InfoSeen):
+            self.identity.info_seen(item.payload)
+        elif isinstance(item, Refresh):
+            link.published.clear()
+            self.dirty = True
+        elif isinstance(item, TakeOver):
+            self.identity.taken_over(item.other)
+            link.published.clear()
+            self.dirty = True
+        elif isinstance(item, Answered) and item.state is self.latest:
+            self.dirty = True  # VIEWS has its whole view now
+
+    def _publish_outcome(
+        self, outcome: Outcome, at: str, sent: list[dict[str, Any]] | None = None
+    ) -> None:
+        link = self.link
+        assert link.topics is not None
+        t = link.topics
+        if not self.identity.acting:  # standing by: the state is kept for a take-over, no more
+            if sent is None and outcome.events:
+                with link.cond:
+                    link.unsent -= 1
+            self.intake.answered(outcome.source)
+            self.latest = outcome.state
+            self.dirty = True
+            return
+        if sent is not None:
+            events = sent
+        else:
+            events = []
+            if outcome.events:
+                with link.cond:  # the loop's thread may be sending the events before these
+                    link.cond.wait_for(lambda: not link.fast)
+            for event in outcome.events:
+                link.seq += 1
+                message = event_message(link.seq, outcome.state, event, outcome.source, at)
+                events.append(message)
+                link.send(t.events, encode(message))
+            if outcome.events:
+                with link.cond:
+                    link.unsent -= 1
+        if outcome.error is not None:
+            uid = outcome.tag.uid if outcome.tag is not None else None
+            error = error_message(outcome.error, outcome.source, at, outcome.command, uid)
+            link.send(t.error, encode(error))
+        asked, transaction = self.intake.answered(outcome.source)
+        if asked:
+            reply: Reply
+            if outcome.error is not None:
+                reply = reply_error(transaction, outcome.error)
+            else:
+                reply = reply_ok(transaction, outcome.command, events)
+            link.send(t.reply, encode(reply))
+        if outcome.error is None and outcome.command is not None and outcome.seq is not None:
+            self.history.append(outcome_entry(outcome, time.time()))
+        self.latest = outcome.state
+        self.dirty = True
+
+    def _become_ready(self, generation: int) -> None:
+        link = self.link
+        with link.cond:
+            if generation != link.generation or not link.connected:
+                return  # that connection is already gone
+            link.ready = True
+            link.flushing = True  # no event jumps ahead of those kept while offline
+            link.cond.notify_all()
+        try:
+            waiting, link.buffer = link.buffer, collections.deque()
+            if waiting:
+                log.info("MQTT: sending %d messages kept while offline", len(waiting))
+            for topic, payload in waiting:
+                link.send(topic, payload)
+        finally:
+            with link.cond:
+                link.flushing = False
+        link.published.clear()  # the broker may have lost its retained copies
+        self.dirty = True
+
+    def _publish_state(self) -> None:
+        """Bring every retained topic up to date with the newest state (changed ones only)."""
+        link = self.link
+        assert link.topics is not None and self.latest is not None
+        with link.cond:
+            ready = link.ready
+        if not ready or not self.identity.acting:
+            return  # all of it goes out when the connection is back (or this one takes over)
+        with link.state_lock:
+            if self._latest_version < link.state_version:
+                return  # the loop's turn published a newer one; its outcome is next in line
+            link.state_version = self._latest_version
+            self._publish_topics()
+        self.dirty = False
+
+    def _publish_topics(self) -> None:
+        link = self.link
+        assert link.topics is not None and self.latest is not None
+        topics = link.topics
+        state_topic = topics.state
+        direct, link.direct = link.direct, None
+        out = link.published.get(state_topic)
+        wanted: dict[str, str] = {}
+        messages: Iterable[tuple[str, str]]
+        view = VIEWS(self.latest)  # whole once its answers came, though the turn's was not
+        if direct is not None and direct[0] is self.latest and direct[1] is view and out:
+            # its …/state went out from the loop's turn
+            wanted[state_topic] = out
+            messages = iter_state_messages(view, topics, whole=False)
+        else:
+            whole = (state_topic, link.encoder.encode(view, self.latest))
+            messages = itertools.chain([whole], iter_state_messages(view, topics, whole=False))
+        # the table's own topics first, each published as soon as it is encoded (…/state
+        # first): subscribers waiting for the state do not wait for discovery or history
+        for topic, payload in messages:
+            wanted[topic] = payload
+            if link.published.get(topic) != payload:
+                link.retain(topic, payload)
+        ha = link.config.homeassistant
+        if ha.enabled:
+            for topic, config in discovery.discovery_messages(
+                view, topics, ha, self.identity.version
+            ).items():
+                wanted[topic] = encode(config)
+        wanted[topics.history] = encode(history_message(self.history, self.recap))
+        self._wanted = set(wanted)
+        for topic in sorted(self._seen - wanted.keys()):
+            link.retain(topic, "")  # a hero (and their HA sensors) no longer at the table
+            self._seen.discard(topic)
+        for topic, payload in wanted.items():
+            if link.published.get(topic) != payload:
+                link.retain(topic, payload)
+
+    def _finish(self) -> None:
+        """Stopping: ``offline`` (retained) and wait a little for the broker's acks."""
+        link = self.link
+        assert link.topics is not None and link.client is not None
+        with link.cond:
+            link.stopping = True  # our own offline must not be "restored"
+            ready = link.ready
+        if not ready:
+            if link.buffer:
+                log.warning("MQTT: stopping offline; %d messages not sent", len(link.buffer))
+            return
+        link.put(link.client, link.topics.status, OFFLINE)
+        with link.cond:
+            link.cond.wait_for(lambda: link.outstanding <= 0 or not link.connected, 3.0)

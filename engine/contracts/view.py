@@ -9,6 +9,7 @@ display's test fixtures are checked against.
 
 from typing import Any, Literal, TypedDict
 
+from engine.contracts.events import Audience
 from engine.errors import Refusal
 
 __all__ = ["Refusal"]  # engine.errors' own, one of the view's parts (RedrawView.refusals)
@@ -238,6 +239,8 @@ class PromptView(TypedDict):
     day: int
     band: str
     blocking: bool
+    #: who may read it (issue 31 item 2): the Time Board's prompts are the table's
+    audience: Audience
 
 
 class TimeView(TypedDict):

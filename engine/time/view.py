@@ -6,6 +6,8 @@ Keys (kept stable for the display and MQTT): ``day``, ``band``, ``minor_done``,
 
 from __future__ import annotations
 
+from engine.contracts import events as ev
+from engine.contracts.events import AUDIENCE
 from engine.contracts.view import (
     PromptView,
     RestView,
@@ -42,6 +44,8 @@ def _prompt(p: Prompt) -> PromptView:
         "day": p.day,
         "band": p.band.value,
         "blocking": p.blocking,
+        # the same audience as the prompt's event (engine.contracts.events.AUDIENCE)
+        "audience": AUDIENCE[ev.time_prompt.name],
     }
 
 

@@ -232,6 +232,7 @@ TIME = {
             "day": 2,
             "band": "day",
             "blocking": True,
+            "audience": "table",
         }
     ],
 }

@@ -294,7 +294,8 @@ function promptText(p: unknown): string {
   return JSON.stringify(p);
 }
 
-export function time(t: TableRecord): TimeView | null {
+/** `reader`: whose Time Board prompts it lists (by each prompt's audience). */
+export function time(t: TableRecord, reader: Reader = "public"): TimeView | null {
   const tb = t.sections.time;
   if (!tb) return null;
   return {
@@ -303,7 +304,7 @@ export function time(t: TableRecord): TimeView | null {
     due: cap(tb.due),
     weather: tb.weather ? tb.weather.name : null,
     rest: tb.rest ? restText(t, tb.rest) : null,
-    prompts: tb.prompts.map(promptText),
+    prompts: tb.prompts.filter((p) => readable(p.audience, reader)).map(promptText),
   };
 }
 

@@ -46,7 +46,7 @@ boot({
       "Between Performances",
     );
     renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
-    renderTime(byId("time"), t ? model.time(t) : null, true);
+    renderTime(byId("time"), t ? model.time(t, "table") : null, true);
     renderCombat(byId("combat"), t ? model.combat(t) : null);
     const items = t ? model.history(t, ctx.params.last, "table") : [];
     const list = byId("history-list");

@@ -82,6 +82,17 @@ def events_json(events: tuple[Event, ...] | list[Event]) -> str:
     return json.dumps([e.to_json() for e in events], ensure_ascii=False)
 
 
+def journal_row(
+    seq: int, at: float, source: str, command: Any, events: tuple[Event, ...] | list[Event]
+) -> tuple[int, float, str, str, str]:
+    """A ``journal`` row; TypeError or ValueError for what JSON or UTF-8 cannot hold (NaN,
+    a lone surrogate, an object of a script's)."""
+    row = (seq, at, source, command_json(command), events_json(events))
+    for text in row[2:]:
+        text.encode("utf-8")  # SQLite stores UTF-8: a lone surrogate cannot go in
+    return row
+
+
 def decode_command(text: str) -> Any:
     """A journal row's ``command`` as the dict it was."""
     return json.loads(text)

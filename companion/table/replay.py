@@ -1,0 +1,191 @@
+"""Restarting is replaying: the table file's initial state, the newest snapshot, the journal after it.
+
+The engine is pure, so the result is the same state, bit for bit, as before the stop — the
+Undo history included. A new journal is bound to its table file's fingerprint; a journal
+started from a different table is refused, since replaying its commands on a changed table
+would not give the same state. A snapshot that cannot be read costs time, not data: the
+newest one that reads back intact is used, else the journal is replayed from the start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.table.journal import (
+    ARCHIVE,
+    decode_command,
+    decode_events_data,
+    decode_history,
+    fingerprint,
+    state_data,
+)
+from companion.table.journal_file import StoreError, transaction
+from engine import CommandRejected, apply, codec
+from engine.state import TableState
+
+__all__ = ["Replayed", "Restored", "restore"]
+
+log = logging.getLogger("rhuna.store")
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """The state a store came back with, and how it got there."""
+
+    state: TableState
+    #: sequence number of the last committed command (0: none yet)
+    seq: int
+    #: the snapshot restored from (0: replayed from the table file's initial state)
+    snapshot_seq: int
+    #: journal rows applied after the snapshot
+    replayed: int
+    #: a journal created just now
+    new: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """What the store needs to go on from the restored state."""
+
+    restored: Restored
+    #: how many events the committed commands told (the MQTT event stream resumes after it)
+    events: int
+    #: id(state) → (state, key) of the snapshot's states, already in ``states``
+    stored: dict[int, tuple[TableState, str]]
+
+
+def restore(
+    db: sqlite3.Connection,
+    db_lock: threading.RLock,
+    path: Path,
+    initial: TableState,
+    table_file: str,
+    now: Callable[[], float],
+) -> Replayed:
+    """The state before the stop, from the journal ``path`` (``db``) and the table file's
+    ``initial`` state; a new journal is bound to ``table_file`` here."""
+    initial = initial.without_history()
+    mark = fingerprint(initial)
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    if not meta:
+        with transaction(db, db_lock):
+            db.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [
+                    ("fingerprint", mark),
+                    ("table_file", table_file),
+                    ("table_id", initial.table_id),
+                    ("created", _utc(now())),
+                ],
+            )
+        return Replayed(Restored(initial, 0, 0, 0, new=True), 0, {})
+    if meta.get("fingerprint") != mark:
+        raise StoreError(
+            f"{table_file}: this table file is not the one the journal in {path} was"
+            f" started with ({meta.get('table_file', '?')}, table"
+            f" {meta.get('table_id', '?')!r}, {meta.get('created', '?')}): replaying its"
+            " commands on a changed table would not give the same state. Fix: put the table"
+            " file back as it was, or start a new session with `rhuna-table run --config"
+            f" <file> --new-session` (the old journal is moved to {path.parent / ARCHIVE}/)"
+        )
+    seq, events = db.execute(
+        "SELECT coalesce(max(seq), 0), coalesce(sum(json_array_length(events)), 0) FROM journal"
+    ).fetchone()
+    state, snap, stored = _from_snapshots(db, initial, seq)
+    state, replayed = _replay_after(db, path, state, snap)
+    return Replayed(Restored(state, seq, snap, replayed, new=False), events, stored)
+
+
+def _replay_after(
+    db: sqlite3.Connection, path: Path, state: TableState, snap: int
+) -> tuple[TableState, int]:
+    """Apply the journal rows after ``snap`` to ``state``; the state and how many were applied.
+
+    A row the engine now refuses stops the restart (the state would not be the one the table
+    saw); a row that tells other events than it did is only logged, because the state follows
+    the commands, not the events.
+    """
+    replayed = differ = 0
+    rows = db.execute(
+        "SELECT seq, command, events FROM journal WHERE seq > ? ORDER BY seq", (snap,)
+    )
+    for seq, command_text, events_text in rows:
+        try:
+            state, events = apply(state, decode_command(command_text))
+        except Exception as e:  # CommandRejected, or a journal row the engine cannot read
+            raise StoreError(
+                f"{path}: journal entry #{seq} ({command_text}) no longer applies"
+                f" ({_reason(e)})"
+                " — the engine or its rules changed since it was written. Fix: run the"
+                " version that wrote it, or start a new session with --new-session"
+            ) from None
+        if [e.to_json() for e in events] != decode_events_data(events_text):
+            differ += 1
+        replayed += 1
+    if differ:
+        log.warning(
+            "%d replayed command(s) told different events than when they were journaled"
+            " (a newer engine?); the state follows the commands",
+            differ,
+        )
+    return state, replayed
+
+
+def _from_snapshots(
+    db: sqlite3.Connection, initial: TableState, last_seq: int
+) -> tuple[TableState, int, dict[int, tuple[TableState, str]]]:
+    """The newest snapshot that reads back intact, else the initial state (seq 0)."""
+    rows = db.execute(
+        "SELECT seq, state, history FROM snapshots WHERE seq <= ? ORDER BY seq DESC",
+        (last_seq,),
+    ).fetchall()
+    for seq, key, history in rows:
+        try:
+            state, stored = _load_snapshot(db, key, decode_history(history))
+        except (ValueError, TypeError, KeyError) as e:
+            log.warning("snapshot #%d cannot be read (%s); trying an older one", seq, e)
+            continue
+        return state, int(seq), stored
+    return initial, 0, {}
+
+
+def _load_snapshot(
+    db: sqlite3.Connection, key: str, history: list[str]
+) -> tuple[TableState, dict[int, tuple[TableState, str]]]:
+    """The snapshot's state with its Undo steps, and which stored state each step is."""
+    loaded: dict[str, TableState] = {}
+    # the Undo steps share most of their fields (the tokens always): each distinct
+    # field is decoded once and shared, as the engine shares them (restart time, memory)
+    memo: dict[tuple[str, str], Any] = {}
+
+    def load(k: str) -> TableState:
+        if k not in loaded:
+            row = db.execute("SELECT data FROM states WHERE key = ?", (k,)).fetchone()
+            if row is None:
+                raise KeyError(f"state {k[:12]} is missing")
+            raw = state_data(k, row[0])
+            if raw is None:
+                raise ValueError(f"state {k[:12]} does not match its checksum")
+            loaded[k] = codec.from_data_shared(TableState, json.loads(raw), memo)
+        return loaded[k]
+
+    steps = tuple(load(k) for k in history)
+    current = dataclasses.replace(load(key), history=steps)
+    return current, {id(s): (s, k) for s, k in zip(steps, history, strict=True)}
+
+
+def _reason(e: Exception) -> str:
+    return str(e.violation) if isinstance(e, CommandRejected) else f"{type(e).__name__}: {e}"
+
+
+def _utc(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))

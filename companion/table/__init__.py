@@ -1,7 +1,10 @@
 """The running table: the one loop that changes state, its journal, and what feeds and reads it.
 
 :mod:`~companion.table.loop` (one queue, the only code that changes state),
-:mod:`~companion.table.store` (the SQLite journal), :mod:`~companion.table.inputs`
+:mod:`~companion.table.store` (the SQLite journal; its pieces
+:mod:`~companion.table.statedir`, :mod:`~companion.table.journal_file`, :mod:`~companion.table.wal`,
+:mod:`~companion.table.replay`, :mod:`~companion.table.snapshots`; its format
+:mod:`~companion.table.journal`), :mod:`~companion.table.inputs`
 (the inputs' envelope), :mod:`~companion.table.command_source` (commands from a
 stream), :mod:`~companion.table.ponder` (the likely next draws, applied ahead),
 :mod:`~companion.table.views` and :mod:`~companion.table.answers` (the view and the

@@ -189,15 +189,40 @@ def _int(h: dict[str, Any], key: str, where: str, default: int, lo: int = 0) -> 
 def _hero(
     h: Any, where: str, rules: dict[str, Any], caps: dict[str, str]
 ) -> tuple[Hero, list[Token]]:
+    """One ``[[heroes]]`` entry: the hero's sheet and every physical token the hero owns.
+
+    Checked in the order a player reads the entry (id, Pathways, Training, health, then the
+    tokens it names), so the first mistake is the one reported.
+    """
     if not isinstance(h, dict):
         raise ConfigError(f"{where} must be a table")
     unknown = set(h) - _HERO_KEYS
     if unknown:
         raise unknown_key(where, sorted(unknown)[0], sorted(_HERO_KEYS))
+    hero_id = _hero_id(h, where)
+    pathways = _pathways(h, where, rules, caps)
+    hero = _sheet(h, where, hero_id, pathways, _training(h, where, caps), rules["health"])
+    tokens = [
+        *(t for p, shade in pathways.items() for t in _pathway_tokens(hero, p, shade, rules)),
+        *_weight_tokens(hero, rules["weight"]["tokens"]),
+        *_strain_pool(hero),
+    ]
+    _check_active_reserve(h, where, tokens)
+    return replace(hero, strain_tokens=_strain_in_play(h, where, hero, tokens)), tokens
+
+
+def _hero_id(h: dict[str, Any], where: str) -> str:
+    """The hero's id: it starts every token id of the hero (``aria.ember.skill``), so no dots."""
     hero_id = h.get("id")
     if not isinstance(hero_id, str) or not hero_id or "." in hero_id:
         raise ConfigError(f'{where}.id must be a short name without dots, like "aria"')
-    name = str(h.get("name", hero_id.title()))
+    return hero_id
+
+
+def _pathways(
+    h: dict[str, Any], where: str, rules: dict[str, Any], caps: dict[str, str]
+) -> dict[str, str]:
+    """P17: the starting Pathways, each with its Ember's Shade (pathway → shade)."""
     pathways = h.get("pathways")
     starting = int(rules["potential"]["starting_pathways"])
     if not isinstance(pathways, dict) or len(pathways) != starting:
@@ -212,6 +237,11 @@ def _hero(
             raise ConfigError(
                 f"{where}.pathways.{p} = {shade!r}: an Ember is control, versatility or impulse"
             )
+    return pathways
+
+
+def _training(h: dict[str, Any], where: str, caps: dict[str, str]) -> dict[str, Training]:
+    """The hero's Training per capability; an Exemplar Pathway changes the bag (P12)."""
     training: dict[str, Training] = {}
     for cap, level in _mapping(h.get("training", {}), where, "training").items():
         if cap not in caps:
@@ -221,10 +251,21 @@ def _hero(
         except ValueError:
             levels = ", ".join(Training)
             raise ConfigError(f"{where}.training.{cap} = {level!r}: use one of {levels}") from None
-    health = rules["health"]
+    return training
+
+
+def _sheet(
+    h: dict[str, Any],
+    where: str,
+    hero_id: str,
+    pathways: dict[str, str],
+    training: dict[str, Training],
+    health: dict[str, Any],
+) -> Hero:
+    """The hero's sheet: health (capacities default to the rules'), Favor and Redraws."""
     hero = Hero(
         id=hero_id,
-        name=name,
+        name=str(h.get("name", hero_id.title())),
         bag=hero_id,
         pathways=tuple(pathways),
         training=training,
@@ -238,73 +279,97 @@ def _hero(
     )
     if hero.fatigue > hero.fatigue_capacity or hero.strain > hero.strain_capacity:
         raise ConfigError(f"{where}: fatigue and strain must be within their capacities")
+    return hero
+
+
+def _pathway_tokens(hero: Hero, p: str, shade: str, rules: dict[str, Any]) -> list[Token]:
+    """A Pathway's tokens: its Ember, the second Ember an Exemplar swaps in (P12), and its
+    Potentials. All are made; :func:`_fill_hero_bags` decides which are in the bag."""
+    hid, name = hero.id, hero.name
+    return [
+        Token(
+            f"{hid}.ember.{p}",
+            TokenKind.EMBER,
+            hid,
+            f"{name}'s {p} Ember ({shade})",
+            shade=shade,
+            pathway=p,
+        ),
+        Token(
+            f"{hid}.ember.{p}.2",
+            TokenKind.EMBER,
+            hid,
+            f"{name}'s second {p} Ember ({shade})",
+            shade=shade,
+            pathway=p,
+            ordinal=2,
+        ),
+        *(
+            Token(
+                f"{hid}.potential.{p}.{n}",
+                TokenKind.POTENTIAL,
+                hid,
+                f"{name}'s {p} Potential {n}",
+                pathway=p,
+                ordinal=n,
+            )
+            for n in range(1, int(rules["potential"]["per_pathway"]) + 1)
+        ),
+    ]
+
+
+def _weight_tokens(hero: Hero, weights: list[Any]) -> list[Token]:
+    """P16: always so many Weight tokens, even when two show the same printed weight (the
+    second of a weight gets ``.2`` in its id and ``(2)`` in its name)."""
     tokens: list[Token] = []
-    for p, shade in pathways.items():
-        tokens.append(
-            Token(
-                f"{hero_id}.ember.{p}",
-                TokenKind.EMBER,
-                hero_id,
-                f"{name}'s {p} Ember ({shade})",
-                shade=shade,
-                pathway=p,
-            )
-        )
-        tokens.append(
-            Token(
-                f"{hero_id}.ember.{p}.2",
-                TokenKind.EMBER,
-                hero_id,
-                f"{name}'s second {p} Ember ({shade})",
-                shade=shade,
-                pathway=p,
-                ordinal=2,
-            )
-        )
-        for n in range(1, int(rules["potential"]["per_pathway"]) + 1):
-            tokens.append(
-                Token(
-                    f"{hero_id}.potential.{p}.{n}",
-                    TokenKind.POTENTIAL,
-                    hero_id,
-                    f"{name}'s {p} Potential {n}",
-                    pathway=p,
-                    ordinal=n,
-                )
-            )
     printed: dict[int, int] = {}
-    for w in rules["weight"]["tokens"]:
-        # P16: always so many Weight tokens, even when two show the same printed weight
+    for w in weights:
         n = printed[w] = printed.get(w, 0) + 1
         again = f".{n}" if n > 1 else ""
         tokens.append(
             Token(
-                f"{hero_id}.weight.{w}{again}",
+                f"{hero.id}.weight.{w}{again}",
                 TokenKind.WEIGHT,
-                hero_id,
-                f"{name}'s Weight {w}" + (f" ({n})" if n > 1 else ""),
+                hero.id,
+                f"{hero.name}'s Weight {w}" + (f" ({n})" if n > 1 else ""),
                 weight=int(w),
                 ordinal=n,
             )
         )
-    for n in range(1, hero.strain_capacity + 1):
-        tokens.append(
-            Token(
-                f"{hero_id}.strain.{n}",
-                TokenKind.STRAIN,
-                hero_id,
-                f"{name}'s Strain {n}",
-                ordinal=n,
-            )
+    return tokens
+
+
+def _strain_pool(hero: Hero) -> list[Token]:
+    """One Strain token per point of strain capacity; those of the hero's strain are in play."""
+    return [
+        Token(
+            f"{hero.id}.strain.{n}",
+            TokenKind.STRAIN,
+            hero.id,
+            f"{hero.name}'s Strain {n}",
+            ordinal=n,
         )
+        for n in range(1, hero.strain_capacity + 1)
+    ]
+
+
+def _check_active_reserve(h: dict[str, Any], where: str, tokens: list[Token]) -> None:
+    """P17: Active Reserve lists the hero's own Potential tokens, nothing else."""
     active = h.get("active_reserve", [])
     ids = {t.id for t in tokens}
     if not isinstance(active, list) or any(
         not isinstance(a, str) or a not in ids or ".potential." not in a for a in active
     ):
         raise ConfigError(f"{where}.active_reserve must list the hero's Potential token ids")
+
+
+def _strain_in_play(
+    h: dict[str, Any], where: str, hero: Hero, tokens: list[Token]
+) -> tuple[str, ...]:
+    """P14: which Strain tokens stand for the hero's strain (by default the first ones); the
+    table file names them when a table wants the physical tokens it has out."""
     strain_tokens = h.get(
-        "strain_tokens", [f"{hero_id}.strain.{n}" for n in range(1, hero.strain + 1)]
+        "strain_tokens", [f"{hero.id}.strain.{n}" for n in range(1, hero.strain + 1)]
     )
     strain_ids = {t.id for t in tokens if t.kind is TokenKind.STRAIN}
     if (
@@ -317,8 +382,7 @@ def _hero(
             f"{where}.strain_tokens must list {hero.strain} of the hero's Strain token ids, one"
             f" per point of strain ({', '.join(sorted(strain_ids))}) (P14)"
         )
-    hero = replace(hero, strain_tokens=tuple(strain_tokens))
-    return hero, tokens
+    return tuple(strain_tokens)
 
 
 def _check_reserve_in_play(state: TableState, heroes_data: list[Any], source: str) -> None:

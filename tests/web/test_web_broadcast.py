@@ -702,3 +702,47 @@ def test_a_rest_shows_on_the_time_board_and_focus_is_visible(broker, table, brow
     assert ring["style"] != "none" and ring["width"] >= 2 and ring["colour"] != ring["bg"], ring
     gm.screenshot(path=str(ARTEFACTS / "gm-focus-visible.png"))
     gm.context.close()
+
+
+def test_the_walls_performance_line_is_whole_from_13_to_32_tables(broker, table, browser):
+    """Issue 31 item 5: with every table mid-Performance (the service's own published section,
+    copied to each table), the wall's Performance line and key figure are not cut by an
+    ellipsis at 13, 20 and 32 tables on a 1080p screen, and nothing scrolls."""
+    from tests.harness.broker import Watcher
+
+    mid_performance(table)
+    watcher = Watcher(
+        broker.port, ["rhuna/example/performance"], username=SERVICE_USER, password=SERVICE_PASSWORD
+    )
+    perf = watcher.wait(
+        lambda ms: [m for m in ms if len(m.json()["contributions"][0]["drawn"]) == 2],
+        "the performance with two draws",
+    )[-1].payload.decode()
+    watcher.client.loop_stop()
+    page = open_page(browser, broker.url("tables.html", rotate="off"), 1920, 1080)
+    published = 1
+    for count in (13, 20, 32):
+        publish_retained(
+            broker,
+            {
+                **{f"rhuna/hall-{n:02d}/performance": perf for n in range(published, count)},
+                **{f"rhuna/hall-{n:02d}/status": "online" for n in range(published, count)},
+            },
+        )
+        published = count
+        expect(page.locator(".table-card")).to_have_count(count, timeout=MS)
+        page.wait_for_timeout(1200)
+        page.screenshot(path=str(ARTEFACTS / f"wall-{count}-tables-mid-performance-1080p.png"))
+        cut = page.evaluate(
+            """() => [...document.querySelectorAll('.card-performance .piece, .card-figure .piece,'
+                                                   + ' .table-card h2')]
+                 .filter((e) => e.getClientRects().length)
+                 .filter((e) => { const r = e.getBoundingClientRect();
+                   const card = e.closest('.table-card').getBoundingClientRect();
+                   return r.right > card.right + 0.5 || r.bottom > card.bottom + 0.5 ||
+                          (e.tagName === 'H2' && e.scrollWidth > e.clientWidth + 1); })
+                 .map((e) => e.textContent)"""
+        )
+        assert not cut, (count, cut)
+        assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), count
+    page.context.close()

@@ -61,6 +61,17 @@ function grid(n: number): { cols: number; rows: number } {
   return { rows, cols: Math.max(1, Math.ceil(n / rows)) };
 }
 
+/** A card line in pieces that each stay whole ("Performance 1", "Difficulty 5", "Aria 3"): a
+ *  narrow card wraps the line between them instead of cutting it with an ellipsis. */
+function pieces(text: string): (HTMLElement | string)[] {
+  const out: (HTMLElement | string)[] = [];
+  for (const [i, piece] of text.split(" · ").entries()) {
+    if (i) out.push(" · ");
+    out.push(h("span", { class: "piece" }, piece));
+  }
+  return out;
+}
+
 /** the featured card's pick, across renders */
 const featured = new FeaturedPicker();
 
@@ -128,7 +139,7 @@ boot({
             "data-uplink": snap.tables.get(c.id)?.uplink ?? "none",
           },
           h("h2", { title: c.id }, roster?.get(c.id) ?? c.id),
-          h("p", { class: "card-figure" }, c.figure),
+          h("p", { class: "card-figure" }, ...pieces(c.figure)),
           h(
             "p",
             { class: "card-brief" },
@@ -148,7 +159,7 @@ boot({
           h("p", { class: "card-status" }, c.live.state === "live" ? "online" : c.live.label),
           h("p", { class: "card-age" }, ageText(c.live.age)),
           c.live.gap ? h("p", { class: "card-gap" }, `⚠ ${c.live.gap}`) : null,
-          h("p", { class: "card-performance" }, c.performance ?? "No Performance open"),
+          h("p", { class: "card-performance" }, ...pieces(c.performance ?? "No Performance open")),
           c.lastOutcome
             ? h(
                 "p",

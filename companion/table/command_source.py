@@ -65,6 +65,25 @@ MAX_UNWRITTEN = 1024
 class JsonLinesCommands:
     """Reads commands from ``stream`` (its own thread) and answers on ``out``."""
 
+    __slots__ = (
+        "_lock",
+        "_loop",
+        "_room",
+        "_stopping",
+        "_thread",
+        "_unwritten",
+        "_waiting",
+        "_writer",
+        "dropped",
+        "limits",
+        "lines",
+        "max_pending",
+        "on_end",
+        "out",
+        "source",
+        "stream",
+    )
+
     def __init__(
         self,
         stream: IO[Any],
@@ -257,6 +276,8 @@ class _FdLines:
     from its own per-thread cache, so they pin the arena between the big buffers, and each
     new 64 KiB extended it (docs/performance.md, "The 100,000-command soak").
     """
+
+    __slots__ = ("_buf", "_end", "_start", "_view", "eof", "fd")
 
     CHUNK = 65536
 

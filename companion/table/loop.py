@@ -68,7 +68,11 @@ BeforeCommit = Callable[[TableState], None]
 Journal = Callable[[Outcome], int]
 
 
-@dataclass
+def _turn_condition() -> threading.Condition:
+    return threading.Condition(threading.Lock())
+
+
+@dataclass(slots=True)
 class TableLoop:
     """Owns the state; ``submit`` from any thread, ``step``/``run`` on one."""
 
@@ -78,31 +82,38 @@ class TableLoop:
     journal: Journal | None = None
     #: applies the likely next commands while the table waits (:mod:`companion.table.ponder`)
     ponder: Ponder | None = None
-
-    def __post_init__(self) -> None:
-        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self.processed = 0
-        # (owner, fn) in the order they are told: the ``first`` ones in the order they
-        # subscribed, then the rest in theirs; replaced whole, never changed in place, so the
-        # loop's thread reads a consistent tuple while others subscribe or unsubscribe
-        self._subscriptions: tuple[tuple[object, Subscriber], ...] = ()
-        self._firsts = 0  # how many of them, at the front, subscribed with ``first``
-        self._subscribing = threading.Lock()
-        #: process an item submitted while the loop is idle on the submitting thread (the
-        #: running service); False: every item waits for ``step`` (scripts, tests, stopping)
-        self.inline = False
-        #: items processed on the thread that submitted them (diagnostics, tests)
-        self.processed_inline = 0
-        # whose turn: one item processed at a time; ``_queued`` counts items put in the inbox
-        # and not yet begun, so an item submitted behind them never overtakes them
-        self._turn = threading.Condition(threading.Lock())
-        self._busy = False
-        self._busy_since = 0.0  # time.monotonic() when the turn now running began
-        self._began = (0.0, 0.0)  # trace.clocks() then (companion.table.trace)
-        self._queued = 0
-        self._failure: BaseException | None = None
-        # (owner, fn): told each accepted state just before its commit (before_commit)
-        self._before_commit: tuple[tuple[object, BeforeCommit], ...] = ()
+    #: process an item submitted while the loop is idle on the submitting thread (the
+    #: running service); False: every item waits for ``step`` (scripts, tests, stopping)
+    inline: bool = field(default=False, init=False)
+    #: items processed (diagnostics, tests)
+    processed: int = field(default=0, init=False)
+    #: items processed on the thread that submitted them (diagnostics, tests)
+    processed_inline: int = field(default=0, init=False)
+    _inbox: queue.Queue[tuple[str, Any]] = field(
+        default_factory=queue.Queue, init=False, repr=False
+    )
+    # (owner, fn) in the order they are told: the ``first`` ones in the order they
+    # subscribed, then the rest in theirs; replaced whole, never changed in place, so the
+    # loop's thread reads a consistent tuple while others subscribe or unsubscribe
+    _subscriptions: tuple[tuple[object, Subscriber], ...] = field(
+        default=(), init=False, repr=False
+    )
+    _firsts: int = field(default=0, init=False, repr=False)  # how many ``first`` ones, in front
+    _subscribing: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # whose turn: one item processed at a time; ``_queued`` counts items put in the inbox
+    # and not yet begun, so an item submitted behind them never overtakes them
+    _turn: threading.Condition = field(default_factory=_turn_condition, init=False, repr=False)
+    _busy: bool = field(default=False, init=False, repr=False)
+    #: time.monotonic() when the turn now running began
+    _busy_since: float = field(default=0.0, init=False, repr=False)
+    #: trace.clocks() then (companion.table.trace)
+    _began: tuple[float, float] = field(default=(0.0, 0.0), init=False, repr=False)
+    _queued: int = field(default=0, init=False, repr=False)
+    _failure: BaseException | None = field(default=None, init=False, repr=False)
+    # (owner, fn): told each accepted state just before its commit (before_commit)
+    _before_commit: tuple[tuple[object, BeforeCommit], ...] = field(
+        default=(), init=False, repr=False
+    )
 
     # --- subscribers (any thread) ----------------------------------------------
 

@@ -35,6 +35,15 @@ DOWN = ("lost", "offline")
 class PanelOutput:
     """Subscriber: every outcome → the newest Frame on the display worker (never blocks)."""
 
+    __slots__ = (
+        "_lock",
+        "alerts",
+        "banner",
+        "readers_down",
+        "view",
+        "worker",
+    )
+
     def __init__(self, worker: DisplayWorker[Frame]) -> None:
         self.worker = worker
         #: the banner of the last outcome (an error, or a reader back online); None: none

@@ -110,6 +110,23 @@ class Ponder:
     :meth:`think` (after a turn) and :meth:`recall` (in a turn) are for the loop, from
     whichever thread has its turn; neither waits for the pondering thread."""
 
+    __slots__ = (
+        "_answers",
+        "_answers_for",
+        "_base",
+        "_began",
+        "_candidates",
+        "_clock",
+        "_cond",
+        "_settle",
+        "_stopping",
+        "_thread",
+        "_warmers",
+        "pondered",
+        "recalled",
+        "turn",
+    )
+
     def __init__(
         self,
         candidates: Callable[[TableState], Iterator[Mapping[str, Any]]] = likely_commands,

@@ -30,6 +30,14 @@ log = logging.getLogger("rhuna.sdnotify")
 class Notifier:
     """Sends notify messages to ``$NOTIFY_SOCKET`` (thread-safe; never raises)."""
 
+    __slots__ = (
+        "_lock",
+        "_socket",
+        "_warned",
+        "address",
+        "watchdog_interval",
+    )
+
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         env = os.environ if env is None else env
         address = env.get("NOTIFY_SOCKET", "")

@@ -48,6 +48,16 @@ class Views:
     (True, 1)
     """
 
+    __slots__ = (
+        "_building",
+        "_kept",
+        "_listeners",
+        "_lock",
+        "_worker",
+        "answered",
+        "computed",
+    )
+
     def __init__(self, size: int = 4) -> None:
         self._lock = threading.Lock()
         # (state, view): the state kept too, so that its id is never another's meanwhile

@@ -29,6 +29,7 @@ Time, Weather and Rest goes through the P13 cascade in
 import engine.performance
 import engine.time
 import engine.combat
+import engine.note
 import engine.legal  # noqa: F401  (the view's `legal`, over every family's commands)
 
 # isort: on

@@ -153,6 +153,14 @@ def test_every_event_of_the_sessions_fits_its_payload_and_message_schema(
 #: besides the sessions, one short scene per event they never tell (rules cited), so that every
 #: event of the catalogue is checked against its payload at least once
 SCENES: dict[str, tuple[str, list[dict[str, Any]]]] = {
+    # I-T13: a WorldKeeper's notes, one for the WorldKeeper only, one for everyone
+    "notes": (
+        "table.toml",
+        [
+            {"cmd": "note", "text": "the lich heard every word"},
+            {"cmd": "note", "text": "a storm rolls in over the pass", "audience": "public"},
+        ],
+    ),
     "sheet (P13, P16, P18)": (
         "table.toml",
         [

@@ -30,6 +30,7 @@ SUBCOMMANDS = [
     "companion.cli.export",
     "companion.cli.sheet",
     "companion.cli.doctor",
+    "companion.cli.note",
 ]
 
 #: subcommands whose module is not ``companion.cli.<name>``

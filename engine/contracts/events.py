@@ -131,6 +131,14 @@ class Undone(TypedDict):
     remaining: int
 
 
+class NoteTaken(TypedDict):
+    """A WorldKeeper's note (I-T13): its words, and who may read them (``worldkeeper`` only,
+    ``table`` or ``public``: the ``audience`` of its …/events message, engine.contracts.events)."""
+
+    text: str
+    audience: Literal["worldkeeper", "table", "public"]
+
+
 # --- the hero sheet and health (P4, P12–P15, P18) ------------------------------------------
 
 
@@ -598,6 +606,7 @@ escalation_shifted = _kind("escalation_shifted", EscalationShifted)
 performance_reset = _kind("performance_reset", PerformanceReset)
 performance_cancelled = _kind("performance_cancelled", PerformanceCancelled)
 undone = _kind("undone", Undone)
+note = _kind("note", NoteTaken)
 fatigue_gained = _kind("fatigue_gained", HealthChanged)
 fatigue_recovered = _kind("fatigue_recovered", HealthChanged)
 fatigue_overflow = _kind("fatigue_overflow", FatigueOverflow)

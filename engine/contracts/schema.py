@@ -143,13 +143,21 @@ def events_schema() -> dict[str, Any]:
                 **ENVELOPE["audience"],
                 "enum": [AUDIENCE.get(name, "public")],
             }
+        own = "audience" in tp.__annotations__  # a note's: the envelope's audience is it
         for key, value in payload["properties"].items():
+            if own and key == "audience":
+                props["audience"] = {**ENVELOPE["audience"], **value}
+                continue
             # an event key the envelope already uses is sent as event_<key> (messages.py)
             props[f"event_{key}" if key in ENVELOPE else key] = value
         required = [
             "seq",
             "type",
-            *(f"event_{k}" if k in ENVELOPE else k for k in payload["required"]),
+            *(
+                f"event_{k}" if k in ENVELOPE else k
+                for k in payload["required"]
+                if not (own and k == "audience")
+            ),
         ]
         variants.append(
             {

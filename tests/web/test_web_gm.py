@@ -10,12 +10,14 @@ service's reply and then checks the service's own state.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from companion.record.journal import open_journal
 from tests.harness import ROOT
 from tests.harness.broker import WAIT
 from tests.harness.web import (
@@ -619,4 +621,78 @@ def test_what_the_table_would_refuse_is_disabled_with_its_rule_and_a_late_page_l
     for text, cards in seen:
         if "SUCCESS" in text or "FAILURE" in text:
             assert "Aria" in text and cards, text
+    context.close()
+
+
+def test_a_note_from_the_remote_and_the_cli_is_journaled_and_kept_off_the_public_pages(
+    rig, tmp_path, browser
+):
+    page, _, broker = rig
+    tab(page, "time")
+    card = page.locator("#time-panel .card[data-note]")
+    card.locator("textarea[name='text']").fill("the lich heard every word")
+    card.locator("button[data-send='note']").click()
+    assert "Note: the lich heard every word" in replied(page, "note").inner_text()
+    # from the CLI, for everyone, with the gm login (rhuna-table accounts)
+    user, password = broker.login("gm")
+    cli = subprocess.run(
+        [
+            str(ROOT / ".venv" / "bin" / "rhuna-table"),
+            "note",
+            "a storm rolls in over the pass",
+            "--audience",
+            "public",
+            "--config",
+            str(tmp_path / "svc" / "rhuna.toml"),
+            "--username",
+            user,
+            "--password",
+            password,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert "Note: a storm rolls in over the pass" in cli.stdout
+    # too long: refused, naming the field and the limit, nothing kept
+    long = subprocess.run(
+        [
+            str(ROOT / ".venv" / "bin" / "rhuna-table"),
+            "note",
+            "x" * 201,
+            "--config",
+            str(tmp_path / "svc" / "rhuna.toml"),
+            "--username",
+            user,
+            "--password",
+            password,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert long.returncode == 1 and "limits.string_length" in long.stderr, long.stderr
+    # journaled: both notes, with their audience (the service's own journal)
+    with open_journal(tmp_path / "svc" / "state" / "journal.sqlite") as journal:
+        notes = [
+            (e.data["text"], e.data["audience"])
+            for entry in journal.entries()
+            for e in entry.events
+            if e.type == "note"
+        ]
+    assert notes == [
+        ("the lich heard every word", "worldkeeper"),
+        ("a storm rolls in over the pass", "public"),
+    ]
+    # the table display shows the public note, never the WorldKeeper's own
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    shown = context.new_page()
+    shown.goto(broker.url().replace("/gm.html", "/table.html"))
+    history = shown.locator("#history-list")
+    history.locator(".history-item", has_text="a storm rolls in").wait_for(timeout=2 * WAIT * 1000)
+    assert "the lich heard" not in history.inner_text()
+    screenshot(shown, "table-notes")
     context.close()

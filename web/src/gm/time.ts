@@ -6,6 +6,7 @@
 
 import { h } from "../dom";
 import type { TableRecord } from "../store";
+import { noteCard } from "./note";
 import {
   type Builder,
   type Ctx,
@@ -105,6 +106,7 @@ export const buildTime: Builder = (t, ctx) => {
         weatherButtons(t, ctx, "session", "start_session"),
         ctx.outlets.get("session"),
       ),
+      noteCard(ctx),
     ];
   }
   const out: (HTMLElement | null)[] = [
@@ -222,6 +224,7 @@ export const buildTime: Builder = (t, ctx) => {
       commandForm(ctx, "set_weather", "weather-more"),
       commandForm(ctx, "set_time", "set-time"),
     ),
+    noteCard(ctx),
   );
   return out;
 };

@@ -127,6 +127,62 @@ def busy_frame(size: tuple[int, int]) -> Image.Image:
     return frame
 
 
+def photo_frame(size: tuple[int, int]) -> Image.Image:
+    """A real-looking stream frame: a lamp-lit wooden table seen from above — warm wood grain
+    with noise, cards and dice scattered, a bright lamp spot and a vignette, slightly blurred
+    as a camera would see it (seeded: the same picture every run)."""
+    import math
+    import random
+
+    from PIL import ImageFilter
+
+    w, h = size
+    rnd = random.Random(31)
+    small = (w // 4, h // 4)
+    wood = Image.new("RGB", small)
+    px = wood.load()
+    assert px is not None
+    for y in range(small[1]):
+        for x in range(small[0]):
+            grain = math.sin(y / 3.1 + math.sin(x / 40) * 3) * 0.5 + 0.5
+            base = 120 + 60 * grain + rnd.uniform(-12, 12)
+            px[x, y] = (int(base * 1.05), int(base * 0.72), int(base * 0.45))
+    frame = wood.resize(size, Image.Resampling.BICUBIC).convert("RGBA")
+    draw = ImageDraw.Draw(frame)
+    for _ in range(9):  # cards: white, some with a red or blue back
+        cx, cy = rnd.uniform(0.05, 0.95) * w, rnd.uniform(0.05, 0.95) * h
+        cw, ch = w * 0.06, w * 0.085
+        a = rnd.uniform(0, math.pi)
+        corners = [
+            (cx + dx * math.cos(a) - dy * math.sin(a), cy + dx * math.sin(a) + dy * math.cos(a))
+            for dx, dy in (
+                (-cw / 2, -ch / 2),
+                (cw / 2, -ch / 2),
+                (cw / 2, ch / 2),
+                (-cw / 2, ch / 2),
+            )
+        ]
+        fill = rnd.choice([(246, 244, 236, 255), (246, 244, 236, 255), (170, 40, 40, 255),
+                           (40, 70, 160, 255)])  # fmt: skip
+        draw.polygon(corners, fill=fill, outline=(60, 40, 30, 255))
+    for _ in range(14):  # dice and tokens
+        cx, cy, r = rnd.uniform(0, w), rnd.uniform(0, h), w * rnd.uniform(0.008, 0.02)
+        fill = rnd.choice([(250, 250, 250, 255), (20, 20, 20, 255), (220, 180, 40, 255),
+                           (60, 160, 90, 255)])  # fmt: skip
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill)
+    light = Image.new("L", size, 0)
+    ImageDraw.Draw(light).ellipse((w * 0.25, -h * 0.3, w * 0.95, h * 0.7), fill=255)
+    light = light.filter(ImageFilter.GaussianBlur(w / 10))
+    bright = Image.new("RGBA", size, (255, 246, 225, 255))
+    frame = Image.composite(bright, frame, light.point(lambda v: int(v * 0.55)))
+    dark = Image.new("L", size, 0)
+    ImageDraw.Draw(dark).rectangle((0, 0, w, h), fill=150)
+    ImageDraw.Draw(dark).ellipse((-w * 0.15, -h * 0.25, w * 1.15, h * 1.25), fill=0)
+    dark = dark.filter(ImageFilter.GaussianBlur(w / 12))
+    frame = Image.composite(Image.new("RGBA", size, (10, 6, 4, 255)), frame, dark)
+    return frame.filter(ImageFilter.GaussianBlur(1.2))
+
+
 #: every visible element with its own text: its box, font size and colour
 TEXTS = """() => [...document.querySelectorAll('body *')].filter((e) =>
     [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) &&
@@ -152,7 +208,11 @@ def worst_contrasts(page: Page, texts: list[dict[str, Any]]) -> dict[str, float]
     settled(page)
     shot = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
     worst: dict[str, float] = {}
-    for name, frame in (("white", white_frame(shot.size)), ("busy", busy_frame(shot.size))):
+    for name, frame in (
+        ("white", white_frame(shot.size)),
+        ("busy", busy_frame(shot.size)),
+        ("table-photo", photo_frame(shot.size)),
+    ):
         under = Image.alpha_composite(frame, shot).convert("RGB")
         ratios = []
         for t in texts:
@@ -191,7 +251,11 @@ def test_the_overlay_at_720p_is_big_enough_and_legible_over_white_and_busy_frame
         settled(page)
         clean = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
-        for name, frame in (("white", white_frame(clean.size)), ("busy", busy_frame(clean.size))):
+        for name, frame in (
+            ("white", white_frame(clean.size)),
+            ("busy", busy_frame(clean.size)),
+            ("table-photo", photo_frame(clean.size)),
+        ):
             Image.alpha_composite(frame, clean).convert("RGB").save(
                 ARTEFACTS / f"overlay-{height}p-over-a-{name}-frame.png"
             )
@@ -571,6 +635,14 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
         assert not leaks, leaks
         # the table display keeps the table's words: its history has the correction
         assert any(t in words["table.html"] for t in said["table"] - said["public"]), said
+        # the night's end, for the docs: the table display and the wall at 720p and 1080p
+        for name in ("table.html", "tables.html"):
+            for width, height in ((1280, 720), (1920, 1080)):
+                pages[name].set_viewport_size({"width": width, "height": height})
+                pages[name].wait_for_timeout(300)
+                pages[name].screenshot(
+                    path=str(ARTEFACTS / f"{name.split('.')[0]}-after-a-session-{height}p.png")
+                )
     finally:
         watcher.client.loop_stop()
         for page in pages.values():

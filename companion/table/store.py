@@ -102,7 +102,19 @@ Clock = Callable[[], float]
 class Store:
     """One state directory's journal. Use from one thread at a time (the table loop's)."""
 
-    # not slotted: tests wrap an instance's methods (request_snapshot) to watch the loop's calls
+    __slots__ = (
+        "_db",
+        "_db_lock",
+        "_events",
+        "_latest",
+        "_lock",
+        "_seq",
+        "_snapshots",
+        "clock",
+        "damage",
+        "path",
+        "state_dir",
+    )
 
     def __init__(
         self,

@@ -20,7 +20,7 @@ from tests.harness import EXAMPLE_TABLE, WAIT, wait_until
 from tests.harness.service import as_json, replay, session, write_config
 
 
-def test_snapshots_are_taken_while_commands_keep_coming(tmp_path):
+def test_snapshots_are_taken_while_commands_keep_coming(tmp_path, monkeypatch):
     """300 commands queued at once: the queue is never empty until the last, and a snapshot
     is still asked for every 20 (the old service asked for none until the table was idle).
 
@@ -34,13 +34,14 @@ def test_snapshots_are_taken_while_commands_keep_coming(tmp_path):
     for cmd in commands:
         service.loop.submit(cmd, "script")
     asked: list[tuple[int, int]] = []  # (seq, commands still queued) at each request
-    request = service.store.request_snapshot
+    request = Store.request_snapshot
 
-    def recording(state=None):
-        asked.append((service.store.seq, service.loop.pending))
-        request(state)
+    def recording(store, state=None):
+        asked.append((store.seq, service.loop.pending))
+        request(store, state)
 
-    service.store.request_snapshot = recording  # the real one, its calls written down
+    # the real one, its calls written down (on the class: a Store is slotted)
+    monkeypatch.setattr(Store, "request_snapshot", recording)
     stop = threading.Event()
     thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
     thread.start()

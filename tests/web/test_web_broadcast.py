@@ -348,6 +348,18 @@ def test_the_moment_token_art_odds_before_the_first_draw_and_what_the_outcome_be
     ][0]["drawn"][0]["kind"]
     expect(perf.locator(f".token svg.art-{kind}")).to_have_count(1)
     expect(perf.locator(".odds-as-drawn")).to_be_visible(timeout=MS)
+    # the odds after the draw, and before it beside them when the draw changed them
+    after = json.loads(json.dumps(table_view(table.service.loop.state)))["odds"]["groups"][0]
+    expect(perf.locator(".odds-best-play")).to_have_text(
+        f"Best play {after['best_play']['percent']:g}%", timeout=MS
+    )
+    if after["best_play"]["percent"] != first:
+        expect(perf.locator(".odds-before")).to_have_text(f" (was {first:g}%)")
+    # the Time Board's own art: an hourglass by the day, a cloud once the weather is drawn
+    time_board = page.locator("#time")
+    expect(time_board.locator("svg.art-time")).to_have_count(1)
+    table.command({"cmd": "draw_weather", "bag": "overworld", "seed": 3})
+    expect(time_board.locator("svg.art-weather")).to_have_count(1, timeout=MS)
     finish_draws(table)
     outcome = table.command({"cmd": "resolve"})
     [resolved] = [e for e in outcome.events if e.type == "performance_resolved"]

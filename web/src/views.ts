@@ -317,13 +317,19 @@ export function renderTime(section: HTMLElement, t: TimeView | null, withPrompts
       h(
         "div",
         { class: "time-line" },
+        tokenArt("time", null),
         h("span", { class: "day" }, `Day ${t.day}`),
         " · ",
         h("span", { class: "band" }, t.band),
         " · ",
         h("span", { class: "due" }, `${t.due} due`),
         " · ",
-        h("span", { class: "weather" }, t.weather ? `Weather: ${t.weather}` : "No weather drawn"),
+        h(
+          "span",
+          { class: "weather" },
+          t.weather ? tokenArt("weather", null) : null,
+          t.weather ? `Weather: ${t.weather}` : "No weather drawn",
+        ),
       ),
       t.rest ? h("div", { class: "rest" }, t.rest) : null,
       withPrompts && t.prompts.length

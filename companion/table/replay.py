@@ -28,7 +28,7 @@ from companion.table.journal import (
     fingerprint,
     state_data,
 )
-from companion.table.journal_file import StoreError, transaction
+from companion.table.journal_file import StoreError, damaged, is_damage, transaction
 from engine import CommandRejected, apply, codec
 from engine.state import TableState
 
@@ -72,22 +72,49 @@ def restore(
     now: Callable[[], float],
 ) -> Replayed:
     """The state before the stop, from the journal ``path`` (``db``) and the table file's
-    ``initial`` state; a new journal is bound to ``table_file`` here."""
+    ``initial`` state; a new journal is bound to ``table_file`` here. A journal that cannot be
+    read is a StoreError naming the file (and ``--new-session`` when it is damaged)."""
     initial = initial.without_history()
-    mark = fingerprint(initial)
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    if not meta:
-        with transaction(db, db_lock):
-            db.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
-                [
-                    ("fingerprint", mark),
-                    ("table_file", table_file),
-                    ("table_id", initial.table_id),
-                    ("created", _utc(now())),
-                ],
-            )
-        return Replayed(Restored(initial, 0, 0, 0, new=True), 0, {})
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if not meta:
+            _bind(db, db_lock, initial, table_file, now())
+            return Replayed(Restored(initial, 0, 0, 0, new=True), 0, {})
+        _check_bound(meta, fingerprint(initial), path, table_file)
+        seq, events = db.execute(
+            "SELECT coalesce(max(seq), 0), coalesce(sum(json_array_length(events)), 0) FROM journal"
+        ).fetchone()
+        state, snap, stored = _from_snapshots(db, initial, seq)
+        state, replayed = _replay_after(db, path, state, snap)
+    except sqlite3.Error as e:
+        if is_damage(e):
+            raise damaged(path, e) from None
+        raise StoreError(f"{path}: cannot read the journal ({e})") from None
+    return Replayed(Restored(state, seq, snap, replayed, new=False), events, stored)
+
+
+def _bind(
+    db: sqlite3.Connection,
+    db_lock: threading.RLock,
+    initial: TableState,
+    table_file: str,
+    at: float,
+) -> None:
+    """A new journal: write down which table file (its fingerprint) it was started from."""
+    with transaction(db, db_lock):
+        db.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [
+                ("fingerprint", fingerprint(initial)),
+                ("table_file", table_file),
+                ("table_id", initial.table_id),
+                ("created", _utc(at)),
+            ],
+        )
+
+
+def _check_bound(meta: dict[str, str], mark: str, path: Path, table_file: str) -> None:
+    """Refuse to replay a journal on a table file other than the one it was started from."""
     if meta.get("fingerprint") != mark:
         raise StoreError(
             f"{table_file}: this table file is not the one the journal in {path} was"
@@ -97,12 +124,6 @@ def restore(
             " file back as it was, or start a new session with `rhuna-table run --config"
             f" <file> --new-session` (the old journal is moved to {path.parent / ARCHIVE}/)"
         )
-    seq, events = db.execute(
-        "SELECT coalesce(max(seq), 0), coalesce(sum(json_array_length(events)), 0) FROM journal"
-    ).fetchone()
-    state, snap, stored = _from_snapshots(db, initial, seq)
-    state, replayed = _replay_after(db, path, state, snap)
-    return Replayed(Restored(state, seq, snap, replayed, new=False), events, stored)
 
 
 def _replay_after(

@@ -54,14 +54,7 @@ from companion.table.journal import (
     journal_row,
     state_json,
 )
-from companion.table.journal_file import (
-    JournalWriteFailed,
-    StoreError,
-    connect,
-    damaged,
-    inspect,
-    is_damage,
-)
+from companion.table.journal_file import JournalWriteFailed, StoreError, connect, inspect
 from companion.table.loop import Outcome, Unsavable
 from companion.table.replay import Restored
 from companion.table.snapshots import Snapshots
@@ -212,14 +205,9 @@ class Store:
         A new journal is bound to this table file's fingerprint; a journal started
         from a different table is refused, naming the file and the fix.
         """
-        try:
-            done = replay.restore(
-                self._db, self._db_lock, self.path, initial, str(table_file), self.clock
-            )
-        except sqlite3.Error as e:
-            if is_damage(e):
-                raise damaged(self.path, e) from None
-            raise StoreError(f"{self.path}: cannot read the journal ({e})") from None
+        done = replay.restore(
+            self._db, self._db_lock, self.path, initial, str(table_file), self.clock
+        )
         restored = done.restored
         self._seq, self._events, self._latest = restored.seq, done.events, restored.state
         self._snapshots.restored(restored.snapshot_seq, done.stored)

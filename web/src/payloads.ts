@@ -49,8 +49,14 @@ export type TableView = S.TableView1;
 export type HeroCost = S.CostView;
 export type Costs = Record<string, HeroCost>;
 
-/** `…/events`: one engine event in the bridge's envelope (a union over every event type). */
-export type EventMessage = AnyEvent;
+/** `…/events`: one engine event in the bridge's envelope (a union over every event type).
+ *  The stream also carries notices about the table (`type: "notice"`, no `seq`), which are
+ *  not events: `connection.ts` keeps only messages with a numeric `seq`, so a notice never
+ *  opens a gap (issue 30 item 6). */
+export type EventMessage = Exclude<AnyEvent, NoticeMessage>;
+
+/** `…/events`' notice: two tokens in one well, and its end (no `seq`, never journaled). */
+export type NoticeMessage = Extract<AnyEvent, { type: "notice" }>;
 
 /** `…/error`: a refused command or an unknown tag (docs/error.schema.json). */
 export type ErrorMessage = E.ErrorMessage;

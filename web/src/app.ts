@@ -74,32 +74,36 @@ export function boot(spec: PageSpec): PageContext {
     debug.painted = performance.now();
     debug.paints += 1;
   };
-  // a page that paints at most every `paintEveryMs`: a change within it is painted at its end
+  const announcer = document.getElementById("announce");
+  const spoken = new Map<string, number>();
+  const reader = spec.reader ?? "worldkeeper";
+  // a page that paints at most every `paintEveryMs`: a change within it is painted at its end,
+  // and its announcements are made then too, together (each once: `spoken` keeps the seqs)
   const every = spec.paintEveryMs ?? 0;
   let lastPaint = Number.NEGATIVE_INFINITY;
   let trailing: ReturnType<typeof setTimeout> | null = null;
   let newest: Snapshot = store.snapshot;
+  const paintThrottled = (snap: Snapshot) => {
+    lastPaint = performance.now();
+    if (announcer) announce(announcer, snap, spoken, reader);
+    paint(snap);
+  };
   const paintSoon = (snap: Snapshot) => {
     if (every <= 0) return paint(snap);
     newest = snap;
     const wait = lastPaint + every - performance.now();
-    if (wait <= 0 && trailing === null) {
-      lastPaint = performance.now();
-      paint(snap);
-    } else if (trailing === null) {
+    if (wait <= 0 && trailing === null) paintThrottled(snap);
+    else if (trailing === null) {
       trailing = setTimeout(() => {
         trailing = null;
-        lastPaint = performance.now();
-        paint(newest);
+        paintThrottled(newest);
       }, wait);
     }
   };
-  const announcer = document.getElementById("announce");
-  const spoken = new Map<string, number>();
   // with a reveal delay, what the page shows is the snapshot revealed last, not the newest
   let revealed = store.snapshot;
   store.subscribe((snap) => {
-    if (announcer) announce(announcer, snap, spoken, spec.reader ?? "worldkeeper");
+    if (announcer && every <= 0) announce(announcer, snap, spoken, reader);
     if (params.delay > 0)
       setTimeout(() => {
         revealed = snap;

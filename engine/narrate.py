@@ -19,12 +19,7 @@ NARRATORS: Registry[Narrator] = Registry("narrator")
 
 def narrator(kind: str) -> Callable[[Narrator], Narrator]:
     """Register how to say one event type (other modules add theirs)."""
-
-    def register(fn: Narrator) -> Narrator:
-        NARRATORS.add(kind, fn)
-        return fn
-
-    return register
+    return NARRATORS.decorator(kind)
 
 
 def describe(state: TableState, event: Event) -> str:

@@ -24,7 +24,7 @@ engine.registry.RegistryError: view section 'time' registered after `import engi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -60,6 +60,15 @@ class Registry(Mapping[str, V], Generic[V]):
                 f" ({_name_of(self._items[name])}, then {_name_of(value)})"
             )
         self._items[name] = value
+
+    def decorator(self, name: str) -> Callable[[V], V]:
+        """``@registry.decorator(name)``: add the function below under ``name``, unchanged."""
+
+        def register(fn: V) -> V:
+            self.add(name, fn)
+            return fn
+
+        return register
 
     def freeze(self) -> None:
         self._frozen = True

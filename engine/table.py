@@ -33,12 +33,7 @@ TABLE_SECTIONS: Registry[SectionLoader] = Registry("table-file section")
 
 def section(name: str) -> Callable[[SectionLoader], SectionLoader]:
     """Register a loader for a top-level table section (used by the Time and combat modules)."""
-
-    def register(fn: SectionLoader) -> SectionLoader:
-        TABLE_SECTIONS.add(name, fn)
-        return fn
-
-    return register
+    return TABLE_SECTIONS.decorator(name)
 
 
 def load_table(path: str | Path) -> TableState:

@@ -34,12 +34,7 @@ VIEW_SECTIONS: Registry[ViewSection] = Registry("view section")
 
 def view_section(name: str) -> Callable[[ViewSection], ViewSection]:
     """Register an extra top-level key of the view (for example ``odds``)."""
-
-    def register(fn: ViewSection) -> ViewSection:
-        VIEW_SECTIONS.add(name, fn)
-        return fn
-
-    return register
+    return VIEW_SECTIONS.decorator(name)
 
 
 class _Building(threading.local):

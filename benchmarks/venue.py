@@ -22,10 +22,17 @@ total rate:
 4. the venue restarted: the time until a fresh subscriber holds every table's retained state
    and uplink 1.
 
-Bounded: ``--seconds`` of traffic (20), every wait has a timeout, every broker and client is
-stopped at the end, on an error and on Ctrl-C. RLIMIT_NOFILE is raised for the brokers and
-the new soft limit printed. The wall in Chromium is not measured yet: the wall does not
-subscribe at the venue yet (see :func:`wall_probe`).
+5. the wall (tables.html, served by the venue broker, the wall's login and the roster) in
+   Debian's Chromium, open through the whole run on its last page (the cut table's card is on
+   it): its DOM-update latency p50/p99 over the same window (a table broker's publish → the
+   wall's DOM holding the event, for the cards shown), the time until the cut table's card
+   says "offline (uplink)" and is live again, and after the venue restart the time until the
+   wall holds every table's state again (every table online, not stale, uplink up; every card
+   shown live).
+
+Bounded: ``--seconds`` of traffic (20), every wait has a timeout, every broker, client and
+the browser is stopped at the end, on an error and on Ctrl-C. RLIMIT_NOFILE is raised for the
+brokers and the new soft limit printed. Needs the built pages (``make web``).
 """
 
 from __future__ import annotations
@@ -47,14 +54,20 @@ from tests.harness import EXAMPLE_TABLE, ROOT
 from tests.harness.broker import Broker
 from tests.venue.rig import Rig, raise_nofile
 
+#: the wall's cards per page (web/src/pages/tables.ts PER_PAGE) and its uplink words (model.ts)
+PER_PAGE = 60
+UPLINK_OFF = "offline (uplink)"
 TABLE_PACE = 0.2  # events per second per table at a table's pace
 JOURNALS = ("session.jsonl", "fight.jsonl")
 
 
 def journal_events() -> list[dict[str, Any]]:
-    """The events the engine answers to the example journals' commands, in order."""
+    """The event messages the service publishes for the example journals' commands, in order
+    (``{type, …, text, source, at, audience}``, companion/mqtt/messages.py); ``seq`` and the
+    time are set when replayed."""
     import engine
     from companion.cli.replay import command_of, read_session
+    from companion.mqtt.messages import event_message
     from engine import CommandRejected, apply
 
     out: list[dict[str, Any]] = []
@@ -66,7 +79,7 @@ def journal_events() -> list[dict[str, Any]]:
                 state, events = apply(state, command_of(line, f"{name}:{n}"))
             except CommandRejected:
                 continue
-            out += [e.to_json() for e in events]
+            out += [dict(event_message(0, state, e, "script", "")) for e in events]
     return out
 
 
@@ -147,6 +160,8 @@ class Replayer:
 
     def __init__(self, ports: dict[str, int], rate: float, events: list[dict[str, Any]]) -> None:
         self.clients = {t: client(p) for t, p in ports.items()}
+        for t, c in self.clients.items():  # as a table's service says it is up
+            c.publish(f"rhuna/{t}/status", "online", qos=1, retain=True)
         self.rate = rate
         self.events = events
         self.seq = dict.fromkeys(ports, 0)
@@ -170,7 +185,9 @@ class Replayer:
     def publish(self, t: str) -> None:
         n = self.seq[t]
         self.seq[t] = n + 1
-        body = {"seq": n, "sent": time.time(), "event": self.events[n % len(self.events)]}
+        now = time.time()
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+        body = {**self.events[n % len(self.events)], "seq": n, "sent": now, "at": at}
         self.clients[t].publish(f"rhuna/{t}/events", json.dumps(body), qos=1)
         self.clients[t].publish(f"rhuna/{t}/state", json.dumps({"seq": n}), qos=1, retain=True)
         self.sent[t].append(n)
@@ -189,6 +206,34 @@ def proc_cpu(pid: int) -> float:
     import os
 
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def browser_cpu() -> float:
+    """CPU seconds of this process's Chromium descendants (through Playwright's driver)."""
+    import os
+
+    kids: dict[int, list[int]] = {}
+    comm: dict[int, str] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1].split()
+        comm[int(d.name)] = name
+        kids.setdefault(int(rest[1]), []).append(int(d.name))
+    total, todo = 0.0, list(kids.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo += kids.get(pid, [])
+        if comm.get(pid, "").startswith("chrom"):
+            try:
+                total += proc_cpu(pid)
+            except (OSError, IndexError, ValueError):
+                continue
+    return total
 
 
 def proc_rss_mb(pid: int) -> float:
@@ -227,11 +272,131 @@ def raw_baseline(folder: Path, rate: float, seconds: float) -> tuple[float, floa
         b.stop()
 
 
-def wall_probe(port: int, password: str) -> str:
-    """The hook for the wall in Chromium at the venue: not measured until the wall subscribes
-    at the venue (issue 33, item 3). It is to open tables.html with broker=ws://…:PORT,
-    username=wall, and report its DOM-update p99 and its time to whole after a restart."""
-    return "not measured (the wall does not subscribe at the venue yet)"
+#: installed in the wall once it has painted: at each rewrite of the wall's cards (a
+#: MutationObserver on #tables: the DOM holds the page's newest snapshot), the latency of each
+#: stamped event new to a card shown, and when the wall is whole again (after ``armed``)
+PROBE_JS = """(ids) => {
+  const probe = {lat: [], seen: new Map(), measure: false, armed: false, whole: null, ids};
+  window.rhunaProbe = probe;
+  const whole = (snap) => {
+    if (snap.link !== 'online') return false;
+    for (const id of probe.ids) {
+      const t = snap.tables.get(id);
+      if (!t || t.status !== 'online' || t.stale || t.uplink !== 'up') return false;
+    }
+    const cards = document.querySelectorAll('.table-card');
+    return cards.length > 0 && [...cards].every((c) => c.dataset.state === 'live');
+  };
+  const check = () => {
+    const now = Date.now();
+    const snap = window.rhuna.store.snapshot;
+    for (const card of document.querySelectorAll('.table-card')) {
+      const t = snap.tables.get(card.dataset.table);
+      const ev = t ? t.events : [];
+      const n = ev.length;
+      if (!n) continue;
+      const seen = probe.seen.get(t.id) ?? -1;
+      if (ev[n - 1].seq <= seen) continue;
+      if (probe.measure)
+        for (let i = n - 1; i >= 0 && ev[i].seq > seen; i--)
+          if (typeof ev[i].sent === 'number') probe.lat.push(now - ev[i].sent * 1000);
+      probe.seen.set(t.id, ev[n - 1].seq);
+    }
+    if (probe.armed && probe.whole === null && whole(snap)) probe.whole = now;
+  };
+  new MutationObserver(check).observe(document.getElementById('tables'), {childList: true});
+  check();
+}"""
+
+
+class WallProbe:
+    """The wall (tables.html) in Debian's Chromium, served by the venue broker with the wall's
+    login and the roster (docs/convention.md), at 1920×1080 on ``page`` (rotation off)."""
+
+    def __init__(self, rig: Rig, page: int) -> None:
+        from tests.harness.web import launch_chromium
+
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError as e:
+            raise RuntimeError("Playwright is not installed (the test extras)") from e
+        self._pw = sync_playwright().start()
+        try:
+            self.browser = launch_chromium(self._pw)
+        except BaseException:
+            self._pw.stop()
+            raise
+        self.page = self.browser.new_page(viewport={"width": 1920, "height": 1080})
+        self.rig = rig
+        self.url = rig.page_url("tables.html", rotate="off", page=str(page))
+
+    def open(self, timeout: float = 60) -> float | None:
+        """Open the wall; seconds until it is whole (every table live, uplink up), or None."""
+        t0 = time.monotonic()
+        self.page.goto(self.url)
+        self.page.wait_for_function("() => window.rhuna && window.rhuna.paints > 0")
+        self.page.evaluate(PROBE_JS, self.rig.ids)
+        self.page.evaluate("() => { window.rhunaProbe.armed = true; }")
+        ok = wait(lambda: self.page.evaluate("() => window.rhunaProbe.whole !== null"), timeout)
+        return None if ok is None else time.monotonic() - t0
+
+    def measure(self, on: bool) -> None:
+        self.page.evaluate(f"() => {{ window.rhunaProbe.measure = {'true' if on else 'false'}; }}")
+
+    def latencies(self) -> list[float]:
+        return list(self.page.evaluate("() => window.rhunaProbe.lat"))
+
+    def card_says(self, table: str, words: str) -> bool:
+        return bool(
+            self.page.evaluate(
+                """([id, words]) => {
+                  const c = document.querySelector(`[data-table="${id}"]`);
+                  return c !== null && c.textContent.includes(words);
+                }""",
+                [table, words],
+            )
+        )
+
+    def card_live(self, table: str) -> bool:
+        return bool(
+            self.page.evaluate(
+                '(id) => document.querySelector(`[data-table="${id}"]`)?.dataset.state'
+                " === 'live'",
+                table,
+            )
+        )
+
+    def rearm(self) -> None:
+        self.page.evaluate(
+            "() => { window.rhunaProbe.whole = null; window.rhunaProbe.armed = false; }"
+        )
+
+    def offline(self) -> bool:
+        return bool(self.page.evaluate("() => window.rhuna.store.snapshot.link !== 'online'"))
+
+    def arm(self) -> None:
+        self.page.evaluate("() => { window.rhunaProbe.armed = true; }")
+
+    def whole_at(self) -> float | None:
+        """When (s since the epoch) the wall was whole again after :meth:`arm`, or None."""
+        ms = self.page.evaluate("() => window.rhunaProbe.whole")
+        return None if ms is None else float(ms) / 1000
+
+    def screenshot(self, name: str) -> None:
+        """A picture for the record; a page too busy to give one within 10 s is said, not fatal."""
+        from tests.harness.web import ARTEFACTS
+
+        ARTEFACTS.mkdir(parents=True, exist_ok=True)
+        try:
+            self.page.screenshot(path=str(ARTEFACTS / f"{name}.png"), timeout=10_000)
+        except Exception as e:
+            print(f"  (no screenshot {name}: {type(e).__name__})")
+
+    def close(self) -> None:
+        try:
+            self.browser.close()
+        finally:
+            self._pw.stop()
 
 
 def verdict(measured: float | None, limit: float, applies: bool) -> str:
@@ -284,6 +449,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cut", type=float, default=30.0, help="how long one uplink is blackholed")
     ap.add_argument("--live", type=int, default=2, help="tables run by the real service")
     ap.add_argument("--keepalive", type=int, default=15, help="the bridges' keepalive_interval")
+    ap.add_argument(
+        "--no-wall",
+        action="store_true",
+        help="no wall in Chromium (to see what the browser costs the brokers on this machine)",
+    )
     args = ap.parse_args(argv)
     if not 2 <= args.tables <= 400 or args.seconds > 120 or args.cut > 120:
         print("venue: --tables 2..400, --seconds and --cut at most 120", file=sys.stderr)
@@ -302,10 +472,14 @@ def main(argv: list[str] | None = None) -> int:
     stack: list[Any] = []
     with tempfile.TemporaryDirectory(prefix="rhuna-venue-") as tmp:
         folder = Path(tmp)
-        rig = Rig(folder, args.tables, keepalive=args.keepalive, cut=None)
+        rig = Rig(folder, args.tables, keepalive=args.keepalive, cut=None, pages=True)
         cut_id = rig.ids[-1]
         rig.cut_id = cut_id
-        replay = sub = None
+        replay = sub = wall = None
+        wall_page = -(-args.tables // PER_PAGE)  # the last page: the cut table's card is on it
+        wall_open = card_offline = card_back = wall_whole = None
+        wall_lat: list[float] = []
+        wall_error = None
         try:
             raw = raw_baseline(folder, total_rate + 2 * rate, args.seconds)
             t0 = time.monotonic()
@@ -325,15 +499,31 @@ def main(argv: list[str] | None = None) -> int:
             vpid = rig.broker.proc.pid
             replay = Replayer({t: rig.tables[t].port for t in rig.ids[args.live :]}, rate, events)
             replay.thread.start()
+            try:
+                if args.no_wall:
+                    raise RuntimeError("--no-wall")
+                wall = WallProbe(rig, wall_page)
+                wall_open = wall.open()
+            except Exception as e:  # no Chromium or Playwright here: said, the rest measured
+                wall_error = f"{type(e).__name__}: {e}"
+                if wall is not None:
+                    wall.close()
+                wall = None
             time.sleep(2)  # the warm-up is not measured
             with sub.lock:
                 sub.latency.clear()
-            cpu0, w0 = proc_cpu(vpid), time.monotonic()
+            if wall is not None:
+                wall.measure(True)
+            cpu0, b0, w0 = proc_cpu(vpid), browser_cpu(), time.monotonic()
             time.sleep(args.seconds)
             cpu = (proc_cpu(vpid) - cpu0) / (time.monotonic() - w0) * 100
+            wall_cpu = (browser_cpu() - b0) / (time.monotonic() - w0) * 100
             rss = proc_rss_mb(vpid)
             with sub.lock:
                 lat = list(sub.latency)
+            if wall is not None:
+                wall.measure(False)
+                wall_lat = wall.latencies()
             live_events = sum(sub.events.get(t, 0) for t in live_ids)
 
             # the uplink cut
@@ -343,10 +533,20 @@ def main(argv: list[str] | None = None) -> int:
             first_cut_seq = replay.seq[cut_id]
             rig.cut.drop()
             t_cut = time.monotonic()
-            offline = wait(lambda: sub.uplinks.get(cut_id) == b"0", args.cut)
+            offline = card_offline = None
+            while time.monotonic() - t_cut < args.cut and (
+                offline is None or (wall is not None and card_offline is None)
+            ):
+                if offline is None and sub.uplinks.get(cut_id) == b"0":
+                    offline = time.monotonic() - t_cut
+                if wall is not None and card_offline is None and wall.card_says(cut_id, UPLINK_OFF):
+                    card_offline = time.monotonic() - t_cut
+                    wall.screenshot("venue-bench-wall-uplink-cut-1080p")
+                time.sleep(0.02)
             time.sleep(max(0.0, args.cut - (time.monotonic() - t_cut)))
             last_cut_seq = replay.seq[cut_id] - 1
             rig.cut.restore()
+            t_restore = time.monotonic()
             outage = list(range(first_cut_seq, last_cut_seq + 1))
             back = wait(
                 lambda: (
@@ -362,6 +562,9 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             dedup = [s for i, s in enumerate(got) if i == 0 or s != got[i - 1]]
             in_order = dedup == sorted(dedup)
+            if wall is not None:
+                back_card = wait(lambda: wall.card_live(cut_id), 30)
+                card_back = None if back_card is None else time.monotonic() - t_restore
             reached = len(set(got))
             lost = len(outage) - reached
             replay.stop_flag.set()
@@ -376,10 +579,15 @@ def main(argv: list[str] | None = None) -> int:
             sub.close()
             sub = None
 
-            # the venue restarted
+            # the venue restarted: a fresh subscriber and the wall (open throughout) whole again
+            if wall is not None:
+                wall.rearm()
             rig.broker.stop()
+            if wall is not None:
+                wait(wall.offline, 15)
+                wall.arm()
             rig.broker.start()
-            t_restart = time.monotonic()
+            t_restart, e_restart = time.monotonic(), time.time()
             fresh = Subscriber(rig.venue.port, ["rhuna/#"], **wall_login)
             whole = wait(
                 lambda: (
@@ -390,10 +598,19 @@ def main(argv: list[str] | None = None) -> int:
             )
             whole_s = None if whole is None else time.monotonic() - t_restart
             fresh.close()
+            if wall is not None:
+                w = wall
+                left = max(1.0, 30 - (time.monotonic() - t_restart))
+                if wait(lambda: w.whole_at() is not None, left) is not None:
+                    at = w.whole_at()
+                    wall_whole = None if at is None else at - e_restart
+                    w.screenshot("venue-bench-wall-after-restart-1080p")
         except KeyboardInterrupt:
             print("\ninterrupted: stopping every broker and client", file=sys.stderr)
             return 130
         finally:
+            if wall is not None:
+                wall.close()
             if replay is not None:
                 replay.close()
             if sub is not None:
@@ -433,9 +650,32 @@ def main(argv: list[str] | None = None) -> int:
     ws = "NOT whole within 30 s" if whole_s is None else f"{whole_s:.2f} s"
     print(f"venue restart → fresh subscriber holds every table's state and uplink 1: {ws}")
     print(
-        f"  target whole within 5 s: {verdict(whole_s, 5, True)} (a plain subscriber, not the wall)"
+        f"  target whole within 5 s: {verdict(whole_s, 5, True)} (a plain subscriber; the wall below)"
     )
-    print(f"wall in Chromium: {wall_probe(0, '')}")
+    if wall_error is not None:
+        print(f"wall in Chromium: NOT measured ({wall_error})")
+    else:
+        n_cards = min(PER_PAGE, args.tables - (wall_page - 1) * PER_PAGE)
+        opened = (
+            "NOT whole within 60 s"
+            if wall_open is None
+            else f"whole {wall_open:.2f} s after opening"
+        )
+        print(
+            f"wall in Chromium (tables.html at the venue, page {wall_page}, {n_cards} cards shown, "
+            f"1920x1080): {opened}"
+        )
+        print(
+            f"  DOM update (table broker publish → the wall's DOM holds it; it paints at most every "
+            f"100 ms), {len(wall_lat)} events of the shown cards: p50 {pct(wall_lat, 50):.1f} ms, "
+            f"p99 {pct(wall_lat, 99):.1f} ms; Chromium {wall_cpu:.0f} % of one core"
+        )
+        co = "NOT within the cut" if card_offline is None else f"{card_offline:.1f} s"
+        cb = "NOT within 30 s" if card_back is None else f"{card_back:.1f} s after the restore"
+        print(f"  the cut table's card says '{UPLINK_OFF}' after {co}; live again {cb}")
+        ww = "NOT whole within 30 s" if wall_whole is None else f"{wall_whole:.2f} s"
+        print(f"  venue restart → the wall holds every table's state again (live, uplink up): {ww}")
+        print(f"  target whole within 5 s (the wall): {verdict(wall_whole, 5, True)}")
     return 0
 
 

@@ -194,13 +194,13 @@ class Rig:
         self.cut_id = cut
         self.tables: dict[str, Broker] = {}
 
-    def page_url(self, page: str, login: str = "wall", **params: str) -> str:
-        """``page`` served by the venue broker, logged in (the fragment) as ``login``."""
+    def page_url(self, file: str, login: str = "wall", **params: str) -> str:
+        """The page ``file`` served by the venue broker, logged in (the fragment) as ``login``."""
         from tests.harness.web import address
 
         pw = {"wall": self.venue.wall, "director": self.venue.director}[login]
         query = {"roster": "tables.json", **params, "username": login, "password": pw}
-        return address(f"http://127.0.0.1:{self.venue.websockets_port}/{page}", query)
+        return address(f"http://127.0.0.1:{self.venue.websockets_port}/{file}", query)
 
     def start(self) -> Rig:
         self.broker.start()

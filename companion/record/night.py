@@ -25,11 +25,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from companion.record.journal import Journal, Step, records_history
+from companion.record.journal import Journal, JournalError, Step, records_history
 from companion.record.narrate import Line, Narrator
 from companion.record.odds import GroupOdds, group_odds
+from engine.luck import percentile
 from engine.performance.commands import groups
 from engine.state import TableState
+from settings.errors import ConfigError
+from settings.textfile import read_text
 
 #: events that lay a token on the Draw Board (one draws.csv row each)
 DRAW_EVENTS = {"token_drawn": "draw", "token_replaced": "redraw", "favor_called": "favor"}
@@ -74,13 +77,15 @@ class GroupRow:
     strain: int = 0
     wounds: int = 0
     undone: bool = False
+    #: a Gain (P7): no draw and no check, resolved all the same
+    gain: bool = False
 
     @property
     def outcome(self) -> str:
         if self.cancelled:
             return "cancelled"
         if self.success is None:
-            return "unresolved"
+            return "gain" if self.gain else "unresolved"
         return "success" if self.success else "failure"
 
 
@@ -94,6 +99,9 @@ class Luck:
     actual: int = 0
     #: (best-play odds before the first draw, succeeded) per check, for the calibration picture
     points: list[tuple[Fraction, bool]] = field(default_factory=list)
+    #: where ``actual`` falls among the nights these odds allow, 0 to 1 (engine.luck: the exact
+    #: Poisson-binomial mid-rank percentile); None without a check
+    percentile: Fraction | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +135,16 @@ class Fight:
     dead: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A WorldKeeper's note (I-T13) and who may read it."""
+
+    seq: int
+    at: float
+    text: str
+    audience: str
+
+
 @dataclass
 class Night:
     """Everything the export and the recap tell, gathered in one replay."""
@@ -136,6 +154,13 @@ class Night:
     table_id: str
     meta: dict[str, str]
     names: dict[str, str]
+    #: the table file's [table] name ("The example table"); the id when it has none
+    table_name: str = ""
+    #: the Time Board's session number (T1, start_session) at the night's end; None: no board
+    session_number: int | None = None
+    #: every combatant's name by id (the roster, the night's own additions too)
+    combatant_names: dict[str, str] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
     first_at: float | None = None
     last_at: float | None = None
     commands: int = 0
@@ -172,6 +197,18 @@ class _Open:
     closed_at: int | None = None
     results: tuple[tuple[tuple[str, ...], int, bool], ...] = ()
     heroes: tuple[str, ...] = ()
+    gains: set[str] = field(default_factory=set)
+
+
+def _table_name(journal: Journal, table: str | None, fallback: str) -> str:
+    import tomllib
+
+    try:
+        data = tomllib.loads(read_text(journal.table_file(table)))
+    except (OSError, ValueError, JournalError, ConfigError):  # a name only: the id will do
+        return fallback
+    name = data.get("table", {}).get("name")
+    return name if isinstance(name, str) and name.strip() else fallback
 
 
 def _tracks(state: TableState) -> dict[str, tuple[int, int, int]]:
@@ -187,7 +224,9 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
         table_id=initial.table_id,
         meta=dict(journal.meta),
         names={h.id: h.name for h in initial.heroes.values()},
+        table_name=_table_name(journal, table, initial.table_id),
     )
+    _combatant_names(night, initial)
     for hero, (f, s, w) in _tracks(initial).items():
         night.health[hero] = [Health(0, f, s, w)]
     _time_point(night, 0, initial)
@@ -207,6 +246,11 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
             night.events.append(
                 {"seq": entry.seq, "at": entry.at, "source": entry.source, **event.to_json()}
             )
+            if event.type == "note":
+                night.notes.append(
+                    Note(entry.seq, entry.at, str(event["text"]), str(event["audience"]))
+                )
+        _combatant_names(night, state)
         if entry.command.get("cmd") == "undo" and stack:
             night.undone.add(stack.pop())
         elif records_history(entry.command):
@@ -216,6 +260,8 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
         _health(night, step)
         _time(night, step)
     night.final = state
+    board = state.time
+    night.session_number = board.session if board is not None and board.session else None
     for perf in perfs.values():
         _close(night, perf, state)
     for key, curve in night.curves.items():
@@ -249,6 +295,10 @@ def _performance(night: Night, perfs: dict[int, _Open], step: Step, odds: bool) 
                 perf.cancelled = True
         elif event.type in DRAW_EVENTS:
             _draw_row(night, perfs, step, event.type, event.data, odds)
+        elif event.type == "gain_resolved" and after.performance is not None:
+            perf = perfs.get(after.performance.number)
+            if perf is not None:
+                perf.gains.add(str(event["hero"]))
     current = after.performance
     if current is not None and current.number in perfs:
         perf = perfs[current.number]
@@ -357,6 +407,7 @@ def _close(night: Night, perf: _Open, state: TableState) -> None:
             cancelled=perf.cancelled,
             best_play_first=None if first is None else first.best_play,
             as_drawn_first=None if first is None else first.as_drawn,
+            gain=bool(heroes) and all(h in perf.gains for h in heroes),
         )
         for h in heroes:
             if h in perf.health and h in now:
@@ -379,6 +430,15 @@ def _luck(night: Night) -> None:
             luck.expected_as_drawn += g.as_drawn_first or Fraction(0)
             luck.actual += int(g.success)
             luck.points.append((g.best_play_first, g.success))
+    for luck in night.luck.values():
+        luck.percentile = percentile([p for p, _ in luck.points], luck.actual)
+
+
+def _combatant_names(night: Night, state: TableState) -> None:
+    combat = state.combat
+    if combat is not None:
+        for c in combat.roster.values():
+            night.combatant_names.setdefault(c.id, c.name)
 
 
 def _health(night: Night, step: Step) -> None:
@@ -449,3 +509,8 @@ def fraction_text(p: Fraction | None) -> str:
 
 def names(night: Night, heroes: Iterable[str]) -> str:
     return " + ".join(night.names.get(h, h) for h in heroes)
+
+
+def combatant(night: Night, cid: str) -> str:
+    """A combatant's name (a hero's too), the id only for one never named."""
+    return night.combatant_names.get(cid) or night.names.get(cid, cid)

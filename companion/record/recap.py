@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.record.journal import JournalError
-from companion.record.night import GroupRow, Night, names
+from companion.record.night import GroupRow, Night, combatant, names
 
 #: the charts of the HTML recap, in order: id → title
 CHARTS = {
@@ -52,6 +52,64 @@ def _pct(p: Fraction | None) -> str:
 
 def _day(at: float | None) -> str:
     return "" if at is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
+
+
+def _date(at: float | None) -> str:
+    return "" if at is None else time.strftime("%-d %B %Y", time.gmtime(at))
+
+
+def heading(night: Night) -> str:
+    """ "Session 3 · 1 December 2026" (the Time Board's session number, the night's date)."""
+    parts = [f"Session {night.session_number}" if night.session_number else "A session"]
+    if night.first_at is not None:
+        parts.append(_date(night.first_at))
+    return " · ".join(parts)
+
+
+#: how each outcome reads (a Gain is a Gain, P7: no check, nothing to succeed at)
+OUTCOME = {
+    "success": "SUCCESS",
+    "failure": "FAILURE",
+    "gain": "a Gain",
+    "cancelled": "cancelled",
+    "unresolved": "not resolved",
+}
+
+
+def highlights(night: Night) -> list[tuple[str, str]]:
+    """(what, the sentence): the most improbable success and the cruellest miss, with their
+    exact best-play odds before the first draw (the engine's, P10)."""
+    played = [
+        g for g in night.groups if not g.undone and g.success is not None and g.best_play_first
+    ]
+    out: list[tuple[str, str]] = []
+    wins = [g for g in played if g.success]
+    misses = [g for g in played if not g.success]
+    if wins:
+        g = min(wins, key=lambda x: (x.best_play_first, x.performance))
+        out.append(
+            (
+                "The most improbable success",
+                f"{names(night, g.heroes)} in Performance {g.performance}: {g.total} vs"
+                f" {g.difficulty} with {_odds_words(g.best_play_first)} before the first draw",
+            )
+        )
+    if misses:
+        g = max(misses, key=lambda x: (x.best_play_first, -x.performance))
+        out.append(
+            (
+                "The cruellest miss",
+                f"{names(night, g.heroes)} in Performance {g.performance}: {g.total} vs"
+                f" {g.difficulty}, though the odds were {_odds_words(g.best_play_first)}",
+            )
+        )
+    return out
+
+
+def _odds_words(p: Fraction | None) -> str:
+    if p is None:
+        return "unknown odds"
+    return f"a {float(p) * 100:.1f}% chance ({p.numerator}/{p.denominator})"
 
 
 # --- words ------------------------------------------------------------------------------
@@ -81,7 +139,7 @@ def story(night: Night) -> list[str]:
                 if v
             )
             parts.append(
-                f"{names(night, g.heroes)}{total} {g.outcome.upper()}"
+                f"{names(night, g.heroes)}{total} {OUTCOME[g.outcome]}"
                 + (f" (odds {odds})" if odds else "")
                 + (f"; {cost}" if cost else "")
                 + (" [undone]" if g.undone else "")
@@ -93,14 +151,21 @@ def story(night: Night) -> list[str]:
             + "; ".join(parts or ["no check"])
         )
     for f in night.fights:
-        injured = ", ".join(f"{k} {v}" for k, v in f.injuries.items()) or "no injuries"
-        dead = f"; dead: {', '.join(f.dead)}" if f.dead else ""
+        injured = (
+            ", ".join(f"{combatant(night, k)} {v}" for k, v in f.injuries.items()) or "no injuries"
+        )
+        dead = f"; fallen: {', '.join(combatant(night, c) for c in f.dead)}" if f.dead else ""
+        rounds = f"{f.rounds} round{'' if f.rounds == 1 else 's'}"
         out.append(
-            f"Fight {f.number}: {', '.join(f.combatants)}, {f.rounds} round(s),"
-            f" {len(f.actions)} actions; injuries: {injured}{dead}"
+            f"Fight {f.number}: {', '.join(combatant(night, c) for c in f.combatants)};"
+            f" {rounds}, {len(f.actions)} actions; injuries: {injured}{dead}"
         )
     draws = [t for t in night.time if t.face]
-    if night.time:
+    moved = night.time and (night.time[0].day, night.time[0].band) != (
+        night.time[-1].day,
+        night.time[-1].band,
+    )
+    if draws or moved:  # a board that never moved tonight tells nothing
         first, last = night.time[0], night.time[-1]
         out.append(
             f"The Time Board went from day {first.day} {first.band.title()} to day {last.day}"
@@ -115,10 +180,24 @@ def story(night: Night) -> list[str]:
     return out
 
 
-def luck_rows(night: Night) -> list[tuple[str, int, str, str, int, str]]:
-    """(hero, checks, expected best play, expected as drawn, actual, luck) per hero."""
+LUCK_HEAD = [
+    "hero",
+    "checks",
+    "expected successes (best play)",
+    "expected (as drawn)",
+    "successes",
+    "luck",
+    "luck percentile",
+]
+
+
+def luck_rows(night: Night) -> list[tuple[str, int, str, str, int, str, str]]:
+    """(hero, checks, expected best play, expected as drawn, actual, luck, percentile) per hero
+    with a check; the percentile is the engine's exact one (engine.luck)."""
     out = []
     for luck in night.luck.values():
+        if not luck.checks:
+            continue
         diff = luck.actual - luck.expected
         out.append(
             (
@@ -128,9 +207,18 @@ def luck_rows(night: Night) -> list[tuple[str, int, str, str, int, str]]:
                 f"{float(luck.expected_as_drawn):.2f}",
                 luck.actual,
                 f"{float(diff):+.2f}",
+                percentile_words(luck.percentile),
             )
         )
     return out
+
+
+def percentile_words(p: Fraction | None) -> str:
+    """ "luckier than 87.5% of the nights these odds allow" in short: "87.5th"."""
+    if p is None:
+        return "—"
+    value = float(p) * 100
+    return f"{value:.1f}th (luckier than {value:.1f}% of nights at these odds)"
 
 
 # --- charts ---------------------------------------------------------------------------
@@ -174,10 +262,25 @@ def chart_odds(night: Night) -> Any:
         lines.append([(i, float(best) * 100) for i, (_, best, _) in enumerate(curve)])
         longest = max(longest, len(curve) - 1)
     # one artist for every Performance: a night of a thousand checks still draws at once
-    ax.add_collection(LineCollection(lines, colors=colours, linewidths=1, alpha=0.6))
-    ax.set_xlim(-0.2, longest + 0.2)
-    ax.set_xlabel("draws made (0: before the first)")
-    ax.set_ylabel("best-play odds, %")
+    ax.add_collection(LineCollection(lines, colors=colours, linewidths=1.5, alpha=0.7))
+    # each Performance's line labelled at its end (at most a dozen labels: a long night's
+    # lines stay unlabelled rather than unreadable)
+    keys = [k for k, c in night.curves.items() if c]
+    if len(keys) <= 12:
+        for key, line, colour in zip(keys, lines, colours, strict=True):
+            x, y = line[-1]
+            ax.annotate(
+                f"P{key[0]} {names(night, key[1])}",
+                (x, y),
+                xytext=(4, 0),
+                textcoords="offset points",
+                fontsize=7,
+                color=colour,
+                va="center",
+            )
+    ax.set_xlim(-0.2, longest + 1.6)
+    ax.set_xlabel("tokens drawn (0: before the first draw)")
+    ax.set_ylabel("chance of success with best play, %")
     ax.set_ylim(-3, 103)
     ax.set_title("green: succeeded, red: failed", fontsize=9)
     return fig
@@ -188,10 +291,15 @@ def chart_luck(night: Night) -> Any:
     ax = fig.add_subplot()
     rows = list(night.luck.values())
     xs = range(len(rows))
+    rows = [r for r in rows if r.checks]
+    xs = range(len(rows))
     ax.bar(
-        [x - 0.2 for x in xs], [float(r.expected) for r in rows], 0.4, label="expected (best play)"
+        [x - 0.2 for x in xs],
+        [float(r.expected) for r in rows],
+        0.4,
+        label="successes the odds promised (best play)",
     )
-    ax.bar([x + 0.2 for x in xs], [r.actual for r in rows], 0.4, label="actual")
+    ax.bar([x + 0.2 for x in xs], [r.actual for r in rows], 0.4, label="successes at the table")
     ax.set_xticks(list(xs), [r.name for r in rows])
     ax.set_ylabel("successes")
     ax.legend(fontsize=8)
@@ -226,8 +334,8 @@ def chart_calibration(night: Night) -> Any:
         )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_xlabel("odds before the first draw (best play)")
-    ax.set_ylabel("succeeded")
+    ax.set_xlabel("chance of success before the first draw (best play)")
+    ax.set_ylabel("share that succeeded")
     ax.legend(fontsize=7, loc="upper left")
     return fig
 
@@ -244,8 +352,24 @@ def chart_health(night: Night) -> Any:
             ax.step(xs, ys, where="post", label=night.names.get(hero, hero))
         ax.set_ylabel(track.title())
     axes[0].legend(fontsize=7, ncol=4)
-    axes[-1].set_xlabel("journal #")
+    _night_axis(axes[-1], night)
     return fig
+
+
+def _night_axis(ax: Any, night: Night) -> None:
+    """The x axis in the table's words: where each Performance (P1 …) and fight (F1 …) began,
+    instead of journal row numbers."""
+    marks: dict[int, str] = {}
+    for g in night.groups:
+        marks.setdefault(g.seq_start, f"P{g.performance}")
+    for f in night.fights:
+        marks[f.seq_start] = f"F{f.number}"
+    ticks = sorted(marks.items())
+    if len(ticks) > 16:  # a long night: every k-th, at most 16
+        step = len(ticks) // 16 + 1
+        ticks = ticks[::step]
+    ax.set_xticks([x for x, _ in ticks], [t for _, t in ticks], fontsize=7)
+    ax.set_xlabel("the night: P1, P2 … each Performance begins; F1 … each fight")
 
 
 _BANDS = {"morning": 0, "day": 1, "night": 2}
@@ -270,7 +394,7 @@ def chart_time(night: Night) -> Any:
         step = max(1, (len(ticks) // 3) // 12 + 1) * 3
         ticks = [t for t in ticks if t % step == 0]
     ax.set_yticks(ticks, [f"day {t // 3 + 1} {list(_BANDS)[t % 3]}" for t in ticks], fontsize=7)
-    ax.set_xlabel("journal #")
+    _night_axis(ax, night)
     if faces:
         ax.legend(fontsize=6, ncol=3)
     return fig
@@ -284,7 +408,7 @@ def chart_fights(night: Night) -> Any:
     per: dict[str, list[int]] = {}
     for f in night.fights:
         for r in range(1, f.rounds + 1):
-            labels.append(f"F{f.number} R{r}")
+            labels.append(f"fight {f.number}, round {r}")
             for who in {c for _, c, _ in f.actions} | set(per):
                 per.setdefault(who, [0] * (len(labels) - 1))
             for who in per:
@@ -292,7 +416,7 @@ def chart_fights(night: Night) -> Any:
     bottoms = [0] * len(labels)
     for who, counts in per.items():
         counts += [0] * (len(labels) - len(counts))
-        ax.bar(range(len(labels)), counts, bottom=bottoms, label=who)
+        ax.bar(range(len(labels)), counts, bottom=bottoms, label=combatant(night, who))
         bottoms = [b + c for b, c in zip(bottoms, counts, strict=True)]
     ax.set_xticks(range(len(labels)), labels, fontsize=7, rotation=45)
     ax.set_ylabel("actions")
@@ -301,6 +425,22 @@ def chart_fights(night: Night) -> Any:
     elif per:
         ax.legend(fontsize=7)
     return fig
+
+
+#: whether a chart has anything to show tonight (an empty chart is left out)
+CHART_SHOWS: dict[str, Callable[[Night], bool]] = {
+    "odds": lambda n: any(n.curves.values()),
+    "luck": lambda n: any(r.checks for r in n.luck.values()),
+    "calibration": lambda n: bool(calibration_bins(n)),
+    "health": lambda n: any(len(series) > 1 for series in n.health.values()),
+    "time": lambda n: any(t.face for t in n.time),
+    "fights": lambda n: any(f.actions for f in n.fights),
+}
+
+
+def charts(night: Night) -> list[str]:
+    """The chart ids with something to show tonight, in order (a fight-only night: the fight)."""
+    return [c for c in CHARTS if CHART_SHOWS[c](night)]
 
 
 CHART_MAKERS: dict[str, Callable[[Night], Any]] = {
@@ -351,28 +491,51 @@ def _frames(folder: str | Path | None) -> list[str]:
 
 
 def title(night: Night) -> str:
-    return f"The night at table {night.table_id!r}"
+    return f"The night at {night.table_name or night.table_id}"
+
+
+def _notes(night: Night) -> tuple[list[str], list[str]]:
+    """The notes for everyone (table, public) and the WorldKeeper's own (I-T13)."""
+    shared = [n.text for n in night.notes if n.audience != "worldkeeper"]
+    own = [n.text for n in night.notes if n.audience == "worldkeeper"]
+    return shared, own
 
 
 def html(night: Night, *, frames: str | Path | None = None) -> str:
     """The recap as one self-contained HTML page."""
     e = html_lib.escape
+    performances = len({g.performance for g in night.groups})
     body = [
         f"<h1>{e(title(night))}</h1>",
-        f"<p class=sub>session {e(night.session)} · {e(_day(night.first_at))} to"
-        f" {e(_day(night.last_at))} · {night.commands} commands, {len(night.draws)} tokens laid,"
-        f" {len({g.performance for g in night.groups})} Performances</p>",
-        "<h2>The story</h2><ul>",
-        *(f"<li>{e(s)}</li>" for s in story(night)),
-        "</ul>",
-        "<h2>Luck against the odds</h2>",
-        _table(
-            ["hero", "checks", "expected (best play)", "expected (as drawn)", "actual", "luck"],
-            luck_rows(night),
-        ),
-        "<p>Expected: the sum of the exact best-play odds before each check's first draw.</p>",
+        f"<p class=sub id=heading>{e(heading(night))}</p>",
+        f"<p class=sub>{e(_day(night.first_at))} to {e(_day(night.last_at))} ·"
+        f" {night.commands} commands, {len(night.draws)} tokens laid, {performances}"
+        f" Performance{'' if performances == 1 else 's'}, {len(night.fights)}"
+        f" fight{'' if len(night.fights) == 1 else 's'}</p>",
     ]
-    for chart_id, chart_title in CHARTS.items():
+    shared, own = _notes(night)
+    best = highlights(night)
+    if best:
+        body.append("<h2>Highlights</h2><ul id=highlights>")
+        body += [f"<li><b>{e(what)}</b>: {e(said)}</li>" for what, said in best]
+        body.append("</ul>")
+    body += ["<h2>The story</h2><ul>", *(f"<li>{e(x)}</li>" for x in story(night)), "</ul>"]
+    if shared or own:
+        body.append("<h2>Notes</h2><ul id=notes>")
+        body += [f"<li>{e(x)}</li>" for x in shared]
+        body += [f"<li class=own>{e(x)} <i>(the WorldKeeper's own note)</i></li>" for x in own]
+        body.append("</ul>")
+    rows = luck_rows(night)
+    if rows:
+        body += [
+            "<h2>Luck against the odds</h2>",
+            _table(LUCK_HEAD, rows),
+            "<p>Expected: the sum of the exact best-play odds before each check's first draw."
+            " The percentile places the night's successes among every night those very odds"
+            " allow (exact, the Poisson-binomial distribution; 50th: just as the odds said).</p>",
+        ]
+    for chart_id in charts(night):
+        chart_title = CHARTS[chart_id]
         fig = CHART_MAKERS[chart_id](night)
         body.append(
             f'<figure id="chart-{chart_id}"><figcaption>{e(chart_title)}</figcaption>'
@@ -406,22 +569,36 @@ def _md_table(head: list[str], rows: list[tuple[Any, ...]]) -> str:
 
 def markdown(night: Night) -> str:
     """The recap as Markdown, to paste into a campaign log."""
+    shared, own = _notes(night)
     out = [
         f"# {title(night)}",
         "",
-        f"Session {night.session}, {_day(night.first_at)} to {_day(night.last_at)}:"
+        f"{heading(night)}: {_day(night.first_at)} to {_day(night.last_at)},"
         f" {night.commands} commands, {len(night.draws)} tokens laid.",
         "",
+        *(
+            ["## Highlights", "", *(f"- **{w}**: {x}" for w, x in highlights(night)), ""]
+            if highlights(night)
+            else []
+        ),
         "## The story",
         "",
         *(f"- {s}" for s in story(night)),
         "",
+        *(
+            [
+                "## Notes",
+                "",
+                *(f"- {x}" for x in shared),
+                *(f"- {x} *(the WorldKeeper's own note)*" for x in own),
+                "",
+            ]
+            if shared or own
+            else []
+        ),
         "## Luck against the odds",
         "",
-        _md_table(
-            ["hero", "checks", "expected (best play)", "expected (as drawn)", "actual", "luck"],
-            luck_rows(night),
-        ),
+        _md_table(LUCK_HEAD, luck_rows(night)),
         "",
         "## Performances",
         "",
@@ -443,7 +620,7 @@ def markdown(night: Night) -> str:
                     names(night, g.heroes),
                     g.difficulty,
                     "" if g.total is None else g.total,
-                    g.outcome + (" (undone)" if g.undone else ""),
+                    OUTCOME[g.outcome] + (" (undone)" if g.undone else ""),
                     _pct(g.best_play_first),
                     f"{g.fatigue:+d}",
                     f"{g.strain:+d}",

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from companion.cli import main
+from companion.config import load_config
 from companion.record.recap import CHARTS
-from tests.harness.record import Night
-from tests.harness.web import playwright_chromium
+from tests.harness.record import Night, fight_commands, setup_table, start
+from tests.harness.web import ARTEFACTS, PHONE, playwright_chromium
 
 
 @pytest.fixture(scope="module")
@@ -84,10 +85,103 @@ def chart_svg(recap: Path, chart: str) -> str:
 
 
 def test_each_chart_draws_the_nights_data(recap: Path) -> None:
-    assert "best-play odds" in chart_svg(recap, "odds")
+    odds = chart_svg(recap, "odds")
+    assert "chance of success with best play" in odds
+    # each Performance's line labelled with its number and heroes
+    assert "P1 Aria" in odds and "P2 Bren" in odds and "P3 Cass" in odds
     assert "Aria" in chart_svg(recap, "luck") and "Cass" in chart_svg(recap, "luck")
     assert "perfectly fair" in chart_svg(recap, "calibration")
-    assert "Strain" in chart_svg(recap, "health") and "Wounds" in chart_svg(recap, "health")
+    health = chart_svg(recap, "health")
+    assert "Strain" in health and "Wounds" in health
     assert "day 1 morning" in chart_svg(recap, "time")
     fights = chart_svg(recap, "fights")
-    assert "F1 R1" in fights and "F1 R3" in fights and "no fight tonight" not in fights
+    assert "fight 1, round 1" in fights and "fight 1, round 3" in fights
+    assert "Raider" in fights and "Raider captain" in fights  # names, not ids
+    # the axes in the table's words, never journal row numbers
+    for chart in ("health", "time"):
+        svg = chart_svg(recap, chart)
+        assert "journal #" not in svg and "each Performance begins" in svg, chart
+        assert ">P1<" in svg or "P1" in svg, chart
+
+
+def test_the_recap_speaks_the_tables_words(recap: Path) -> None:
+    text = re.sub(r"<[^>]+>", " ", recap.read_text("utf-8").split("<h2>The journal")[0])
+    assert "The night at The example table" in text
+    assert re.search(r"Session 1 · \d{1,2} \w+ 20\d\d", text), text[:400]
+    assert "session current" not in text and "'example'" not in text
+    # highlights with their odds (the engine's exact best-play figure before the first draw)
+    assert "The most improbable success" in text and "The cruellest miss" in text
+    assert re.search(r"with a \d+\.\d% chance \(\d+/\d+\) before the first draw", text)
+    # luck as an exact percentile (engine.luck), names not ids in the fight
+    assert "luck percentile" in text and "of nights at these odds" in text
+    assert "Fight 1: Aria, Bren, Raider, Raider captain;" in text
+    assert "injuries: Aria 6, Raider 7, Raider captain 3; fallen: Raider" in text
+    assert "UNRESOLVED" not in text and "unresolved" not in text
+
+
+def _look(browser: Any, page_file: Path, name: str) -> Any:
+    """Open a recap as the group would (a phone and a laptop) and keep the screenshots."""
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    for label, size in (("laptop", {"width": 1280, "height": 900}), ("phone", PHONE)):
+        page = browser.new_page(viewport=size)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_file.as_uri())
+        page.wait_for_load_state("load")
+        page.screenshot(path=str(ARTEFACTS / f"{name}-{label}.png"), full_page=True)
+        assert errors == []
+        if label == "laptop":
+            body = page.inner_text("body")
+            shown = page.eval_on_selector_all("figure", "els => els.map(e => e.id)")
+        page.close()
+    return body, shown
+
+
+def test_the_example_nights_recap_as_the_group_sees_it(browser: Any, recap: Path) -> None:
+    body, shown = _look(browser, recap, "recap-night")
+    assert shown == [f"chart-{c}" for c in CHARTS]
+    assert "Highlights" in body and "luck percentile" in body
+
+
+@pytest.fixture(scope="module")
+def fight_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A night of notes, one fight and a Gain (no check, no Time draw), exported."""
+    folder = tmp_path_factory.mktemp("fight-night")
+    config = setup_table(folder)
+    r = start(config)
+    try:
+        r.command({"cmd": "note", "text": "the lich heard every word"})
+        r.command({"cmd": "note", "text": "a storm over the ford", "audience": "public"})
+        for cmd in fight_commands():
+            r.command(cmd)
+        r.command({"cmd": "begin_performance", "difficulty": 4})
+        r.command(
+            {
+                "cmd": "declare",
+                "hero": "bren",
+                "shade": "control",
+                "capability": "faith",
+                "action": "gain",
+            }
+        )
+        r.command({"cmd": "resolve"})
+    finally:
+        r.close()
+    state_dir = load_config(config).state_dir
+    out = folder / "recap"
+    assert main(["export", str(state_dir), "--to", str(out)]) == 0
+    return out / "recap.html"
+
+
+def test_a_fight_night_shows_the_fight_its_gain_and_its_notes_and_no_empty_chart(
+    browser: Any, fight_night: Path
+) -> None:
+    body, shown = _look(browser, fight_night, "recap-fight-night")
+    # no empty charts: no check, no Time draw tonight; the fight and what the Gain cost
+    assert shown == ["chart-health", "chart-fights"], shown
+    assert "no fight tonight" not in body
+    assert "Bren a Gain" in body, body
+    assert "Fight 1: Aria, Bren, Raider, Raider captain;" in body
+    assert "a storm over the ford" in body
+    assert "the lich heard every word (the WorldKeeper's own note)" in body
+    assert "Luck against the odds" not in body  # no check: no luck to tell

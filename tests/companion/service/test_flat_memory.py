@@ -10,7 +10,7 @@ import json
 import os
 import tracemalloc
 
-from companion.table.command_source import _FdLines
+from companion.table.fd_lines import FdLines
 from tests.harness import EXAMPLE_TABLE
 
 
@@ -26,7 +26,7 @@ def test_the_stdin_reader_reads_into_one_buffer_allocated_once(tmp_path):
     # thread's malloc arena grow ~50 kB per 1,000 commands in the soak.
     line = (json.dumps({"cmd": "adjust_hero", "hero": "cass", "strain": 1}) + "\n").encode()
     fd = _lines_file(tmp_path, [line] * 20_000)
-    reader = _FdLines(fd)
+    reader = FdLines(fd)
     tracemalloc.start()
     try:
         assert reader.readline(16385) == line  # the buffer is allocated here, once
@@ -48,7 +48,7 @@ def test_the_stdin_reader_cuts_long_lines_and_keeps_every_byte(tmp_path):
     # buffer boundaries, and the last line without its newline
     lines = [b"a" * 10 + b"\n", b"b" * 70_000 + b"\n", b"\n", b"c" * 16_385 + b"\n", b"d" * 5]
     fd = _lines_file(tmp_path, lines * 3)
-    reader = _FdLines(fd)
+    reader = FdLines(fd)
     got = []
     try:
         while piece := reader.readline(16_385):

@@ -25,7 +25,8 @@ service. A diagnosis tool: the figures with targets are benchmarks/latency.py's.
 A/B knobs (environment, the served process only): ``HOPS_FINE=1`` cuts the tag's last
 hops finer (without pondering or ``StateAhead``, whose work is not in the turn),
 ``HOPS_NO_AHEAD``, ``HOPS_NO_PONDER``, ``HOPS_NO_FREEZE``, ``HOPS_NO_DIRECT``,
-``HOPS_NO_DIRECT_STATE``, ``HOPS_SWITCH=<s>``.
+``HOPS_NO_DIRECT_STATE``, ``HOPS_NO_DIRECT_REPLY`` (a command's reply from the publisher
+thread, as before issue 27's leftover), ``HOPS_SWITCH=<s>``.
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ def _install(out: str) -> None:
         bridge_mod.MqttBridge.state_ahead = False
     if os.environ.get("HOPS_NO_DIRECT_STATE"):
         fast_mod.FastPath._state_now = lambda self, state, version: None  # type: ignore[method-assign]
+    if os.environ.get("HOPS_NO_DIRECT_REPLY"):  # a command's reply left to the publisher
+        fast_mod.FastPath._reply_now = lambda self, outcome, events: None  # type: ignore[method-assign]
 
     def command_topic(self: Any, client: Any, userdata: Any, message: Any) -> bool:
         topics = self.link.topics
@@ -133,7 +136,9 @@ def _install(out: str) -> None:
     _around(fast_mod.FastPath, "_state_now", "direct0", "direct1")
     _around(DisplayWorker, "_update", "render0", "render1")
     _around(ProcessDisplayWorker, "_update", "render0", "render1")  # the child draws meanwhile
-    _around(Store, "_take_snapshot", "snap0", "snap1")
+    from companion.table.snapshots import Snapshots
+
+    _around(Snapshots, "_take", "snap0", "snap1")  # the snapshot thread's write
 
     publish = mqtt.Client.publish
 
@@ -332,6 +337,7 @@ def analyse(marks: dict[str, list[tuple[float, float]]], raw: list[list[Any]]) -
 def report(result: dict[str, Any]) -> None:
     f = result["figures"]
     for key, label in (("raw", "raw paho publish → receive"), ("command_event", "command → event"),
+                       ("command_reply", "command → reply"), ("event_reply", "its first event → its reply"),
                        ("tag_state", "tag → state")):  # fmt: skip
         ratio = f"  p99 {f[key]['p99_ratio']:.2f}× raw" if "p99_ratio" in f[key] else ""
         print(f"{label:28s} p50 {f[key]['p50_ms']:6.2f} ms  p99 {f[key]['p99_ms']:6.2f} ms{ratio}")

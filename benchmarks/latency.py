@@ -11,7 +11,10 @@ that they share the machine's load:
 1. **raw**: paho publish (QoS 1) → receive at another paho client, no service in
    the path: the floor any MQTT figure stands on;
 2. **command → event**: a client publishes a command on ``…/command`` → the first
-   event of that command arrives at a subscriber of ``…/events``;
+   event of that command arrives at a subscriber of ``…/events``; and **command → reply**,
+   the same commands (each with a ``transaction``, as a gm's) → their ``…/reply`` arrives
+   (begin and declare: the cancel's reply is not waited for), and from the first event's
+   arrival to the reply's (what the reply waits beyond the event);
 3. **tag → state**: the emulated hub writes a tag frame on the pty → the retained
    ``…/state`` that follows arrives at a subscriber;
 4. **commit**: one draw committed by the real journal (:meth:`companion.table.store.Store.append`:
@@ -78,6 +81,7 @@ class Client:
         self.cond = threading.Condition()
         self.arrivals: dict[str, list[float]] = {t: [] for t in topics}
         self.payloads: dict[str, bytes] = {}
+        self.replies: dict[Any, float] = {}  # transaction → arrival of its …/reply
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
         self.client.on_socket_open = no_delay
         self.client.on_message = self._message
@@ -92,6 +96,8 @@ class Client:
         with self.cond:
             self.arrivals.setdefault(msg.topic, []).append(now)
             self.payloads[msg.topic] = bytes(msg.payload)
+            if msg.topic.endswith("/reply"):  # by transaction: each command's own reply
+                self.replies[json.loads(msg.payload).get("transaction")] = now
             self.cond.notify_all()
 
     def last_payload(self, topic: str) -> bytes | None:
@@ -108,6 +114,12 @@ class Client:
             if not ok:
                 raise SystemExit(f"bench: no message #{n} on {topic}")
             return self.arrivals[topic][n - 1]
+
+    def reply(self, transaction: Any, timeout: float = 10.0) -> float:
+        with self.cond:
+            if not self.cond.wait_for(lambda: transaction in self.replies, timeout):
+                raise SystemExit(f"bench: no reply for transaction {transaction!r}")
+            return self.replies[transaction]
 
     def close(self) -> None:
         self.client.disconnect()
@@ -187,7 +199,7 @@ def _measure(
     store: Store | None = None,
     pace: float = 0.0,
 ) -> dict[str, Any]:
-    watcher = Client(port, [f"{R}/events", f"{R}/state", f"{R}/status", "bench/raw"])
+    watcher = Client(port, [f"{R}/events", f"{R}/state", f"{R}/status", f"{R}/reply", "bench/raw"])
     deadline = time.monotonic() + 30
     while not watcher.count(f"{R}/status") or watcher.last_payload(f"{R}/status") != b"online":
         if service.poll() is not None or time.monotonic() > deadline:
@@ -205,8 +217,11 @@ def _measure(
 
     hub.on_write = on_write
     sender = Client(port, [])
-    spans: dict[str, list[tuple[float, float]]] = {"raw": [], "command_event": [], "tag_state": []}
+    spans: dict[str, list[tuple[float, float]]] = {
+        "raw": [], "command_event": [], "command_reply": [], "event_reply": [], "tag_state": []
+    }  # fmt: skip
     raw, command, tag = spans["raw"], spans["command_event"], spans["tag_state"]
+    reply, after = spans["command_reply"], spans["event_reply"]
     commits: list[tuple[float, float]] = []
     initial = load_table(TABLE)
     registry = TagRegistry.synthetic(initial.tokens)
@@ -229,8 +244,12 @@ def _measure(
             for cmd in (BEGIN, ARIA):
                 seen = watcher.count(f"{R}/events")
                 t0 = time.perf_counter()
-                sender.client.publish(f"{R}/command", json.dumps(cmd), qos=1)
+                transaction = len(command)  # a gm's: its reply is timed too
+                asked = {**cmd, "transaction": transaction}
+                sender.client.publish(f"{R}/command", json.dumps(asked), qos=1)
                 command.append((t0, watcher.wait(f"{R}/events", seen + 1)))
+                reply.append((t0, watcher.reply(transaction)))
+                after.append((command[-1][1], reply[-1][1]))  # the event's arrival → the reply's
                 _settle(watcher, f"{R}/state", pace=pace)
             # 3. tag frame on the pty → the retained state at the subscriber
             for channel, token in enumerate(tokens):
@@ -265,7 +284,7 @@ def _measure(
         windows.update(spans)
     out: dict[str, Any] = {k: summary([b - a for a, b in xs]) for k, xs in spans.items()}
     raw_p99 = out["raw"]["p99_ms"]
-    for key in ("command_event", "tag_state"):
+    for key in ("command_event", "command_reply", "tag_state"):
         out[key]["p99_ratio"] = out[key]["p99_ms"] / raw_p99
     if commits:
         c = out["commit"] = summary([b - a for a, b in commits])
@@ -315,6 +334,8 @@ def main() -> int:
     for key, label in (
         ("raw", "raw paho publish → receive"),
         ("command_event", "MQTT command → event"),
+        ("command_reply", "MQTT command → reply"),
+        ("event_reply", "its first event → its reply"),
         ("tag_state", "tag frame on the pty → state"),
         ("commit", "the journal's commit alone"),
     ):

@@ -5,7 +5,8 @@ loop subscriber) and only talks back through it (``loop.submit``). Three
 threads meet here, and each keeps to its lane; each lane is its own module:
 
 * the **table loop's** turn runs the fast path (companion.mqtt.fast_path): the
-  outcome's events at once when nothing is ahead of them, then — when no other input
+  outcome's events at once when nothing is ahead of them (a command's reply right after
+  them), then — when no other input
   waits and this is not paho's own thread — the retained ``…/state``; it never waits;
 * paho's **network** thread runs the callbacks: the connection's here, the messages'
   in the intake (companion.mqtt.intake: a command is checked for shape and submitted
@@ -103,7 +104,7 @@ class MqttBridge:
         self.identity = Identity(self.link, tell)
         self.intake = Intake(self.link, self.identity, tell)
         self.publisher = Publisher(self.link, self.identity, self.intake, history, recap)
-        self.fast = FastPath(self.link, self.identity, tell)
+        self.fast = FastPath(self.link, self.identity, self.intake, tell)
 
     def _tell(self, item: Item) -> None:
         self.publisher.inbox.put(item)

@@ -4,7 +4,7 @@ The **table loop's** turn (on the loop's thread, or on the thread that submitted
 input) calls :meth:`FastPath.on_outcome`, which never waits: it hands the outcome's
 events to paho at once when nothing is ahead of them (connected, nothing kept or
 queued, room in the window) — one thread hand-off fewer between a command and its
-event — then, when no other input waits for the loop and this is not paho's own thread,
+event — and, for a command from MQTT, its reply right after them; then, when no other input waits for the loop and this is not paho's own thread,
 the retained ``…/state`` the same way, and enqueues the rest for the publisher
 (companion.mqtt.publisher). Nothing of an outcome reaches this before its journal commit.
 
@@ -22,9 +22,10 @@ from typing import Any
 
 from companion.mqtt.ahead import StateAhead
 from companion.mqtt.identity import Identity
+from companion.mqtt.intake import Intake
 from companion.mqtt.items import Item, Told
 from companion.mqtt.link import Link, now
-from companion.mqtt.messages import StateEncoder, encode, event_message
+from companion.mqtt.messages import StateEncoder, encode, event_message, reply_ok
 from companion.table.loop import Outcome, TableLoop
 from companion.table.views import VIEWS, turn_view
 from engine.contracts.view import TableView
@@ -40,9 +41,12 @@ PONDERED = 48
 class FastPath:
     """The loop subscriber: what of an outcome goes out in its own turn."""
 
-    def __init__(self, link: Link, identity: Identity, tell: Callable[[Item], None]) -> None:
+    def __init__(
+        self, link: Link, identity: Identity, intake: Intake, tell: Callable[[Item], None]
+    ) -> None:
         self.link = link
         self.identity = identity
+        self.intake = intake  # the commands from MQTT waiting for their reply
         self._tell = tell  # the publisher's queue
         self.loop: TableLoop | None = None
         self._told = 0  # outcomes told (the loop's turn)
@@ -58,19 +62,37 @@ class FastPath:
     def on_outcome(self, outcome: Outcome) -> None:
         """Loop subscriber: never waits. The events go out at once when nothing is ahead of
         them (connected, nothing kept or queued, room in paho's window): one thread hand-off
-        fewer between a command and its event; then, when no other input waits for the loop
-        and this is not paho's own thread, the retained ``…/state`` the same way. All the
-        rest — errors, replies, the other retained topics — and whatever must wait its turn
-        go through the publisher's queue."""
+        fewer between a command and its event, and the command's reply right after them;
+        then, when no other input waits for the loop and this is not paho's own thread, the
+        retained ``…/state`` the same way. All the rest — errors, their replies, the other
+        retained topics — and whatever must wait its turn go through the publisher's queue."""
         at = now()
         self._told += 1
         if not self.identity.acting:  # another service holds the table id: nothing goes out
             self._tell(Told(outcome, at, [], self._told))
             return
         sent = self._events_now(outcome, at) if outcome.events else None
+        if sent is not None and outcome.error is None:
+            self._reply_now(outcome, sent)
         if outcome.command is not None and outcome.error is None:
             self._state_now(outcome.state, self._told)
         self._tell(Told(outcome, at, sent, self._told))
+
+    def _reply_now(self, outcome: Outcome, events: list[dict[str, Any]]) -> None:
+        """A command from MQTT whose events this turn just sent: its ``…/reply`` (the same
+        payload: the transaction, the command, those events) right after them, when the way is
+        still clear; taken from the pending ones here, so the publisher sends it only if this
+        did not (an error's reply stays the publisher's, after its ``…/error``)."""
+        link = self.link
+        assert link.topics is not None
+        with link.cond:
+            if not link.clear_way(1):
+                return
+        asked, transaction = self.intake.answered(outcome.source)
+        if asked:
+            reply = reply_ok(transaction, outcome.command, events)
+            link.publish(link.topics.reply, encode(reply), retain=False)
+            link.stats.reply_direct += 1
 
     def ask_ahead(self, state: TableState) -> None:
         """Before-commit hint: ``state``'s ``…/state`` computed while the disk syncs, when the

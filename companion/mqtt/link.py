@@ -62,6 +62,8 @@ class BridgeStats:
     state_ahead: int = 0
     #: of those, the ones pondered before their turn came (companion.table.ponder)
     state_pondered: int = 0
+    #: replies to commands from MQTT published in the loop's turn, right after their events
+    reply_direct: int = 0
 
 
 def now() -> str:

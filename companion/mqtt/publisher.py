@@ -205,6 +205,7 @@ class Publisher:
             uid = outcome.tag.uid if outcome.tag is not None else None
             error = error_message(outcome.error, outcome.source, at, outcome.command, uid)
             link.send(t.error, encode(error))
+        # a command's reply, unless its turn sent it after its events (companion.mqtt.fast_path)
         asked, transaction = self.intake.answered(outcome.source)
         if asked:
             reply: Reply

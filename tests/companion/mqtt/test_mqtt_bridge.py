@@ -131,6 +131,41 @@ def test_a_command_gets_an_ok_reply_with_its_events_and_the_echoed_transaction(b
         assert running.loop.state.performance.contributions == ()
 
 
+def test_a_commands_reply_goes_out_in_its_turn_right_after_its_events(broker, watcher):
+    """Issue 27's leftover: a command from MQTT whose events the loop's turn sent gets its reply
+    from that turn too (not from the publisher thread), the same payload: its transaction and
+    those very events, after them on the wire; a refused one still gets its error reply, after
+    its ``…/error`` (the publisher's)."""
+    with table_on_mqtt(broker.port) as (bridge, _running):
+        assert bridge.wait_ready(WAIT)
+
+        def clear() -> bool:  # the way open: the retained topics out and acknowledged
+            with bridge.link.cond:
+                return bridge.link.outstanding == 0 and bridge.publisher.inbox.empty()
+
+        for transaction, command in (("begin", BEGIN), ("declare", ARIA)):
+            wait_until(clear, "the publisher done and every publish acknowledged")
+            watcher.send(f"{R}/command", {**command, "transaction": transaction})
+            reply = watcher.reply(f"{R}/reply", transaction)
+            assert reply["status"] == "ok" and reply["data"]["command"] == command
+        assert bridge.stats.reply_direct == 2  # both from the turn
+        draw = {"cmd": "draw", "hero": "bren", "token": "bren.weight.0"}  # P23: not declared
+        watcher.send(f"{R}/command", {**draw, "transaction": "refused"})
+        refused = watcher.reply(f"{R}/reply", "refused")
+        assert refused["status"] == "error" and refused["error"]["rule"] == "P23"
+        assert bridge.stats.reply_direct == 2
+        wire = [
+            m for m in watcher.messages if m.topic in (f"{R}/events", f"{R}/reply", f"{R}/error")
+        ]
+        kinds = [(m.topic.rsplit("/", 1)[1], m.json().get("transaction")) for m in wire]
+        assert kinds == [("events", None), ("reply", "begin"), ("events", None),
+                         ("reply", "declare"), ("error", None), ("reply", "refused")]  # fmt: skip
+        sent = [m.json() for m in wire if m.topic == f"{R}/events"]
+        replies = watcher.json_on(f"{R}/reply")
+        assert replies[0]["data"]["events"] == sent[:1] and replies[1]["data"]["events"] == sent[1:]
+        assert [e["seq"] for e in sent] == [1, 2]
+
+
 def test_an_illegal_command_gets_an_error_reply_naming_rule_field_and_fix_p23(broker, watcher):
     """Bren draws without declaring (P23): refused, nothing changes, the reason goes back."""
     with table_on_mqtt(broker.port) as (bridge, running):

@@ -40,9 +40,9 @@ from companion.mqtt.config import MqttConfig
 from companion.mqtt.fast_path import FastPath
 from companion.mqtt.identity import CLASH_EVERY, Identity
 from companion.mqtt.intake import MAX_PENDING, Intake
-from companion.mqtt.items import Answered, Item, Ready, Refresh
+from companion.mqtt.items import Answered, Item, Ready, Refresh, SendNotice
 from companion.mqtt.link import BridgeStats, Link, now, package_version
-from companion.mqtt.messages import InfoMessage, encode
+from companion.mqtt.messages import InfoMessage, encode, notice_message
 from companion.mqtt.publisher import HISTORY, Publisher
 from companion.mqtt.topics import Topics
 from companion.record.narrate import HistoryEntry
@@ -51,6 +51,7 @@ from companion.table.loop import Outcome, TableLoop
 from companion.table.views import VIEWS
 from engine.state import TableState
 from engine.vocabulary import json_schema
+from firmware_bridge.hub import ONE_TOKEN_PER_WELL, HubNotice
 
 log = logging.getLogger("rhuna.mqtt")
 
@@ -159,6 +160,13 @@ class MqttBridge:
     def on_outcome(self, outcome: Outcome) -> None:
         """Loop subscriber (companion.mqtt.fast_path): never waits."""
         self.fast.on_outcome(outcome)
+
+    def hub_notice(self, notice: HubNotice) -> None:
+        """The service's hook (a reader's thread): two tokens in one well, or one again, as a
+        ``notice`` on ``…/events`` — no ``seq``: it is no engine event (docs/mqtt.md)."""
+        if notice.kind == ONE_TOKEN_PER_WELL:
+            message = notice_message(notice.reader, notice.channel, notice.active, now())
+            self._tell(SendNotice(encode(message)))
 
     def busy_for(self) -> float:
         """Seconds the publisher has spent on what it is doing now (0.0: waiting for work)."""

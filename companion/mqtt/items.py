@@ -54,6 +54,13 @@ class InfoSeen:
     payload: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class SendNotice:
+    """A notice for ``…/events`` (no ``seq``: not an engine event; companion.mqtt.messages)."""
+
+    payload: str
+
+
 class Refresh:
     """Home Assistant restarted (or a recap was written): send discovery and state again."""
 
@@ -76,4 +83,6 @@ class Answered:
     state: TableState
 
 
-Item = Told | SendReply | Ready | Seen | InfoSeen | Refresh | Stop | Answered | TakeOver
+Item = (
+    Told | SendReply | SendNotice | Ready | Seen | InfoSeen | Refresh | Stop | Answered | TakeOver
+)

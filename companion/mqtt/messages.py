@@ -18,7 +18,7 @@ from companion.mqtt.topics import SECTIONS, Topics
 from companion.record.narrate import HistoryEntry
 from companion.record.session import Recap
 from companion.table import inputs
-from engine.contracts.events import audience
+from engine.contracts.events import NoticeMessage, audience
 from engine.contracts.schema import Ref
 from engine.errors import Refusal, RuleViolation
 from engine.events import Event
@@ -205,6 +205,32 @@ def event_message(seq: int, state: TableState, event: Event, source: str, at: st
     out["at"] = at
     out["audience"] = audience(event)  # who may read it (issue 31 item 2)
     return out
+
+
+def notice_message(reader: str, channel: int, active: bool, at: str) -> NoticeMessage:
+    """Two tokens in one well of ``reader`` (``active``), or one again, for ``…/events``: not an
+    engine event, so no ``seq`` (engine/contracts/events.py, NoticeMessage).
+
+    >>> notice_message("draw-board", 0, True, "2026-01-01T00:00:00.000+00:00")["text"]
+    'one token per well: lift the extra token (draw-board channel 0)'
+    """
+    where = f"{reader} channel {channel}"
+    text = (
+        f"one token per well: lift the extra token ({where})"
+        if active
+        else f"one token per well again ({where}): the extra token is lifted"
+    )
+    return {
+        "type": "notice",
+        "kind": "one_token_per_well",
+        "reader": reader,
+        "channel": channel,
+        "active": active,
+        "text": text,
+        "source": f"reader:{reader}",
+        "at": at,
+        "audience": "table",
+    }
 
 
 def narrate(state: TableState, event: Event) -> str:

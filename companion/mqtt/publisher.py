@@ -36,6 +36,7 @@ from companion.mqtt.items import (
     Ready,
     Refresh,
     Seen,
+    SendNotice,
     SendReply,
     Stop,
     TakeOver,
@@ -152,6 +153,9 @@ class Publisher:
             self._latest_version = item.version
         elif isinstance(item, SendReply):
             link.send(link.topics.reply, encode(item.payload))
+        elif isinstance(item, SendNotice):
+            if self.identity.acting:  # standing by: nothing of this table goes out
+                link.send(link.topics.events, item.payload)
         elif isinstance(item, Ready):
             self._become_ready(item.generation)
         elif isinstance(item, Seen):

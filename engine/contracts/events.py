@@ -709,3 +709,28 @@ def audience(event: Event) -> Audience:
     if own in AUDIENCES:
         return own  # type: ignore[no-any-return]
     return AUDIENCE.get(event.type, "public")
+
+
+# --- not an engine event: the service's notices on …/events (issue 30 item 6) ------------
+
+#: what a notice is about: two tokens in one well of a reader (the hub's collision)
+NoticeKind = Literal["one_token_per_well"]
+
+
+class NoticeMessage(TypedDict):
+    """A notice on ``…/events`` about the table itself, not an engine event: two tokens in one
+    well ("one token per well", ``active`` true) and its end (the extra token lifted, ``active``
+    false). It is never journaled, so it has no ``seq`` and takes none: the next engine event's
+    ``seq`` is unchanged, and a subscriber's gap detection (by ``seq``) ignores it."""
+
+    type: Literal["notice"]
+    kind: NoticeKind
+    #: the reader's name in the config, and its channel (the well)
+    reader: str
+    channel: int
+    active: bool
+    text: str
+    #: ``reader:<name>``
+    source: str
+    at: str
+    audience: Literal["table"]

@@ -20,7 +20,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
-from engine.contracts.events import AUDIENCE, AUDIENCES, EVENTS
+from engine.contracts.events import AUDIENCE, AUDIENCES, EVENTS, NoticeMessage
 from engine.contracts.view import RETAINED_SECTIONS, HeroView, TableView
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -168,10 +168,14 @@ def events_schema() -> dict[str, Any]:
                 "additionalProperties": False,
             }
         )
+    # not an engine event: a notice about the table (issue 30 item 6), with no seq
+    variants.append(schema_of(NoticeMessage, defs))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rhuna-table/events.schema.json",
         "title": "Rhuna table event (one rhuna/<table>/events message)",
+        "description": "An engine event (with its seq), or a notice about the table (type"
+        " notice: no seq, never journaled; gap detection ignores it).",
         "oneOf": variants,
         "$defs": dict(sorted(defs.items())),
     }

@@ -234,8 +234,16 @@ def carry(start: TableState, last: TableState, reset: Iterable[str] = ()) -> Car
             )
             continue
         kept.append(cmd)
-    out.commands = kept
+    # each carried value says which session it comes from (a request id, which the engine
+    # ignores and the journal keeps): the history reads "carried from session N" (narrate.py)
+    came_from = carried_id(number - 1)
+    out.commands = [c if c["cmd"] == "start_session" else {**c, "id": came_from} for c in kept]
     return out
+
+
+def carried_id(session: int) -> str:
+    """The request id of a value carried from ``session`` (0: a session before numbering)."""
+    return f"carry:session-{session}" if session > 0 else "carry:last-session"
 
 
 def carry_from(

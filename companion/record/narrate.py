@@ -192,6 +192,20 @@ class Narrator:
         return line
 
 
+_CARRIED = re.compile(r"carry:(?:session-(\d+)|last-session)")
+
+
+def carried(source: str, command: Any, said: tuple[str, ...]) -> tuple[str, ...]:
+    """A value carried from the last session (``run --new-session --carry``) says so, not as
+    tonight's event: "carried from session 2: Cass takes a Wound → 1" (companion.record.carry
+    marks each carried command with the session it comes from)."""
+    if source != "carry" or not isinstance(command, dict) or command.get("cmd") == "start_session":
+        return said
+    m = _CARRIED.fullmatch(str(command.get("id", "")))
+    where = f"session {m.group(1)}" if m and m.group(1) else "the last session"
+    return tuple(f"carried from {where}: {x}" for x in said)
+
+
 def narrate(step: Step) -> Line:
     entry = step.entry
     return Line(
@@ -199,19 +213,20 @@ def narrate(step: Step) -> Line:
         entry.at,
         source_name(entry.source),
         command_text(entry.command),
-        tuple(describe(step.after, e) for e in entry.events),
+        carried(entry.source, entry.command, tuple(describe(step.after, e) for e in entry.events)),
         tuple(audience(e) for e in entry.events),
     )
 
 
 def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:
     """An accepted command as it is journaled, narrated (the MQTT ``…/history`` entries)."""
+    command = dict(outcome.command or {})
     return Line(
         int(outcome.seq or 0),
         at,
         source_name(outcome.source),
-        command_text(dict(outcome.command or {})),
-        tuple(describe(outcome.state, e) for e in outcome.events),
+        command_text(command),
+        carried(outcome.source, command, tuple(describe(outcome.state, e) for e in outcome.events)),
         tuple(audience(e) for e in outcome.events),
     ).to_json()
 
@@ -222,7 +237,7 @@ def _entry_line(entry: Entry, state: TableState) -> Line:
         entry.at,
         source_name(entry.source),
         command_text(entry.command),
-        tuple(describe(state, e) for e in entry.events),
+        carried(entry.source, entry.command, tuple(describe(state, e) for e in entry.events)),
         tuple(audience(e) for e in entry.events),
     )
 

@@ -1,5 +1,6 @@
 """table.html, the table's own screen, in Debian's Chromium against a real Mosquitto and the real
-service: the history in the browser's time zone (issue 32 item 1)."""
+service: the history in the browser's time zone (issue 32 item 1); what a fight left on the
+heroes after it ended (item 12)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.harness import BEGIN
 from tests.harness.broker import WAIT
+from tests.harness.record import fight_commands, night_table
 from tests.harness.web import (
     ServedTable,
     WebBroker,
@@ -56,3 +58,32 @@ def test_the_history_reads_in_the_browsers_time_zone(browser, broker, table):
     assert item.inner_text() == local, (item.inner_text(), local, at.isoformat())
     screenshot(page, "table-history-new-york")
     context.close()
+
+
+def test_after_the_fight_each_heros_injuries_are_on_their_card(browser, broker, tmp_path):
+    table_file = tmp_path / "night.toml"
+    table_file.write_text(night_table(), "utf-8")
+    with served_table(tmp_path / "fight", broker, table_file=table_file) as table:
+        for cmd in fight_commands():
+            table.command(cmd)
+        state = table.service.loop.state
+        assert state.combat.fight is None  # the fight is over
+        aria = state.combat.roster["aria"]
+        assert aria.injuries, "the example fight injures Aria"
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(broker.url("table.html", last=5))
+        card = page.locator("#heroes .hero[data-hero='aria'] .hero-injuries")
+        card.wait_for(timeout=MS)
+        text = card.inner_text()
+        assert text.startswith(f"Injuries {aria.injury_count}"), text
+        by_type: dict[str, int] = {}
+        for injury in aria.injuries:
+            by_type[injury.type] = by_type.get(injury.type, 0) + injury.hits
+        for kind, hits in by_type.items():
+            word = kind.replace("_", " ") + (f" ×{hits}" if hits > 1 else "")
+            assert word in text, (word, text)
+        # the hero sheet's own Wounds are still shown beside them
+        assert page.locator("#heroes .hero[data-hero='aria'] .track-wounds").count() == 1
+        screenshot(page, "table-after-the-fight")
+        context.close()

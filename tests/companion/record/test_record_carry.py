@@ -17,6 +17,7 @@ from typing import Any
 from companion.cli import main
 from companion.record.carry import PARTS, carry
 from companion.record.journal import open_journal
+from companion.record.narrate import recent
 from engine import apply, load_table
 from engine.immutable import replace
 from engine.state import TableState
@@ -152,7 +153,23 @@ def test_history_and_export_find_the_archived_session_by_its_id(
         "Performance 1 (Difficulty 5): Aria 5 vs 5: SUCCESS" in (tmp_path / "recap.md").read_text()
     )
     assert main(["history", "current", "--state-dir", str(night.state_dir)]) == 0
-    assert "start_session number=" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "start_session number=" in out
+    # a carried value reads as carried, not as tonight's event (issue 32 item 12)
+    carried_lines = [x for x in out.splitlines() if x.startswith(" ") and "carried from" in x]
+    assert carried_lines and all("carried from session 1: " in x for x in carried_lines), out
+    assert any("Wound" in x for x in carried_lines), carried_lines
+    # and so in the retained …/history the table display shows (companion.record.narrate.recent)
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        entries = recent(journal, journal.last_state(night.table), 50)
+    said = [(e["source"], e["command"], e["events"]) for e in entries]
+    assert all(
+        x.startswith("carried from session 1: ")
+        for source, command, events in said
+        if source == "carry" and not command.startswith("start_session")
+        for x in events
+    ), said
+    assert any(source == "carry" and events for source, _, events in said), said
 
 
 def test_carry_on_the_command_line_and_its_mistakes(night: Night, capsys) -> None:

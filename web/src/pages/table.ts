@@ -7,6 +7,7 @@
 import { boot, renderStatus } from "../app";
 import { byId, h, keyed, setText } from "../dom";
 import * as model from "../model";
+import type { TableRecord } from "../store";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 /** The history's clock in the browser's own time zone: the service sends UTC (issue 32). */
@@ -20,6 +21,38 @@ const clock = new Intl.DateTimeFormat(undefined, {
 function localTime(iso: string): string {
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? iso.slice(11, 19) : clock.format(at);
+}
+
+/**
+ * What a fight left on each hero, on the hero's card (issue 32 item 12): its injuries (C8, C9)
+ * and conditions (C10) from the roster the service publishes, which the hero sheet's Wounds
+ * (P15) do not count. Shown between fights too: the fight is over, the Bleeding is not.
+ */
+function renderInjuries(section: HTMLElement, t: TableRecord): void {
+  const roster = t.sections.state?.roster ?? [];
+  for (const card of Array.from(section.querySelectorAll<HTMLElement>(".hero[data-hero]"))) {
+    const id = card.dataset.hero ?? "";
+    const who = roster.find((c) => (c.hero ?? c.id) === id);
+    if (!who || (who.injury_list.length === 0 && who.conditions.length === 0)) continue;
+    // by type, its hits added up: "bleeding ×6, concussion"
+    const hits = new Map<string, number>();
+    for (const i of who.injury_list) hits.set(i.type, (hits.get(i.type) ?? 0) + i.hits);
+    const injuries = [...hits].map(
+      ([type, n]) => `${type.replace(/_/g, " ")}${n > 1 ? ` ×${n}` : ""}`,
+    );
+    const conditions = who.conditions.map((c) => c.name.replace(/_/g, " "));
+    card.append(
+      h(
+        "div",
+        { class: "hero-extra hero-injuries" },
+        who.injuries
+          ? `Injuries ${who.injuries}${injuries.length ? `: ${injuries.join(", ")}` : ""}`
+          : "",
+        who.injuries && conditions.length ? " · " : "",
+        conditions.length ? conditions.join(", ") : "",
+      ),
+    );
+  }
 }
 
 boot({
@@ -46,6 +79,7 @@ boot({
       "Between Performances",
     );
     renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
+    if (t) renderInjuries(byId("heroes"), t);
     renderTime(byId("time"), t ? model.time(t, "table") : null, true);
     renderCombat(byId("combat"), t ? model.combat(t) : null);
     const items = t ? model.history(t, ctx.params.last, "table") : [];

@@ -532,7 +532,8 @@ def axe(page: Page) -> list[dict[str, Any]]:
 
 def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):
     """axe-core (the npm package, injected) on overlay, table, tables and gm mid-Performance and
-    with an outcome: no violation of the WCAG 2.2 AA rules."""
+    with an outcome, and on the night's recap (the fifth page, written by `rhuna-table export`):
+    no violation of the WCAG 2.2 AA rules."""
     mid_performance(table)
     found: dict[str, Any] = {}
     pages = {
@@ -559,6 +560,17 @@ def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):
         settled(page)
         found[f"{name} outcome"] = axe(page)
         page.context.close()
+    # the fifth page: the night's recap, as `rhuna-table export` writes it, opened from disk
+    from companion.cli import main
+
+    out = table.config.state_dir.parent / "export"
+    assert main(["export", str(table.config.state_dir), "--to", str(out)]) == 0
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto((out / "recap.html").as_uri())
+    expect(page.locator("body")).to_contain_text("Performance")  # the night, not a blank page
+    found["recap.html"] = axe(page)
+    context.close()
     bad = {k: v for k, v in found.items() if v}
     Path(ARTEFACTS / "axe.json").write_text(json.dumps(found, indent=1))
     assert not bad, json.dumps(bad, indent=1)

@@ -54,3 +54,20 @@ def test_pi_budget_quick_samples_every_row_or_says_why_not():
         assert must in figures, must
     capped = [r for r in rows if r["figure"].startswith(("pi ¼", "pi ⅒"))]
     assert capped and all(r["verdict"].startswith("not measured: ") for r in capped)
+
+
+def test_web_benchmark_judges_only_what_it_measured():
+    """benchmarks/web.py (issue 31 item 7): each target is judged from this run's own figures —
+    the browser's share per draw (→ DOM less → event) and the first paint less a blank page's
+    over at least 20 opens — and says "not measured" without them, never "met"."""
+    from benchmarks import web
+
+    none = web.targets([], [], [300.0] * 5, [100.0] * 5)
+    assert all(t.endswith("not measured") or "not measured (" in t for t in none), none
+    assert not any(t.endswith(": met") for t in none), none
+    ok, slow = (
+        web.targets([60.0, 70.0], [30.0, 40.0], [380.0] * 20, [100.0] * 20),
+        web.targets([160.0], [40.0], [500.0] * 20, [100.0] * 20),
+    )
+    assert [t.rsplit(": ", 1)[1] for t in ok] == ["met", "met"], ok
+    assert [t.rsplit(": ", 1)[1] for t in slow] == ["MISSED", "MISSED"], slow

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -218,15 +219,56 @@ def narrate(step: Step) -> Line:
     )
 
 
+class _LiveUndo:
+    """What an Undo takes back, live (the MQTT ``…/history`` entries, one accepted command at
+    a time, as :class:`Narrator` says it over a replay): the state-changing commands told
+    since the service started, per table, at most the rules' Undo depth. A sequence number
+    that does not grow (another journal) starts it over; an Undo of a command from before
+    the start says only how many more can be undone, as before."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tables: dict[str, tuple[int, list[tuple[int, str]]]] = {}
+
+    def said(
+        self, outcome: Outcome, command: dict[str, Any], said: tuple[str, ...]
+    ) -> tuple[str, ...]:
+        seq, table = int(outcome.seq or 0), outcome.state.table_id
+        with self._lock:
+            last, stack = self._tables.get(table, (0, []))
+            if seq <= last:
+                stack = []
+            self._tables[table] = (seq, stack)
+            if command.get("cmd") == "undo":
+                if not stack:
+                    return said
+                undone, text = stack.pop()
+                return tuple(
+                    f"Undone #{undone} {text} ({e.data['remaining']} more can be undone)"
+                    if e.type == "undone"
+                    else x
+                    for e, x in zip(outcome.events, said, strict=True)
+                )
+            if records_history(command):
+                stack.append((seq, command_text(command)))
+                del stack[: max(0, len(stack) - outcome.state.rulebook.undo_depth)]
+        return said
+
+
+_LIVE_UNDO = _LiveUndo()
+
+
 def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:
-    """An accepted command as it is journaled, narrated (the MQTT ``…/history`` entries)."""
+    """An accepted command as it is journaled, narrated (the MQTT ``…/history`` entries); an
+    Undo says what it took back (``Undone #12 draw bren token=bren.ember.faith …``)."""
     command = dict(outcome.command or {})
+    said = tuple(describe(outcome.state, e) for e in outcome.events)
     return Line(
         int(outcome.seq or 0),
         at,
         source_name(outcome.source),
         command_text(command),
-        carried(outcome.source, command, tuple(describe(outcome.state, e) for e in outcome.events)),
+        carried(outcome.source, command, _LIVE_UNDO.said(outcome, command, said)),
         tuple(audience(e) for e in outcome.events),
     ).to_json()
 
@@ -246,4 +288,30 @@ def recent(journal: Journal, state: TableState, n: int) -> list[HistoryEntry]:
     """The last ``n`` journal rows narrated against ``state`` (the table now: names and
     tokens do not change during a session), without replaying the journal."""
     after = max(0, journal.last_seq() - n)
-    return [_entry_line(e, state).to_json() for e in journal.entries(after)]
+    # what each Undo among them took back: the state-changing rows before them, as far back
+    # as Undo reaches (the rules' depth, twice: an Undo of an Undo's target)
+    depth = state.rulebook.undo_depth
+    stack: list[tuple[int, str]] = []
+    out: list[HistoryEntry] = []
+    for e in journal.entries(max(0, after - 2 * depth)):
+        line = _entry_line(e, state)
+        if e.command.get("cmd") == "undo" and stack:
+            seq, text = stack.pop()
+            line = Line(
+                line.seq,
+                line.at,
+                line.source,
+                line.command,
+                tuple(
+                    f"Undone #{seq} {text} ({ev.data['remaining']} more can be undone)"
+                    if ev.type == "undone"
+                    else x
+                    for ev, x in zip(e.events, line.events, strict=True)
+                ),
+                line.audiences,
+            )
+        elif records_history(e.command):
+            stack.append((e.seq, line.command))
+        if e.seq > after:
+            out.append(line.to_json())
+    return out

@@ -56,6 +56,11 @@ def test_the_history_reads_in_the_browsers_time_zone(browser, broker, table):
     local = at.astimezone(ZoneInfo(ZONE)).strftime("%H:%M:%S")
     assert at.utcoffset() is not None and local != at.strftime("%H:%M:%S")
     assert item.inner_text() == local, (item.inner_text(), local, at.isoformat())
+    # a live history line for an Undo says what it took back (issue 32 item 8)
+    table.command({"cmd": "undo"})
+    first = page.locator("#history-list .history-item").first
+    first.filter(has_text="Undone #").wait_for(timeout=MS)
+    assert "Undone #1 begin_performance difficulty=5 (" in first.inner_text(), first.inner_text()
     screenshot(page, "table-history-new-york")
     context.close()
 

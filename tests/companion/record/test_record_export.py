@@ -552,6 +552,16 @@ def test_history_reads_as_prose_and_an_undo_says_what_it_took_back(night, capsys
     assert taken[3]["hero"] == "bren"
     said = f"Undone #{taken[0]} draw bren seed={taken[3]['seed']} (" in text
     assert said, text
+    # the retained …/history a page reads after a restart says it too (narrate.recent)
+    from companion.record.journal import open_journal
+    from companion.record.narrate import recent
+
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        entries = recent(journal, journal.last_state(night.table), journal.last_seq())
+    [undone] = [e for e in entries if e["command"] == "undo"]
+    assert undone["events"][0].startswith(
+        f"Undone #{taken[0]} draw bren seed={taken[3]['seed']} ("
+    ), undone
     assert main(["history", str(night.state_dir), "--json"]) == 0
     printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [e["source"] for e in printed] == [source for _, _, source, _, _ in rows(night)]

@@ -604,7 +604,8 @@ PAGE_WORDS = """() => [document.body.textContent,
 def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, table, browser):
     """Issue 31 item 2: the engine marks who may read each event (its `audience`); a session
     played through — two Performances with draws, a Redraw, outcomes and their P20 prompts, the
-    weather and a Time token's prompt, a correction and an undo — leaves none of the words
+    weather and a Time token's prompt, a correction and an undo, a private and a public note —
+    leaves none of the words
     marked `worldkeeper` on the overlay, the table display or the wall, and none marked `table`
     on the overlay or the wall. The table display does show the table's own."""
     from tests.harness.broker import Watcher
@@ -629,6 +630,9 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
         table.command({"cmd": "resolve"})
         table.command({"cmd": "adjust_hero", "hero": "bren", "fatigue": 1})
         table.command({"cmd": "undo"})
+        # the WorldKeeper's notes (I-T13): a private one, and one for everyone
+        table.command({"cmd": "note", "text": "the lich heard every word"})
+        table.command({"cmd": "note", "text": "the bridge holds", "audience": "public"})
         table.command({"cmd": "reset"})
         table.command({**BEGIN})
         table.command({**ARIA, "hero": "cass", "exert": True})
@@ -659,6 +663,8 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
         assert not leaks, leaks
         # the table display keeps the table's words: its history has the correction
         assert any(t in words["table.html"] for t in said["table"] - said["public"]), said
+        assert "Note: the lich heard every word" in said["worldkeeper"], said
+        assert "Note: the bridge holds" in words["table.html"]  # a public note is shown
         # the night's end, for the docs: the table display and the wall at 720p and 1080p
         for name in ("table.html", "tables.html"):
             for width, height in ((1280, 720), (1920, 1080)):

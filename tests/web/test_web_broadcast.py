@@ -605,9 +605,8 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
     """Issue 31 item 2: the engine marks who may read each event (its `audience`); a session
     played through — two Performances with draws, a Redraw, outcomes and their P20 prompts, the
     weather and a Time token's prompt, a correction and an undo, a private and a public note —
-    leaves none of the words
-    marked `worldkeeper` on the overlay, the table display or the wall, and none marked `table`
-    on the overlay or the wall. The table display does show the table's own."""
+    leaves none of the words marked `worldkeeper` on the overlay, the table display or the wall,
+    and none marked `table` on the overlay or the wall. The table display shows the table's own."""
     from tests.harness.broker import Watcher
 
     watcher = Watcher(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import WAIT
+from tests.harness import ROOT, WAIT, missing_real_part
 from tests.harness.broker import send
 from tests.harness.views import performance_mid
 from tests.harness.web import playwright_chromium, screenshot
@@ -72,6 +72,24 @@ def wait_on_air(page: Any, table: str, reason: str, timeout: float = 20) -> dict
     return on_air(page)
 
 
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe(page: Any) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.2 AA violations on ``page`` (as tests/web runs it on the other pages)."""
+    if not AXE.exists():
+        missing_real_part("axe-core (npm devDependency in web/: make web)")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """() => axe.run(document, {runOnly: {type: 'tag', values:
+             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})"""
+    )
+    return [
+        {"id": v["id"], "nodes": [n["html"][:120] for n in v["nodes"][:3]]}
+        for v in result["violations"]
+    ]
+
+
 SMALL_TEXT = """(min) => [...document.querySelectorAll('body *')].filter(e => {
     const r = e.getBoundingClientRect();
     const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
@@ -106,6 +124,7 @@ def test_the_director_features_the_longest_live_shot_holds_it_and_rotates_otherw
         page.set_viewport_size({"width": 1280, "height": 720})
         screenshot(page, "venue-director-live-720p")
         assert page.evaluate(SMALL_TEXT, MIN_PX_720) == []
+        assert axe(page) == []
 
         # it resolves on air: the outcome is shown and held, then the next longest shot
         send(

@@ -91,8 +91,8 @@ class FastPath:
         asked, transaction = self.intake.answered(outcome.source)
         if asked:
             reply = reply_ok(transaction, outcome.command, events)
+            link.stats.reply_direct += 1  # before: whoever has the reply finds it counted
             link.publish(link.topics.reply, encode(reply), retain=False)
-            link.stats.reply_direct += 1
 
     def ask_ahead(self, state: TableState) -> None:
         """Before-commit hint: ``state``'s ``…/state`` computed while the disk syncs, when the

@@ -291,24 +291,13 @@ class TableLoop:
             self.step(timeout=poll)
 
     def process(self, item: Any, source: str) -> Outcome:
+        """One input's turn: what it asks for, the engine's answer, the commit; the state
+        changes only once the journal holds the command."""
         self.processed += 1
-        if isinstance(item, inputs.Malformed):  # a source's refusal, answered in its turn
-            return Outcome(source, self.state, error=item.violation)
-        tag = item if isinstance(item, TagEvent) else None
-        if tag is not None:
-            meant = command_for_tag(self.state, self.registry, tag, self.roles)
-            if meant is None:
-                return Outcome(source, self.state, tag=tag)
-            if isinstance(meant, RuleViolation):
-                log.info("%s: %s", source, meant)
-                return Outcome(source, self.state, error=meant, tag=tag)
-            command: Any = meant
-        else:
-            command = item
-            problem = inputs.check(command)
-            if problem is not None:  # too deep, too long, unencodable: refused, never shown
-                log.info("%s: refused an input: %s", source, problem.violation)
-                return Outcome(source, self.state, error=problem.violation)
+        meant = self._command_of(item, source)
+        if isinstance(meant, Outcome):  # refused before the engine saw it (or no command)
+            return meant
+        command, tag = meant
         shown = command if isinstance(command, Mapping) else None
         t = trace.clocks() if trace.ON else None
         pondered = self.ponder.recall(self.state, command) if self.ponder is not None else None
@@ -324,25 +313,55 @@ class TableLoop:
             t = trace.phase("apply", t, f"{how} {_cmd(command)} events={len(events)}")
         outcome = Outcome(source, state, command, tuple(events), tag=tag)
         if self.journal is not None:
-            for _, hint in self._before_commit:
-                try:
-                    hint(state)
-                except Exception:  # a hint, nothing more: the commit goes on
-                    log.exception("before-commit hint %r failed", hint)
-            if t is not None:
-                t = trace.phase("hints", t)
-            try:
-                outcome = replace(outcome, seq=self.journal(outcome))
-                if t is not None:
-                    trace.phase("commit", t)
-            except Unsavable as e:  # the command itself, not the disk
-                log.info("%s: refused %s: %s", source, as_json(command), e)
-                error = RuleViolation(str(e), fix=inputs.FIX, code="malformed")
-                return Outcome(source, self.state, error=error, tag=tag)
-            except Exception as e:  # not committed: not acknowledged, so not kept
-                log.error("%s: %s not saved, so not applied: %s", source, as_json(command), e)
-                return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
+            outcome = self._commit(outcome, self.journal, t)
+            if outcome.error is not None:
+                return outcome
         self.state = state
+        return outcome
+
+    def _command_of(self, item: Any, source: str) -> tuple[Any, TagEvent | None] | Outcome:
+        """The command an input means (and the tag it came from), or the Outcome that answers
+        it without the engine: a source's refusal, a tag nobody enrolled or that means
+        nothing now, an input too deep or too long to look at."""
+        if isinstance(item, inputs.Malformed):  # a source's refusal, answered in its turn
+            return Outcome(source, self.state, error=item.violation)
+        if isinstance(item, TagEvent):
+            meant = command_for_tag(self.state, self.registry, item, self.roles)
+            if meant is None:
+                return Outcome(source, self.state, tag=item)
+            if isinstance(meant, RuleViolation):
+                log.info("%s: %s", source, meant)
+                return Outcome(source, self.state, error=meant, tag=item)
+            return meant, item
+        problem = inputs.check(item)
+        if problem is not None:  # too deep, too long, unencodable: refused, never shown
+            log.info("%s: refused an input: %s", source, problem.violation)
+            return Outcome(source, self.state, error=problem.violation)
+        return item, None
+
+    def _commit(self, outcome: Outcome, journal: Journal, t: tuple[float, float] | None) -> Outcome:
+        """Tell the before-commit hints, then commit: the outcome with its seq, or the error
+        that answers it instead (the command is then not kept: not saved, not done)."""
+        for _, hint in self._before_commit:
+            try:
+                hint(outcome.state)
+            except Exception:  # a hint, nothing more: the commit goes on
+                log.exception("before-commit hint %r failed", hint)
+        if t is not None:
+            t = trace.phase("hints", t)
+        source, command, tag = outcome.source, outcome.command, outcome.tag
+        try:
+            outcome = replace(outcome, seq=journal(outcome))
+            if t is not None:
+                trace.phase("commit", t)
+        except Unsavable as e:  # the command itself, not the disk
+            log.info("%s: refused %s: %s", source, as_json(command), e)
+            error = RuleViolation(str(e), fix=inputs.FIX, code="malformed")
+            return Outcome(source, self.state, error=error, tag=tag)
+        except Exception as e:  # not committed: not acknowledged, so not kept
+            log.error("%s: %s not saved, so not applied: %s", source, as_json(command), e)
+            shown = command if isinstance(command, Mapping) else None
+            return Outcome(source, self.state, shown, error=not_saved(e), tag=tag)
         return outcome
 
 

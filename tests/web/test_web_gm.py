@@ -628,6 +628,13 @@ def test_a_note_from_the_remote_and_the_cli_is_journaled_and_kept_off_the_public
     rig, tmp_path, browser
 ):
     page, _, broker = rig
+    watchers = browser.new_context(viewport={"width": 1280, "height": 800})
+    watching = []
+    for public in ("overlay.html", "tables.html"):
+        other = watchers.new_page()
+        other.goto(broker.url().replace("/gm.html", f"/{public}"))
+        other.wait_for_selector("#status[data-state='live']", timeout=2 * WAIT * 1000)
+        watching.append(other)
     tab(page, "time")
     card = page.locator("#time-panel .card[data-note]")
     card.locator("textarea[name='text']").fill("the lich heard every word")
@@ -695,4 +702,12 @@ def test_a_note_from_the_remote_and_the_cli_is_journaled_and_kept_off_the_public
     history.locator(".history-item", has_text="a storm rolls in").wait_for(timeout=2 * WAIT * 1000)
     assert "the lich heard" not in history.inner_text()
     screenshot(shown, "table-notes")
+    # nor do the public pages (the overlay on stream, the wall), open while the notes came
+    for public in watching:
+        assert public.evaluate(
+            "() => window.rhuna.store.snapshot.tables.get('example')?.events"
+            ".some(e => e.type === 'note')"
+        ), "the public page heard the notes"
+        assert "the lich heard" not in public.locator("body").text_content(), public.url
+    watchers.close()
     context.close()

@@ -6,7 +6,7 @@
 :mod:`~companion.table.replay`, :mod:`~companion.table.snapshots`; its format
 :mod:`~companion.table.journal`), :mod:`~companion.table.inputs`
 (the inputs' envelope), :mod:`~companion.table.command_source` (commands from a
-stream), :mod:`~companion.table.ponder` (the likely next draws, applied ahead),
+stream, read by :mod:`~companion.table.fd_lines`), :mod:`~companion.table.ponder` (the likely next draws, applied ahead),
 :mod:`~companion.table.views` and :mod:`~companion.table.answers` (the view and the
 answers too big for a turn), :mod:`~companion.table.panel_output` (the panel as a
 subscriber) and :mod:`~companion.table.sdnotify` (systemd's notify socket).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import math
 import re
 import time
 from collections.abc import Iterator
@@ -131,7 +132,6 @@ def photo_frame(size: tuple[int, int]) -> Image.Image:
     """A real-looking stream frame: a lamp-lit wooden table seen from above — warm wood grain
     with noise, cards and dice scattered, a bright lamp spot and a vignette, slightly blurred
     as a camera would see it (seeded: the same picture every run)."""
-    import math
     import random
 
     from PIL import ImageFilter
@@ -216,12 +216,15 @@ def worst_contrasts(page: Page, texts: list[dict[str, Any]]) -> dict[str, float]
         under = Image.alpha_composite(frame, shot).convert("RGB")
         ratios = []
         for t in texts:
-            x0, y0, x1, y1 = (int(v) for v in t["box"])
+            # the pixels wholly inside the text's box (a box edge at 30.6 px is an antialiased
+            # row of the panel's edge, not what the text is read against)
+            x0, y0 = (math.ceil(v) for v in t["box"][:2])
+            x1, y1 = (math.floor(v) for v in t["box"][2:])
             x0, y0 = max(0, x0), max(0, y0)
-            x1, y1 = min(shot.size[0] - 1, x1), min(shot.size[1] - 1, y1)
+            x1, y1 = min(shot.size[0], x1), min(shot.size[1], y1)
             if x1 <= x0 or y1 <= y0:
                 continue
-            box = under.crop((x0, y0, x1 + 1, y1 + 1))
+            box = under.crop((x0, y0, x1, y1))
             counts = box.getcolors(box.size[0] * box.size[1]) or []
             # what lies under the text: the colours that cover its box (a panel's edge or the
             # bar under the total is not what the text is read against)
@@ -846,4 +849,26 @@ def test_the_walls_performance_line_is_whole_from_13_to_32_tables(broker, table,
         )
         assert not cut, (count, cut)
         assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), count
+    page.context.close()
+
+
+def test_the_age_counts_changes_seen_not_messages_received(broker, table, browser):
+    """Issue 31 item 3, the page's half until the service stamps its state: a page opened late
+    says it has seen no change (the retained copies say nothing of when the table changed, so
+    no 'updated 1 s ago'); a live draw starts the age; the service's "offline" does not reset
+    it (was: 'offline · updated 0 s ago')."""
+    mid_performance(table)
+    page = open_page(browser, broker.url("overlay.html"), 1280, 720)
+    age = page.locator("#status-age")
+    expect(page.locator("#performance .token")).to_have_count(2, timeout=MS)
+    page.wait_for_timeout(1500)
+    expect(age).to_have_text("no change seen yet")
+    table.lay("aria.weight.2")
+    expect(age).to_have_text(re.compile(r"changed [0-2] s ago"), timeout=MS)
+    expect(age).to_have_text(re.compile(r"changed [3-9] s ago"), timeout=MS)
+    table.close()  # the service stops cleanly: its "offline" on …/status
+    expect(page.locator("#status-label")).to_have_text(
+        "offline: the table service is not running", timeout=MS
+    )
+    expect(age).to_have_text(re.compile(r"changed ([3-9]|\d\d) s ago"))
     page.context.close()

@@ -252,9 +252,9 @@ export class Connection {
     }
     const sections: readonly string[] = this.opts.sections ?? SECTION_NAMES;
     if (sections.includes(what) && parts.length === 3) {
-      this.store.setSection(table, what as SectionName, data);
+      this.store.setSection(table, what as SectionName, data, retained);
     } else if (what === "heroes" && parts[3] !== undefined) {
-      this.store.setHero(table, parts[3], data as Hero | null);
+      this.store.setHero(table, parts[3], data as Hero | null, retained);
     } else if (what === "events" && isEvent(data)) {
       if (this.store.addEvent(table, data)) this.repaint();
     } else if (what === "error" && data !== null) {

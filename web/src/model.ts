@@ -536,10 +536,12 @@ export function gapText(t: TableRecord, now: number): string | null {
 }
 
 export function ageText(age: number | null): string {
-  if (age === null) return "no update yet";
-  if (age < 60) return `updated ${age} s ago`;
-  if (age < 3600) return `updated ${Math.floor(age / 60)} min ago`;
-  return `updated ${Math.floor(age / 3600)} h ago`;
+  // the age of the last change this page saw happen (a retained copy, a status or an error
+  // does not count): a page opened late does not know when the table last changed
+  if (age === null) return "no change seen yet";
+  if (age < 60) return `changed ${age} s ago`;
+  if (age < 3600) return `changed ${Math.floor(age / 60)} min ago`;
+  return `changed ${Math.floor(age / 3600)} h ago`;
 }
 
 /** One table on the convention wall. */

@@ -86,7 +86,9 @@ export interface TableRecord {
   /** the best-play odds seen per Performance and group (`oddsKey`) */
   readonly odds: Readonly<Record<string, OddsSeen>>;
   readonly gaps: readonly Gap[];
-  /** when the last message for this table arrived (ms since the epoch), null: none yet */
+  /** when this page saw the table change live (ms since the epoch): a section, a hero or an
+   *  event as it happened, never a retained copy replayed at subscribe (that says nothing of
+   *  when it changed), a status or an error; null: no change seen yet */
   readonly lastUpdate: number | null;
   /** true from a lost broker link until this table's retained state arrives again */
   readonly stale: boolean;
@@ -205,12 +207,16 @@ export class Store {
   setStatus(table: string, status: Status, retained = false): void {
     // a live status (the service republishing after its own reconnect, when the broker had
     // lost the retained state) also ends the staleness: the service's fresh state follows it
-    this.update(table, (t) => {
-      if (!retained) return { ...t, status, stale: false };
-      const at = this.now();
-      const gaps = t.gaps.map((g) => (g.repainted === null ? { ...g, repainted: at } : g));
-      return { ...t, status, stale: false, gaps };
-    });
+    this.update(
+      table,
+      (t) => {
+        if (!retained) return { ...t, status, stale: false };
+        const at = this.now();
+        const gaps = t.gaps.map((g) => (g.repainted === null ? { ...g, repainted: at } : g));
+        return { ...t, status, stale: false, gaps };
+      },
+      false,
+    ); // a status is no change of the table: "offline" must not reset its age
   }
 
   /**
@@ -219,25 +225,29 @@ export class Store {
    * beside another's odds (the sections' own topics arrive one message at a time, and a
    * pending answer's placeholder must replace the previous state's figures at once).
    */
-  setSection(table: string, name: SectionName, value: unknown): void {
-    this.update(table, (t) => {
-      if (name !== "state") {
-        const next = { ...t, sections: { ...t.sections, [name]: value } };
+  setSection(table: string, name: SectionName, value: unknown, retained = false): void {
+    this.update(
+      table,
+      (t) => {
+        if (name !== "state") {
+          const next = { ...t, sections: { ...t.sections, [name]: value } };
+          return { ...next, odds: recordOdds(next) };
+        }
+        const whole = (value ?? null) as TableView | null;
+        const sections: Sections = {
+          ...t.sections,
+          state: whole,
+          performance: whole?.performance ?? null,
+          odds: whole?.odds ?? null,
+          time: whole?.time ?? null,
+          combat: whole?.combat ?? null,
+          costs: whole?.costs ?? null,
+        };
+        const next = { ...t, sections };
         return { ...next, odds: recordOdds(next) };
-      }
-      const whole = (value ?? null) as TableView | null;
-      const sections: Sections = {
-        ...t.sections,
-        state: whole,
-        performance: whole?.performance ?? null,
-        odds: whole?.odds ?? null,
-        time: whole?.time ?? null,
-        combat: whole?.combat ?? null,
-        costs: whole?.costs ?? null,
-      };
-      const next = { ...t, sections };
-      return { ...next, odds: recordOdds(next) };
-    });
+      },
+      !retained,
+    );
   }
 
   /** The table's uplink flag at a venue (`rhuna/uplink/<table>`): its bridge connected or not.
@@ -251,17 +261,21 @@ export class Store {
     this.commit({ tables });
   }
 
-  setHero(table: string, id: string, hero: Hero | null): void {
-    this.update(table, (t) => {
-      const heroes = { ...t.heroes };
-      if (hero === null) delete heroes[id];
-      else heroes[id] = hero;
-      return { ...t, heroes };
-    });
+  setHero(table: string, id: string, hero: Hero | null, retained = false): void {
+    this.update(
+      table,
+      (t) => {
+        const heroes = { ...t.heroes };
+        if (hero === null) delete heroes[id];
+        else heroes[id] = hero;
+        return { ...t, heroes };
+      },
+      !retained,
+    );
   }
 
   setError(table: string, error: ErrorMessage): void {
-    this.update(table, (t) => ({ ...t, lastError: error, lastErrorAt: this.now() }));
+    this.update(table, (t) => ({ ...t, lastError: error, lastErrorAt: this.now() }), false);
   }
 
   /**
@@ -304,9 +318,10 @@ export class Store {
     return opened;
   }
 
-  private update(table: string, fn: (t: TableRecord) => TableRecord): void {
+  /** `changed`: the table changed live now (its age starts again). */
+  private update(table: string, fn: (t: TableRecord) => TableRecord, changed = true): void {
     const old = this.snap.tables.get(table) ?? emptyTable(table);
-    const next = { ...fn(old), lastUpdate: this.now() };
+    const next = { ...fn(old), lastUpdate: changed ? this.now() : old.lastUpdate };
     const tables = new Map(this.snap.tables);
     tables.set(table, next);
     this.commit({ tables });

@@ -856,7 +856,8 @@ def test_the_age_counts_changes_seen_not_messages_received(broker, table, browse
     """Issue 31 item 3, the page's half until the service stamps its state: a page opened late
     says it has seen no change (the retained copies say nothing of when the table changed, so
     no 'updated 1 s ago'); a live draw starts the age; the service's "offline" does not reset
-    it (was: 'offline · updated 0 s ago')."""
+    it (was: 'offline · updated 0 s ago'): the line reads "offline since HH:MM · last change
+    HH:MM", in the browser's time zone."""
     mid_performance(table)
     page = open_page(browser, broker.url("overlay.html"), 1280, 720)
     age = page.locator("#status-age")
@@ -866,9 +867,20 @@ def test_the_age_counts_changes_seen_not_messages_received(broker, table, browse
     table.lay("aria.weight.2")
     expect(age).to_have_text(re.compile(r"changed [0-2] s ago"), timeout=MS)
     expect(age).to_have_text(re.compile(r"changed [3-9] s ago"), timeout=MS)
+    seen = "window.rhuna.store.snapshot.tables.get('example').lastUpdate"
+    changed = page.evaluate(seen)
     table.close()  # the service stops cleanly: its "offline" on …/status
     expect(page.locator("#status-label")).to_have_text(
         "offline: the table service is not running", timeout=MS
     )
-    expect(age).to_have_text(re.compile(r"changed ([3-9]|\d\d) s ago"))
+    # after the disconnect: since when, and the last change, in the browser's own time zone
+    expect(age).to_have_text(
+        re.compile(r"^offline since \d\d:\d\d · last change \d\d:\d\d$"), timeout=MS
+    )
+    local = page.evaluate(
+        "new Intl.DateTimeFormat(undefined, {hour: '2-digit', minute: '2-digit',"
+        " hourCycle: 'h23'}).format(window.rhuna.store.snapshot.tables.get('example').lastUpdate)"
+    )
+    assert (age.text_content() or "").endswith(f"last change {local}")
+    assert page.evaluate(seen) == changed  # the "offline" did not count as a change
     page.context.close()

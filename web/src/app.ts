@@ -191,6 +191,38 @@ export class SteadyStatus {
 
 const steady = new SteadyStatus();
 
+/** HH:MM in the browser's own time zone. */
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
+
+/**
+ * After a disconnect: "offline since HH:MM · last change HH:MM" — when this page saw the table
+ * go from live to offline (its link, or the service's status), and the last change it saw
+ * happen. A page that opened offline does not know since when, and says only what it knows.
+ */
+export class OfflineClock {
+  private since: number | null = null;
+  private wasLive = false;
+
+  text(live: Liveness, lastChange: number | null, now: number): string | null {
+    if (live.state === "live") {
+      this.since = null;
+      this.wasLive = true;
+      return null;
+    }
+    if (live.state !== "offline") return null;
+    if (this.since === null && this.wasLive) this.since = now;
+    const since = this.since === null ? "offline" : `offline since ${clock.format(this.since)}`;
+    const last = lastChange === null ? "no change seen" : `last change ${clock.format(lastChange)}`;
+    return `${since} · ${last}`;
+  }
+}
+
+const offline = new OfflineClock();
+
 /** The status line every page has: live/offline, age of the last update, missed events. */
 export function renderStatus(snap: Snapshot, table: string, now: number): void {
   const t = snap.tables.get(table);
@@ -199,7 +231,8 @@ export function renderStatus(snap: Snapshot, table: string, now: number): void {
   el.dataset.state = live.state;
   // the label and the gap are live regions: rewritten every second, they would be re-announced
   setText(byId("status-label"), live.label, false);
-  byId("status-age").textContent = ageText(live.age);
+  byId("status-age").textContent =
+    offline.text(live, t?.lastUpdate ?? null, now) ?? ageText(live.age);
   const gap = byId("status-gap");
   setText(gap, live.gap ? `⚠ ${live.gap}` : "", false);
   gap.hidden = live.gap === null;

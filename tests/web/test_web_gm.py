@@ -640,6 +640,8 @@ def test_a_note_from_the_remote_and_the_cli_is_journaled_and_kept_off_the_public
     card.locator("textarea[name='text']").fill("the lich heard every word")
     card.locator("button[data-send='note']").click()
     assert "Note: the lich heard every word" in replied(page, "note").inner_text()
+    card.scroll_into_view_if_needed()
+    screenshot(page, "gm-note")
     # from the CLI, for everyone, with the gm login (rhuna-table accounts)
     user, password = broker.login("gm")
     cli = subprocess.run(

@@ -26,9 +26,9 @@ export function noteCard(ctx: Ctx): HTMLElement {
     h(
       "select",
       { name: "audience", "aria-label": "Who may read it" },
-      h("option", { value: "worldkeeper" }, "Only me (WorldKeeper)"),
-      h("option", { value: "table" }, "The table display too"),
-      h("option", { value: "public" }, "Public: the stream and the wall too"),
+      h("option", { value: "worldkeeper" }, "Only me"),
+      h("option", { value: "table" }, "The table too"),
+      h("option", { value: "public" }, "Public (stream, wall)"),
     ) as HTMLSelectElement,
     `${key}/audience`,
   );

@@ -187,7 +187,7 @@ LUCK_HEAD = [
     "expected (as drawn)",
     "successes",
     "luck",
-    "luck percentile",
+    "luck percentile (of nights at these odds)",
 ]
 
 
@@ -217,8 +217,7 @@ def percentile_words(p: Fraction | None) -> str:
     """ "luckier than 87.5% of the nights these odds allow" in short: "87.5th"."""
     if p is None:
         return "—"
-    value = float(p) * 100
-    return f"{value:.1f}th (luckier than {value:.1f}% of nights at these odds)"
+    return f"{float(p) * 100:.1f}th"
 
 
 # --- charts ---------------------------------------------------------------------------
@@ -463,6 +462,7 @@ figure{margin:1.5rem 0} figure img{max-width:100%;height:auto;border:1px solid #
 figcaption{font-weight:600;margin-bottom:.4rem}
 table{border-collapse:collapse;font-size:.9rem} td,th{border:1px solid #ccc;padding:.2rem .5rem}
 th{background:#f3f3f3} pre{font-size:.8rem;white-space:pre-wrap}
+.wide{overflow-x:auto;max-width:100%}
 .frames img{width:250px;margin:.2rem;border:1px solid #ccc;image-rendering:pixelated}
 """
 
@@ -529,10 +529,11 @@ def html(night: Night, *, frames: str | Path | None = None) -> str:
     if rows:
         body += [
             "<h2>Luck against the odds</h2>",
-            _table(LUCK_HEAD, rows),
+            f"<div class=wide>{_table(LUCK_HEAD, rows)}</div>",
             "<p>Expected: the sum of the exact best-play odds before each check's first draw."
             " The percentile places the night's successes among every night those very odds"
-            " allow (exact, the Poisson-binomial distribution; 50th: just as the odds said).</p>",
+            " allow (exact, the Poisson-binomial distribution): the 64th is luckier than 64% of"
+            " them, the 50th just as the odds said.</p>",
         ]
     for chart_id in charts(night):
         chart_title = CHARTS[chart_id]

@@ -8,6 +8,7 @@ import base64
 import re
 import shutil
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from companion.cli import main
 from companion.config import load_config
 from companion.record.recap import CHARTS
+from engine.luck import percentile
 from tests.harness.record import Night, fight_commands, setup_table, start
 from tests.harness.web import ARTEFACTS, PHONE, playwright_chromium
 
@@ -114,6 +116,10 @@ def test_the_recap_speaks_the_tables_words(recap: Path) -> None:
     assert re.search(r"with a \d+\.\d% chance \(\d+/\d+\) before the first draw", text)
     # luck as an exact percentile (engine.luck), names not ids in the fight
     assert "luck percentile" in text and "of nights at these odds" in text
+    # Aria's one check, at the engine's 357/506, succeeded: P(0) + ½·P(1), exactly
+    aria = percentile([Fraction(357, 506)], 1)
+    assert aria == Fraction(149, 506) + Fraction(357, 1012)
+    assert f"{float(aria) * 100:.1f}th" in text
     assert "Fight 1: Aria, Bren, Raider, Raider captain;" in text
     assert "injuries: Aria 6, Raider 7, Raider captain 3; fallen: Raider" in text
     assert "UNRESOLVED" not in text and "unresolved" not in text
@@ -137,9 +143,19 @@ def _look(browser: Any, page_file: Path, name: str) -> Any:
     return body, shown
 
 
+def _fits_a_phone(browser: Any, page_file: Path) -> bool:
+    """Nothing wider than a phone's screen: no sideways scrolling of the whole page."""
+    page = browser.new_page(viewport=PHONE)
+    page.goto(page_file.as_uri())
+    fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.close()
+    return bool(fits)
+
+
 def test_the_example_nights_recap_as_the_group_sees_it(browser: Any, recap: Path) -> None:
     body, shown = _look(browser, recap, "recap-night")
     assert shown == [f"chart-{c}" for c in CHARTS]
+    assert _fits_a_phone(browser, recap)
     assert "Highlights" in body and "luck percentile" in body
 
 

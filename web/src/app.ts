@@ -5,7 +5,7 @@
 
 import { Connection, type ConnectionOptions } from "./connection";
 import { byId, h, setText } from "./dom";
-import { ageText, announcement, type Liveness, liveness, type Reader } from "./model";
+import { ageText, announcement, type Liveness, lastChange, liveness, type Reader } from "./model";
 import { type PageParams, readParams, type Theme, takeLogin } from "./params";
 import { type Snapshot, Store, type TableRecord } from "./store";
 
@@ -231,8 +231,7 @@ export function renderStatus(snap: Snapshot, table: string, now: number): void {
   el.dataset.state = live.state;
   // the label and the gap are live regions: rewritten every second, they would be re-announced
   setText(byId("status-label"), live.label, false);
-  byId("status-age").textContent =
-    offline.text(live, t?.lastUpdate ?? null, now) ?? ageText(live.age);
+  byId("status-age").textContent = offline.text(live, lastChange(t), now) ?? ageText(live.age);
   const gap = byId("status-gap");
   setText(gap, live.gap ? `⚠ ${live.gap}` : "", false);
   gap.hidden = live.gap === null;

@@ -79,6 +79,8 @@ export class Connection {
     if (this.opts.events ?? true) out.push(`${root}/events`);
     if (this.opts.errors ?? true) out.push(`${root}/error`);
     if (this.opts.replies) out.push(`${root}/reply`);
+    // the service's clock (`now`, republished every few seconds): the age of its stamps
+    out.push(`${root}/info`);
     return [...out, ...this.retainedFilters()];
   }
 
@@ -253,6 +255,8 @@ export class Connection {
     const sections: readonly string[] = this.opts.sections ?? SECTION_NAMES;
     if (sections.includes(what) && parts.length === 3) {
       this.store.setSection(table, what as SectionName, data, retained);
+    } else if (what === "info" && parts.length === 3 && data !== null) {
+      this.store.setInfo(table, (data as { now?: unknown }).now, retained);
     } else if (what === "heroes" && parts[3] !== undefined) {
       this.store.setHero(table, parts[3], data as Hero | null, retained);
     } else if (what === "events" && isEvent(data)) {

@@ -485,13 +485,26 @@ export function linkLabel(snap: Snapshot): string {
 }
 
 /** `id`: the table the page waits for (to name it when the broker has none by that id). */
+/**
+ * When the table last changed, on this page's clock (ms since the epoch): the service's own
+ * stamp (`changed_at`) corrected by the clock offset the page learnt from a live `…/info`
+ * (none learnt yet: the clocks taken as one); without a stamp, the last change this page saw
+ * happen; null: neither.
+ */
+export function lastChange(t: TableRecord | undefined): number | null {
+  if (!t) return null;
+  if (t.changedAt !== null) return t.changedAt - (t.clockOffset ?? 0);
+  return t.lastUpdate;
+}
+
 export function liveness(
   snap: Snapshot,
   t: TableRecord | undefined,
   now: number,
   id: string | null = null,
 ): Liveness {
-  const age = t?.lastUpdate ? Math.max(0, Math.floor((now - t.lastUpdate) / 1000)) : null;
+  const changed = lastChange(t);
+  const age = changed !== null ? Math.max(0, Math.floor((now - changed) / 1000)) : null;
   const gap = t ? gapText(t, now) : null;
   if (snap.link !== "online") {
     const label = linkLabel(snap);

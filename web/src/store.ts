@@ -90,6 +90,11 @@ export interface TableRecord {
    *  event as it happened, never a retained copy replayed at subscribe (that says nothing of
    *  when it changed), a status or an error; null: no change seen yet */
   readonly lastUpdate: number | null;
+  /** when the table last changed by the service's own stamp (`…/state`'s `changed_at`, ms
+   *  since the epoch on the service's clock), null: not stamped (a service before it) */
+  readonly changedAt: number | null;
+  /** the service's clock less this page's (ms), from a live `…/info`'s `now`; null: unknown */
+  readonly clockOffset: number | null;
   /** true from a lost broker link until this table's retained state arrives again */
   readonly stale: boolean;
   /** at a venue broker: the table's bridge (`rhuna/uplink/<table>`, retained "1"/"0", the
@@ -139,6 +144,8 @@ export function emptyTable(id: string): TableRecord {
     odds: {},
     gaps: [],
     lastUpdate: null,
+    changedAt: null,
+    clockOffset: null,
     stale: false,
     uplink: null,
   };
@@ -243,7 +250,13 @@ export class Store {
           combat: whole?.combat ?? null,
           costs: whole?.costs ?? null,
         };
-        const next = { ...t, sections };
+        const stamp = (whole as { changed_at?: unknown } | null)?.changed_at;
+        const changedAt = typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
+        const next = {
+          ...t,
+          sections,
+          changedAt: Number.isFinite(changedAt) ? changedAt : t.changedAt,
+        };
         return { ...next, odds: recordOdds(next) };
       },
       !retained,
@@ -259,6 +272,15 @@ export class Store {
     const tables = new Map(this.snap.tables);
     tables.set(table, { ...old, uplink });
     this.commit({ tables });
+  }
+
+  /** A live `…/info` (republished every few seconds with the service's `now`): how far the
+   *  service's clock is from this page's. A retained copy's `now` is old: not a reading. */
+  setInfo(table: string, now: unknown, retained: boolean): void {
+    if (retained || typeof now !== "string") return;
+    const at = Date.parse(now);
+    if (!Number.isFinite(at)) return;
+    this.update(table, (t) => ({ ...t, clockOffset: at - this.now() }), false);
   }
 
   setHero(table: string, id: string, hero: Hero | null, retained = false): void {

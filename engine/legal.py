@@ -8,7 +8,8 @@ never re-states a rule: a new refusal in a handler shows on the page with no pag
 
 A template stands for the command "as the state allows it": a Declare is legal when some
 Shade and capability of the hero's Training could be declared (the chosen one is still the
-service's answer when sent). An entry is ``None`` when the command would be taken, else the
+service's answer when sent); the next Shade or capability is tried only while the refusal
+names one of those fields (a refusal of the state, "no Performance is running", holds for all). An entry is ``None`` when the command would be taken, else the
 refusal (its rule id, message and fix) the page shows as the disabled button's hint.
 
 Bounded: one ``check`` is one ``apply`` (a few microseconds, no enumeration: none of the
@@ -51,6 +52,13 @@ def _limit(state: TableState) -> int:
     return int(state.rules["answers"]["legal"])
 
 
+#: the fields the tries of one template vary (a refusal naming another is not tried again)
+_VARIES = {
+    "declare": frozenset({"shade", "capability", "action"}),
+    "act": frozenset({"action"}),
+}
+
+
 def _hero_templates(state: TableState, hero: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """name → the commands tried in turn (legal if any is taken; else the first's refusal)."""
     h = state.heroes[hero]
@@ -87,8 +95,12 @@ class _Budget:
         self.left = checks
         self.complete = True
 
-    def answer(self, state: TableState, tries: list[dict[str, Any]]) -> tuple[bool, Refusal | None]:
-        """(answered, the refusal or None); not answered once the budget is spent."""
+    def answer(
+        self, state: TableState, tries: list[dict[str, Any]], varies: frozenset[str] = frozenset()
+    ) -> tuple[bool, Refusal | None]:
+        """(answered, the refusal or None); not answered once the budget is spent. The next
+        try is asked only while the refusal names a field the tries vary (``varies``): a
+        refusal of the state or the hero (no Performance, already declared) holds for all."""
         first: Refusal | None = None
         for cmd in tries:
             if self.left <= 0:
@@ -100,6 +112,8 @@ class _Budget:
                 return True, None
             if first is None:
                 first = refused.to_json()
+            if refused.field not in varies:
+                break
         return True, first
 
 
@@ -120,7 +134,7 @@ def legal_commands(state: TableState) -> LegalView:
     for hero in state.heroes:
         entry: dict[str, Refusal | None] = {}
         for name, tries in _hero_templates(state, hero):
-            done, refusal = budget.answer(state, tries)
+            done, refusal = budget.answer(state, tries, _VARIES.get(name, frozenset()))
             if done:
                 entry[name] = refusal
         heroes[hero] = entry
@@ -128,7 +142,7 @@ def legal_commands(state: TableState) -> LegalView:
     for cid in _roster(state):
         entry = {}
         for name, tries in _combatant_templates(cid):
-            done, refusal = budget.answer(state, tries)
+            done, refusal = budget.answer(state, tries, _VARIES.get(name, frozenset()))
             if done:
                 entry[name] = refusal
         combatants[cid] = entry

@@ -98,7 +98,7 @@ def _install(out: str) -> None:
     if os.environ.get("HOPS_NO_AHEAD"):
         bridge_mod.MqttBridge.state_ahead = False
     if os.environ.get("HOPS_NO_DIRECT_STATE"):
-        fast_mod.FastPath._state_now = lambda self, state, version: None  # type: ignore[method-assign]
+        fast_mod.FastPath._state_now = lambda self, state, version, at: None  # type: ignore[method-assign]
     if os.environ.get("HOPS_NO_DIRECT_REPLY"):  # a command's reply left to the publisher
         fast_mod.FastPath._reply_now = lambda self, outcome, events: None  # type: ignore[method-assign]
 

@@ -26,7 +26,9 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -104,7 +106,12 @@ class MqttBridge:
         tell = self._tell
         self.identity = Identity(self.link, tell)
         self.intake = Intake(self.link, self.identity, tell)
-        self.publisher = Publisher(self.link, self.identity, self.intake, history, recap)
+        history = list(history)
+        # the table's last change: the journal's last command, when the service resumes one
+        changed_at = _iso(history[-1]["at"]) if history else None
+        self.publisher = Publisher(
+            self.link, self.identity, self.intake, history, recap, changed_at
+        )
         self.fast = FastPath(self.link, self.identity, self.intake, tell)
 
     def _tell(self, item: Item) -> None:
@@ -281,6 +288,7 @@ class MqttBridge:
         # its acknowledgement arrives after paho re-sent whatever was in flight: see Ready
         self._online_mid = link.put(client, t.status, ONLINE)
         link.put(client, t.info, encode(self.identity.info()))
+        self.identity.info_said = time.monotonic()
         link.put(client, t.vocabulary, _vocabulary())
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
 
@@ -336,6 +344,11 @@ class MqttBridge:
 
 
 _VOCABULARY: bytes | None = None
+
+
+def _iso(at: float) -> str:
+    """A journal entry's time (seconds since the epoch) as the ``at`` of events."""
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds")
 
 
 def _vocabulary() -> bytes:

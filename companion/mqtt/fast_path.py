@@ -25,7 +25,7 @@ from companion.mqtt.identity import Identity
 from companion.mqtt.intake import Intake
 from companion.mqtt.items import Item, Told
 from companion.mqtt.link import Link, now
-from companion.mqtt.messages import StateEncoder, encode, event_message, reply_ok
+from companion.mqtt.messages import StateEncoder, encode, event_message, reply_ok, stamped
 from companion.table.loop import Outcome, TableLoop
 from companion.table.views import VIEWS, turn_view
 from engine.contracts.view import TableView
@@ -75,7 +75,7 @@ class FastPath:
         if sent is not None and outcome.error is None:
             self._reply_now(outcome, sent)
         if outcome.command is not None and outcome.error is None:
-            self._state_now(outcome.state, self._told)
+            self._state_now(outcome.state, self._told, at)
         self._tell(Told(outcome, at, sent, self._told))
 
     def _reply_now(self, outcome: Outcome, events: list[dict[str, Any]]) -> None:
@@ -129,9 +129,10 @@ class FastPath:
         assert self.loop is not None
         return not self.loop.pending and not self.link.on_network_thread()
 
-    def _state_now(self, state: TableState, version: int) -> None:
+    def _state_now(self, state: TableState, version: int, changed_at: str) -> None:
         """Publish ``…/state`` for ``state`` from the loop's turn, if nothing is ahead of it and
-        the loop has nothing waiting (a burst is coalesced by the publisher instead)."""
+        the loop has nothing waiting (a burst is coalesced by the publisher instead); stamped
+        ``changed_at``: this turn's outcome is the table's last change."""
         link = self.link
         assert link.topics is not None
         if not self._turn_publishes_state():
@@ -154,6 +155,7 @@ class FastPath:
                 payload = taken if taken is not None else link.encoder.encode(view, state)
                 if taken is not None:
                     link.stats.state_ahead += 1
+            payload = stamped(payload, changed_at)
             if link.published.get(link.topics.state) != payload:
                 link.retain(link.topics.state, payload)
             link.state_version = version

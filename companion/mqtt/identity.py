@@ -36,6 +36,9 @@ log = logging.getLogger("rhuna.mqtt")
 
 #: seconds between two reminders of a service that stands by for another holding its table id
 CLASH_EVERY = 10.0
+#: seconds between two ``…/info`` of the acting service: its ``now`` is the service's clock,
+#: which a page compares with its own (the offset for "changed N s ago", docs/mqtt.md)
+CLOCK_EVERY = 15.0
 
 
 class Identity:
@@ -64,6 +67,9 @@ class Identity:
         #: the retained ``…/status`` at this connection said the last holder is gone
         self.holder_gone = False
         self._clash_said = 0.0  # time.monotonic() of the last reminder of the clash
+        #: time.monotonic() of the last ``…/info`` published (paho's thread at connect, then
+        #: the publisher's heartbeat)
+        self.info_said = 0.0
         self._told_yielded: set[Any] = set()  # instances told they stand by for this one
 
     def new_client_id(self, prefix: str | None, table_id: str) -> str:
@@ -80,6 +86,7 @@ class Identity:
             "pid": os.getpid(),
             "started": self.started_at,
             "version": self.version,
+            "now": now(),
         }
 
     # --- paho's thread: never waits ----------------------------------------------------
@@ -120,6 +127,10 @@ class Identity:
                 info.get("host"),
                 info.get("pid"),
             )
+            return
+        known = self.duplicate
+        if not self.acting and known is not None and known.get("instance") == info.get("instance"):
+            self.duplicate = info  # the holder's …/info again (its clock): nothing new to say
             return
         if _claim_key(info) < _claim_key(dict(self.info())):
             with link.cond:
@@ -195,6 +206,18 @@ class Identity:
         )
         if self.on_alert is not None:
             self.on_alert("mqtt-duplicate", None)
+
+    def heartbeat(self) -> None:
+        """Acting and connected: ``…/info`` again every CLOCK_EVERY s, its ``now`` fresh, so a
+        page subscribed now gets the service's clock live (the publisher's thread)."""
+        link = self.link
+        if not self.acting or time.monotonic() - self.info_said < CLOCK_EVERY:
+            return
+        with link.cond:
+            ready = link.ready and not link.stopping
+        if ready and link.topics is not None:
+            self.info_said = time.monotonic()
+            link.publish(link.topics.info, encode(self.info()), retain=True)
 
     def remind(self) -> None:
         """Standing by: the clash said again, every CLASH_EVERY s, until it is gone."""

@@ -100,6 +100,18 @@ class InfoMessage(TypedDict):
     #: when it started (UTC, ISO 8601)
     started: str
     version: str
+    #: the service's clock when this was published (UTC, ISO 8601, ms): …/info goes out again
+    #: every CLOCK_EVERY s, so a page compares a live one with its own clock (docs/mqtt.md)
+    now: str
+
+
+def stamped(payload: str, changed_at: str | None) -> str:
+    """``…/state``'s JSON (an object) with ``changed_at`` added last, without encoding it again.
+
+    >>> stamped('{"table":"example"}', "2026-12-02T19:00:00.000+00:00")
+    '{"table":"example","changed_at":"2026-12-02T19:00:00.000+00:00"}'
+    """
+    return f'{payload[:-1]},"changed_at":{encode(changed_at)}}}'
 
 
 def encode(obj: Any) -> str:

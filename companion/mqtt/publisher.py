@@ -27,7 +27,7 @@ from typing import Any
 
 from companion.mqtt import discovery
 from companion.mqtt.client import OFFLINE
-from companion.mqtt.identity import CLASH_EVERY, Identity
+from companion.mqtt.identity import CLASH_EVERY, CLOCK_EVERY, Identity
 from companion.mqtt.intake import Intake
 from companion.mqtt.items import (
     Answered,
@@ -52,6 +52,7 @@ from companion.mqtt.messages import (
     iter_state_messages,
     reply_error,
     reply_ok,
+    stamped,
 )
 from companion.record.narrate import HistoryEntry, outcome_entry
 from companion.record.session import Recap
@@ -77,6 +78,7 @@ class Publisher:
         intake: Intake,
         history: Iterable[HistoryEntry] = (),
         recap: Recap | None = None,
+        changed_at: str | None = None,
     ) -> None:
         self.link = link
         self.identity = identity
@@ -91,6 +93,9 @@ class Publisher:
         self._seen: set[str] = set()  # retained topics found on the broker, maybe stale
         self._wanted: set[str] = set()  # the retained topics the newest state has
         self.latest: TableState | None = None
+        #: when ``latest`` came: the ``at`` of the last accepted command (the journal's last,
+        #: at start), stamped on ``…/state`` as ``changed_at``
+        self.changed_at = changed_at
         self._latest_version = 0  # the outcome ``latest`` is the state of
         self.dirty = False
         self._busy_since = 0.0  # time.monotonic() when the publisher took its batch (0: idle)
@@ -119,8 +124,8 @@ class Publisher:
         while not stopping:
             self._busy_since = 0.0
             acting = self.identity.acting
-            try:
-                batch = [self.inbox.get(timeout=None if acting else CLASH_EVERY / 4)]
+            try:  # woken for the clash's reminder, or …/info's clock (companion.mqtt.identity)
+                batch = [self.inbox.get(timeout=(CLOCK_EVERY if acting else CLASH_EVERY) / 4)]
             except queue.Empty:
                 batch = []
             self._busy_since = time.monotonic()
@@ -141,6 +146,7 @@ class Publisher:
                 if self.dirty:
                     self._publish_state()
                 self.identity.remind()  # standing by: the clash again, every CLASH_EVERY s
+                self.identity.heartbeat()  # acting: …/info again, every CLOCK_EVERY s
             except Exception:
                 log.exception("MQTT: could not publish the table state")
         self._finish()
@@ -151,6 +157,8 @@ class Publisher:
         if isinstance(item, Told):
             self._publish_outcome(item.outcome, item.at, item.sent)
             self._latest_version = item.version
+            if item.outcome.command is not None and item.outcome.error is None:
+                self.changed_at = item.at  # the turn stamped its …/state with the same
         elif isinstance(item, SendReply):
             link.send(link.topics.reply, encode(item.payload))
         elif isinstance(item, SendNotice):
@@ -273,7 +281,8 @@ class Publisher:
             wanted[state_topic] = out
             messages = iter_state_messages(view, topics, whole=False)
         else:
-            whole = (state_topic, link.encoder.encode(view, self.latest))
+            encoded = link.encoder.encode(view, self.latest)
+            whole = (state_topic, stamped(encoded, self.changed_at))
             messages = itertools.chain([whole], iter_state_messages(view, topics, whole=False))
         # the table's own topics first, each published as soon as it is encoded (…/state
         # first): subscribers waiting for the state do not wait for discovery or history

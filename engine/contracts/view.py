@@ -7,7 +7,7 @@ MQTT state topics (``docs/state.schema.json``) is generated from, and what the
 display's test fixtures are checked against.
 """
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from engine.contracts.events import Audience
 from engine.errors import Refusal
@@ -395,6 +395,10 @@ class TableView(TypedDict):
     #: the answers not in this view yet, by name (``odds``, ``forecast``): ``pending`` or
     #: ``too_big`` (AnswerStatus); empty when every answer is here
     answers: dict[str, AnswerStatus]
+    #: when the table last changed (UTC, ISO 8601, ms): the commit of the last accepted
+    #: command, from the journal after a restart; null before its first. The service stamps
+    #: it on ``…/state`` (the engine has no clock: not in the engine's own view)
+    changed_at: NotRequired[str | None]
 
 
 #: the sections with a retained topic of their own (``…/<name>``), besides ``…/state`` and

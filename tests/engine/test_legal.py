@@ -59,9 +59,7 @@ def test_a_fight_says_who_can_act_and_who_can_join() -> None:
     legal = legal_commands(state)
     assert legal["table"]["start_combat"] is None
     assert legal["table"]["end_combat"] is not None
-    state, _ = engine.apply(
-        state, {"cmd": "start_combat", "combatants": roster[:2], "seed": 1}
-    )
+    state, _ = engine.apply(state, {"cmd": "start_combat", "combatants": roster[:2], "seed": 1})
     view = table_view(state)
     legal = view["legal"]
     acting = view["combat"]["acting"]  # type: ignore[index]

@@ -60,6 +60,13 @@ def expected_events(state, commands):
     return out
 
 
+def view_of(message) -> dict:
+    """``…/state`` as the engine's view: without the service's ``changed_at`` stamp."""
+    out = message.json()
+    out.pop("changed_at", None)
+    return out
+
+
 def events(w: Watcher) -> list[dict]:
     return w.json_on(f"{R}/events")
 
@@ -76,7 +83,12 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
         retained = state_messages(table_view(running.loop.state), Topics("rhuna", "example"))
         watcher.wait(
             lambda ms: all(
-                [m.payload.decode() for m in ms if m.topic == t][-1:] == [p]
+                [
+                    view_of(m) if t == f"{R}/state" else m.payload.decode()
+                    for m in ms
+                    if m.topic == t
+                ][-1:]
+                == [json.loads(p) if t == f"{R}/state" else p]
                 for t, p in retained.items()
             ),
             "every retained topic after the draw",
@@ -90,7 +102,7 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
             assert all(m.retain for m in got.values()), [
                 (t, m.payload[:80]) for t, m in got.items() if not m.retain
             ]
-            assert got[f"{R}/state"].json() == expected
+            assert view_of(got[f"{R}/state"]) == expected
             assert got[f"{R}/performance"].json() == expected["performance"]
             assert got[f"{R}/odds"].json() == expected["odds"]
             assert got[f"{R}/costs"].json() == expected["costs"] == {}  # P13: nothing cost yet
@@ -261,9 +273,12 @@ def test_a_command_whose_commit_failed_publishes_nothing_and_the_next_goes_out_w
         running.loop.submit(BEGIN, source="script")
         watcher.wait(lambda ms: len(watcher.on(f"{R}/state")) >= 2, "the committed state")
         watcher.wait(lambda ms: events(watcher), "its events")
-        states = [m.json() for m in watcher.on(f"{R}/state")]
+        states = [view_of(m) for m in watcher.on(f"{R}/state")]
         assert [s["performance"] is None for s in states] == [True, False]
         assert states[-1] == as_json(table_view(running.loop.state))
+        # the failed command changed nothing: the table's last change is the committed one's
+        stamps = [m.json()["changed_at"] for m in watcher.on(f"{R}/state")]
+        assert stamps == [None, events(watcher)[0]["at"]]
         expected = expected_events(example_state, [BEGIN])
         assert [e["type"] for e in events(watcher)] == [e.type for e in expected]
 
@@ -375,7 +390,7 @@ def test_the_state_goes_out_from_the_loops_turn_and_never_older_after_newer(brok
         )
         seen = [m.json()["heroes"]["aria"]["favor"] for m in watcher.on(f"{R}/state")]
         assert seen == sorted(seen) and len(set(seen)) == len(seen), seen
-        assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(running.loop.state))
+        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(table_view(running.loop.state))
         watcher.wait(
             lambda ms: watcher.on(f"{R}/heroes/aria")[-1].json()["favor"] == final,
             "the hero's own topic",
@@ -477,7 +492,7 @@ def test_a_readers_turn_publishes_the_state_computed_while_its_commit_synced(bro
         )
         assert bridge.stats.state_ahead == 1 and bridge.stats.state_direct == 1
         assert bridge.fast.ahead.taken == 1
-        assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(running.loop.state))
+        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(table_view(running.loop.state))
         assert VIEWS.computed == before + 1  # the ahead thread's, and nobody's again
 
 
@@ -556,7 +571,7 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
         declared = loop.state
         shown = as_json(table_view(declared))
         watcher.wait(  # the publisher is done with the declaration's state
-            lambda ms: bool(ms := watcher.on(f"{R}/state")) and ms[-1].json() == shown,
+            lambda ms: bool(ms := watcher.on(f"{R}/state")) and view_of(ms[-1]) == shown,
             "the declaration's state",
         )
         idle = lambda: bridge.publisher.inbox.empty() and not bridge.link.state_lock.locked()  # noqa: E731
@@ -578,7 +593,7 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
         )
         assert loop.state is not declared and ponder.recalled == 1
         assert bridge.stats.state_pondered == 1 and bridge.fast.ahead.computed == computed
-        assert watcher.on(f"{R}/state")[-1].json() == as_json(table_view(loop.state))
+        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(table_view(loop.state))
     finally:
         bridge.stop()
         running.close()

@@ -184,8 +184,8 @@ def _roles_on_channels(
 ) -> None:
     """A role on a channel the reader does not have would never be served: refused (an
     emulated hub's ``channels``, a single reader's ``channel``; a real hub says its count only
-    when it answers)."""
-    if isinstance(roles, str):
+    when it answers). ``roles = {}`` lists none: every channel is the board's."""
+    if isinstance(roles, str) or not roles:
         return
     if "channels" in options:
         have = range(int(options["channels"]))

@@ -288,3 +288,17 @@ def test_any_config_is_accepted_or_refused_with_file_key_and_fix_never_a_traceba
     except ConfigError as e:
         for line in str(e).splitlines():
             assert line.startswith("r.toml: ") and " — " in line, line
+
+
+def test_an_empty_roles_table_means_every_channel_is_the_board_s() -> None:
+    # hypothesis found it: ``roles = {}`` on an emulated hub raised "max() arg is an empty
+    # sequence" while checking the roles against ``channels``
+    from companion.config import _check
+
+    for channels in (3, 0, "x"):
+        spec = {"backend": "emulated-hub", "channels": channels, "roles": {}}
+        try:
+            _check({"readers": [spec]}, "r.toml", Path("/tmp"), {})
+        except ConfigError as e:
+            assert channels != 3, e
+            assert "readers[0].channels" in str(e), e

@@ -543,7 +543,7 @@ class Service:
         """One line for ``systemctl status``: the table, the journal, the readers."""
         r = self.restored
         state = self.loop.state
-        readers = ", ".join(f"{n} {s}" for n, s in self.reader_states.items()) or (
+        readers = ", ".join(f"{n} {s}" for n, s in list(self.reader_states.items())) or (
             "no readers" if not self.readers else "readers starting"
         )
         alerts = "".join(f"{text}; " for text in list(self.alerts.values()))

@@ -46,8 +46,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
+# the suite's files on TEST_JOBS workers (pytest-xdist; a file stays on one worker, so its
+# module fixtures — a broker, a browser — are shared as before); TEST_JOBS=0 runs it serially
+TEST_JOBS ?= 3
 unit: $(STAMP) $(WEB_BUILT)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
 
 # every figure in one table, with its target and verdict (JSON: test-artefacts/bench/)
 bench: $(STAMP)

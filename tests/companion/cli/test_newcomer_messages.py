@@ -42,9 +42,9 @@ def test_undo_on_a_fresh_table_says_nothing_to_undo(example_state: TableState) -
 
 
 def test_p13_a_recovery_below_zero_says_what_happened(example_state: TableState) -> None:
-    e = _refusal(example_state, {"cmd": "adjust_hero", "hero": "aria", "fatigue": -99})
+    e = _refusal(example_state, {"cmd": "adjust_hero", "hero": "aria", "fatigue": -20})
     v = e.violation
-    assert v.message == "Aria is at Fatigue 0: fatigue -99 changes nothing (it cannot go below 0)"
+    assert v.message == "Aria is at Fatigue 0: fatigue -20 changes nothing (it cannot go below 0)"
     assert v.field == "fatigue"
 
 

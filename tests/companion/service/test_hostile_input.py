@@ -84,8 +84,8 @@ def test_adjust_hero_strain_100000_is_refused_citing_the_limit_and_why(example_s
         apply(example_state, {"cmd": "adjust_hero", "hero": "cass", "strain": 100_000})
     v = info.value.violation
     assert (v.code, v.field) == ("malformed", "strain")
-    assert "≤ 99 (limits.amount)" in v.message and "P13–P15" in (v.fix or "")
-    apply(example_state, {"cmd": "adjust_hero", "hero": "cass", "strain": 99})  # at the limit
+    assert "≤ 20 (limits.amount)" in v.message and "P13–P15" in (v.fix or "")
+    apply(example_state, {"cmd": "adjust_hero", "hero": "cass", "strain": 20})  # at the limit
 
 
 def test_a_table_cannot_change_the_limits(tmp_path):

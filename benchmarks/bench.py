@@ -36,6 +36,7 @@ from companion.table.store import Store
 from display.render import Frame, Renderer
 from engine import apply, load_table
 from engine.view import table_view
+from engine.vocabulary import LIMITS
 from firmware_bridge import protocol as p
 from tags.registry import TagRegistry
 from tests.harness.service import session, write_config
@@ -75,12 +76,12 @@ def engine_figures(n: int) -> None:
         walls.append(time.perf_counter() - a)
     took = time.perf_counter() - t0
     row("engine: commands applied", n / took, "commands/s", "≥ 1,000/s", n / took >= 1000)
-    # the costliest commands the limits allow (limits.amount: 99 points of a track)
-    fresh = load_table(TABLE)
+    # the costliest commands the limits allow (limits.amount points of a track)
+    fresh, most = load_table(TABLE), LIMITS["amount"]
     for worst in (
-        {"cmd": "adjust_hero", "hero": "cass", "strain": 99},
-        {"cmd": "adjust_hero", "hero": "cass", "fatigue": 99},
-        {"cmd": "adjust_hero", "hero": "cass", "wounds": 99, "favor": 99, "redraws": 99},
+        {"cmd": "adjust_hero", "hero": "cass", "strain": most},
+        {"cmd": "adjust_hero", "hero": "cass", "fatigue": most},
+        {"cmd": "adjust_hero", "hero": "cass", "wounds": most, "favor": most, "redraws": most},
     ):
         for _ in range(5):
             a, b = time.perf_counter(), time.thread_time()

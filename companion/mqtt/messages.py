@@ -127,11 +127,10 @@ def encode(obj: Any) -> str:
 
 
 class StateEncoder:
-    """``encode(view)`` of a whole table's view, with each bag's JSON kept while its bag is
-    unchanged.
+    """``…/state``'s JSON, ``encode(state_payload(view))``, with each bag's JSON kept while
+    its bag is unchanged.
 
-    The bags' token lists are four fifths of ``…/state`` (10.8 of 13 kB for the example
-    table), and a draw changes one bag: the engine's states share the others (the same
+    A draw changes one bag: the engine's states share the others (the same
     :class:`~engine.state.Bag` objects), and a bag's view is a function of the bag and the
     table's tokens alone. Not thread-safe: the bridge encodes under its state lock.
 
@@ -140,7 +139,7 @@ class StateEncoder:
     >>> from tests.harness import EXAMPLE_TABLE
     >>> state = load_table(EXAMPLE_TABLE)
     >>> encoder = StateEncoder()
-    >>> encoder.encode(table_view(state), state) == encode(table_view(state))
+    >>> encoder.encode(table_view(state), state) == encode(state_payload(table_view(state)))
     True
     >>> _ = encoder.encode(table_view(state), state); encoder.hits == len(state.bags)
     True
@@ -180,12 +179,32 @@ class StateEncoder:
         if bag is not None and kept is not None and kept[0] is bag and kept[1] is state.tokens:
             self.hits += 1
             return kept[2]
-        text = f"{encode(bag_id)}:{encode(view)}"
+        text = f"{encode(bag_id)}:{encode(without_tokens(view))}"
         if bag is not None:
             if len(self._bags) >= self.size:
                 self._bags.clear()
             self._bags[id(bag)] = (bag, state.tokens, text)  # the bag kept: its id stays its own
         return text
+
+
+def without_tokens(bag: Any) -> Any:
+    """A bag's view as ``…/state`` carries it: what is in it is on ``…/bags`` only."""
+    if isinstance(bag, Mapping) and "tokens" in bag:
+        return {k: v for k, v in bag.items() if k != "tokens"}
+    return bag
+
+
+def state_payload(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The view as ``…/state`` carries it (before its ``changed_at``): each bag without its
+    tokens, which ``…/bags`` carries (BagView: a ``…/state`` under Mosquitto's 8 KB a pass).
+
+    >>> state_payload({"bags": {"favor": {"name": "Favor", "count": 1, "tokens": []}}})
+    {'bags': {'favor': {'name': 'Favor', 'count': 1}}}
+    """
+    bags = view.get("bags")
+    if not isinstance(bags, Mapping):
+        return dict(view)
+    return {**view, "bags": {k: without_tokens(b) for k, b in bags.items()}}
 
 
 def state_messages(view: Mapping[str, Any], topics: Topics) -> dict[str, str]:
@@ -200,7 +219,7 @@ def iter_state_messages(
     soon as it is encoded, so the whole table's topic does not wait for the others.
     ``whole=False``: all but ``…/state`` (already published)."""
     if whole:
-        yield topics.state, encode(view)
+        yield topics.state, encode(state_payload(view))
     for name in SECTIONS:
         yield topics.section(name), encode(view.get(name))
     for hero_id, hero in view["heroes"].items():

@@ -51,8 +51,12 @@ class BagView(TypedDict):
     name: str
     owner: str | None
     count: int
-    #: what is in the bag now (a remote can draw by picking one when a tag is missed)
-    tokens: list[BagToken]
+    #: what is in the bag now (a remote can draw by picking one when a tag is missed): in the
+    #: engine's view and on ``…/bags``, left out of ``…/state`` — two thirds of it, and
+    #: Mosquitto 2.0 sends a websocket client 8 KB per pass of its loop, a pass every 100 ms
+    #: when the broker is idle, so a 15 KB ``…/state`` came 200 ms after the page subscribed
+    #: (docs/mqtt.md)
+    tokens: NotRequired[list[BagToken]]
 
 
 # --- the Performance (P1–P23) ----------------------------------------------------------------
@@ -409,4 +413,7 @@ RETAINED_SECTIONS: dict[str, Any] = {
     "combat": CombatView,
     "odds": OddsView,
     "costs": CostsView,
+    #: every bag with what is in it now (``tokens``): the remote's choices; last, being the
+    #: largest (10 KB for the example table)
+    "bags": dict[str, BagView],
 }

@@ -17,7 +17,7 @@ import type * as S from "./generated/state";
 export type Status = "online" | "offline";
 
 export type Hero = S.HeroView;
-/** a bag by its id (`…/state`'s `bags`), with what is in it now */
+/** a bag by its id: `…/bags` with what is in it now (`tokens`); `…/state`'s `bags` without */
 export type Bag = S.BagView;
 export type BagToken = S.BagToken;
 /** one combatant of the roster, in a fight or not (`…/state`'s `roster`) */
@@ -87,6 +87,8 @@ export interface Sections {
   combat: Combat | null;
   costs: Costs | null;
   history: History | null;
+  /** `…/bags`, every bag with what is in it now, when the page follows it: the remote */
+  bags?: Record<string, Bag> | null;
   /** `…/state`, when the page follows it (ConnectionOptions.sections) */
   state?: TableView | null;
   /** `…/vocabulary`, the commands' JSON Schema the service takes, when the page follows it */
@@ -94,6 +96,6 @@ export interface Sections {
 }
 
 export const SECTION_NAMES = ["performance", "odds", "time", "combat", "costs", "history"] as const;
-/** `state` (the whole table in one message) and `vocabulary` (the commands' JSON Schema) only
- *  for pages that ask for them: the remote */
-export type SectionName = (typeof SECTION_NAMES)[number] | "state" | "vocabulary";
+/** `state` (the whole table in one message), `bags` (what is in each bag) and `vocabulary`
+ *  (the commands' JSON Schema) only for pages that ask for them: the remote */
+export type SectionName = (typeof SECTION_NAMES)[number] | "state" | "bags" | "vocabulary";

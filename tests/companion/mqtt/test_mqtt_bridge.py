@@ -15,7 +15,7 @@ import pytest
 
 from companion.mqtt.ahead import StateAhead
 from companion.mqtt.bridge import MqttBridge
-from companion.mqtt.messages import state_messages
+from companion.mqtt.messages import state_messages, state_payload
 from companion.mqtt.topics import Topics
 from companion.table.panel_output import LazyView
 from companion.table.views import VIEWS, Views
@@ -77,7 +77,7 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
         for command in (BEGIN, ARIA, DRAW):
             running.loop.submit(command, source="script")
         watcher.wait(lambda ms: len(events(watcher)) == 3, "three events")
-        expected = as_json(table_view(running.loop.state))
+        expected = as_json(state_payload(table_view(running.loop.state)))
         # every retained topic published (the state first, the heroes last): a subscriber
         # that came earlier would get some of them live, not retained
         retained = state_messages(table_view(running.loop.state), Topics("rhuna", "example"))
@@ -97,7 +97,8 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
         watcher.wait(lambda ms: watcher.on(f"{R}/history"), "the history")
         late = Watcher(broker.port, [f"{R}/#"])
         try:
-            late.wait(lambda ms: len({m.topic for m in ms}) >= 10, "every retained topic")
+            wanted = {*retained, f"{R}/status", f"{R}/history"}
+            late.wait(lambda ms: wanted <= {m.topic for m in ms}, "every retained topic")
             got = {m.topic: m for m in late.messages}
             assert all(m.retain for m in got.values()), [
                 (t, m.payload[:80]) for t, m in got.items() if not m.retain
@@ -109,6 +110,8 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
             assert got[f"{R}/time"].json() == expected["time"]
             assert got[f"{R}/combat"].json() is None
             assert got[f"{R}/heroes/aria"].json() == expected["heroes"]["aria"]
+            # what is in each bag: on …/bags only (…/state's bags have no tokens)
+            assert got[f"{R}/bags"].json() == as_json(table_view(running.loop.state))["bags"]
             assert got[f"{R}/status"].payload == b"online"
             assert f"{R}/events" not in got  # the stream is not retained
         finally:
@@ -275,7 +278,7 @@ def test_a_command_whose_commit_failed_publishes_nothing_and_the_next_goes_out_w
         watcher.wait(lambda ms: events(watcher), "its events")
         states = [view_of(m) for m in watcher.on(f"{R}/state")]
         assert [s["performance"] is None for s in states] == [True, False]
-        assert states[-1] == as_json(table_view(running.loop.state))
+        assert states[-1] == as_json(state_payload(table_view(running.loop.state)))
         # the failed command changed nothing: the table's last change is the committed one's
         stamps = [m.json()["changed_at"] for m in watcher.on(f"{R}/state")]
         assert stamps == [None, events(watcher)[0]["at"]]
@@ -390,7 +393,9 @@ def test_the_state_goes_out_from_the_loops_turn_and_never_older_after_newer(brok
         )
         seen = [m.json()["heroes"]["aria"]["favor"] for m in watcher.on(f"{R}/state")]
         assert seen == sorted(seen) and len(set(seen)) == len(seen), seen
-        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(table_view(running.loop.state))
+        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(
+            state_payload(table_view(running.loop.state))
+        )
         watcher.wait(
             lambda ms: watcher.on(f"{R}/heroes/aria")[-1].json()["favor"] == final,
             "the hero's own topic",
@@ -492,7 +497,9 @@ def test_a_readers_turn_publishes_the_state_computed_while_its_commit_synced(bro
         )
         assert bridge.stats.state_ahead == 1 and bridge.stats.state_direct == 1
         assert bridge.fast.ahead.taken == 1
-        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(table_view(running.loop.state))
+        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(
+            state_payload(table_view(running.loop.state))
+        )
         assert VIEWS.computed == before + 1  # the ahead thread's, and nobody's again
 
 
@@ -530,11 +537,15 @@ def test_the_ahead_payload_is_only_ever_its_own_states(example_state):
         wait_until(lambda: ahead.computed == 1, "the first state computed")
         assert ahead.take(second, timeout=0) is None
         payload = ahead.take(first)
-        assert payload is not None and json.loads(payload) == as_json(table_view(first))
+        assert payload is not None and json.loads(payload) == as_json(
+            state_payload(table_view(first))
+        )
         assert ahead.take(first, timeout=0) is None  # taken once
         ahead.ask(second)
         payload = ahead.take(second)  # waits while it is being computed
-        assert payload is not None and json.loads(payload) == as_json(table_view(second))
+        assert payload is not None and json.loads(payload) == as_json(
+            state_payload(table_view(second))
+        )
     finally:
         ahead.stop()
     assert not thread.is_alive()
@@ -569,7 +580,7 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
             loop.submit(cmd, source="script")
         wait_until(lambda: loop.state.performance is not None and bridge._loop.pending == 0, "")
         declared = loop.state
-        shown = as_json(table_view(declared))
+        shown = as_json(state_payload(table_view(declared)))
         watcher.wait(  # the publisher is done with the declaration's state
             lambda ms: bool(ms := watcher.on(f"{R}/state")) and view_of(ms[-1]) == shown,
             "the declaration's state",
@@ -585,15 +596,17 @@ def test_a_pondered_draw_publishes_the_state_prepared_while_the_table_waited_p6(
         loop.submit({"cmd": "draw", "hero": "aria", "token": token}, source="script")
         watcher.wait(
             lambda ms: (
-                token not in [t["id"] for t in ms[-1].json()["bags"]["aria"]["tokens"]]
-                if (ms := watcher.on(f"{R}/state"))
+                token not in [t["id"] for t in ms[-1].json()["aria"]["tokens"]]
+                if (ms := watcher.on(f"{R}/bags"))
                 else False
             ),
             "the draw's state",
         )
         assert loop.state is not declared and ponder.recalled == 1
         assert bridge.stats.state_pondered == 1 and bridge.fast.ahead.computed == computed
-        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(table_view(loop.state))
+        assert view_of(watcher.on(f"{R}/state")[-1]) == as_json(
+            state_payload(table_view(loop.state))
+        )
     finally:
         bridge.stop()
         running.close()
@@ -610,4 +623,6 @@ def test_a_prepared_payload_is_only_ever_its_own_states(example_state):
     assert bridge.fast.pondered_for(example_state) is None
     bridge.fast.warm(example_state)
     kept = bridge.fast.pondered_for(example_state)
-    assert kept is not None and json.loads(kept[1]) == as_json(table_view(example_state))
+    assert kept is not None and json.loads(kept[1]) == as_json(
+        state_payload(table_view(example_state))
+    )

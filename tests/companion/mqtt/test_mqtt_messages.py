@@ -24,6 +24,7 @@ from companion.mqtt.messages import (
     reply_error,
     reply_ok,
     state_messages,
+    state_payload,
 )
 from companion.mqtt.topics import Topics
 from engine import CommandRejected
@@ -146,7 +147,13 @@ def test_state_topics_split_the_view_by_section_and_hero(example_state):
     state, _ = run(example_state, BEGIN, ARIA)
     view = table_view(state)
     msgs = state_messages(view, T)
-    assert json.loads(msgs["rhuna/example/state"]) == json.loads(json.dumps(view))
+    whole = json.loads(msgs["rhuna/example/state"])
+    assert whole == json.loads(json.dumps(state_payload(view)))
+    # what is in each bag is on …/bags, not on …/state (BagView): …/state under 8 KB
+    bags = json.loads(msgs["rhuna/example/bags"])
+    assert bags == json.loads(json.dumps(view["bags"])) and bags["aria"]["tokens"]
+    assert all("tokens" not in bag for bag in whole["bags"].values())
+    assert len(msgs["rhuna/example/state"]) < 8192 < len(json.dumps(view))
     assert json.loads(msgs["rhuna/example/performance"])["difficulty"] == 5
     assert json.loads(msgs["rhuna/example/combat"]) is None
     assert json.loads(msgs["rhuna/example/heroes/cass"])["fatigue"] == 3
@@ -157,6 +164,7 @@ def test_state_topics_split_the_view_by_section_and_hero(example_state):
         "rhuna/example/combat",
         "rhuna/example/odds",
         "rhuna/example/costs",
+        "rhuna/example/bags",
         "rhuna/example/heroes/aria",
         "rhuna/example/heroes/bren",
         "rhuna/example/heroes/cass",
@@ -264,7 +272,7 @@ def test_the_state_encoder_writes_exactly_what_encode_writes_and_reuses_unchange
     example_state, seeds
 ):
     """``…/state`` is encoded with each bag's JSON kept while its bag is unchanged (issue 17
-    item 3): byte for byte what ``encode(view)`` writes, along a Performance whose draws
+    item 3): byte for byte what ``encode(state_payload(view))`` writes, along a Performance whose draws
     empty Aria's Hero Bag (P6: an Adept draws four, and redraws) and the Favor Bag."""
     encoder = StateEncoder()
     state, _ = run(example_state, BEGIN, ARIA)
@@ -276,10 +284,10 @@ def test_the_state_encoder_writes_exactly_what_encode_writes_and_reuses_unchange
             break
         states.append(state)
     for s in states:
-        assert encoder.encode(table_view(s), s) == encode(table_view(s))
+        assert encoder.encode(table_view(s), s) == encode(state_payload(table_view(s)))
     assert encoder.hits >= (len(states) - 1) * (len(example_state.bags) - 1)  # one bag moves
     changed = encoder.encode(table_view(state), state)
-    assert json.loads(changed) == table_view(state)
+    assert json.loads(changed) == state_payload(table_view(state))
 
 
 @pytest.mark.parametrize("where", ["first", "between", "last", "alone"])
@@ -296,5 +304,5 @@ def test_the_state_encoder_splices_the_bags_wherever_the_view_has_them(example_s
         "alone": [("bags", bags)],
     }[where]
     spliced = dict(layout)
-    assert StateEncoder().encode(spliced, example_state) == encode(spliced)
+    assert StateEncoder().encode(spliced, example_state) == encode(state_payload(spliced))
     assert StateEncoder().encode(dict(others), example_state) == encode(dict(others))  # no bags

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 
+from companion.mqtt.messages import state_payload
 from engine.view import table_view
 from tests.harness import ARIA, BEGIN, ROOT, wait_until
 from tests.harness.broker import WAIT, Broker, R, Watcher, free_port, running_broker, table_on_mqtt
@@ -103,7 +104,7 @@ def test_a_broker_restart_loses_nothing_and_the_state_is_republished(tmp_path):
             overlay.wait(lambda ms: seqs(overlay)[-1:] == [bridge.seq], "the kept events")
             unique = list(dict.fromkeys(seqs(overlay)))  # QoS 1 may deliver twice, never skip
             assert unique == list(range(1, bridge.seq + 1))
-            expected = json.loads(json.dumps(table_view(running.loop.state)))
+            expected = json.loads(json.dumps(state_payload(table_view(running.loop.state))))
             overlay.wait(
                 lambda ms: _view(overlay.last(f"{R}/state").json()) == expected, "the state, again"
             )

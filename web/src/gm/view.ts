@@ -33,6 +33,12 @@ function state(t: TableRecord): TableView | null {
   return t.sections.state ?? null;
 }
 
+/** Every bag with what is in it now: `…/bags` (`…/state` carries the bags without their
+ *  tokens, to stay under Mosquitto's 8 KB a pass; docs/mqtt.md). */
+export function bags(t: TableRecord): Record<string, Bag> {
+  return t.sections.bags ?? state(t)?.bags ?? {};
+}
+
 /**
  * The engine's answer to "would the table take this now?" (`…/state`'s `legal`, engine/legal.py):
  * the refusal (its rule id and fix) when it would not, null when it would or when the service
@@ -84,13 +90,12 @@ export function contribution(t: TableRecord, hero: string): Contribution | null 
 
 /** The bag a hero draws from, with what is in it now (from `…/state`). */
 export function heroBag(t: TableRecord, hero: string): Bag | null {
-  const bags = state(t)?.bags ?? {};
-  return Object.values(bags).find((b) => b.owner === hero) ?? null;
+  return Object.values(bags(t)).find((b) => b.owner === hero) ?? null;
 }
 
 /** A bag by its id (`favor`, `time.morning`, `weather.overworld` …), with what is in it now. */
 export function bag(t: TableRecord, id: string): Bag | null {
-  return state(t)?.bags[id] ?? null;
+  return bags(t)[id] ?? null;
 }
 
 export function roster(t: TableRecord): RosterEntry[] {
@@ -137,8 +142,8 @@ export function choices(t: TableRecord | undefined): Choices {
   const hs = heroes(t).map((h) => [h.id, h.name] as const);
   const fighters = roster(t).map((c) => [c.id, c.name] as const);
   const tokens: (readonly [string, string])[] = [];
-  for (const bag of Object.values(state(t)?.bags ?? {})) {
-    for (const tok of bag.tokens) tokens.push([tok.id, `${tok.name} · ${bag.name}`]);
+  for (const bag of Object.values(bags(t))) {
+    for (const tok of bag.tokens ?? []) tokens.push([tok.id, `${tok.name} · ${bag.name}`]);
   }
   const drawn: (readonly [string, string])[] = [];
   for (const c of performance(t)?.contributions ?? []) {
@@ -170,18 +175,18 @@ export function choices(t: TableRecord | undefined): Choices {
 
 /**
  * What a reply is keyed to (ui.ts, Outlets): the open Performance's number and each section's
- * fingerprint as published. `…/state` carries the bags: a token drawn or the weather drawn
- * changes the table's mark even where the section's own payload is the same.
+ * fingerprint as published. `…/bags` carries what is in the bags: a token drawn or the weather
+ * drawn changes the table's mark even where the section's own payload is the same.
  */
 export function marks(t: TableRecord | undefined): Marks {
   const s = t?.sections;
   const fp = (...xs: unknown[]) => JSON.stringify(xs);
-  const bags = s?.state?.bags ?? null;
+  const inBags = t ? bags(t) : null;
   return {
     performance: s?.performance?.number ?? null,
     sections: {
-      performance: fp(s?.performance ?? null, bags),
-      time: fp(s?.time ?? null, bags),
+      performance: fp(s?.performance ?? null, inBags),
+      time: fp(s?.time ?? null, inBags),
       combat: fp(s?.combat ? { ...s.combat, forecast: null } : null, s?.state?.roster ?? null),
       table: fp(s?.performance ?? null, s?.time ?? null, s?.combat ?? null, s?.state ?? null),
     },

@@ -104,7 +104,7 @@ const page = boot({
   name: "gm",
   defaults: { table: "example", theme: "dark" },
   connection: {
-    sections: ["performance", "odds", "time", "combat", "state", "vocabulary"],
+    sections: ["performance", "odds", "time", "combat", "state", "bags", "vocabulary"],
     replies: true,
   },
   render(snap, context, now) {
@@ -145,10 +145,11 @@ const page = boot({
     const state = t.sections.state;
     // the engine's answer to "would the table take it now?" greys the buttons (gm/view.ts)
     const legal = v.legalKey(t);
-    panels.performance.refresh(key(t.sections.performance, state?.bags, t.heroes, legal), () =>
+    const inBags = v.bags(t);
+    panels.performance.refresh(key(t.sections.performance, inBags, t.heroes, legal), () =>
       buildPerformance(t, ctx as Ctx),
     );
-    panels.time.refresh(key(t.sections.time, state?.bags, t.heroes, legal), () =>
+    panels.time.refresh(key(t.sections.time, inBags, t.heroes, legal), () =>
       buildTime(t, ctx as Ctx),
     );
     const combat = t.sections.combat;

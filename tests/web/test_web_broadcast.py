@@ -852,6 +852,58 @@ def test_the_walls_performance_line_is_whole_from_13_to_32_tables(broker, table,
     page.context.close()
 
 
+def test_the_walls_outcome_keeps_its_verdict_from_1_to_40_tables(broker, table, browser):
+    """The wall's outcome line wraps to a second line rather than cut its verdict: seen in
+    benchmarks/venue.py's screenshots, 'Aria: 6 vs 6 — SU…' on every card of a 40-card page.
+    A Performance played to its outcome on the real service; its retained topics copied to
+    each table; at 1, 10, 20 and 40 tables every card's outcome says its verdict in words and
+    is whole, inside its card (from 13 cards the dense layout puts the verdict on the brief)."""
+    from tests.harness.broker import Watcher
+
+    table.command(BEGIN)
+    table.command(ARIA)
+    finish_draws(table)
+    table.command({"cmd": "resolve"})
+    topics = [f"rhuna/example/{t}" for t in ("performance", "odds", "history")]
+    watcher = Watcher(broker.port, topics, username=SERVICE_USER, password=SERVICE_PASSWORD)
+    watcher.wait(
+        lambda ms: (
+            {m.topic for m in ms} >= set(topics)
+            and any("SUCCESS" in m.payload.decode() or "FAIL" in m.payload.decode() for m in ms)
+        ),
+        "the resolved Performance's retained topics",
+    )
+    watcher.client.loop_stop()
+    last = {t.rpartition("/")[2]: watcher.on(t)[-1].payload.decode() for t in topics}
+    page = open_page(browser, broker.url("tables.html", rotate="off"), 1920, 1080)
+    published = 1
+    for count in (1, 10, 20, 40):
+        copies: dict[str, str] = {}
+        for n in range(published, count):
+            copies |= {f"rhuna/hall-{n:02d}/{t}": p for t, p in last.items()}
+            copies[f"rhuna/hall-{n:02d}/status"] = "online"
+        publish_retained(broker, copies)
+        published = count
+        expect(page.locator(".table-card")).to_have_count(count, timeout=MS)
+        page.wait_for_timeout(1200)
+        page.screenshot(path=str(ARTEFACTS / f"wall-{count}-tables-outcome-1080p.png"))
+        outcomes = page.evaluate(
+            """() => [...document.querySelectorAll('.table-card .card-outcome')].map((e) => {
+                 const r = e.getBoundingClientRect();
+                 const card = e.closest('.table-card').getBoundingClientRect();
+                 return {text: e.textContent, clamped: e.scrollHeight > e.clientHeight + 1,
+                         cut: e.scrollWidth > e.clientWidth + 1,
+                         outside: r.bottom > card.bottom + 0.5};
+               })"""
+        )
+        assert len(outcomes) == count and all(
+            "SUCCESS" in o["text"] or "FAIL" in o["text"] for o in outcomes
+        ), outcomes[:2]
+        bad = [o for o in outcomes if o["clamped"] or o["cut"] or o["outside"]]
+        assert not bad, (count, bad[:2])
+    page.context.close()
+
+
 def test_the_age_counts_changes_seen_not_messages_received(broker, table, browser):
     """Issue 31 item 3, the page's half until the service stamps its state: a page opened late
     says it has seen no change (the retained copies say nothing of when the table changed, so

@@ -591,8 +591,9 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
   }
   const o = p?.outcomes[0];
   if (!lastOutcome && p && o) {
+    // the verdict in words as the narration and the overlay put it (never by colour alone)
     lastOutcome = {
-      text: `${o.heroes}: ${o.total} vs ${o.difficulty}`,
+      text: `${o.heroes}: ${o.total} vs ${o.difficulty} — ${o.success ? "SUCCESS" : "FAILURE"}`,
       success: o.success,
     };
   }

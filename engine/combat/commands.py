@@ -16,7 +16,7 @@ from typing import Any
 from engine.combat import access, attack, flow, initiative, pools, wheel
 from engine.combat.roster import RosterError, hero_names, parse_combatant
 from engine.combat.rules import CombatRules
-from engine.combat.state import ActionKind, Combat, Combatant, Fight, WheelToken
+from engine.combat.state import ARITY, ActionKind, Combat, Combatant, Fight, WheelToken
 from engine.contracts import events as ev
 from engine.errors import CommandRejected
 from engine.events import Event
@@ -214,17 +214,17 @@ def _check_action(c: Combatant, action: ActionKind, r: CombatRules) -> None:
 
 
 def _check_fields(args: Mapping[str, Any], action: ActionKind) -> None:
-    targeted = action in (ActionKind.AIM, ActionKind.ATTACK)
-    if targeted and args.get("target") is None:
+    arity = ARITY[action]
+    if arity.target and args.get("target") is None:
         raise CommandRejected(
             f"{action.value} needs a target",
-            rule="C5" if action is ActionKind.AIM else "C6",
+            rule=arity.rule,
             field="target",
             code="malformed",
             fix='add "target": "<combatant id>"',
         )
-    extra = [] if targeted else ["target"]
-    if action is not ActionKind.ATTACK:
+    extra = [] if arity.target else ["target"]
+    if not arity.rolls:
         extra += [*attack.DICE_FIELDS, "defense", "seed", "bonus_dice", "injury", "detail"]
     for key in extra:
         if args.get(key) is not None:

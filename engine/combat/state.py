@@ -30,6 +30,29 @@ class ActionKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Arity:
+    """What an action takes besides the combatant acting: the ``act`` command's check and the
+    view's ``actions`` (what the remote offers) both read :data:`ARITY`, so neither decides it
+    alone."""
+
+    #: it names another combatant (``target``): Aim at them (C5), Attack them (C6)
+    target: bool
+    #: it is an attack: the defender's ``defense`` choice and the four rolls (C6–C8)
+    rolls: bool
+    #: the rule that says so
+    rule: str
+
+
+ARITY: dict[ActionKind, Arity] = {
+    ActionKind.ATTACK: Arity(target=True, rolls=True, rule="C6"),
+    ActionKind.AIM: Arity(target=True, rolls=False, rule="C5"),
+    ActionKind.MOVE: Arity(target=False, rolls=False, rule="C7"),
+    ActionKind.DASH: Arity(target=False, rolls=False, rule="C7"),
+    ActionKind.GUARD: Arity(target=False, rolls=False, rule="C7"),
+}
+
+
+@dataclass(frozen=True, slots=True)
 class Weapon:
     """What the combatant attacks with: DAMAGE dice, the injury it causes, the ATTACK attribute."""
 

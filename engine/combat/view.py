@@ -11,7 +11,9 @@ from __future__ import annotations
 from engine.combat import pools, wheel
 from engine.combat.forecast import attack_forecast
 from engine.combat.rules import CombatRules
+from engine.combat.state import ARITY
 from engine.contracts.view import (
+    CombatActionView,
     CombatantView,
     CombatTerms,
     CombatView,
@@ -84,7 +86,22 @@ def combat_view(state: TableState) -> CombatView | None:
         "combatants": combatants,
         "forecast": forecast,
         "forecast_status": status,
+        "actions": actions(r),
     }
+
+
+def actions(r: CombatRules) -> list[CombatActionView]:
+    """Each action, what it takes (ARITY, the ``act`` command's own table) and its cost (C1)."""
+    return [
+        {
+            "action": kind.value,
+            "target": arity.target,
+            "rolls": arity.rolls,
+            "ticks": r.cost(kind.value),
+            "rule": arity.rule,
+        }
+        for kind, arity in ARITY.items()
+    ]
 
 
 def forecasts(state: TableState, attacker: str) -> list[ForecastView]:

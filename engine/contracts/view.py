@@ -319,6 +319,20 @@ class ForecastView(TypedDict):
     guard: int
 
 
+class CombatActionView(TypedDict):
+    """One of the five actions (C1) and what it takes besides the combatant acting: the
+    engine's own table (engine.combat.state.ARITY), which the ``act`` command checks too."""
+
+    action: Literal["aim", "attack", "dash", "guard", "move"]
+    #: it names another combatant (``target``)
+    target: bool
+    #: it is an attack: the defender's ``defense`` choice and the four rolls
+    rolls: bool
+    #: its cost in ticks (C1)
+    ticks: int
+    rule: str
+
+
 class CombatView(TypedDict):
     """``…/combat``: the fight on the six-tick wheel (None when no fight is running)."""
 
@@ -333,6 +347,8 @@ class CombatView(TypedDict):
     #: ``pending`` while the forecast is computed off the turn (``forecast`` is empty then),
     #: ``too_big`` when it cannot be computed exactly (AnswerStatus)
     forecast_status: AnswerStatus
+    #: the actions and what each takes (attack first, the likely one): what a remote offers
+    actions: list[CombatActionView]
 
 
 class RosterEntry(TypedDict):

@@ -485,3 +485,32 @@ def test_c2_end_combat_keeps_injuries_armour_and_renown_on_the_roster(duel):
     assert e.value.violation.rule == "C2"
     s, _ = apply(s, {"cmd": "start_combat", "initiative": {"a": [2], "b": [3]}})
     assert s.combat.fight.number == 2 and combatant(s, "b").injury_count == 1
+
+
+# --- what each action takes: one table, read by the command and by the view ----------------
+
+
+def test_c1_the_view_says_what_each_action_takes_and_act_holds_to_it(duel):
+    """issue 28 item 2: the remote offers the view's ``actions`` (gm/combat.ts) instead of its
+    own list; the ``act`` command refuses exactly what the view says an action does not take."""
+    from engine.view import table_view
+
+    offered = table_view(duel)["combat"]["actions"]
+    assert [a["action"] for a in offered] == ["attack", "aim", "move", "dash", "guard"]
+    costs = {"aim": 1, "attack": 3, "dash": 3, "guard": 3, "move": 2}  # C1, the seed's costs
+    assert {a["action"]: a["ticks"] for a in offered} == costs
+    for a in offered:
+        base = {"cmd": "act", "combatant": "a", "action": a["action"]}
+        if a["target"]:
+            with pytest.raises(CommandRejected, match="needs a target") as info:
+                apply(duel, base)
+            assert info.value.violation.rule == a["rule"]
+        else:
+            with pytest.raises(CommandRejected, match="takes no target"):
+                apply(duel, {**base, "target": "b"})
+        rolls = {**base, "seed": 1, **({"target": "b"} if a["target"] else {})}
+        if a["rolls"]:
+            apply(duel, rolls)  # an attack takes its dice (here: the seed rolls them)
+        else:
+            with pytest.raises(CommandRejected, match="takes no seed"):
+                apply(duel, rolls)

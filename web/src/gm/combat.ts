@@ -98,8 +98,10 @@ function actCard(
   const action = h(
     "select",
     { name: "action", "aria-label": "action" },
-    ...["attack", "aim", "move", "dash", "guard"].map((a) => h("option", { value: a }, a)),
+    ...f.actions.map((a) => h("option", { value: a.action }, a.action)),
   ) as HTMLSelectElement;
+  // what each action takes is the engine's (the view's `actions`, the `act` command's own table)
+  const arity = (name: string) => f.actions.find((a) => a.action === name);
   // the target: those on another side first (the likely target is the default), then the rest;
   // for an action that takes none, the picker says so instead of naming someone
   const others = f.combatants.filter((c) => c.id !== who.id && !c.dead);
@@ -133,9 +135,9 @@ function actCard(
   const valid = (id: string | undefined): id is string =>
     id !== undefined && ordered.some((c) => c.id === id);
   const targeted = () => {
-    const takes = action.value === "attack" || action.value === "aim";
+    const takes = arity(action.value)?.target ?? false;
     target.disabled = !takes || ordered.length === 0;
-    defense.disabled = action.value !== "attack";
+    defense.disabled = !(arity(action.value)?.rolls ?? false);
     if (target.disabled) {
       target.value = "";
     } else if (!valid(target.value)) {
@@ -159,8 +161,8 @@ function actCard(
         sender(ctx, key, `Act: ${who.name}`, () => {
           const a = action.value;
           const cmd: Record<string, unknown> = { cmd: "act", combatant: who.id, action: a };
-          if (a === "attack" || a === "aim") cmd.target = target.value;
-          if (a === "attack") {
+          if (arity(a)?.target) cmd.target = target.value;
+          if (arity(a)?.rolls) {
             if (defense.value) cmd.defense = defense.value;
             let missing = false;
             for (const [name, input] of Object.entries(inputs)) {

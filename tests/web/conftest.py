@@ -1,2 +1,37 @@
 """The web pages in Debian's Chromium via Playwright, on a real service and Mosquitto
-(``tests.harness.web``). Fixtures: each module's own (web2 keeps them)."""
+(``tests.harness.web``). The fixtures most modules share are here — one Chromium per module,
+a broker and a served table per test; a module that needs another kind defines its own
+(test_web_gm's and test_web_login's ``browser``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.harness.web import (
+    ServedTable,
+    WebBroker,
+    playwright_chromium,
+    running_web_broker,
+    served_table,
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def broker(tmp_path) -> Iterator[WebBroker]:
+    with running_web_broker(tmp_path / "broker") as b:
+        yield b
+
+
+@pytest.fixture
+def table(tmp_path, broker) -> Iterator[ServedTable]:
+    with served_table(tmp_path / "table", broker) as t:
+        yield t

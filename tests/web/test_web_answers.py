@@ -29,8 +29,6 @@ from tests.harness.web import (
     SERVICE_PASSWORD,
     SERVICE_USER,
     WebBroker,
-    playwright_chromium,
-    running_web_broker,
     screenshot,
 )
 
@@ -109,18 +107,6 @@ class Publisher:
 
     def close(self) -> None:
         self.watcher.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def broker(tmp_path) -> Iterator[WebBroker]:
-    with running_web_broker(tmp_path / "broker") as b:
-        yield b
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import json
 import math
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,6 @@ from tests.harness.web import (
     SERVICE_USER,
     ServedTable,
     WebBroker,
-    playwright_chromium,
-    running_web_broker,
-    served_table,
 )
 
 try:
@@ -44,24 +40,6 @@ MS = WAIT * 1000
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 BREN = {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "skill",
         "action": "target"}  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def broker(tmp_path) -> Iterator[WebBroker]:
-    with running_web_broker(tmp_path / "broker") as b:
-        yield b
-
-
-@pytest.fixture
-def table(tmp_path, broker) -> Iterator[ServedTable]:
-    with served_table(tmp_path / "table", broker) as t:
-        yield t
 
 
 def open_page(browser: Any, url: str, width: int, height: int, **extra: Any) -> Page:

@@ -10,10 +10,7 @@ panel's viewmodel figure (display.viewmodel.group_total) and the engine's ``grou
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 import engine
 from companion.mqtt.messages import iter_state_messages
@@ -25,9 +22,7 @@ from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
     SERVICE_PASSWORD,
     SERVICE_USER,
-    WebBroker,
     playwright_chromium,
-    running_web_broker,
 )
 
 try:
@@ -41,12 +36,6 @@ MS = WAIT * 1000
 TOPICS = Topics("rhuna", "example")
 #: one draw each: Bren's token +1, Aria's -1, the group's 0 (checked below, not assumed)
 DRAWS = ({"cmd": "draw", "hero": "bren", "seed": 1}, {"cmd": "draw", "hero": "aria", "seed": 101})
-
-
-@pytest.fixture
-def broker(tmp_path) -> Iterator[WebBroker]:
-    with running_web_broker(tmp_path / "broker") as b:
-        yield b
 
 
 def _view() -> dict[str, Any]:

@@ -26,8 +26,6 @@ from tests.harness.web import (
     SERVICE_USER,
     ServedTable,
     WebBroker,
-    playwright_chromium,
-    running_web_broker,
     screenshot,
     served_table,
 )
@@ -41,24 +39,6 @@ R = "rhuna/example"
 #: four of Aria's tokens, in the order they are laid (P6: each is one draw)
 ARIA_TOKENS = ["aria.ember.skill", "aria.potential.lore.2", "aria.weight.2", "aria.ember.wild"]
 MS = WAIT * 1000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def broker(tmp_path) -> Iterator[WebBroker]:
-    with running_web_broker(tmp_path / "broker") as b:
-        yield b
-
-
-@pytest.fixture
-def table(tmp_path, broker) -> Iterator[ServedTable]:
-    with served_table(tmp_path / "table", broker) as t:
-        yield t
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import subprocess
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,7 +25,6 @@ from tests.harness import ARIA, BEGIN, ROOT, missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.web import (
     built_pages,
-    playwright_chromium,
     running_web_broker,
     screenshot,
     served_table,
@@ -116,12 +114,6 @@ def test_the_web_section_is_checked_like_the_rest(tmp_path):
     c = config_from_text('[web]\ndir = "web"\n', "rhuna.toml", base=tmp_path)
     assert (c.web_dir, c.web_port, c.web_host) == (tmp_path / "web", 8080, "")
     assert config_from_text("", "rhuna.toml", base=tmp_path).web_dir is None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_chromium() as b:
-        yield b
 
 
 def test_the_overlay_from_the_service_paints_the_retained_state_p6(tmp_path: Path, browser):

@@ -4,45 +4,19 @@ heroes after it ended (item 12)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
 from zoneinfo import ZoneInfo
-
-import pytest
 
 from tests.harness import BEGIN
 from tests.harness.broker import WAIT
 from tests.harness.record import fight_commands, night_table
 from tests.harness.web import (
-    ServedTable,
-    WebBroker,
-    playwright_chromium,
-    running_web_broker,
     screenshot,
     served_table,
 )
 
 MS = WAIT * 1000
 ZONE = "America/New_York"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def broker(tmp_path) -> Iterator[WebBroker]:
-    with running_web_broker(tmp_path / "broker") as b:
-        yield b
-
-
-@pytest.fixture
-def table(tmp_path, broker) -> Iterator[ServedTable]:
-    with served_table(tmp_path / "table", broker) as t:
-        yield t
 
 
 def test_the_history_reads_in_the_browsers_time_zone(browser, broker, table):

@@ -354,3 +354,23 @@ def screenshot(page: Any, name: str) -> Path:
     page.wait_for_function("document.getAnimations().length === 0", timeout=WAIT * 1000)
     page.screenshot(path=str(path))
     return path
+
+
+#: axe-core, the npm devDependency in web/ (`make web` installs it)
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe(page: Any) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.2 AA violations on ``page`` (injected from web/node_modules): each
+    rule's id and its first three nodes."""
+    if not AXE.exists():
+        missing_real_part("axe-core (npm devDependency in web/: make web)")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """() => axe.run(document, {runOnly: {type: 'tag', values:
+             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})"""
+    )
+    return [
+        {"id": v["id"], "nodes": [n["html"][:120] for n in v["nodes"][:3]]}
+        for v in result["violations"]
+    ]

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.harness import ROOT, WAIT, missing_real_part
+from tests.harness import WAIT
 from tests.harness.broker import send
 from tests.harness.views import performance_mid
-from tests.harness.web import playwright_chromium, screenshot
+from tests.harness.web import axe, playwright_chromium, screenshot
 from tests.venue.rig import Rig
 
 TABLES = 10
@@ -70,24 +70,6 @@ def wait_on_air(page: Any, table: str, reason: str, timeout: float = 20) -> dict
         timeout=timeout * 1000,
     )
     return on_air(page)
-
-
-AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def axe(page: Any) -> list[dict[str, Any]]:
-    """axe-core's WCAG 2.2 AA violations on ``page`` (as tests/web runs it on the other pages)."""
-    if not AXE.exists():
-        missing_real_part("axe-core (npm devDependency in web/: make web)")
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate(
-        """() => axe.run(document, {runOnly: {type: 'tag', values:
-             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})"""
-    )
-    return [
-        {"id": v["id"], "nodes": [n["html"][:120] for n in v["nodes"][:3]]}
-        for v in result["violations"]
-    ]
 
 
 SMALL_TEXT = """(min) => [...document.querySelectorAll('body *')].filter(e => {

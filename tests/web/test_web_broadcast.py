@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import ARIA, BEGIN, ROOT, missing_real_part
+from tests.harness import ARIA, BEGIN, missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.web import (
     ARTEFACTS,
@@ -28,6 +28,7 @@ from tests.harness.web import (
     SERVICE_USER,
     ServedTable,
     WebBroker,
+    axe,
 )
 
 try:
@@ -37,7 +38,6 @@ except ImportError:  # a developer's machine without the test extras; in CI a fa
     missing_real_part("Playwright and Pillow (the test extras)")
 
 MS = WAIT * 1000
-AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 BREN = {"cmd": "declare", "hero": "bren", "shade": "impulse", "capability": "skill",
         "action": "target"}  # fmt: skip
 
@@ -495,20 +495,6 @@ def test_75_tables_make_two_pages_that_rotate_and_rotate_off_holds_one(broker, b
         "rotate=soon ignored: give seconds (rotate=15) or rotate=off", timeout=MS
     )
     page.context.close()
-
-
-def axe(page: Page) -> list[dict[str, Any]]:
-    if not AXE.exists():
-        missing_real_part("axe-core (npm devDependency in web/: make web)")
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate(
-        """() => axe.run(document, {runOnly: {type: 'tag', values:
-             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})"""
-    )
-    return [
-        {"id": v["id"], "nodes": [n["html"][:120] for n in v["nodes"][:3]]}
-        for v in result["violations"]
-    ]
 
 
 def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):

@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 WEB_SRC := $(shell find web/src web/pages -type f -not -path 'web/src/generated/*' 2>/dev/null) \
 	web/build.mjs web/gen-types.mjs web/package.json web/tsconfig.json \
 	docs/state.schema.json docs/events.schema.json docs/history.schema.json \
-	docs/error.schema.json docs/reply.schema.json
+	docs/error.schema.json docs/reply.schema.json docs/topics.json
 WEB_DEPS := web/node_modules/.ci-stamp
 WEB_BUILT := web/dist/BUILT
 

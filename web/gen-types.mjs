@@ -51,4 +51,32 @@ for (const [name, root] of Object.entries(NAMES)) {
   });
   writeFileSync(`src/generated/${name}.ts`, ts);
 }
-console.log(`web: types generated from docs/{${Object.keys(NAMES).join(",")}}.schema.json`);
+
+// the topic catalogue (docs/topics.json, companion/mqtt/topics.py's CATALOGUE): the topics' names
+// and the sections the public pages follow, so no page keeps its own list
+const { topics } = JSON.parse(readFileSync(`${DOCS}/topics.json`, "utf8"));
+for (const name of Object.keys(NAMES)) {
+  if (!topics.some((t) => t.payload.split("#")[0] === `${name}.schema.json`))
+    throw new Error(`docs/${name}.schema.json is the payload of no topic in docs/topics.json`);
+}
+const level = (t) => t.suffix.split("/")[0];
+const sections = topics
+  .filter((t) => t.retained && t.pages && !t.suffix.includes("/"))
+  .map((t) => t.suffix);
+const retained = topics.filter((t) => t.retained && !t.suffix.includes("/")).map(level);
+writeFileSync(
+  "src/generated/topics.ts",
+  [
+    "/* Generated from docs/topics.json by web/gen-types.mjs: do not edit. */",
+    "/** every topic under `<base>/<table>/`, by its suffix (`<id>`, `<name>`: one level) */",
+    `export const TOPICS = ${JSON.stringify(topics.map((t) => t.suffix))} as const;`,
+    "/** the retained topics of one level (`…/state`, `…/odds` …), in the order a page subscribes */",
+    `export const RETAINED = ${JSON.stringify(retained)} as const;`,
+    "/** the retained sections the public pages follow unless a page says otherwise */",
+    `export const PAGE_SECTIONS = ${JSON.stringify(sections)} as const;`,
+    "",
+  ].join("\n"),
+);
+console.log(
+  `web: types generated from docs/{${Object.keys(NAMES).join(",")}}.schema.json and docs/topics.json`,
+);

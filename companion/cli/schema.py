@@ -13,6 +13,7 @@ from typing import Any
 
 import engine  # noqa: F401  (registers every command)
 from companion.mqtt.schema import MESSAGES, message_schema
+from companion.mqtt.topics import catalogue_json
 from engine.contracts.schema import dumps, events_schema, state_schema
 from engine.docs import commands_markdown, schema_json
 
@@ -22,6 +23,8 @@ CONTRACTS: dict[str, Callable[[], dict[str, Any]]] = {
     "state.schema.json": state_schema,
     "events.schema.json": events_schema,
     **{f"{topic}.schema.json": functools.partial(message_schema, topic) for topic in MESSAGES},
+    # every topic of a table: what web/gen-types.mjs makes the pages' section names from
+    "topics.json": catalogue_json,
 }
 
 
@@ -31,8 +34,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--write",
         metavar="DIR",
-        help="write commands.schema.json, commands.md and the MQTT payloads' schemas"
-        " (state, events, history, error, reply, info)",
+        help="write commands.schema.json, commands.md, the MQTT payloads' schemas"
+        " (state, events, history, error, reply, info) and the topic catalogue (topics.json)",
     )
     p.set_defaults(func=run)
 

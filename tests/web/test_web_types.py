@@ -12,9 +12,9 @@ from tests.harness import ROOT, missing_real_part
 WEB = ROOT / "web"
 
 
-def typecheck(tmp_path, state_schema, **schemas):
+def typecheck(tmp_path, state_schema, topics=None, **schemas):
     """Generate the types from ``state_schema`` (and any other ``<name>=schema`` given, else
-    the one in docs/) in a copy of web/ and run tsc there."""
+    the one in docs/; ``topics``, else docs/topics.json) in a copy of web/ and run tsc there."""
     if not (WEB / "node_modules" / ".bin" / "tsc").exists() or shutil.which("node") is None:
         missing_real_part("web/node_modules (make web) and node")
     copy = tmp_path / "web"
@@ -29,6 +29,10 @@ def typecheck(tmp_path, state_schema, **schemas):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "state.schema.json").write_text(json.dumps(state_schema))
+    if topics is None:  # the topic catalogue
+        shutil.copy(ROOT / "docs" / "topics.json", docs / "topics.json")
+    else:
+        (docs / "topics.json").write_text(json.dumps(topics))
     for path in (ROOT / "docs").glob("*.schema.json"):  # gm.html reads the commands too
         if path.name != "state.schema.json":
             shutil.copy(path, docs / path.name)
@@ -69,3 +73,17 @@ def test_a_key_renamed_in_the_history_message_breaks_the_web_build(tmp_path):
     assert result.returncode != 0
     assert "Property 'href' does not exist on type 'Recap'" in result.stdout
     assert "src/model.ts" in result.stdout
+
+
+def test_a_topic_renamed_in_the_catalogue_breaks_the_pages_that_follow_it(tmp_path):
+    """issue 28 item 3: the pages' section names come from docs/topics.json (web/gen-types.mjs),
+    so a section the service no longer publishes is a type error where a page asks for it."""
+    schema = json.loads((ROOT / "docs" / "state.schema.json").read_text())
+    topics = json.loads((ROOT / "docs" / "topics.json").read_text())
+    for t in topics["topics"]:
+        if t["suffix"] == "bags":
+            t["suffix"] = "contents"
+    result = typecheck(tmp_path, schema, topics)
+    assert result.returncode != 0
+    assert "Type '\"bags\"' is not assignable" in result.stdout, result.stdout
+    assert "src/pages/gm.ts" in result.stdout

@@ -13,6 +13,7 @@ import type { EventMessage as AnyEvent } from "./generated/events";
 import type * as H from "./generated/history";
 import type * as R from "./generated/reply";
 import type * as S from "./generated/state";
+import { PAGE_SECTIONS, type RETAINED } from "./generated/topics";
 
 export type Status = "online" | "offline";
 
@@ -95,7 +96,9 @@ export interface Sections {
   vocabulary?: unknown;
 }
 
-export const SECTION_NAMES = ["performance", "odds", "time", "combat", "costs", "history"] as const;
-/** `state` (the whole table in one message), `bags` (what is in each bag) and `vocabulary`
- *  (the commands' JSON Schema) only for pages that ask for them: the remote */
-export type SectionName = (typeof SECTION_NAMES)[number] | "state" | "bags" | "vocabulary";
+/** the sections the public pages follow by default: the topic catalogue's (docs/topics.json) */
+export const SECTION_NAMES = PAGE_SECTIONS;
+/** any retained topic of one level but `…/status` and `…/info`: `state` (the whole table in
+ *  one message), `bags` (what is in each bag) and `vocabulary` (the commands' JSON Schema) only
+ *  for pages that ask for them, the remote */
+export type SectionName = Exclude<(typeof RETAINED)[number], "status" | "info">;

@@ -1,0 +1,46 @@
+"""The topic catalogue (companion/mqtt/topics.py, CATALOGUE; issue 28 item 3): the one list
+the builders, docs/topics.json, the pages' section names and docs/mqtt.md's table come from."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from companion.mqtt.topics import CATALOGUE, SECTIONS, Topics, catalogue_json
+from tests.harness import ROOT
+
+DOCS = ROOT / "docs"
+_ROW = re.compile(r"^\| `…/([^`]+)` \| (yes|no|—) \| (\d) \|", re.M)
+
+
+def test_docs_mqtt_md_lists_every_topic_of_the_catalogue_as_it_is():
+    """The topics table of docs/mqtt.md: each catalogue topic once, retained and QoS as here."""
+    said = {m[1]: ({"yes": True, "no": False, "—": None}[m[2]], int(m[3])) for m in
+            _ROW.finditer((DOCS / "mqtt.md").read_text("utf-8"))}  # fmt: skip
+    assert said == {t.suffix: (t.retained, t.qos) for t in CATALOGUE}
+
+
+def test_every_builder_names_a_catalogue_topic_and_nothing_else_is_built():
+    t = Topics("rhuna", "hall-1")
+    built = {
+        t.status, t.info, t.vocabulary, t.state, t.history, t.events, t.error, t.command,
+        t.reply, t.hero("aria"), *(t.section(name) for name in SECTIONS),
+    }  # fmt: skip
+    suffixes = {b.removeprefix("rhuna/hall-1/").replace("aria", "<id>") for b in built}
+    assert suffixes == {c.suffix for c in CATALOGUE} - {"command/<name>"}
+    assert t.heroes == "rhuna/hall-1/heroes/+" and t.command_filter == "rhuna/hall-1/command/+"
+    with pytest.raises(ValueError, match="not in the topic catalogue"):
+        t.section("odd")
+
+
+def test_the_pages_section_names_are_the_catalogue_s():
+    """web/gen-types.mjs writes src/generated/topics.ts from docs/topics.json (make web); the
+    public pages follow its PAGE_SECTIONS, the retained sections marked for the pages."""
+    assert json.loads((DOCS / "topics.json").read_text("utf-8")) == catalogue_json()
+    generated = ROOT / "web" / "src" / "generated" / "topics.ts"
+    text = generated.read_text("utf-8")
+    pages = json.loads(re.search(r"PAGE_SECTIONS = (\[.*?\]) as const", text)[1])
+    assert pages == [c.suffix for c in CATALOGUE if c.retained and c.pages and "/" not in c.suffix]
+    assert "bags" not in pages and "history" in pages  # the remote alone follows the bags

@@ -77,6 +77,7 @@ def catalogue_json() -> dict[str, object]:
         ],
     }
 
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 

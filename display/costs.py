@@ -17,13 +17,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from display.viewmodel import MINUS
+from engine.contracts.view import ContributionView
 
 
-def cost_parts(c: Mapping[str, Any], cost: Sequence[str]) -> list[str]:
+def cost_parts(c: ContributionView | None, cost: Sequence[str]) -> list[str]:
     """What the Performance cost this hero: Fatigue → Strain → Wound (the engine's words), Favor
-    spent."""
+    spent (none: the hero drew nothing here)."""
     parts = [str(line) for line in cost]
-    spent = len(c.get("favor") or [])
+    spent = len(c["favor"]) if c is not None else 0
     if spent:
         parts.append(f"Favor {MINUS}{spent}")
     return parts

@@ -9,8 +9,17 @@ token is labelled — lives here so the drawing code only draws.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
+from engine.contracts.view import (
+    CombatView,
+    ContributionView,
+    OddsGroup,
+    OddsView,
+    PerformanceView,
+    ResultView,
+    TokenView,
+)
 from engine.tokens import Action
 
 View = Mapping[str, Any]
@@ -41,14 +50,31 @@ def section(view: View, name: str) -> Mapping[str, Any] | None:
     return value if isinstance(value, Mapping) else None
 
 
+# the view's sections as the contracts type them (engine/contracts/view.py): the view is the
+# engine's TableView (tests/test_contracts.py checks the panel's fixtures against its schema),
+# so from here on mypy checks every key the panel reads
+
+
+def performance(view: View) -> PerformanceView | None:
+    return cast("PerformanceView | None", section(view, "performance"))
+
+
+def odds(view: View) -> OddsView | None:
+    return cast("OddsView | None", section(view, "odds"))
+
+
+def combat(view: View) -> CombatView | None:
+    return cast("CombatView | None", section(view, "combat"))
+
+
 # --- the Performance --------------------------------------------------------
 
 
-def contributions(perf: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def contributions(perf: PerformanceView) -> list[ContributionView]:
     return list(perf.get("contributions") or [])
 
 
-def focus(perf: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def focus(perf: PerformanceView) -> ContributionView | None:
     """The contribution the table is looking at: the first still drawing, else the last declared."""
     items = contributions(perf)
     if not items:
@@ -60,7 +86,7 @@ def focus(perf: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return items[-1]
 
 
-def group_of(perf: Mapping[str, Any], hero: str) -> list[str]:
+def group_of(perf: PerformanceView, hero: str) -> list[str]:
     """The heroes ``hero`` resolves with (Intersecting heroes summed, I-P10)."""
     for g in perf.get("groups") or []:
         if hero in g:
@@ -68,7 +94,7 @@ def group_of(perf: Mapping[str, Any], hero: str) -> list[str]:
     return [hero]
 
 
-def group_total(perf: Mapping[str, Any], hero: str) -> int:
+def group_total(perf: PerformanceView, hero: str) -> int:
     """The engine's total for ``hero``'s resolving group (the view's ``group_total``, I-P10):
     the one figure the panel and the pages set against the Difficulty."""
     for c in contributions(perf):
@@ -77,20 +103,20 @@ def group_total(perf: Mapping[str, Any], hero: str) -> int:
     return 0
 
 
-def result_for(perf: Mapping[str, Any], hero: str) -> Mapping[str, Any] | None:
+def result_for(perf: PerformanceView, hero: str) -> ResultView | None:
     for r in perf.get("results") or []:
         if hero in (r.get("heroes") or []):
-            return dict(r)
+            return r
     return None
 
 
-def is_gain(c: Mapping[str, Any]) -> bool:
+def is_gain(c: ContributionView) -> bool:
     """The declaration makes no check: a Gain (the engine's :attr:`Action.checks`, P7)."""
     action = c.get("action")
     return action in set(Action) and not Action(action).checks
 
 
-def declaration(c: Mapping[str, Any]) -> list[str]:
+def declaration(c: ContributionView) -> list[str]:
     """Shade · Capability · Action · Training, then Exert, the Moment and Intersect when used."""
     parts = [title(c.get("shade")), title(c.get("capability")), title(c.get("action"))]
     parts.append(title(c.get("training")))
@@ -103,7 +129,7 @@ def declaration(c: Mapping[str, Any]) -> list[str]:
     return [p for p in parts if p]
 
 
-def token_code(token: Mapping[str, Any]) -> str:
+def token_code(token: TokenView) -> str:
     """The short mark under a token's value: its Shade letter, P, W2, S, or a Favor's relation."""
     kind = token.get("kind")
     shade = str(token.get("shade") or "")
@@ -122,7 +148,7 @@ def token_code(token: Mapping[str, Any]) -> str:
     return name[:1].upper()
 
 
-def draws_text(c: Mapping[str, Any]) -> str:
+def draws_text(c: ContributionView) -> str:
     """What is left to do at the Draw Board for ``c``."""
     if c.get("pending_redraw"):
         return "draw the Redraw"
@@ -163,19 +189,19 @@ def odds_mark(view: View, *, long: bool = False) -> str | None:
     return answer_mark("odds", odds_status(view), long=long)
 
 
-def forecast_mark(combat: Mapping[str, Any], *, long: bool = False) -> str | None:
+def forecast_mark(combat: CombatView, *, long: bool = False) -> str | None:
     """The same for the attack forecast (``combat.forecast_status``)."""
     return answer_mark("forecast", combat.get("forecast_status"), long=long)
 
 
-def odds_for(view: View, hero: str) -> Mapping[str, Any] | None:
+def odds_for(view: View, hero: str) -> OddsGroup | None:
     """The odds group ``hero`` resolves in, only when the view's odds are ready."""
-    odds = section(view, "odds")
-    if odds is None or odds_status(view) != "ready":
+    found = odds(view)
+    if found is None or odds_status(view) != "ready":
         return None
-    for g in odds.get("groups") or []:
+    for g in found.get("groups") or []:
         if hero in (g.get("heroes") or []):
-            return dict(g)
+            return g
     return None
 
 
@@ -189,24 +215,24 @@ def percent(p: Any) -> str:
     return f"{round(value):d}%"
 
 
-def _percent_of(group: Mapping[str, Any], key: str) -> str | None:
+def _percent_of(group: OddsGroup, key: Literal["best_play", "as_drawn"]) -> str | None:
     s = group.get(key)
     if isinstance(s, Mapping) and s.get("percent") is not None:
         return percent(s["percent"])
     return None
 
 
-def best_play_percent(group: Mapping[str, Any]) -> str | None:
+def best_play_percent(group: OddsGroup) -> str | None:
     """The headline: P(success) with the Redraws and Favor left used well (docs/odds.md)."""
     return _percent_of(group, "best_play")
 
 
-def as_drawn_percent(group: Mapping[str, Any]) -> str | None:
+def as_drawn_percent(group: OddsGroup) -> str | None:
     """The secondary figure: P(success) with no more choices."""
     return _percent_of(group, "as_drawn")
 
 
-def advice_texts(group: Mapping[str, Any]) -> list[str]:
+def advice_texts(group: OddsGroup) -> list[str]:
     out = []
     for a in group.get("advice") or []:
         text = a.get("text") if isinstance(a, Mapping) else a
@@ -225,7 +251,7 @@ _ACTION_WORD = {
 }
 
 
-def short_advice(group: Mapping[str, Any]) -> list[str]:
+def short_advice(group: OddsGroup) -> list[str]:
     """``Redraw → 58%``: the advice cut to what a strip panel's status line has room for."""
     out = []
     for a in group.get("advice") or []:
@@ -244,7 +270,7 @@ def short_advice(group: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def next_move(group: Mapping[str, Any], cur: Mapping[str, Any]) -> str | None:
+def next_move(group: OddsGroup, cur: ContributionView) -> str | None:
     """The best move when it is a choice (``Redraw W0``, ``Favor``); None while drawing on
     (or resolving) is best: the strip has no room for the obvious."""
     advice = group.get("advice") or []
@@ -262,12 +288,12 @@ def next_move(group: Mapping[str, Any], cur: Mapping[str, Any]) -> str | None:
 # --- outcome and cost -------------------------------------------------------
 
 
-def outcome_word(result: Mapping[str, Any]) -> str:
+def outcome_word(result: ResultView) -> str:
     """The engine's typed outcome (``results[].outcome``), in the panel's capitals."""
     return str(result["outcome"]).upper()
 
 
-def consequence(result: Mapping[str, Any]) -> str:
+def consequence(result: ResultView) -> str:
     """The engine's P20 consequence (``results[].consequence``: wear or impact), a word."""
     return str(result["consequence"]).capitalize()
 

@@ -10,7 +10,7 @@ heroes under the table's name.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from display.canvas import Canvas
 from display.layout import Box
@@ -18,6 +18,7 @@ from display.panels import BLACK, WHITE
 from display.screens.performance import track_line
 from display.text import font, line_height, wrap
 from display.viewmodel import View, section, title
+from engine.contracts.view import HeroView, TimeView
 
 BANDS = ("morning", "day", "night")
 SEP = " · "
@@ -29,8 +30,8 @@ def _lh(size: int, bold: bool = False) -> int:
 
 def draw(c: Canvas, box: Box, view: View) -> None:
     m = c.m
-    time = section(view, "time")
-    heroes = [h for h in (view.get("heroes") or {}).values() if isinstance(h, Mapping)]
+    time = cast("TimeView | None", section(view, "time"))
+    heroes = cast("list[HeroView]", list((view.get("heroes") or {}).values()))
     head, rest = box.top(_lh(m.big, True), m.gap)
     if time is None:
         table = str(view.get("table") or "")
@@ -114,7 +115,7 @@ def _hurt_lines(view: View) -> list[str]:
     return parts
 
 
-def _blocking_lines(time: Mapping[str, Any]) -> list[str]:
+def _blocking_lines(time: TimeView) -> list[str]:
     """A Time token drawn and not yet resolved, and every question waiting for an answer."""
     out = []
     last = time.get("last")
@@ -125,7 +126,7 @@ def _blocking_lines(time: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _compact_heroes(c: Canvas, box: Box, heroes: Sequence[Mapping[str, Any]]) -> None:
+def _compact_heroes(c: Canvas, box: Box, heroes: Sequence[HeroView]) -> None:
     """No room for a row each: every hero on wrapped lines, ``Aria F0/5 S0/3 · Bren …``."""
     parts = []
     for h in heroes:
@@ -139,7 +140,7 @@ def _compact_heroes(c: Canvas, box: Box, heroes: Sequence[Mapping[str, Any]]) ->
     c.lines(box, SEP.join(parts), c.m.body)
 
 
-def _time_head(c: Canvas, box: Box, time: Mapping[str, Any]) -> None:
+def _time_head(c: Canvas, box: Box, time: TimeView) -> None:
     """``DAY 2 · MORNING`` on the left; the band's Minor draws and what is due on the right."""
     m = c.m
     due = str(time.get("due") or "minor")
@@ -175,7 +176,7 @@ def _band_pips(c: Canvas, box: Box, done: int, major_due: bool, pip: int) -> Non
     c.draw.rectangle((x0, y0, x0 + pip - 1, y0 + pip - 1), outline=BLACK, fill=fill, width=1)
 
 
-def _time_lines(time: Mapping[str, Any], view: View, *, roomy: bool) -> list[str]:
+def _time_lines(time: TimeView, view: View, *, roomy: bool) -> list[str]:
     """Weather, Rest, prompts, last draw, temporary tokens — as many as the panel has room for."""
     out: list[str] = []
     weather = time.get("weather")
@@ -223,7 +224,7 @@ def _text_of(item: Any) -> str:
     return str(item)
 
 
-def _board(c: Canvas, box: Box, time: Mapping[str, Any]) -> None:
+def _board(c: Canvas, box: Box, time: TimeView) -> None:
     """The whole day: Morning, Day, Night, each three Minor draws and a Major (T3)."""
     m = c.m
     band = str(time.get("band") or "morning")
@@ -244,8 +245,8 @@ def _board(c: Canvas, box: Box, time: Mapping[str, Any]) -> None:
 def _heroes(
     c: Canvas,
     box: Box,
-    heroes: Sequence[Mapping[str, Any]],
-    time: Mapping[str, Any] | None,
+    heroes: Sequence[HeroView],
+    time: TimeView | None,
     row_h: int,
 ) -> None:
     """One row per hero: name, Fatigue and Strain boxes against capacity, Wounds; rest status."""
@@ -296,16 +297,15 @@ def _heroes(
         c.text(more, f"+ {len(heroes) - rows_for} more", m.body)
 
 
-def _columns(
-    c: Canvas, cols: list[str], pip: int, heroes: Sequence[Mapping[str, Any]]
-) -> list[int]:
+def _columns(c: Canvas, cols: list[str], pip: int, heroes: Sequence[HeroView]) -> list[int]:
     m = c.m
     out = []
     for col in cols:
         label = c.width_of(col, m.small) + 1
         if col in ("Fatigue", "Strain"):
-            cap_key = "fatigue_capacity" if col == "Fatigue" else "strain_capacity"
-            cap = max(int(h.get(cap_key) or 0) for h in heroes)
+            cap = max(
+                h["fatigue_capacity"] if col == "Fatigue" else h["strain_capacity"] for h in heroes
+            )
             need = cap * pip + max(0, cap - 1) * max(1, pip // 3)
         else:
             need = c.width_of("99", m.body, bold=True)
@@ -316,7 +316,7 @@ def _columns(
 def _hero_row(
     c: Canvas,
     row: Box,
-    hero: Mapping[str, Any],
+    hero: HeroView,
     name_w: int,
     widths: list[int],
     pip: int,

@@ -17,10 +17,11 @@ from display.layout import Box
 from display.panels import BLACK, WHITE
 from display.text import font, line_height, wrap
 from display.viewmodel import View, forecast_mark
+from engine.contracts.view import CombatantView, CombatView
 
 TICKS = 6
 SEP = " · "
-Combatant = Mapping[str, Any]
+Combatant = CombatantView
 
 
 def _lh(size: int, bold: bool = False) -> int:
@@ -28,9 +29,9 @@ def _lh(size: int, bold: bool = False) -> int:
 
 
 def draw(c: Canvas, box: Box, view: View) -> None:
-    combat = view["combat"]
+    combat: CombatView = view["combat"]
     m = c.m
-    people: list[Combatant] = [p for p in combat.get("combatants") or [] if isinstance(p, Mapping)]
+    people: list[Combatant] = list(combat.get("combatants") or [])
     acting = {str(a) for a in combat.get("acting") or []}
     tick = int(combat.get("tick") or 1)
     head, rest = box.top(_lh(m.big, True), m.gap)
@@ -53,7 +54,7 @@ def draw(c: Canvas, box: Box, view: View) -> None:
 
 
 def _header(
-    c: Canvas, box: Box, combat: Mapping[str, Any], people: Sequence[Combatant], acting: set[str]
+    c: Canvas, box: Box, combat: CombatView, people: Sequence[Combatant], acting: set[str]
 ) -> bool:
     """Round and tick; on a roomy panel who acts, beside it if it fits (False: it did not)."""
     m = c.m
@@ -264,7 +265,7 @@ def _percent(p: Any) -> str:
     return "<1%" if q < 1 else ">99%" if q > 99 else f"{q:.0f}%"
 
 
-def forecast_text(combat: Mapping[str, Any], *, short: bool = False) -> str | None:
+def forecast_text(combat: CombatView, *, short: bool = False) -> str | None:
     """The exact odds of the acting combatant attacking the first foe offered (C6, C8, C9):
     ``Bren → Raider: 62% hurt · 1.0 injuries expected · 14% kill`` (``short``: without the
     injuries expected). ``forecast: counting…`` / ``forecast: too many`` while it is pending

@@ -9,7 +9,7 @@ full, the other heroes in the same Performance and each hero's cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from display.canvas import Canvas
@@ -40,6 +40,7 @@ from display.viewmodel import (
     title,
     token_code,
 )
+from engine.contracts.view import ContributionView, PerformanceView
 
 #: the view's ``costs`` section: hero id → counts and ``text`` (engine/performance/costs.py)
 Costs = Mapping[str, Any] | None
@@ -49,7 +50,7 @@ TIGHT = "\u2009·\u2009"
 
 
 def draw(c: Canvas, box: Box, view: View) -> None:
-    perf = view["performance"]
+    perf: PerformanceView = view["performance"]
     costs: Costs = view.get("costs")
     current = focus(perf)
     if current is None:
@@ -64,7 +65,7 @@ def _lh(size: int, bold: bool = False) -> int:
     return line_height(font(size, bold))
 
 
-def _waiting(c: Canvas, box: Box, perf: Mapping[str, Any]) -> None:
+def _waiting(c: Canvas, box: Box, perf: PerformanceView) -> None:
     """Begun, nobody has declared yet: the Difficulty is what matters."""
     m = c.m
     head, rest = box.top(_lh(m.big, True), m.gap)
@@ -83,8 +84,8 @@ def _strip(
     c: Canvas,
     box: Box,
     view: View,
-    perf: Mapping[str, Any],
-    cur: Mapping[str, Any],
+    perf: PerformanceView,
+    cur: ContributionView,
     costs: Costs,
 ) -> None:
     """Who and what (one or two lines), tokens and total, then status or outcome (one or two)."""
@@ -145,7 +146,7 @@ def _strip(
         _status_line(c, footer, view, cur, who=None if show_head else name)
 
 
-def _others_text(perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
+def _others_text(perf: PerformanceView, cur: ContributionView) -> str:
     """``Bren 1P 1V 0C = 3 ✘``: each other hero's tokens and total, for a strip panel."""
     out = []
     for o in contributions(perf):
@@ -163,14 +164,14 @@ def _others_text(perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
     return SEP.join(out)
 
 
-def _strip_name(view: View, perf: Mapping[str, Any], cur: Mapping[str, Any]) -> str:
+def _strip_name(view: View, perf: PerformanceView, cur: ContributionView) -> str:
     heroes = group_of(perf, str(cur.get("hero")))
     name = " + ".join(names(view, heroes)) if len(heroes) > 1 else str(cur.get("name") or "")
     return name.upper()
 
 
 def _main(
-    c: Canvas, box: Box, perf: Mapping[str, Any], cur: Mapping[str, Any], *, difficulty_size: int
+    c: Canvas, box: Box, perf: PerformanceView, cur: ContributionView, *, difficulty_size: int
 ) -> None:
     """Tokens on the left at full size; the running total, as big as the rest allows, on the right."""
     m = c.m
@@ -218,7 +219,7 @@ def _segments(
 
 
 def _status_line(
-    c: Canvas, box: Box, view: View, cur: Mapping[str, Any], who: str | None = None
+    c: Canvas, box: Box, view: View, cur: ContributionView, who: str | None = None
 ) -> None:
     """``1 draw left · odds 58% · Redraw → 71%`` (the sketch in docs/display.md); ``who``
     first when the who-and-what line had no room; ``odds: counting…`` / ``odds: too many``
@@ -244,7 +245,7 @@ def _status_line(
 
 
 def _outcome_parts(
-    perf: Mapping[str, Any], cur: Mapping[str, Any], costs: Costs
+    perf: PerformanceView, cur: ContributionView, costs: Costs
 ) -> tuple[str, list[str], list[str]]:
     """(``FAILURE``, [``Impact``], [``+2 Fatigue → 1 Strain``, ``Favor −1``]) (P19, P20, P13)."""
     hero = str(cur.get("hero"))
@@ -280,8 +281,8 @@ def _roomy(
     c: Canvas,
     box: Box,
     view: View,
-    perf: Mapping[str, Any],
-    cur: Mapping[str, Any],
+    perf: PerformanceView,
+    cur: ContributionView,
     costs: Costs,
 ) -> None:
     m = c.m
@@ -327,8 +328,8 @@ def _roomy_bottom(
     c: Canvas,
     box: Box,
     view: View,
-    perf: Mapping[str, Any],
-    cur: Mapping[str, Any],
+    perf: PerformanceView,
+    cur: ContributionView,
     costs: Costs,
     heroes: list[str],
     resolved: bool,
@@ -338,7 +339,7 @@ def _roomy_bottom(
     lines: list[tuple[str, int, bool]] = []
     if resolved or is_gain(cur):
         for h in heroes:
-            contribution = next((x for x in contributions(perf) if x.get("hero") == h), {})
+            contribution = next((x for x in contributions(perf) if x.get("hero") == h), None)
             parts = cost_parts(contribution, costs_for(costs, h))
             if parts:
                 who = names(view, [h])[0]
@@ -388,7 +389,7 @@ def _roomy_bottom(
     return used
 
 
-def _outcome_tag(c: Canvas, box: Box, perf: Mapping[str, Any], cur: Mapping[str, Any]) -> None:
+def _outcome_tag(c: Canvas, box: Box, perf: PerformanceView, cur: ContributionView) -> None:
     """A full-width block: ``SUCCESS · Wear`` inverted, so the result is seen from across the table."""
     m = c.m
     result = result_for(perf, str(cur.get("hero")))
@@ -408,7 +409,7 @@ def _outcome_tag(c: Canvas, box: Box, perf: Mapping[str, Any], cur: Mapping[str,
     c.text(box.inset(pad, 0), text, m.big, bold=True, align="center", fill=look.ink)
 
 
-def table_notes(view: View, cur: Mapping[str, Any]) -> list[str]:
+def table_notes(view: View, cur: ContributionView) -> list[str]:
     """What a roomy panel adds: the Redraw just spent, the Escalation track, the Awakened (P11,
     P18, P21)."""
     out = []
@@ -444,8 +445,8 @@ def _token_name(token: Any) -> str:
 def _others(
     c: Canvas,
     box: Box,
-    perf: Mapping[str, Any],
-    others: list[Mapping[str, Any]],
+    perf: PerformanceView,
+    others: Sequence[ContributionView],
     row_h: int,
 ) -> None:
     """The other heroes in this Performance: name, declaration, tokens as text, total."""

@@ -9,13 +9,13 @@ are dashed; a slot waiting for its Redraw shows a circular arrow.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from display.canvas import Canvas
 from display.layout import Box
 from display.panels import BLACK, WHITE
 from display.viewmodel import signed, token_code
+from engine.contracts.view import TokenView
 
 
 def slot_count(drawn: int, favor: int, empty: int, redraw: bool) -> int:
@@ -29,8 +29,8 @@ def row_width(c: Canvas, n: int, side: int) -> int:
 def draw_row(
     c: Canvas,
     box: Box,
-    drawn: Sequence[Mapping[str, Any]],
-    favor: Sequence[Mapping[str, Any]],
+    drawn: Sequence[TokenView],
+    favor: Sequence[TokenView],
     *,
     empty: int,
     redraw: bool,
@@ -38,7 +38,7 @@ def draw_row(
 ) -> Box:
     """Icons left to right in ``box``; returns the box the icons used."""
     m = c.m
-    slots: list[tuple[str, Mapping[str, Any] | None]] = [("token", t) for t in drawn]
+    slots: list[tuple[str, TokenView | None]] = [("token", t) for t in drawn]
     slots += [("favor", t) for t in favor]
     if redraw:
         slots.append(("redraw", None))
@@ -64,7 +64,7 @@ def draw_row(
     return Box(box.x0, top, x - m.gap, top + height)
 
 
-def draw_token(c: Canvas, cell: Box, token: Mapping[str, Any], *, circle: bool = False) -> None:
+def draw_token(c: Canvas, cell: Box, token: TokenView, *, circle: bool = False) -> None:
     """A token: its value big, its mark small under it (one line ``2C`` when the icon is short)."""
     m = c.m
     value = int(token.get("value") or 0)

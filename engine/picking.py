@@ -9,7 +9,7 @@ stays pure. The Performance (Hero Bags, the Favor Bag), Time and Weather draws s
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.errors import CommandRejected
@@ -22,6 +22,21 @@ SEED = Field(
     "draw at random with this seed instead of naming a token (scripts, demo)",
     bound="seed",
 )
+
+
+def hero_meant(checking: Sequence[str], hints: Iterable[str | None] = ()) -> str | None:
+    """The hero an input that names none is for — a Favor token laid on the board, a Redraw
+    dialled on the wheel: the first of ``hints`` (the hero drawing now, the one turned to, the
+    last declared) who makes a check in the open Performance, else the only one who does
+    (``checking``, in declaration order), else nobody (the input must name one).
+
+    >>> hero_meant(["aria", "bren"], [None, "bren"]), hero_meant(["cass"]), hero_meant(["a", "b"])
+    ('bren', 'cass', None)
+    """
+    for hero in hints:
+        if hero is not None and hero in checking:
+            return hero
+    return checking[0] if len(checking) == 1 else None
 
 
 def known_hero(state: TableState, args: Mapping[str, Any], key: str = "hero") -> str:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from engine.picking import hero_meant
 from hardware.facts import TableFacts
 from hardware.notices import Notice
 
@@ -121,11 +122,7 @@ class FavorArm:
 def focus_hero(f: TableFacts, turned_to: str | None, last_declared: str | None) -> str | None:
     """The hero a Redraw or a Favor call is for: the one turned to on the wheel, the last one
     declared, or the only one drawing (a hero whose declaration makes a check)."""
-    checking = [c.hero for c in f.contributions if c.checks]
-    for hero in (turned_to, last_declared):
-        if hero in checking:
-            return hero
-    return checking[0] if len(checking) == 1 else None
+    return hero_meant([c.hero for c in f.contributions if c.checks], [turned_to, last_declared])
 
 
 def redraw_candidates(f: TableFacts, focus: str | None) -> tuple[list[tuple[str, str]], Notice]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import RuleViolation
+from engine.picking import hero_meant
 from engine.state import TableState
 from engine.tokens import TokenKind
 from firmware_bridge.events import TagEvent
@@ -112,7 +113,4 @@ def _favor_hero(state: TableState) -> str | None:
     perf = state.performance
     if perf is None or perf.resolved:
         return None
-    heroes = [c.hero for c in perf.contributions if c.checks]
-    if perf.drawing in heroes:
-        return perf.drawing
-    return heroes[0] if len(heroes) == 1 else None
+    return hero_meant([c.hero for c in perf.contributions if c.checks], [perf.drawing])

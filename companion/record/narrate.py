@@ -19,11 +19,13 @@ import json
 import re
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from companion.record.journal import Entry, Journal, Step, records_history
 from engine.contracts.events import Audience, audience
+from engine.events import Event
 from engine.narrate import describe
 from engine.state import TableState
 
@@ -48,6 +50,10 @@ class HistoryEntry(TypedDict):
     events: list[str]
     #: who may read each of ``events`` (engine.contracts.events.audience): a page filters by it
     audiences: list[Audience]
+    #: the typed outcome of each group this row resolved (``performance_resolved``'s
+    #: ``success``, P19), in order; empty when it resolved none: a page colours a row by it,
+    #: never by matching the narration's words
+    outcomes: list[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +67,8 @@ class Line:
     events: tuple[str, ...]
     #: who may read each event (issue 31 item 2), one per ``events``
     audiences: tuple[Audience, ...] = ()
+    #: each resolved group's success, in order (HistoryEntry.outcomes)
+    outcomes: tuple[bool, ...] = ()
 
     def to_json(self) -> HistoryEntry:
         return {
@@ -71,6 +79,7 @@ class Line:
             "command": self.command,
             "events": list(self.events),
             "audiences": list(self.audiences),
+            "outcomes": list(self.outcomes),
         }
 
     def text(self) -> str:
@@ -187,7 +196,9 @@ class Narrator:
                 else said
                 for e, said in zip(step.entry.events, line.events, strict=True)
             )
-            return Line(line.seq, line.at, line.source, line.command, events, line.audiences)
+            return Line(
+                line.seq, line.at, line.source, line.command, events, line.audiences, line.outcomes
+            )
         if records_history(command):
             self._undoable.append((step.entry.seq, line.command))
         return line
@@ -216,6 +227,7 @@ def narrate(step: Step) -> Line:
         command_text(entry.command),
         carried(entry.source, entry.command, tuple(describe(step.after, e) for e in entry.events)),
         tuple(audience(e) for e in entry.events),
+        outcomes_of(entry.events),
     )
 
 
@@ -258,6 +270,11 @@ class _LiveUndo:
 _LIVE_UNDO = _LiveUndo()
 
 
+def outcomes_of(events: Iterable[Event]) -> tuple[bool, ...]:
+    """Each ``performance_resolved``'s success, in order (P19): a history row's typed outcome."""
+    return tuple(bool(e.data["success"]) for e in events if e.type == "performance_resolved")
+
+
 def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:
     """An accepted command as it is journaled, narrated (the MQTT ``…/history`` entries); an
     Undo says what it took back (``Undone #12 draw bren token=bren.ember.faith …``)."""
@@ -270,6 +287,7 @@ def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:
         command_text(command),
         carried(outcome.source, command, _LIVE_UNDO.said(outcome, command, said)),
         tuple(audience(e) for e in outcome.events),
+        outcomes_of(outcome.events),
     ).to_json()
 
 
@@ -281,6 +299,7 @@ def _entry_line(entry: Entry, state: TableState) -> Line:
         command_text(entry.command),
         carried(entry.source, entry.command, tuple(describe(state, e) for e in entry.events)),
         tuple(audience(e) for e in entry.events),
+        outcomes_of(entry.events),
     )
 
 
@@ -309,6 +328,7 @@ def recent(journal: Journal, state: TableState, n: int) -> list[HistoryEntry]:
                     for ev, x in zip(e.events, line.events, strict=True)
                 ),
                 line.audiences,
+                line.outcomes,
             )
         elif records_history(e.command):
             stack.append((e.seq, line.command))

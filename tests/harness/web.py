@@ -374,3 +374,19 @@ def axe(page: Any) -> list[dict[str, Any]]:
         {"id": v["id"], "nodes": [n["html"][:120] for n in v["nodes"][:3]]}
         for v in result["violations"]
     ]
+
+
+def publish_retained(broker: WebBroker, messages: dict[str, str]) -> None:
+    """Publish each topic's payload retained, as the service's user (QoS 1, each acknowledged):
+    a test's hand-made tables beside the served one."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.username_pw_set(SERVICE_USER, SERVICE_PASSWORD)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    for topic, body in messages.items():
+        client.publish(topic, body, qos=1, retain=True).wait_for_publish(WAIT)
+    client.disconnect()
+    client.loop_stop()

@@ -27,8 +27,8 @@ from tests.harness.web import (
     SERVICE_PASSWORD,
     SERVICE_USER,
     ServedTable,
-    WebBroker,
     axe,
+    publish_retained,
 )
 
 try:
@@ -352,20 +352,6 @@ def test_the_moment_token_art_odds_before_the_first_draw_and_what_the_outcome_be
         "SUCCESS" if resolved.data["success"] else "FAILURE"
     )
     page.context.close()
-
-
-def publish_retained(broker: WebBroker, messages: dict[str, str]) -> None:
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
-    client = mqtt.Client(CallbackAPIVersion.VERSION2)
-    client.username_pw_set(SERVICE_USER, SERVICE_PASSWORD)
-    client.connect("127.0.0.1", broker.port)
-    client.loop_start()
-    for topic, body in messages.items():
-        client.publish(topic, body, qos=1, retain=True).wait_for_publish(WAIT)
-    client.disconnect()
-    client.loop_stop()
 
 
 @pytest.mark.parametrize("count", [1, 12, 60])

@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from tests.harness import BEGIN
+from tests.harness import ARIA, BEGIN
 from tests.harness.broker import WAIT
 from tests.harness.record import fight_commands, night_table
 from tests.harness.web import (
+    publish_retained,
     screenshot,
     served_table,
 )
@@ -36,6 +37,53 @@ def test_the_history_reads_in_the_browsers_time_zone(browser, broker, table):
     first.filter(has_text="Undone #").wait_for(timeout=MS)
     assert "Undone #1 begin_performance difficulty=5 (" in first.inner_text(), first.inner_text()
     screenshot(page, "table-history-new-york")
+    context.close()
+
+
+def test_the_history_colours_an_outcome_by_its_typed_field_not_its_words(browser, broker, table):
+    """issue 28 item 2: …/history's rows carry each resolved group's ``success`` (HistoryEntry
+    .outcomes, P19), and table.html colours the row by it. A Performance resolved on the real
+    service: its row is an outcome of the engine's verdict. A hand-made table whose narration
+    says SUCCESS but whose outcome is a failure: the row is a failure (the words are not read)."""
+    import json
+
+    table.command(BEGIN)
+    table.command(ARIA)
+    from engine.view import table_view
+
+    for seed in range(12):  # seeded draws until Aria has drawn all she may (P6)
+        [aria] = table_view(table.service.loop.state)["performance"]["contributions"]
+        if aria["draws_left"] == 0:
+            break
+        table.command({"cmd": "draw", "hero": "aria", "seed": seed})
+    resolved = [
+        e for e in table.command({"cmd": "resolve"}).events if e.type == "performance_resolved"
+    ]
+    assert len(resolved) == 1
+    verdict = "success" if resolved[0].data["success"] else "failure"
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(broker.url("table.html", last=5))
+    row = page.locator("#history-list .history-item.kind-outcome").first
+    row.wait_for(timeout=MS)
+    assert verdict in (row.get_attribute("class") or "").split(), row.get_attribute("class")
+    entry = {
+        "seq": 7, "at": 1_764_000_000.0, "time": "2025-11-24 16:00:00", "source": "stdin",
+        "command": "resolve", "events": ["Aria: 6 vs 6 — SUCCESS"], "audiences": ["public"],
+        "outcomes": [False],
+    }  # fmt: skip
+    publish_retained(
+        broker,
+        {
+            "rhuna/hall/history": json.dumps({"entries": [entry], "recap": None}),
+            "rhuna/hall/status": "online",
+        },
+    )
+    page.goto(broker.url("table.html", table="hall", last=5))
+    row = page.locator("#history-list .history-item").first
+    row.wait_for(timeout=MS)
+    classes = (row.get_attribute("class") or "").split()
+    assert "kind-outcome" in classes and "failure" in classes, classes
     context.close()
 
 

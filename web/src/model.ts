@@ -358,14 +358,12 @@ export interface HistoryItem {
   success: boolean | null;
 }
 
-/** A history line that reads as an outcome, for its colour only (the service's own words).
- *  Only for `…/history` entries: they carry narration and no typed outcome. The live result
- *  reads the engine's `ResultView.outcome` (performance() below), the event stream's
- *  `performance_resolved` its `success`; neither is matched from text. */
-function verdict(text: string): boolean | null {
-  if (/\bSUCCESS\b/.test(text)) return true;
-  if (/\bFAILURE\b/.test(text)) return false;
-  return null;
+/** A history row's outcome, for its colour: the engine's typed `success` of each group it
+ *  resolved (`…/history`'s `outcomes`, P19), never read from the narration's words. One
+ *  outcome, or several alike: that one; none, or a mixed Intersect night: null. */
+function verdict(outcomes: readonly boolean[] | undefined): boolean | null {
+  if (!outcomes?.length) return null;
+  return outcomes.every((x) => x === outcomes[0]) ? (outcomes[0] ?? null) : null;
 }
 
 /**
@@ -383,11 +381,11 @@ export function history(t: TableRecord, n: number, reader: Reader = "public"): H
         // each narration as far as `reader` may read it (its audience, one per event)
         const said = e.events.filter((_, i) => readable(e.audiences?.[i], reader));
         const text = e.events.length ? said.map((x) => x.trim()).join(" · ") : e.command;
-        const success = verdict(text);
+        const success = verdict(e.outcomes);
         return {
           seq: e.seq,
           at: new Date(e.at * 1000).toISOString(),
-          kind: success === null ? "event" : "outcome",
+          kind: e.outcomes?.length ? "outcome" : "event",
           text,
           success,
         };

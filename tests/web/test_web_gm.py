@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from companion.record.journal import open_journal
+from engine.view import table_view
 from tests.harness import ROOT
 from tests.harness.broker import WAIT
 from tests.harness.web import (
@@ -276,8 +277,17 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     target = card.locator("select[name='target']")
     shown = "s => [s.value, s.selectedOptions[0].textContent, s.disabled]"
     assert target.evaluate(shown) == ["rat", "Rat", False]
+    # what each action takes is the view's (combat.actions, the act command's own table):
+    # the offered actions are the engine's, and a Move takes no target, defence or dice
+    offered = card.locator("select[name='action'] option").evaluate_all(
+        "os => os.map(o => o.value)"
+    )
+    assert offered == [a["action"] for a in table_view(state(table))["combat"]["actions"]]
+    off = "c => [...c.querySelectorAll('select[name=defense], details.dice input')].map(e => e.disabled)"
+    assert not any(card.evaluate(off))
     card.locator("select[name='action']").select_option("move")
     assert target.evaluate(shown) == ["", "no target", True]
+    assert all(card.evaluate(off)) and len(card.evaluate(off)) == 5
     card.locator("select[name='action']").select_option("attack")
     assert target.evaluate(shown) == ["rat", "Rat", False]
     card.locator("select[name='target']").select_option("rat")

@@ -137,7 +137,9 @@ function actCard(
   const targeted = () => {
     const takes = arity(action.value)?.target ?? false;
     target.disabled = !takes || ordered.length === 0;
-    defense.disabled = !(arity(action.value)?.rolls ?? false);
+    const rolls = arity(action.value)?.rolls ?? false;
+    defense.disabled = !rolls;
+    for (const input of Object.values(inputs)) input.disabled = !rolls; // an attack's dice only
     if (target.disabled) {
       target.value = "";
     } else if (!valid(target.value)) {

@@ -29,7 +29,6 @@ so those errors have the same shape.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -202,6 +201,8 @@ class Section:
     def unknown(self, name: str) -> tuple[str, str]:
         """(problem, fix) for an unknown key: the closest known key, then this section's keys."""
         known = self.known()
+        import difflib  # only for a key nobody knows: not on every start (the CLI's cold start)
+
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.6) or [
             k for k in known if len(k) > 1 and (name.startswith(k) or k.startswith(name))
         ]

@@ -141,6 +141,12 @@ def test_a_turn_stuck_on_another_thread_stops_the_watchdog_pings(systemd, tmp_pa
     )
     submitter.start()
     time.sleep(0.3)  # pings every 0.05 s; the stuck turn is 0.1 s old after 0.1 s
+    # what was sent before: drained, not judged (under load the socket holds a backlog of
+    # the pings sent while the turn was young, with the status line between them)
+    systemd.sock.setblocking(False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            systemd.receive()
     systemd.sock.settimeout(0.2)
     late: list[dict[str, str]] = []
     deadline = time.monotonic() + 0.5
@@ -148,7 +154,8 @@ def test_a_turn_stuck_on_another_thread_stops_the_watchdog_pings(systemd, tmp_pa
         while time.monotonic() < deadline:
             late.append(systemd.receive())
     assert service.loop.busy_for() > 0.3
-    assert not any("WATCHDOG" in m for m in late[2:]), late  # two may have been in flight
+    # none sent once the turn is 0.3 s old; one may have been decided before and sent late
+    assert not any("WATCHDOG" in m for m in late[1:]), late
     wedge.set()
     submitter.join(10)
     systemd.sock.settimeout(10)

@@ -178,10 +178,10 @@ def answer_mark(what: str, status: str | None, *, long: bool = False) -> str | N
 def odds_status(view: View) -> str | None:
     """``ready``, ``pending`` or ``too_big``; None without an odds section (a view from before
     the status: its groups are its answer, ``ready``)."""
-    odds = section(view, "odds")
-    if odds is None:
+    found = odds(view)
+    if found is None:
         return None
-    return str(odds.get("status") or "ready")
+    return str(found.get("status") or "ready")
 
 
 def odds_mark(view: View, *, long: bool = False) -> str | None:

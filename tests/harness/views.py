@@ -12,9 +12,10 @@ import copy
 from typing import Any
 
 import engine
-from engine import apply, load_table
+from engine import apply
 from engine.combat.rules import CombatRules
 from engine.combat.view import actions
+from engine.rules import default_rules
 from engine.view import table_view
 from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE, draw
 
@@ -385,8 +386,8 @@ def _complete_combat(view: dict[str, Any]) -> dict[str, Any]:
         c.setdefault("speed", 6)
         c.setdefault("renown", 0)
     view.setdefault("wheel", wheel)
-    # the actions and what each takes: the engine's own table, with the example's costs (C1)
-    view.setdefault("actions", actions(CombatRules(load_table(EXAMPLE_TABLE).rules)))
+    # the actions and what each takes: the engine's own table, with the shipped costs (C1)
+    view.setdefault("actions", actions(CombatRules(default_rules())))
     return view
 
 

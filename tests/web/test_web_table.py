@@ -4,9 +4,11 @@ heroes after it ended (item 12)."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from engine.view import table_view
 from tests.harness import ARIA, BEGIN
 from tests.harness.broker import WAIT
 from tests.harness.record import fight_commands, night_table
@@ -45,12 +47,8 @@ def test_the_history_colours_an_outcome_by_its_typed_field_not_its_words(browser
     .outcomes, P19), and table.html colours the row by it. A Performance resolved on the real
     service: its row is an outcome of the engine's verdict. A hand-made table whose narration
     says SUCCESS but whose outcome is a failure: the row is a failure (the words are not read)."""
-    import json
-
     table.command(BEGIN)
     table.command(ARIA)
-    from engine.view import table_view
-
     for seed in range(12):  # seeded draws until Aria has drawn all she may (P6)
         [aria] = table_view(table.service.loop.state)["performance"]["contributions"]
         if aria["draws_left"] == 0:

@@ -18,26 +18,37 @@ from engine.tokens import Training
 from settings.checker import unknown_key
 from settings.errors import ConfigError
 
-_DEFAULTS: dict[str, Any] | None = None
+_SHIPPED: dict[str, Any] | None = None
 
 
-def default_rules() -> dict[str, Any]:
-    """A fresh copy of the shipped rules data."""
-    global _DEFAULTS
-    if _DEFAULTS is None:
+def shipped_rules() -> Mapping[str, Any]:
+    """The shipped rules data, parsed once and shared: read it, never change it.
+
+    Every table, the command schema and the input limits start from it; reading it without a
+    copy keeps ``import engine`` (and so the CLI's cold start) from deep-copying the whole
+    file once per constant. A caller that builds a rules dict of its own takes
+    :func:`default_rules` (or :func:`merge_rules`, which copies).
+    """
+    global _SHIPPED
+    if _SHIPPED is None:
         # beside this module, as the package ships it (pyproject's package-data); a plain open,
         # not importlib.resources, whose zip support costs the CLI's cold start ~8 ms of imports
         path = os.path.join(os.path.dirname(__file__), "data", "rules.toml")
         with open(path, encoding="utf-8") as f:
-            _DEFAULTS = tomllib.loads(f.read())
-    return copy.deepcopy(_DEFAULTS)
+            _SHIPPED = tomllib.loads(f.read())
+    return _SHIPPED
+
+
+def default_rules() -> dict[str, Any]:
+    """A fresh copy of the shipped rules data, the caller's to change."""
+    return copy.deepcopy(dict(shipped_rules()))
 
 
 def merge_rules(
-    base: dict[str, Any], override: dict[str, Any], source: str = "table", path: str = "rules"
+    base: Mapping[str, Any], override: dict[str, Any], source: str = "table", path: str = "rules"
 ) -> dict[str, Any]:
     """Deep-merge ``override`` into a copy of ``base``; refuse unknown keys and type changes."""
-    out = copy.deepcopy(base)
+    out = copy.deepcopy(dict(base))
     for key, value in override.items():
         where = f"{path}.{key}"
         if key not in out:
@@ -94,7 +105,7 @@ def check_rules(rules: dict[str, Any], source: str) -> None:
             out = out[key]
         return out
 
-    if rules["limits"] != default_rules()["limits"]:
+    if rules["limits"] != shipped_rules()["limits"]:
         raise ConfigError(
             f"{source}: rules.limits cannot be changed by a table: they bound every input the"
             " service takes, and the published command schema states them (docs/commands.md,"
@@ -171,7 +182,7 @@ def check_bounds(rules: Mapping[str, Any], source: str) -> None:
     must stay under the ceiling too. The message names the file, the key, the ceiling and
     the fix.
     """
-    shipped = default_rules()["bounds"]
+    shipped = shipped_rules()["bounds"]
     for name, entry in rules["bounds"].items():
         ship = shipped[name]
         ceiling = int(ship["ceiling"])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.errors import CommandRejected, malformed
 from engine.registry import Registry
-from engine.rules import bound, default_rules
+from engine.rules import bound, shipped_rules
 
 if TYPE_CHECKING:
     from engine.events import Event
@@ -31,12 +31,12 @@ TRANSPORT_FIELDS = frozenset({"id", "source"})
 #: why each is what it is; shipped values only (engine.rules.check_rules: a table cannot
 #: change them, so the published schema holds for every table)
 LIMITS: Mapping[str, int] = {
-    k: v for k, v in default_rules()["limits"].items() if isinstance(v, int)
+    k: v for k, v in shipped_rules()["limits"].items() if isinstance(v, int)
 }
-LIMITS_WHY: Mapping[str, str] = dict(default_rules()["limits"]["why"])
+LIMITS_WHY: Mapping[str, str] = dict(shipped_rules()["limits"]["why"])
 #: the shipped rules data: the bounds the published schema states (a table's own may be
 #: higher, up to each bound's ceiling: ``[bounds]``, engine.rules.check_bounds)
-SHIPPED: Mapping[str, Any] = default_rules()
+SHIPPED: Mapping[str, Any] = shipped_rules()
 
 #: JSON type names used by :class:`Field` → the Python types they accept.
 _TYPES: dict[str, tuple[type, ...]] = {

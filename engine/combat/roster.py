@@ -29,7 +29,7 @@ from typing import Any
 from engine.combat.rules import CombatRules, check
 from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
 from engine.immutable import replace
-from engine.rules import bound, default_rules
+from engine.rules import bound, shipped_rules
 from engine.state import TableState
 from engine.table import section
 from settings.checker import unknown_key
@@ -66,7 +66,7 @@ def _count(
         raise RosterError(f"{where}.{key} must be a whole number ≥ {low}, not {value!r}")
     if not low <= value <= high:
         entry = rules["bounds"][name]
-        ceiling = default_rules()["bounds"][name]["ceiling"]
+        ceiling = shipped_rules()["bounds"][name]["ceiling"]
         rule = entry.get("rule")
         raise RosterError(
             f"{where}.{key} must be a whole number from {low} to {high}, not {value}"

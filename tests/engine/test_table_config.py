@@ -85,6 +85,32 @@ def test_rules_file_override(tmp_path):
     assert load_table(tmp_path / "t.toml").rules["exertion"]["fatigue"] == 3
 
 
+def test_a_tables_overrides_leave_the_shipped_rules_as_shipped(tmp_path):
+    """The shipped rules are parsed once and shared (engine.rules.shipped_rules): a table's
+    [rules] and its rules_file change that table's copy only, so the next table, the command
+    schema and the input limits still read the file as shipped."""
+    import tomllib
+    from pathlib import Path
+
+    import engine.rules
+
+    (tmp_path / "house.toml").write_text("[exertion]\nfatigue = 3\n")
+    (tmp_path / "t.toml").write_text(
+        GOOD.replace('id = "example"', 'id = "example"\nrules_file = "house.toml"')
+        + "\n[rules.draws]\ntrained = 2\n"
+    )
+    changed = load_table(tmp_path / "t.toml")
+    assert changed.rules["exertion"]["fatigue"] == 3 and changed.rules["draws"]["trained"] == 2
+    as_shipped = tomllib.loads(
+        (Path(engine.rules.__file__).parent / "data" / "rules.toml").read_text("utf-8")
+    )
+    assert engine.rules.shipped_rules() == as_shipped
+    plain = load_table_text(GOOD)
+    assert plain.rules["exertion"]["fatigue"] == as_shipped["exertion"]["fatigue"]
+    assert plain.rules["draws"]["trained"] == as_shipped["draws"]["trained"]
+    assert plain.rules is not changed.rules and plain.rules["draws"] is not as_shipped["draws"]
+
+
 def test_default_favor_bag_has_23(tmp_path):
     text = GOOD[: GOOD.index("# The 23-token Favor Bag")]
     state = load_table_text(text)

@@ -47,8 +47,10 @@ What each cap measures:
 
 And once, uncapped: the CLI's cold ``rhuna-table odds examples/table.toml --hero aria
 --shade control --capability skill`` (a new interpreter each time, imports included), the
-median of 10, beside ``python -c pass`` in the same run (the interpreter's own start, the
-floor). Both with the bytecode cache warm (a deployed Pi has one), in a cache of this run's
+median of 10, beside two floors in the same run: ``python -c pass`` (the interpreter's own
+start) and ``python -c "import …"`` of only the standard-library modules the command imports
+(listed by running it once in-process): what the command costs before a line of the project's
+code runs. Both with the bytecode cache warm (a deployed Pi has one), in a cache of this run's
 (``PYTHONPYCACHEPREFIX``), so PYTHONDONTWRITEBYTECODE in the environment does not turn the
 figure into a compile time.
 
@@ -585,17 +587,52 @@ def _samples(watcher: Watcher, hub: HubEmulator, result: dict[str, Any], budget:
 # ---------------------------------------------------------------- the CLI's cold start
 
 
+#: run in a new interpreter: the odds command in-process, then the standard-library modules it
+#: imported (by file: under the stdlib directory, or built in), one per line
+_STDLIB_OF_ODDS = """
+import contextlib, io, sys, sysconfig
+before = set(sys.modules)
+sys.argv = ["rhuna-table", *sys.argv[1:]]
+from companion.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main()
+std = sysconfig.get_paths()["stdlib"]
+for name in sorted(set(sys.modules) - before):
+    where = getattr(sys.modules[name], "__file__", None)
+    if (where is None or where.startswith(std)) and not name.startswith("_sysconfigdata"):
+        print(name)
+"""
+
+
+def stdlib_of_odds(env: dict[str, str]) -> list[str]:
+    """The standard-library modules ``rhuna-table odds …`` imports (beyond the interpreter's
+    own start): the part of its cold start that is Python's, not the project's."""
+    out = subprocess.run(
+        [sys.executable, "-c", _STDLIB_OF_ODDS, *ODDS],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    # typing.io / typing.re are typing's own aliases, not importable on their own
+    return [m for m in out.stdout.split() if m not in ("typing.io", "typing.re")]
+
+
 def cli_cold(budget: Budget, env: dict[str, str]) -> dict[str, Any]:
-    """Wall time of a new interpreter running ``rhuna-table odds …``, and of ``python -c
-    pass``, interleaved; the bytecode cache warmed by one untimed run of each."""
+    """Wall time of a new interpreter running ``rhuna-table odds …``, of ``python -c pass``,
+    and of one importing only the standard-library modules the command imports (the floor
+    below which no change to the project's own code can take it), interleaved; the bytecode
+    cache warmed by one untimed run of each."""
     script = Path(sys.executable).parent / "rhuna-table"
     odds = (
         [str(script), *ODDS] if script.exists() else [sys.executable, "-m", "companion.cli", *ODDS]
     )
-    floor = [sys.executable, "-c", "pass"]
-    times: dict[str, list[float]] = {"odds": [], "pass": []}
+    stdlib = stdlib_of_odds(env)
+    runs = {
+        "pass": [sys.executable, "-c", "pass"],
+        "stdlib": [sys.executable, "-c", "import " + ", ".join(stdlib)],
+        "odds": odds,
+    }
+    times: dict[str, list[float]] = {key: [] for key in runs}
     for i in range(budget.cli_runs + 1):
-        for key, argv in (("pass", floor), ("odds", odds)):
+        for key, argv in runs.items():
             t0 = time.perf_counter()
             subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=True)
             if i:  # the first: the bytecode cache
@@ -603,6 +640,8 @@ def cli_cold(budget: Budget, env: dict[str, str]) -> dict[str, Any]:
     return {
         "odds_ms": statistics.median(times["odds"]) * 1e3,
         "pass_ms": statistics.median(times["pass"]) * 1e3,
+        "stdlib_ms": statistics.median(times["stdlib"]) * 1e3,
+        "stdlib_modules": len(stdlib),
         "runs": budget.cli_runs,
         "command": " ".join(["rhuna-table", *ODDS]),
     }
@@ -661,6 +700,8 @@ def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     add("CLI cold `rhuna-table odds …` (median)", cli["odds_ms"], "ms",
         f"≤ {CLI_TARGET_MS:g} ms", cli["odds_ms"] <= CLI_TARGET_MS)  # fmt: skip
     add("CLI cold floor: `python -c pass` (median)", cli["pass_ms"], "ms", "(the floor)", None)
+    add(f"CLI cold floor: `python -c 'import …'`, the {cli['stdlib_modules']} stdlib modules"
+        " the command imports (median)", cli["stdlib_ms"], "ms", "(the floor)", None)  # fmt: skip
     for name, (_, label) in CAPS.items():
         r = result["caps"][name]
         turn_target = TURN_TARGET.get(name)

@@ -232,3 +232,33 @@ def test_no_test_module_or_benchmark_imports_a_test_module() -> None:
     test module imported by another is collected twice over and ties two test files together."""
     offenders = files_importing_test_modules(ROOT)
     assert not offenders, offenders
+
+
+def test_free_port_never_hands_out_a_port_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two calls in a row get two ports even when the kernel gives the second bind the port
+    the first just closed (as it did in a fresh-clone CI run: a broker's plain and websockets
+    listeners on one port). A stand-in socket replays what the kernel gave there."""
+    import tests.harness.broker as broker
+
+    given = iter([41001, 41001, 41001, 41002])
+
+    class Kernel:
+        def __enter__(self) -> Kernel:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def bind(self, address: tuple[str, int]) -> None:
+            assert address == ("127.0.0.1", 0)
+            self.port = next(given)
+
+        def getsockname(self) -> tuple[str, int]:
+            return ("127.0.0.1", self.port)
+
+    class Sockets:  # the broker module's ``socket``, this test's only
+        socket = Kernel
+
+    monkeypatch.setattr(broker, "_HANDED", set())
+    monkeypatch.setattr(broker, "socket", Sockets)
+    assert [broker.free_port(), broker.free_port()] == [41001, 41002]

@@ -46,10 +46,26 @@ def mosquitto_binary() -> str:
     return found
 
 
+#: every port :func:`free_port` has handed out in this process
+_HANDED: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port of 127.0.0.1 that this process has not been given before.
+
+    The kernel may give a bind to port 0 the port that the previous one just closed, so two
+    calls in a row (a broker's plain and websockets listeners) could get the same port, and the
+    second listener then is the first: that failed a fresh-clone CI run (a websockets login
+    reached the plain listener). A port handed out once is never handed out again here.
+    """
+    for _ in range(1000):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _HANDED:
+            _HANDED.add(port)
+            return port
+    raise RuntimeError("no free port of 127.0.0.1 left that this process was not given before")
 
 
 class Broker:

@@ -71,15 +71,15 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
             f"{source}: unknown section {name!r} — {fix.replace('the table file takes', 'known sections')}"
         )
     table = _table(data.get("table", {}), source)
-    shipped = shipped_rules()  # shared: merge_rules copies it before any change
+    base_rules = shipped_rules()  # shared: merge_rules copies it before any change
     rules_file = table.get("rules_file")
     if rules_file:
         rpath = (base or Path(".")) / rules_file
         try:
-            shipped = merge_rules(shipped, tomllib.loads(read_text(rpath)), str(rpath))
+            base_rules = merge_rules(base_rules, tomllib.loads(read_text(rpath)), str(rpath))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ConfigError(f"{source}: table.rules_file {rules_file!r}: {e}") from None
-    rules = merge_rules(shipped, _mapping(data.get("rules", {}), source, "rules"), source)
+    rules = merge_rules(base_rules, _mapping(data.get("rules", {}), source, "rules"), source)
     check_rules(rules, source)
     capabilities = _capabilities(data.get("capabilities"), source)
     tokens: dict[str, Token] = {}

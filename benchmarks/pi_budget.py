@@ -50,7 +50,8 @@ And once, uncapped: the CLI's cold ``rhuna-table odds examples/table.toml --hero
 median of 10, beside two floors in the same run: ``python -c pass`` (the interpreter's own
 start) and ``python -c "import …"`` of only the standard-library modules the command imports
 (listed by running it once in-process): what the command costs before a line of the project's
-code runs. Both with the bytecode cache warm (a deployed Pi has one), in a cache of this run's
+code runs. Then, in-process after those modules, where the rest goes: importing the project's
+modules, the part of that spent creating the engine's dataclasses, and the answer. Both with the bytecode cache warm (a deployed Pi has one), in a cache of this run's
 (``PYTHONPYCACHEPREFIX``), so PYTHONDONTWRITEBYTECODE in the environment does not turn the
 figure into a compile time.
 
@@ -604,6 +605,48 @@ for name in sorted(set(sys.modules) - before):
 """
 
 
+#: run in a new interpreter after the stdlib modules (argv[1], comma-separated) are imported:
+#: the project's own import, the part of it spent creating dataclasses, and the answer, in ms
+_SHARE_OF_ODDS = """
+import contextlib, dataclasses, io, sys, time
+for name in sys.argv[1].split(","):
+    __import__(name)
+created = [0.0]
+process_class = dataclasses._process_class
+def timed(*args, **kwargs):
+    t = time.perf_counter()
+    try:
+        return process_class(*args, **kwargs)
+    finally:
+        created[0] += time.perf_counter() - t
+dataclasses._process_class = timed
+t0 = time.perf_counter()
+from companion.cli import main
+import companion.cli.odds
+t1 = time.perf_counter()
+sys.argv = ["rhuna-table", *sys.argv[2:]]
+with contextlib.redirect_stdout(io.StringIO()):
+    main()
+t2 = time.perf_counter()
+print(1e3 * (t1 - t0), 1e3 * created[0], 1e3 * (t2 - t1))
+"""
+
+
+def share_of_odds(stdlib: list[str], env: dict[str, str], runs: int) -> dict[str, float]:
+    """Where the command's time above its stdlib floor goes, in-process (medians of ``runs``):
+    importing the project's modules, of that the engine's dataclasses being created (the
+    methods ``dataclasses`` generates and compiles at import), and the answer itself."""
+    samples: list[list[float]] = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", _SHARE_OF_ODDS, ",".join(stdlib), *ODDS],
+            cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        samples.append([float(x) for x in out.stdout.split()])
+    imported, created, answered = (statistics.median(col) for col in zip(*samples, strict=True))
+    return {"project_import_ms": imported, "dataclasses_ms": created, "answer_ms": answered}
+
+
 def stdlib_of_odds(env: dict[str, str]) -> list[str]:
     """The standard-library modules ``rhuna-table odds …`` imports (beyond the interpreter's
     own start): the part of its cold start that is Python's, not the project's."""
@@ -641,6 +684,7 @@ def cli_cold(budget: Budget, env: dict[str, str]) -> dict[str, Any]:
         "odds_ms": statistics.median(times["odds"]) * 1e3,
         "pass_ms": statistics.median(times["pass"]) * 1e3,
         "stdlib_ms": statistics.median(times["stdlib"]) * 1e3,
+        **share_of_odds(stdlib, env, budget.cli_runs),
         "stdlib_modules": len(stdlib),
         "runs": budget.cli_runs,
         "command": " ".join(["rhuna-table", *ODDS]),
@@ -702,6 +746,11 @@ def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     add("CLI cold floor: `python -c pass` (median)", cli["pass_ms"], "ms", "(the floor)", None)
     add(f"CLI cold floor: `python -c 'import …'`, the {cli['stdlib_modules']} stdlib modules"
         " the command imports (median)", cli["stdlib_ms"], "ms", "(the floor)", None)  # fmt: skip
+    add("CLI in-process, after those: importing the project's modules (median)",
+        cli["project_import_ms"], "ms", "(info)", None)  # fmt: skip
+    add("CLI in-process: of which creating the engine's dataclasses (median)",
+        cli["dataclasses_ms"], "ms", "(info)", None)  # fmt: skip
+    add("CLI in-process: the answer itself (median)", cli["answer_ms"], "ms", "(info)", None)
     for name, (_, label) in CAPS.items():
         r = result["caps"][name]
         turn_target = TURN_TARGET.get(name)

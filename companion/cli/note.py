@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--table", help="the table id (default: the config's)")
     p.add_argument("--username", help="the broker login (default: the config's [mqtt])")
-    p.add_argument("--password", help="its password")
+    p.add_argument("--password", help="its password (one starting with '-' as --password=-…)")
     p.set_defaults(func=run)
 
 

@@ -189,3 +189,17 @@ def test_each_service_reads_its_own_venue_uplink_flag_and_no_other():
     assert "topic read rhuna/uplink/a" in sections["a.service"]
     assert "topic read rhuna/uplink/b" not in sections["a.service"]
     assert not any("uplink" in r for r in sections["a.gm"])
+
+
+def test_a_new_password_never_starts_with_a_dash(monkeypatch):
+    """`rhuna-table note --password -x…` (and `mosquitto_pub -P -x…`) would read a password
+    starting with '-' as an option: one of them failed a CI run (test_web_gm's note from the
+    CLI). A password that would start with '-' is drawn again."""
+    from types import SimpleNamespace
+
+    from companion.ops import account_model
+
+    drawn = iter(["-startsWithADash", "_fine-Inside-"])
+    stand_in = SimpleNamespace(token_urlsafe=lambda n: next(drawn))
+    monkeypatch.setattr(account_model, "secrets", stand_in)
+    assert account_model.new_password() == "_fine-Inside-"

@@ -142,10 +142,35 @@ class Terminal:
             code = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(
-                f"still running {timeout} s later; printed:\n{self.text}"
+                f"still running {timeout} s later ({self.where()}); printed:\n{self.text}"
             ) from None
         self._reader.join(2.0)
         return code
+
+    def where(self) -> str:
+        """What the kernel says of a process that did not exit, for the failure message: each
+        thread's state and wait channel, and its signals (pending, blocked, ignored, caught:
+        a SIGINT that is ignored or still pending shows there)."""
+        pid = self.proc.pid
+        try:
+            status = dict(
+                line.split(":", 1)
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                if ":" in line
+            )
+            threads = []
+            for task in sorted(os.listdir(f"/proc/{pid}/task")):
+                stat = Path(f"/proc/{pid}/task/{task}/stat").read_text()
+                state = stat.rsplit(")", 1)[1].split()[0]
+                wchan = Path(f"/proc/{pid}/task/{task}/wchan").read_text() or "-"
+                threads.append(f"{task} {state} {wchan}")
+        except OSError as e:
+            return f"/proc/{pid}: {e.strerror}"
+        signals = " ".join(
+            f"{k}={status[k].strip()}" for k in ("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+            if k in status
+        )  # fmt: skip
+        return f"threads: {', '.join(threads)}; {signals}"
 
     def close(self) -> None:
         # the whole group (its own, from the new session): a child left behind must not

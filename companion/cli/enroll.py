@@ -23,15 +23,14 @@ import argparse
 import contextlib
 import logging
 import queue
-import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from companion.cli.stopping import stop_on_signals
 from firmware_bridge.events import ReaderStatus, TagEvent
 from settings.errors import ConfigError
 from tags.enroll import Enrolment, Verdict, bag_reports, strangers
@@ -169,7 +168,7 @@ def run_walk(
     (an ``enroll`` role); ``feedback(channel, accepted)``: a beep or a blink.
     """
     stop = stop or threading.Event()
-    with _stop_on_signals(stop):
+    with stop_on_signals(stop):  # an interrupt never falls between taking a tag and saving it
         while not walk.finished and not stop.is_set():
             say(out, walk.prompt())
             while not stop.is_set():
@@ -221,25 +220,6 @@ def _quiet_readers(level: str) -> Iterator[None]:
         yield
     finally:
         logger.setLevel(previous)
-
-
-@contextlib.contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Ctrl-C / SIGTERM set ``stop`` instead of raising, so an interrupt can never fall
-    between taking a tag and saving it. Only the main thread can catch signals."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @dataclass

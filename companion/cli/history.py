@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
 from typing import Any
+
+from companion.cli.stopping import exit_status, stop_on_signals
 
 SESSION_HELP = (
     "a state directory, a journal file, or a session id (current, or an archived session's"
@@ -87,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.last is not None and args.last < 0:
         raise ConfigError(f"--last {args.last}: give a number of commands, 0 or more")
-    with open_session(args) as journal:
+    stop = threading.Event()
+    with open_session(args) as journal, stop_on_signals(stop) as got:
         history(
             journal,
             sys.stdout,
@@ -95,5 +99,6 @@ def run(args: argparse.Namespace) -> int:
             last=args.last,
             follow=args.follow,
             as_json=args.json,
+            stop=stop,
         )
-    return 0
+    return exit_status(got)

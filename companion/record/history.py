@@ -44,19 +44,22 @@ def history(
     poll: float = POLL,
 ) -> int:
     """Print the narrated journal (the last ``last`` rows); with ``follow``, keep printing new
-    rows until ``stop`` is set (or Ctrl-C). Returns how many rows were printed."""
+    rows. ``stop`` set (the CLI sets it on Ctrl-C) ends either at the next row or poll.
+    Returns how many rows were printed."""
     top = journal.last_seq()
     show_after = 0 if last is None else max(0, top - last)
     state: TableState = journal.initial_state(table)
     seq = 0
     printed = 0
     narrate = Narrator()  # what each Undo takes back, from every row (--last shows fewer)
+    stop = stop or threading.Event()
     for step in journal.steps(state, 0, show_after=-1):
+        if stop.is_set():  # Ctrl-C in a long night's history
+            return printed
         state, seq = step.after, step.entry.seq
         if seq > show_after:
             _show([narrate(step)], out, as_json)
             printed += 1
-    stop = stop or threading.Event()
     current = journal.session_id == CURRENT
     seen = _inode(journal.path)
     opened: Journal | None = None

@@ -36,6 +36,13 @@ def _controlling_terminal() -> None:  # in the child, after setsid(): the pty be
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+def _controlling_terminal_sigint_ignored() -> None:
+    """As a script's background job starts (``cmd &`` without job control): SIGINT ignored,
+    which the command inherits and CPython then leaves ignored (no KeyboardInterrupt)."""
+    _controlling_terminal()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Terminal:
     """``argv`` on a fresh pty; everything it prints collected in :attr:`text`."""
 
@@ -46,6 +53,7 @@ class Terminal:
         cwd: Path | str = ROOT,
         env: dict[str, str] | None = None,
         stdin_tty: bool = True,
+        sigint_ignored: bool = False,
     ) -> None:
         self.master, slave = os.openpty()
         # a wide terminal: no wrapping of long lines into two
@@ -61,7 +69,11 @@ class Terminal:
             cwd=cwd,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
             start_new_session=True,
-            preexec_fn=_controlling_terminal if stdin_tty else None,
+            preexec_fn=(
+                _controlling_terminal_sigint_ignored if sigint_ignored else _controlling_terminal
+            )
+            if stdin_tty
+            else None,
         )
         os.close(slave)
         self._reader = threading.Thread(target=self._read, daemon=True)

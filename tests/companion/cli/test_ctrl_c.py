@@ -157,7 +157,12 @@ def test_ctrl_c_in_the_demo_s_script_stops_it_cleanly(tmp_path):
         assert again.wait_exit(timeout=120) == 0, again.text
 
 
-def test_history_follow_stops_cleanly_on_ctrl_c(tmp_path):
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["foreground", "sigint-ignored"])
+def test_history_follow_stops_cleanly_on_ctrl_c(tmp_path, sigint_ignored):
+    """Also when it started with SIGINT ignored, as a script's background job does (and a
+    CI run started with `&`: the case that once failed here): `history --follow` runs until
+    stopped, so it takes SIGINT back (companion.cli.stopping) rather than wait for a
+    KeyboardInterrupt that CPython then never raises."""
     config = write_config(tmp_path)
     commands = tmp_path / "commands.jsonl"
     commands.write_text('{"cmd": "begin_performance", "difficulty": 5}\n')
@@ -167,7 +172,8 @@ def test_history_follow_stops_cleanly_on_ctrl_c(tmp_path):
         capture_output=True,
         env={**os.environ, "TMPDIR": str(tmp_path)},
     )
-    with Terminal([RHUNA_TABLE, "history", str(tmp_path / "state"), "--follow"]) as t:
+    argv = [RHUNA_TABLE, "history", str(tmp_path / "state"), "--follow"]
+    with Terminal(argv, sigint_ignored=sigint_ignored) as t:
         t.wait_for("Performance 1 begins")
         t.ctrl_c()
         assert t.wait_exit() == INTERRUPTED

@@ -116,6 +116,16 @@ def test_history_last_n_prints_only_the_newest(night, capsys) -> None:
     assert lines[-1]["command"] == "reset" and lines[-1]["events"]
 
 
+def test_history_stopped_prints_no_further_row(night) -> None:
+    """Ctrl-C in a long night's history (the CLI sets ``stop`` on SIGINT: companion.cli.stopping)
+    ends it at the next row: a stop already set prints none, without one every row."""
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        stopped = threading.Event()
+        stopped.set()
+        assert history(journal, io.StringIO(), stop=stopped) == 0
+        assert history(journal, io.StringIO()) == len(rows(night)) > 0
+
+
 def test_history_follows_a_running_service_without_blocking_it(tmp_path) -> None:
     """WAL: a reader beside the writer. The service keeps acknowledging while history reads."""
     running = start(setup_table(tmp_path))

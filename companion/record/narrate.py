@@ -20,7 +20,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from companion.record.journal import Entry, Journal, Step, records_history
@@ -190,15 +190,7 @@ class Narrator:
         command = step.entry.command
         if command.get("cmd") == "undo" and self._undoable:
             seq, text = self._undoable.pop()
-            events = tuple(
-                f"Undone #{seq} {text} ({e.data['remaining']} more can be undone)"
-                if e.type == "undone"
-                else said
-                for e, said in zip(step.entry.events, line.events, strict=True)
-            )
-            return Line(
-                line.seq, line.at, line.source, line.command, events, line.audiences, line.outcomes
-            )
+            return replace(line, events=undone_said(step.entry.events, line.events, seq, text))
         if records_history(command):
             self._undoable.append((step.entry.seq, line.command))
         return line
@@ -255,12 +247,7 @@ class _LiveUndo:
                 if not stack:
                     return said
                 undone, text = stack.pop()
-                return tuple(
-                    f"Undone #{undone} {text} ({e.data['remaining']} more can be undone)"
-                    if e.type == "undone"
-                    else x
-                    for e, x in zip(outcome.events, said, strict=True)
-                )
+                return undone_said(outcome.events, said, undone, text)
             if records_history(command):
                 stack.append((seq, command_text(command)))
                 del stack[: max(0, len(stack) - outcome.state.rulebook.undo_depth)]
@@ -268,6 +255,19 @@ class _LiveUndo:
 
 
 _LIVE_UNDO = _LiveUndo()
+
+
+def undone_said(
+    events: Iterable[Event], said: Iterable[str], seq: int, text: str
+) -> tuple[str, ...]:
+    """An Undo's words with what it took back: its ``undone`` event says ``Undone #12 draw bren
+    token=bren.ember.faith (3 more can be undone)``, every other event as ``said``."""
+    return tuple(
+        f"Undone #{seq} {text} ({e.data['remaining']} more can be undone)"
+        if e.type == "undone"
+        else x
+        for e, x in zip(events, said, strict=True)
+    )
 
 
 def outcomes_of(events: Iterable[Event]) -> tuple[bool, ...]:
@@ -316,20 +316,7 @@ def recent(journal: Journal, state: TableState, n: int) -> list[HistoryEntry]:
         line = _entry_line(e, state)
         if e.command.get("cmd") == "undo" and stack:
             seq, text = stack.pop()
-            line = Line(
-                line.seq,
-                line.at,
-                line.source,
-                line.command,
-                tuple(
-                    f"Undone #{seq} {text} ({ev.data['remaining']} more can be undone)"
-                    if ev.type == "undone"
-                    else x
-                    for ev, x in zip(e.events, line.events, strict=True)
-                ),
-                line.audiences,
-                line.outcomes,
-            )
+            line = replace(line, events=undone_said(e.events, line.events, seq, text))
         elif records_history(e.command):
             stack.append((e.seq, line.command))
         if e.seq > after:

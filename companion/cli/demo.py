@@ -37,6 +37,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.cli.stopping import INTERRUPTED, exit_status
 from companion.table.loop import Outcome
 from engine import load_table
 from engine.narrate import describe
@@ -139,10 +140,6 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-#: the exit status after Ctrl-C (128 + SIGINT), the same for every rhuna-table command
-INTERRUPTED = 130
-
-
 def on_terminal() -> bool:
     """Whether someone is watching: standard input and output both a terminal."""
     try:
@@ -204,7 +201,7 @@ def _wait_for_stop() -> int:
     # a second Ctrl-C while the tables stop is the same request, not a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     print("\n  Stopping the tables and the pages.", flush=True)
-    return INTERRUPTED if got and got[0] == signal.SIGINT else 0
+    return exit_status(got)
 
 
 def _private_broker(args: argparse.Namespace, tables: list[str]) -> Any:

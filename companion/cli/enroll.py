@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from companion.cli.stopping import stop_on_signals
+from companion.cli.stopping import INTERRUPTED, stop_on_signals
 from firmware_bridge.events import ReaderStatus, TagEvent
 from settings.errors import ConfigError
 from tags.enroll import Enrolment, Verdict, bag_reports, strangers
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
 
 #: seconds between two looks at the Ctrl-C flag while waiting for a tag
 POLL = 0.1
-#: exit status after Ctrl-C (the shell's 128 + SIGINT): not finished, but stopped cleanly
-INTERRUPTED = 130
 BUSY_FIX = (
     "enrolment needs the reader the service holds, and the service reads the registry only"
     " when it starts: stop it (sudo systemctl stop rhuna-table), enrol, then start it again"

@@ -21,7 +21,6 @@ from engine.contracts.view import CombatantView, CombatView
 
 TICKS = 6
 SEP = " · "
-Combatant = CombatantView
 
 
 def _lh(size: int, bold: bool = False) -> int:
@@ -31,7 +30,7 @@ def _lh(size: int, bold: bool = False) -> int:
 def draw(c: Canvas, box: Box, view: View) -> None:
     combat: CombatView = view["combat"]
     m = c.m
-    people: list[Combatant] = list(combat.get("combatants") or [])
+    people: list[CombatantView] = list(combat.get("combatants") or [])
     acting = {str(a) for a in combat.get("acting") or []}
     tick = int(combat.get("tick") or 1)
     head, rest = box.top(_lh(m.big, True), m.gap)
@@ -54,7 +53,7 @@ def draw(c: Canvas, box: Box, view: View) -> None:
 
 
 def _header(
-    c: Canvas, box: Box, combat: CombatView, people: Sequence[Combatant], acting: set[str]
+    c: Canvas, box: Box, combat: CombatView, people: Sequence[CombatantView], acting: set[str]
 ) -> bool:
     """Round and tick; on a roomy panel who acts, beside it if it fits (False: it did not)."""
     m = c.m
@@ -71,14 +70,14 @@ def _header(
     return True
 
 
-def _name(p: Combatant) -> str:
+def _name(p: CombatantView) -> str:
     return str(p.get("name") or p.get("id") or "?")
 
 
 def _strip(
     c: Canvas,
     box: Box,
-    people: Sequence[Combatant],
+    people: Sequence[CombatantView],
     acting: set[str],
     tick: int,
     odds: str | None = None,
@@ -127,7 +126,7 @@ def _strip(
         c.lines(row, line, m.small)
 
 
-def _dots(c: Canvas, box: Box, here: Sequence[Combatant], dot: int, ink: int) -> None:
+def _dots(c: Canvas, box: Box, here: Sequence[CombatantView], dot: int, ink: int) -> None:
     """One dot per combatant on this tick; a cross for the dead."""
     gap = max(1, dot // 3)
     n = len(here)
@@ -146,7 +145,7 @@ def _dots(c: Canvas, box: Box, here: Sequence[Combatant], dot: int, ink: int) ->
 
 
 def _combatant_name(
-    c: Canvas, row: Box, p: Combatant, is_acting: bool, size: int, align: str, fill: int = BLACK
+    c: Canvas, row: Box, p: CombatantView, is_acting: bool, size: int, align: str, fill: int = BLACK
 ) -> None:
     rec = c.text(
         row,
@@ -161,7 +160,9 @@ def _combatant_name(
         c.hline(rec.ink[0], rec.ink[2], y, fill=fill, width=max(1, c.m.line - 1))
 
 
-def _wheel(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], tick: int) -> None:
+def _wheel(
+    c: Canvas, box: Box, people: Sequence[CombatantView], acting: set[str], tick: int
+) -> None:
     """Six sectors clockwise from the top, tick 1 first (C2)."""
     m = c.m
     d = min(box.w, box.h)
@@ -201,7 +202,7 @@ def _wheel(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str], t
             n_lines = 1 if c.width_of(_name(p), m.small, bold=True) <= width else 2
             blocks.append((p, n_lines))
         room = max(1, int((r * 0.62) // lh))
-        shown: list[tuple[Combatant, int]] = []
+        shown: list[tuple[CombatantView, int]] = []
         used = 0
         for p, n_lines in blocks:
             if used + n_lines > room - (1 if len(shown) + 1 < len(blocks) else 0):
@@ -290,7 +291,7 @@ def forecast_text(combat: CombatView, *, short: bool = False) -> str | None:
     return text
 
 
-def _details(p: Combatant, *, long: bool) -> str:
+def _details(p: CombatantView, *, long: bool) -> str:
     """``Orc: 2 injuries (bleeding, burned 2) · prone · mail 2/4 · aim 2 · guarding`` (C5–C10)."""
     parts = []
     injuries = int(p.get("injuries") or 0)
@@ -316,7 +317,7 @@ def _details(p: Combatant, *, long: bool) -> str:
     return f"{head}: {SEP.join(parts)}" if parts else head
 
 
-def _listing(c: Canvas, box: Box, people: Sequence[Combatant], acting: set[str]) -> None:
+def _listing(c: Canvas, box: Box, people: Sequence[CombatantView], acting: set[str]) -> None:
     """Each combatant, in tick order: name, tick, and what is wrong with them — the details on
     two lines where they need them and the panel has the room (cut with "…" only past that)."""
     m = c.m

@@ -15,7 +15,7 @@ import engine
 from engine import apply
 from engine.combat.rules import CombatRules
 from engine.combat.view import actions
-from engine.rules import default_rules
+from engine.rules import shipped_rules
 from engine.view import table_view
 from tests.harness import ARIA, BEGIN, EXAMPLE_TABLE, draw
 
@@ -387,7 +387,7 @@ def _complete_combat(view: dict[str, Any]) -> dict[str, Any]:
         c.setdefault("renown", 0)
     view.setdefault("wheel", wheel)
     # the actions and what each takes: the engine's own table, with the shipped costs (C1)
-    view.setdefault("actions", actions(CombatRules(default_rules())))
+    view.setdefault("actions", actions(CombatRules(shipped_rules())))
     return view
 
 

@@ -288,6 +288,11 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     card.locator("select[name='action']").select_option("move")
     assert target.evaluate(shown) == ["", "no target", True]
     assert all(card.evaluate(off)) and len(card.evaluate(off)) == 5
+    # what a WorldKeeper sees: the fields a Move takes no part in look off, not just are
+    dimmed = "c => [...c.querySelectorAll('select[name=target], details.dice input')].map(e => getComputedStyle(e).opacity)"
+    assert set(card.evaluate(dimmed)) == {"0.45"}
+    card.locator("details.dice").scroll_into_view_if_needed()
+    screenshot(page, "gm-combat-move")
     card.locator("select[name='action']").select_option("attack")
     assert target.evaluate(shown) == ["rat", "Rat", False]
     card.locator("select[name='target']").select_option("rat")

@@ -5,7 +5,7 @@
     make venue
 
 Every broker is a real Mosquitto on 127.0.0.1 with the files ``rhuna-table venue`` writes
-(tests/venue/rig.py). ``--live`` tables (2 by default) are run by the real service (the
+(tests/harness/venue.py). ``--live`` tables (2 by default) are run by the real service (the
 table loop and its MQTT bridge) fed the example session's commands; the rest replay the
 events of the real journals in examples/ (session.jsonl, fight.jsonl, replayed through the
 engine) as ``rhuna/<t>/events``, QoS 1, each stamped with its send time. A table's pace is
@@ -52,7 +52,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.harness import EXAMPLE_TABLE, ROOT
 from tests.harness.broker import Broker
-from tests.venue.rig import Rig, raise_nofile
+from tests.harness.venue import Rig, raise_nofile
 
 #: the wall's cards per page (web/src/pages/tables.ts PER_PAGE) and its uplink words (model.ts)
 PER_PAGE = 60

@@ -51,7 +51,7 @@ def section(view: View, name: str) -> Mapping[str, Any] | None:
 
 
 # the view's sections as the contracts type them (engine/contracts/view.py): the view is the
-# engine's TableView (tests/test_contracts.py checks the panel's fixtures against its schema),
+# engine's TableView (tests/engine/contracts/test_contracts.py checks the panel's fixtures against its schema),
 # so from here on mypy checks every key the panel reads
 
 

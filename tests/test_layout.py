@@ -194,3 +194,25 @@ def test_benchmarks_run_as_modules() -> None:
     editing = [p.name for p in sorted(folder.glob("*.py")) if "sys.path" in p.read_text("utf-8")]
     assert not editing, editing
     assert not (folder / "serial.py").exists()
+
+
+#: tests/ folders that hold no product room's tests: the shared fixtures and stand-ins, and
+#: data a test reads
+_TEST_SUPPORT = {"harness", "data", "golden", "firmware_standins", "__pycache__"}
+
+
+def test_the_tests_mirror_the_products_rooms() -> None:
+    """A reader finds the tests of a file by its path: every folder of tests/ is a folder (or a
+    module, as tests/companion/service/ for companion/service.py) of the product at the same
+    path, and tests/harness is the one home of shared fixtures and stand-ins (a package)."""
+    tests = ROOT / "tests"
+    strays = []
+    for folder in sorted(p for p in tests.rglob("*") if p.is_dir()):
+        rel = folder.relative_to(tests)
+        if _TEST_SUPPORT & set(rel.parts):
+            continue
+        product = ROOT / rel
+        if not (product.is_dir() or product.with_suffix(".py").is_file()):
+            strays.append(rel.as_posix())
+    assert not strays, f"tests/ folders with no product room of that path: {strays}"
+    assert (tests / "harness" / "__init__.py").is_file()

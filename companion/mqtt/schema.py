@@ -3,7 +3,7 @@
 messages are built) as ``engine.contracts.schema`` does for the state and the events.
 
 ``rhuna-table schema --write docs`` writes them beside ``state.schema.json`` and
-``events.schema.json``; tests/test_contracts.py keeps them current and checks every message
+``events.schema.json``; tests/engine/contracts/test_contracts.py keeps them current and checks every message
 the service publishes on those topics against them; web/gen-types.mjs makes the pages' types
 from them. A reply's events are ``$ref``: ``events.schema.json`` (the events stream's own).
 

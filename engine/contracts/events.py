@@ -3,7 +3,7 @@
 An :class:`~engine.events.Event` is a name and a dict; this module says which
 names exist and what each dict holds, as ``TypedDict``s. The JSON Schema of the
 MQTT ``…/events`` messages (``docs/events.schema.json``) is generated from it,
-and ``tests/test_contracts.py`` checks that every event the engine emits in the
+and ``tests/engine/contracts/test_contracts.py`` checks that every event the engine emits in the
 example sessions fits, and that the engine's code names no event missing here.
 """
 

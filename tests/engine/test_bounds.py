@@ -25,7 +25,7 @@ RULE_ID = re.compile(r"\b(?:I-)?[PTC][1-9][0-9]?[a-z]?\b")
 
 
 def _defined() -> set[str]:
-    """The rule ids docs/rules.md defines (tests/test_rules_doc.py checks that page)."""
+    """The rule ids docs/rules.md defines (tests/docs/test_rules_doc.py checks that page)."""
     text = (ROOT / "docs" / "rules.md").read_text("utf-8")
     return set(re.findall(r"^\| ((?:I-)?[PTC][0-9]{1,2}[a-z]?) \|", text, re.M))
 

@@ -1,6 +1,6 @@
 """The commands the README and the docs tell a reader to type, found in their Markdown.
 
-Shared by the tests that check the docs' commands (tests/test_doc_commands.py: README.md and
+Shared by the tests that check the docs' commands (tests/docs/test_doc_commands.py: README.md and
 docs/*.md; a docs/hardware.md test may use it too). :func:`blocks` gives each fenced code
 block; :func:`commands` each ``rhuna-table`` command line in them (``$`` prompts, comments and
 ``\\`` continuations handled) and each inline code span that is a command, with how it reaches

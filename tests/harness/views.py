@@ -370,7 +370,7 @@ COMBAT = {
 
 def _complete_combat(view: dict[str, Any]) -> dict[str, Any]:
     """Give the hand-made fight every key the engine's combat section has (CombatView in
-    engine/contracts/view.py; tests/test_contracts.py checks it), so the panels are tested on
+    engine/contracts/view.py; tests/engine/contracts/test_contracts.py checks it), so the panels are tested on
     the engine's shape, not on a subset of it."""
     view.setdefault("fight", 1)
     wheel: dict[str, list[str]] = {str(t): [] for t in range(1, 7)}

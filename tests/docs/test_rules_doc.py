@@ -6,7 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES_DOC = ROOT / "docs" / "rules.md"
 RULES_DATA = ROOT / "engine" / "data" / "rules.toml"
 #: where rule ids are cited: the packages, the tests, the docs, the examples, the web pages'

@@ -13,9 +13,9 @@ import pytest
 
 from tests.harness import WAIT
 from tests.harness.broker import send
+from tests.harness.venue import Rig
 from tests.harness.views import performance_mid
 from tests.harness.web import axe, playwright_chromium, screenshot
-from tests.venue.rig import Rig
 
 TABLES = 10
 #: the best-play figures the tables publish (their services' odds): t005 is the longest shot

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.broker import Message, Watcher, send
-from tests.venue.rig import Rig
+from tests.harness.venue import Rig
 
 TABLES = 10
 CUT = "t003"

@@ -8,7 +8,7 @@ from companion.ops import venue as V
 from companion.ops.bridge_check import venue_bridge
 from tests.harness import wait_until
 from tests.harness.broker import bridge_config
-from tests.venue.rig import Rig
+from tests.harness.venue import Rig
 
 
 def test_the_bridge_check_says_up_then_down_with_the_last_notification(tmp_path: Path) -> None:

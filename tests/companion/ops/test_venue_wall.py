@@ -14,8 +14,8 @@ import pytest
 
 from tests.harness import WAIT
 from tests.harness.broker import send
+from tests.harness.venue import Rig
 from tests.harness.web import playwright_chromium, screenshot
-from tests.venue.rig import Rig
 
 TABLES = 10
 CUT = "t003"

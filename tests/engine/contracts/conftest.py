@@ -1,0 +1,1 @@
+"""engine/contracts/: the TypedDicts, their JSON Schemas and the generated documents agree."""

@@ -56,5 +56,21 @@ class EventKind(Generic[P]):
     def __call__(self, data: P) -> Event:
         return Event(self.name, cast(dict[str, Any], data))
 
+    def of(self, event: Event) -> P | None:
+        """``event``'s payload read as this kind's shape, or None for an event of another kind:
+        how a reader (a narrator, the record) takes an event, so that mypy checks every key it
+        reads against the contract (a field renamed there is an error here, not a KeyError).
+
+        >>> from typing import TypedDict
+        >>> class Drawn(TypedDict):
+        ...     hero: str
+        >>> drawn = EventKind("token_drawn", Drawn)
+        >>> drawn.of(Event("token_drawn", {"hero": "aria"}))
+        {'hero': 'aria'}
+        >>> drawn.of(Event("undone", {"remaining": 2})) is None
+        True
+        """
+        return cast(P, event.data) if event.type == self.name else None
+
     def __repr__(self) -> str:
         return f"EventKind({self.name!r}, {getattr(self.shape, '__name__', self.shape)})"

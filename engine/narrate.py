@@ -7,19 +7,37 @@ family registers the narrators of its own events.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from engine.events import Event
+from engine.contracts import events as ev
+from engine.events import Event, EventKind
 from engine.registry import Registry
 from engine.state import TableState
 
-Narrator = Callable[[TableState, dict[str, Any]], str]
-NARRATORS: Registry[Narrator] = Registry("narrator")
+P = TypeVar("P")
+
+#: how to say one kind of event: the table and the event's payload, read as its TypedDict
+Narrator = Callable[[TableState, P], str]
+#: event name → its narrator; each registered through :func:`narrator` or :func:`say`, so the
+#: payload a narrator reads is the contract's TypedDict of that event (mypy checks every key)
+NARRATORS: Registry[Callable[[TableState, Any], str]] = Registry("narrator")
 
 
-def narrator(kind: str) -> Callable[[Narrator], Narrator]:
-    """Register how to say one event type (other modules add theirs)."""
-    return NARRATORS.decorator(kind)
+def narrator(kind: EventKind[P]) -> Callable[[Narrator[P]], Narrator[P]]:
+    """``@narrator(ev.time_drawn)``: register how to say one event kind (other modules add
+    theirs); the function's payload is that kind's TypedDict."""
+
+    def register(fn: Narrator[P]) -> Narrator[P]:
+        NARRATORS.add(kind.name, fn)
+        return fn
+
+    return register
+
+
+def say(kind: EventKind[P], fn: Narrator[P]) -> None:
+    """``say(ev.undone, lambda s, d: …)``: :func:`narrator` for a one-line lambda (``d`` is the
+    kind's TypedDict)."""
+    NARRATORS.add(kind.name, fn)
 
 
 def describe(state: TableState, event: Event) -> str:
@@ -41,4 +59,4 @@ def signed(v: int) -> str:
     return f"{v:+d}"
 
 
-NARRATORS.add("undone", lambda s, d: f"Undone ({d['remaining']} more can be undone)")
+say(ev.undone, lambda s, d: f"Undone ({d['remaining']} more can be undone)")

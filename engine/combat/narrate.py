@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.narrate import Narrator, narrator
+from engine.contracts import events as ev
+from engine.narrate import say
 from engine.state import TableState
 
 
@@ -28,12 +29,12 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _turn(s: TableState, d: dict[str, Any]) -> str:
+def _turn(s: TableState, d: ev.CombatTurn) -> str:
     who = ", ".join(_name(s, c) for c in d["acting"]) or "nobody can act"
     return f"— round {d['round']}, tick {d['tick']}: {who}"
 
 
-def _attack(s: TableState, d: dict[str, Any]) -> str:
+def _attack(s: TableState, d: ev.AttackResolved) -> str:
     extras = []
     if d["aim_bonus"]:
         extras.append(f"Aim +{d['aim_bonus']}")
@@ -48,7 +49,7 @@ def _attack(s: TableState, d: dict[str, Any]) -> str:
     )
 
 
-def _damage(s: TableState, d: dict[str, Any]) -> str:
+def _damage(s: TableState, d: ev.DamageResolved) -> str:
     armour = (
         f", {d['armour']} stops {_dice(d['armour_removed'])} (durability"
         f" {d['armour_durability']}) → {_dice(d['sorted_damage'])}"
@@ -62,73 +63,113 @@ def _damage(s: TableState, d: dict[str, Any]) -> str:
     )
 
 
-_SIMPLE: dict[str, Narrator] = {
-    "combat_started": lambda s, d: (
-        f"Fight {d['fight']} begins: {', '.join(_name(s, c) for c in d['combatants'])}"
-    ),
-    "initiative_rolled": lambda s, d: (
+say(
+    ev.combat_started,
+    lambda s, d: f"Fight {d['fight']} begins: {', '.join(_name(s, c) for c in d['combatants'])}",
+)
+say(
+    ev.initiative_rolled,
+    lambda s, d: (
         f"  {_name(s, d['combatant'])} rolls initiative {_sorted(d['dice'])}"
         + (f" −{d['penalty']} (frostbite)" if d["penalty"] else "")
         + f" = {d['score']}"
     ),
-    "rolled_off": lambda s, d: (
+)
+say(
+    ev.rolled_off,
+    lambda s, d: (
         f"  roll-off {d['roll']}: "
         + ", ".join(
             f"{_name(s, c)} {_sorted(d['dice'][c])} = {d['scores'][c]}" for c in d["combatants"]
         )
     ),
-    "tokens_placed": lambda s, d: (
+)
+say(
+    ev.tokens_placed,
+    lambda s, d: (
         "  wheel: "
         + ", ".join(f"{_name(s, p['combatant'])} on tick {p['tick']}" for p in d["placement"])
     ),
-    "combat_turn": _turn,
-    "combatant_added": lambda s, d: (
-        f"{d['name']} joins the roster" + (f" ({d['side']})" if d["side"] else "")
-    ),
-    "combatant_joined": lambda s, d: (
+)
+say(ev.combat_turn, _turn)
+say(
+    ev.combatant_added,
+    lambda s, d: f"{d['name']} joins the roster" + (f" ({d['side']})" if d["side"] else ""),
+)
+say(
+    ev.combatant_joined,
+    lambda s, d: (
         f"{_name(s, d['combatant'])} joins fight {d['fight']} with initiative {d['initiative']}:"
         f" waits on round {d['round']}, tick {d['tick']}"
     ),
-    "combat_round": lambda s, d: f"Round {d['round']} begins",
-    "injury_save_prompt": lambda s, d: (
+)
+say(ev.combat_round, lambda s, d: f"Round {d['round']} begins")
+say(
+    ev.injury_save_prompt,
+    lambda s, d: (
         f"  {_name(s, d['combatant'])}: FORTITUDE save ({d['fortitude_dice']} dice)"
         f" against {d['hits']} {d['injury']} hits"
     ),
-    "aimed": lambda s, d: (
+)
+say(
+    ev.aimed,
+    lambda s, d: (
         f"{_name(s, d['combatant'])} aims at {_name(s, d['target'])}:"
         f" {d['ticks']} tick{'s' if d['ticks'] > 1 else ''}, +{d['bonus']}"
     ),
-    "aim_lost": lambda s, d: (
+)
+say(
+    ev.aim_lost,
+    lambda s, d: (
         f"  {_name(s, d['combatant'])} loses Aim at {_name(s, d['target'])} ({d['reason']})"
     ),
-    "attack_resolved": _attack,
-    "damage_resolved": _damage,
-    "combatant_injured": lambda s, d: (
+)
+say(ev.attack_resolved, _attack)
+say(ev.damage_resolved, _damage)
+say(
+    ev.combatant_injured,
+    lambda s, d: (
         f"  {_name(s, d['combatant'])} takes {d['hits']} {d['injury']}"
         + (f" ({d['detail']})" if d["detail"] else "")
         + f" → {_plural(d['injuries'], 'injury', 'injuries')} (dies above {d['death_limit']}),"
         f" FORTITUDE {d['fortitude_dice']} dice"
     ),
-    "combatant_died": lambda s, d: (
+)
+say(
+    ev.combatant_died,
+    lambda s, d: (
         f"  {_name(s, d['combatant'])} dies ({d['injuries']} injuries, more than {d['limit']})"
     ),
-    "guarding": lambda s, d: f"{_name(s, d['combatant'])} takes a guarding stance",
-    "moved": lambda s, d: (
+)
+say(ev.guarding, lambda s, d: f"{_name(s, d['combatant'])} takes a guarding stance")
+say(
+    ev.moved,
+    lambda s, d: (
         f"{_name(s, d['combatant'])} {'dashes' if d['action'] == 'dash' else 'moves'}"
         f" {d['distance']}"
     ),
-    "token_moved": lambda s, d: (
+)
+say(
+    ev.token_moved,
+    lambda s, d: (
         f"  token {d['from_tick']} → {d['to_tick']} ({d['action']}, {_plural(d['cost'], 'tick', 'ticks')})"
     ),
-    "injuries_healed": lambda s, d: (
-        f"{_name(s, d['combatant'])} heals {d['hits']} injuries → {d['injuries']}"
-    ),
-    "condition_added": lambda s, d: (
+)
+say(
+    ev.injuries_healed,
+    lambda s, d: f"{_name(s, d['combatant'])} heals {d['hits']} injuries → {d['injuries']}",
+)
+say(
+    ev.condition_added,
+    lambda s, d: (
         f"{_name(s, d['combatant'])} is {d['condition']}"
         + (f" ({d['attribute']})" if d["attribute"] else "")
         + (f", level {d['level']}" if d["level"] > 1 else "")
     ),
-    "condition_removed": lambda s, d: (
+)
+say(
+    ev.condition_removed,
+    lambda s, d: (
         f"{_name(s, d['combatant'])} "
         + (
             f"is {d['condition']} level {d['level']} now"
@@ -136,15 +177,19 @@ _SIMPLE: dict[str, Narrator] = {
             else f"is no longer {d['condition']}"
         )
     ),
-    "renown_changed": lambda s, d: (
+)
+say(
+    ev.renown_changed,
+    lambda s, d: (
         f"{_name(s, d['combatant'])}'s renown {d['change']:+d} → {d['renown']}"
         + (f" ({d['reason']})" if d["reason"] else "")
     ),
-    "combat_ended": lambda s, d: (
+)
+say(
+    ev.combat_ended,
+    lambda s, d: (
         f"Fight {d['fight']} ends after {d['rounds']} rounds;"
         f" standing: {', '.join(_name(s, c) for c in d['survivors']) or 'nobody'}"
         + (f"; dead: {', '.join(_name(s, c) for c in d['dead'])}" if d["dead"] else "")
     ),
-}
-for _kind, _say in _SIMPLE.items():
-    narrator(_kind)(_say)
+)

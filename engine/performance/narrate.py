@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from engine.narrate import NARRATORS, Narrator, hero_name, signed
+from engine.contracts import events as ev
+from engine.narrate import hero_name, say, signed
 from engine.state import TableState
 
-_SIMPLE: dict[str, Narrator] = {
-    "performance_started": lambda s, d: (
+say(
+    ev.performance_started,
+    lambda s, d: (
         f"Performance {d['number']} begins: Difficulty {d['difficulty']}, WEIGHT {d['weight'].upper()}"
     ),
-    "declared": lambda s, d: (
+)
+say(
+    ev.declared,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} declares {d['shade'].title()} · {d['capability']} · "
         f"{d['action'].title()} · {d['training'].title()}"
         + (" · Exert" if d["exert"] else "")
@@ -17,17 +22,29 @@ _SIMPLE: dict[str, Narrator] = {
         + (f" · Intersect with {hero_name(s, d['intersect'])}" if d["intersect"] else "")
         + (f" — draws {d['draws']}" if d["action"] != "gain" else "")
     ),
-    "gain_resolved": lambda s, d: (
+)
+say(
+    ev.gain_resolved,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} Gains with {d['capability']}: no draw, costs {d['fatigue_cost']} Fatigue"
     ),
-    "token_drawn": lambda s, d: (
+)
+say(
+    ev.token_drawn,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} draws {d['name']}: {signed(d['value'])} → total {d['total']}"
         f" ({d['draws_left']} left)"
     ),
-    "token_replaced": lambda s, d: (
+)
+say(
+    ev.token_replaced,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} redraws {d['name']}: {signed(d['value'])} → total {d['total']}"
     ),
-    "redraw_started": lambda s, d: (
+)
+say(
+    ev.redraw_started,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} spends a Redraw: {d['name']} "
         + (
             "is set aside until Reset"
@@ -36,69 +53,107 @@ _SIMPLE: dict[str, Narrator] = {
         )
         + f" ({d['redraws_left']} Redraws left)"
     ),
-    "favor_called": lambda s, d: (
+)
+say(
+    ev.favor_called,
+    lambda s, d: (
         # the Favor Bag's tokens are named "Favor: The Judge (control)": no second "Favor:"
         f"{hero_name(s, d['hero'])} calls Favor: {d['name'].removeprefix('Favor: ')} answers,"
         f" {signed(d['value'])}"
         f" → total {d['total']}"
     ),
-    "deity_awakened": lambda s, d: f"{d['deity']} is Awakened on the Star Grid",
-    "performance_resolved": lambda s, d: (
+)
+say(ev.deity_awakened, lambda s, d: f"{d['deity']} is Awakened on the Star Grid")
+say(
+    ev.performance_resolved,
+    lambda s, d: (
         f"{' + '.join(hero_name(s, h) for h in d['heroes'])}: {d['total']} vs {d['difficulty']} — "
         + ("SUCCESS" if d["success"] else "FAILURE")
     ),
-    "wear_prompt": lambda s, d: "  resolve applicable Wear (P20)",
-    "impact_prompt": lambda s, d: "  resolve applicable Impact (P20)",
-    "escalation_prompt": lambda s, d: (
+)
+say(ev.wear_prompt, lambda s, d: "  resolve applicable Wear (P20)")
+say(ev.impact_prompt, lambda s, d: "  resolve applicable Impact (P20)")
+say(
+    ev.escalation_prompt,
+    lambda s, d: (
         f"  Escalation: {hero_name(s, d['hero'])}'s {d['moment'].title()} "
         + ("succeeded" if d["success"] else "failed")
         + (f", shift {signed(d['shift'])}" if d["shift"] else ": shift FOR or AGAINST?")
     ),
-    "fatigue_gained": lambda s, d: (
+)
+say(
+    ev.fatigue_gained,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} gains {d['amount']} Fatigue ({d['cause']}) → {d['fatigue']}"
     ),
-    "fatigue_overflow": lambda s, d: (
+)
+say(
+    ev.fatigue_overflow,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])}'s Fatigue overflows: all Fatigue cleared, 1 Strain instead"
     ),
-    "strain_gained": lambda s, d: (
+)
+say(
+    ev.strain_gained,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} gains Strain → {d.get('strain', '?')}:"
         f" put {_names(s, [d['token']]) if d['token'] else 'a Strain token'} into the Hero Bag"
     ),
-    "strain_overflow": lambda s, d: (
+)
+say(
+    ev.strain_overflow,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])}'s Strain overflows: take out {_names(s, d['removed_tokens'])}"
     ),
-    "wound_gained": lambda s, d: f"{hero_name(s, d['hero'])} takes a Wound → {d['wounds']}",
-    "fatigue_recovered": lambda s, d: (
-        f"{hero_name(s, d['hero'])} recovers {d['amount']} Fatigue → {d['fatigue']}"
+)
+say(ev.wound_gained, lambda s, d: f"{hero_name(s, d['hero'])} takes a Wound → {d['wounds']}")
+say(
+    ev.fatigue_recovered,
+    lambda s, d: f"{hero_name(s, d['hero'])} recovers {d['amount']} Fatigue → {d['fatigue']}",
+)
+say(
+    ev.strain_recovered,
+    lambda s, d: (
+        f"{hero_name(s, d['hero'])} recovers 1 Strain → {d['strain']}:"
+        # None: the sheet held no Strain token to take out (was printed "take out None")
+        f" take out {_names(s, [d['token']]) if d['token'] else 'a Strain token'}"
     ),
-    "strain_recovered": lambda s, d: (
-        f"{hero_name(s, d['hero'])} recovers 1 Strain → {d['strain']}: take out {_names(s, [d['token']])}"
-    ),
-    "reserve_activated": lambda s, d: f"{_names(s, [d['token']])} becomes Active Reserve",
-    "reserve_returned": lambda s, d: f"{_names(s, [d['token']])} is Potential again",
-    "performance_reset": lambda s, d: (
+)
+say(ev.reserve_activated, lambda s, d: f"{_names(s, [d['token']])} becomes Active Reserve")
+say(ev.reserve_returned, lambda s, d: f"{_names(s, [d['token']])} is Potential again")
+say(
+    ev.performance_reset,
+    lambda s, d: (
         f"Reset: {len(d['returned'])} tokens back to their bags"
         + (_leave(s, d["removed"]) if d["removed"] else "")
     ),
-    "performance_cancelled": lambda s, d: f"Performance {d['number']} cancelled; tokens returned",
-    "training_changed": lambda s, d: (
+)
+say(ev.performance_cancelled, lambda s, d: f"Performance {d['number']} cancelled; tokens returned")
+say(
+    ev.training_changed,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])} is now {d['to'].title()} in {d['capability']}"
         f" (was {d['from'].title()})"
     ),
-    "bag_changed": lambda s, d: f"{hero_name(s, d['hero'])}'s bag changes: {d['say']}",
-    "escalation_shifted": lambda s, d: (
+)
+say(ev.bag_changed, lambda s, d: f"{hero_name(s, d['hero'])}'s bag changes: {d['say']}")
+say(
+    ev.escalation_shifted,
+    lambda s, d: (
         f"Escalation shifts {'FOR' if d['shift'] > 0 else 'AGAINST'} → {d['escalation']:+d}"
     ),
-    "strain_tokens_set": lambda s, d: (
+)
+say(
+    ev.strain_tokens_set,
+    lambda s, d: (
         f"{hero_name(s, d['hero'])}'s Strain tokens in the bag: {', '.join(d['tokens']) or 'none'}"
     ),
-    "hero_adjusted": lambda s, d: (
-        f"{hero_name(s, d['hero'])} now has {d['favor']} Favor, {d['redraws']} Redraws"
-    ),
-    "wound_recovered": lambda s, d: f"{hero_name(s, d['hero'])} heals → {d['wounds']} Wounds",
-}
-for _kind, _fn in _SIMPLE.items():
-    NARRATORS.add(_kind, _fn)
+)
+say(
+    ev.hero_adjusted,
+    lambda s, d: f"{hero_name(s, d['hero'])} now has {d['favor']} Favor, {d['redraws']} Redraws",
+)
+say(ev.wound_recovered, lambda s, d: f"{hero_name(s, d['hero'])} heals → {d['wounds']} Wounds")
 
 
 def _names(s: TableState, tokens: list[str]) -> str:

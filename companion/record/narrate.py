@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from companion.record.journal import Entry, Journal, Step, records_history
+from engine.contracts import events as ev
 from engine.contracts.events import Audience, audience
 from engine.events import Event
 from engine.narrate import describe
@@ -263,8 +264,8 @@ def undone_said(
     """An Undo's words with what it took back: its ``undone`` event says ``Undone #12 draw bren
     token=bren.ember.faith (3 more can be undone)``, every other event as ``said``."""
     return tuple(
-        f"Undone #{seq} {text} ({e.data['remaining']} more can be undone)"
-        if e.type == "undone"
+        f"Undone #{seq} {text} ({u['remaining']} more can be undone)"
+        if (u := ev.undone.of(e)) is not None
         else x
         for e, x in zip(events, said, strict=True)
     )
@@ -272,7 +273,9 @@ def undone_said(
 
 def outcomes_of(events: Iterable[Event]) -> tuple[bool, ...]:
     """Each ``performance_resolved``'s success, in order (P19): a history row's typed outcome."""
-    return tuple(bool(e.data["success"]) for e in events if e.type == "performance_resolved")
+    return tuple(
+        bool(r["success"]) for e in events if (r := ev.performance_resolved.of(e)) is not None
+    )
 
 
 def outcome_entry(outcome: Outcome, at: float) -> HistoryEntry:

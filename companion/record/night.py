@@ -28,6 +28,8 @@ from typing import Any
 from companion.record.journal import Journal, JournalError, Step, records_history
 from companion.record.narrate import Line, Narrator
 from companion.record.odds import GroupOdds, group_odds
+from engine.contracts import events as ev
+from engine.events import Event
 from engine.luck import percentile
 from engine.performance.commands import groups
 from engine.state import TableState
@@ -246,10 +248,8 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
             night.events.append(
                 {"seq": entry.seq, "at": entry.at, "source": entry.source, **event.to_json()}
             )
-            if event.type == "note":
-                night.notes.append(
-                    Note(entry.seq, entry.at, str(event["text"]), str(event["audience"]))
-                )
+            if (note := ev.note.of(event)) is not None:
+                night.notes.append(Note(entry.seq, entry.at, note["text"], note["audience"]))
         _combatant_names(night, state)
         if entry.command.get("cmd") == "undo" and stack:
             night.undone.add(stack.pop())
@@ -278,27 +278,27 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
 def _performance(night: Night, perfs: dict[int, _Open], step: Step, odds: bool) -> None:
     before, after, entry = step.before, step.after, step.entry
     for event in entry.events:
-        if event.type == "performance_started":
-            number = int(event["number"])
+        if (started := ev.performance_started.of(event)) is not None:
+            number = started["number"]
             if number in perfs:  # the number again: the earlier one was undone
                 _close(night, perfs.pop(number), before)
             perfs[number] = _Open(
                 number,
                 entry.seq,
-                int(event["difficulty"]),
-                str(event["weight"]),
+                started["difficulty"],
+                started["weight"],
                 _tracks(before),
             )
-        elif event.type == "performance_cancelled":
-            perf = perfs.get(int(event["number"]))
+        elif (cancelled := ev.performance_cancelled.of(event)) is not None:
+            perf = perfs.get(cancelled["number"])
             if perf is not None:
                 perf.cancelled = True
-        elif event.type in DRAW_EVENTS:
-            _draw_row(night, perfs, step, event.type, event.data, odds)
-        elif event.type == "gain_resolved" and after.performance is not None:
+        elif (drawn := _laid(event)) is not None:
+            _draw_row(night, perfs, step, event.type, drawn, odds)
+        elif (gain := ev.gain_resolved.of(event)) is not None and after.performance is not None:
             perf = perfs.get(after.performance.number)
             if perf is not None:
-                perf.gains.add(str(event["hero"]))
+                perf.gains.add(gain["hero"])
     current = after.performance
     if current is not None and current.number in perfs:
         perf = perfs[current.number]
@@ -316,17 +316,26 @@ def _performance(night: Night, perfs: dict[int, _Open], step: Step, odds: bool) 
             _close(night, perf, after)
 
 
+def _laid(event: Event) -> ev.TokenDrawn | None:
+    """A token laid on the Draw Board (DRAW_EVENTS): a draw, a Redraw's or a Favor call's
+    payload (each a TokenDrawn), else None."""
+    for kind in (ev.token_drawn, ev.token_replaced, ev.favor_called):
+        if (drawn := kind.of(event)) is not None:
+            return drawn
+    return None
+
+
 def _draw_row(
     night: Night,
     perfs: dict[int, _Open],
     step: Step,
     kind: str,
-    data: dict[str, Any],
+    data: ev.TokenDrawn,
     odds: bool,
 ) -> None:
     before, entry = step.before, step.entry
     perf = before.performance
-    hero = str(data["hero"])
+    hero = data["hero"]
     if perf is None or perf.number not in perfs:
         return
     c = perf.contribution(hero)
@@ -338,7 +347,7 @@ def _draw_row(
     if seen is not None and DRAW_EVENTS[kind] == "draw":
         for h in seen.heroes:
             open_.first.setdefault(h, seen)
-    token = str(data.get("token", ""))
+    token = data["token"]
     night.draws.append(
         DrawRow(
             seq=entry.seq,
@@ -352,9 +361,9 @@ def _draw_row(
             training=c.training.value,
             kind=DRAW_EVENTS[kind],
             token=token,
-            name=str(data.get("name", token)),
-            value=int(data["value"]),
-            total=int(data["total"]),
+            name=data["name"],
+            value=data["value"],
+            total=data["total"],
             group=mine,
             best_play_before=None if seen is None else seen.best_play,
             as_drawn_before=None if seen is None else seen.as_drawn,
@@ -448,7 +457,9 @@ def _health(night: Night, step: Step) -> None:
             series.append(Health(step.entry.seq, f, s, w))
 
 
-def _time_point(night: Night, seq: int, state: TableState, draw: Any = None) -> None:
+def _time_point(
+    night: Night, seq: int, state: TableState, draw: ev.TimeDrawn | None = None
+) -> None:
     b = state.time
     if b is None:
         return
@@ -458,14 +469,14 @@ def _time_point(night: Night, seq: int, state: TableState, draw: Any = None) -> 
             b.day,
             b.band.value,
             b.minor_done,
-            None if draw is None else str(draw["face"]),
-            None if draw is None else str(draw["size"]),
+            None if draw is None else draw["face"],
+            None if draw is None else draw["size"],
         )
     )
 
 
 def _time(night: Night, step: Step) -> None:
-    drawn = [e for e in step.entry.events if e.type == "time_drawn"]
+    drawn = [d for e in step.entry.events if (d := ev.time_drawn.of(e)) is not None]
     a, b = step.before.time, step.after.time
     moved = a is None or b is None or (a.day, a.band, a.minor_done) != (b.day, b.band, b.minor_done)
     if drawn or moved:
@@ -475,20 +486,20 @@ def _time(night: Night, step: Step) -> None:
 def _combat(night: Night, fight: Fight | None, step: Step) -> Fight | None:
     entry = step.entry
     for event in entry.events:
-        if event.type == "combat_started":
-            fight = Fight(int(event["fight"]), entry.seq, list(event["combatants"]))
+        if (started := ev.combat_started.of(event)) is not None:
+            fight = Fight(started["fight"], entry.seq, list(started["combatants"]))
             night.fights.append(fight)
         elif fight is None:
             continue
-        elif event.type == "combat_round":
-            fight.rounds = max(fight.rounds, int(event["round"]))
-        elif event.type == "combatant_injured":
-            who = str(event["combatant"])
-            fight.injuries[who] = fight.injuries.get(who, 0) + int(event["hits"])
-        elif event.type == "combatant_died":
-            fight.dead.append(str(event["combatant"]))
-        elif event.type == "combat_ended":
-            fight.rounds = int(event["rounds"])
+        elif (round_ := ev.combat_round.of(event)) is not None:
+            fight.rounds = max(fight.rounds, round_["round"])
+        elif (injured := ev.combatant_injured.of(event)) is not None:
+            who = injured["combatant"]
+            fight.injuries[who] = fight.injuries.get(who, 0) + injured["hits"]
+        elif (died := ev.combatant_died.of(event)) is not None:
+            fight.dead.append(died["combatant"])
+        elif (ended := ev.combat_ended.of(event)) is not None:
+            fight.rounds = ended["rounds"]
             fight.seq_end = entry.seq
     if fight is not None and entry.command.get("cmd") == "act":
         fight.actions.append(

@@ -4,6 +4,8 @@ the one config checker, reading text files and writing files durably.
 Every room declares its ``rhuna.toml`` section with :mod:`settings.checker` and raises
 :class:`~settings.errors.ConfigError`; the engine reads table and rules files with
 :mod:`settings.textfile`; :mod:`settings.atomic` writes a file whole or not at all.
+Every part's health check yields a :class:`settings.checks.Check` and reads the Pi through
+:class:`settings.machine.Machine` (which board, its config.txt: :mod:`settings.board`).
 This package imports nothing else of the project's: every other room may import it.
 """
 

@@ -1,7 +1,8 @@
 """The house's floors: who may import whom, between the top-level rooms and inside them.
 
 Between the rooms (README, "How it fits together"), every import goes down:
-``settings`` (config checking, text files, atomic writes) imports nothing of ours;
+``settings`` (config checking, text files, atomic writes, the health checks' ``Check`` and
+the ``Machine`` they read) imports nothing of ours;
 ``engine`` only ``settings``; ``firmware_bridge`` and ``display`` the engine and
 ``settings`` only; ``tags`` the readers' events too; ``hardware`` (the wheel and
 the buttons) neither the readers nor the tags; and nothing but ``companion`` imports
@@ -15,6 +16,9 @@ root (``service``, ``scripted``, ``config``) imports those, never ``ops/`` or
 Inside the engine: the core imports no family (at run time: ``engine/state.py`` names the
 families' state types for the type checker only). A family imports the core; Time imports
 the Performance's health cascade (P13), and no import goes back the other way.
+
+And no circle anywhere: no module imports at run time one that imports it back, directly or
+round a longer loop (``test_no_import_cycle_among_the_projects_modules``).
 """
 
 from __future__ import annotations
@@ -216,3 +220,96 @@ def test_the_tests_mirror_the_products_rooms() -> None:
             strays.append(rel.as_posix())
     assert not strays, f"tests/ folders with no product room of that path: {strays}"
     assert (tests / "harness" / "__init__.py").is_file()
+
+
+def _modules() -> dict[str, Path]:
+    """The product's modules by dotted name (a package by its ``__init__.py``)."""
+    found = {}
+    for room in ROOMS:
+        for path in _room_files(room):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The project's modules ``path`` imports at run time: ``from pkg import sub`` is an import
+    of the module ``pkg.sub`` (its package runs first, as for any submodule: no arrow of its
+    own); ``from pkg import name`` of anything else is one of ``pkg``."""
+    tree = ast.parse(path.read_text("utf-8"))
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            subs = {f"{node.module}.{a.name}" for a in node.names}
+            found.update(subs & modules)
+            if subs - modules:
+                found.add(node.module)
+    return found & modules
+
+
+def _import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan's, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        cycles.append(sorted(group))
+    return cycles
+
+
+def test_no_import_cycle_among_the_projects_modules() -> None:
+    """No module imports, at run time (an import inside a function included; one under
+    ``if TYPE_CHECKING:`` left out), a module that imports it back, directly or round a
+    longer circle: each part's code has one owner below its users (issue 40 item 4)."""
+    modules = _modules()
+    names = set(modules)
+    graph = {m: _module_imports(p, names) - {m} for m, p in modules.items()}
+    cycles = _import_cycles(graph)
+    assert not cycles, f"import circles: {cycles}"
+
+
+def test_the_cycle_finder_finds_a_circle_through_a_function_level_import() -> None:
+    assert _import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _import_cycles({"a": {"b"}, "b": set()}) == []

@@ -29,7 +29,8 @@ def register(sub: Any) -> None:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from companion.ops.doctor import Doctor, Machine, report
+    from companion.ops.doctor import Doctor, report
+    from settings.machine import Machine
 
     checks = Doctor(
         Path(args.config), Machine(Path(args.root)), user=args.user, timeout=args.timeout

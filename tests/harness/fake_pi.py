@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.ops.doctor import Machine
+from settings.machine import Machine
 
 PI5 = "Raspberry Pi 5 Model B Rev 1.0\x00"
 PI4 = "Raspberry Pi 4 Model B Rev 1.5\x00"

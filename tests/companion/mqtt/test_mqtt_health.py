@@ -1,11 +1,12 @@
-"""doctor's venue bridge check against a real table broker bridged to a real venue."""
+"""doctor's venue bridge check (companion/mqtt/health.py) against a real table broker bridged
+to a real venue."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from companion.mqtt.health import venue_bridge
 from companion.ops import venue as V
-from companion.ops.bridge_check import venue_bridge
 from tests.harness import wait_until
 from tests.harness.broker import bridge_config
 from tests.harness.venue import Rig

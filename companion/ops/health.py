@@ -1,0 +1,190 @@
+"""The Pi's own health checks for ``rhuna-table doctor``: what no one part owns.
+
+* the board (``/proc/device-tree/model``); off a Pi it says so, and what it checked anyway;
+* the service user is in the groups its devices need (dialout, gpio, spi, i2c);
+* the supply: ``vcgencmd get_throttled`` (under-voltage, throttling);
+* the state directory is writable and has room.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from companion.config import Config
+from settings.checks import Check, Checks
+from settings.machine import Machine
+
+#: the state directory needs at least this much free space (the journal, snapshots, frames)
+MIN_FREE_BYTES = 200 * 1024 * 1024
+#: ``vcgencmd get_throttled`` bits (Raspberry Pi documentation, "vcgencmd", get_throttled)
+THROTTLED_BITS = {
+    0: "under-voltage now",
+    1: "ARM frequency capped now",
+    2: "throttled now",
+    3: "soft temperature limit active",
+    16: "under-voltage has occurred since boot",
+    17: "ARM frequency capping has occurred",
+    18: "throttling has occurred",
+    19: "the soft temperature limit has been reached",
+}
+
+
+def board(machine: Machine, cfg: Config) -> Checks:
+    found = machine.board()
+    if found.is_pi:
+        yield Check("board", True, found.model)
+        return
+    needs = _pi_only(cfg)
+    checked = "the config, the pin plan, the groups, the readers' ports, the broker, the state dir"
+    skipped = "config.txt (SPI, I²C, the UART) and the supply (get_throttled)"
+    detail = (
+        f"this is not a Raspberry Pi (no Raspberry Pi in /proc/device-tree/model);"
+        f" checked anyway: {checked}; not checked: {skipped}"
+    )
+    if needs:
+        yield Check(
+            "board",
+            False,
+            f"{detail}; the config needs a Pi for {', '.join(needs)}",
+            'run doctor on the Pi itself (or, to try it here: [display] driver = "png",'
+            ' [gpio] pin_factory = "mock", readers on USB)',
+        )
+    else:
+        yield Check("board", True, detail)
+
+
+def power_supply(machine: Machine, throttled: Callable[[], str | None] | None = None) -> Checks:
+    """``throttled``: ``vcgencmd get_throttled``'s output (None: not read); default: run it."""
+    found = machine.board()
+    if not found.is_pi:
+        return
+    read = throttled or _vcgencmd_throttled
+    try:
+        text = read()
+    except (OSError, subprocess.SubprocessError) as e:
+        text, why = None, str(e)
+    else:
+        why = "vcgencmd is not installed (sudo apt install libraspberrypi-bin)"
+    if text is None:
+        yield Check("supply", True, f"not read: {why}")
+        return
+    try:
+        value = int(text.strip().split("=", 1)[-1], 0)
+    except ValueError:
+        yield Check("supply", True, f"not read: get_throttled said {text.strip()!r}")
+        return
+    flags = [what for bit, what in THROTTLED_BITS.items() if value >> bit & 1]
+    if not flags:
+        yield Check("supply", True, f"no under-voltage or throttling since boot ({value:#x})")
+        return
+    supply = (
+        "the official 27 W USB-C supply (5.1 V, 5 A)"
+        if found.kind == "pi5"
+        else "a 5.1 V supply of 3 A (the official 15 W USB-C one for a Pi 4; 2.5 A for a Pi 3"
+        " or Zero 2 W)"
+    )
+    volts = value & 0x10001
+    fix = (
+        f"use {supply} and a short, thick cable; feed the readers from their own 3.3 V"
+        " regulator, not the Pi's 3.3 V pin"
+        if volts
+        else "cool the Pi (a heatsink or the active cooler; free air around the case)"
+    )
+    yield Check("supply", False, f"get_throttled={value:#x}: {'; '.join(flags)}", fix)
+
+
+def groups(machine: Machine, user: str, cfg: Config) -> Checks:
+    needed = []
+    if any(r.backend != "emulated-hub" for r in cfg.readers):
+        needed.append("dialout")
+    if cfg.gpio is not None:
+        needed.append("gpio")
+    if cfg.display.driver in ("inky", "waveshare"):
+        needed += ["spi", "gpio"]
+    if cfg.display.driver == "inky":
+        needed.append("i2c")
+    needed = list(dict.fromkeys(needed))
+    if not needed:
+        yield Check("groups", True, "no device needs a group (emulated readers, png panel)")
+        return
+    have = machine.groups_of(user)
+    if have is None:
+        yield Check(
+            "groups",
+            False,
+            f"there is no user {user!r} to run the service",
+            "sudo systemd/install.sh creates it (or pass --user NAME)",
+        )
+        return
+    missing = [g for g in needed if g not in have]
+    if missing:
+        yield Check(
+            "groups",
+            False,
+            f"{user} is not in {', '.join(missing)}",
+            f"sudo usermod -aG {','.join(missing)} {user}; then restart the service",
+        )
+    else:
+        yield Check("groups", True, f"{user} is in {', '.join(needed)}")
+
+
+def state_dir(path: Path, user: str) -> Checks:
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        free = shutil.disk_usage(existing).free
+    except OSError as e:
+        yield Check(
+            "state dir", False, f"{path}: {e.strerror}", "create it, owned by the service user"
+        )
+        return
+    if path.exists():
+        try:
+            with tempfile.NamedTemporaryFile(dir=path):
+                pass
+        except OSError as e:
+            yield Check(
+                "state dir",
+                False,
+                f"{path} is not writable ({e.strerror})",
+                f"sudo chown -R {user} {path} (systemd's StateDirectory= does this)",
+            )
+            return
+    if free < MIN_FREE_BYTES:
+        yield Check(
+            "state dir",
+            False,
+            f"{path}: only {free // (1024 * 1024)} MB free",
+            f"free at least {MIN_FREE_BYTES // (1024 * 1024)} MB, or move [state] dir",
+        )
+        return
+    there = "" if path.exists() else " (created at the first start)"
+    yield Check("state dir", True, f"{path}{there}, {free // (1024 * 1024)} MB free")
+
+
+def _pi_only(cfg: Config) -> list[str]:
+    """What in the config only works on a Pi."""
+    from hardware.pins import header_uart_wanted
+
+    needs = []
+    if cfg.display.driver in ("inky", "waveshare"):
+        needs.append(f"the {cfg.display.driver} panel")
+    if cfg.gpio is not None and cfg.gpio.pin_factory != "mock":
+        needs.append("the wheel and buttons (GPIO)")
+    if header_uart_wanted(cfg.readers):
+        needs.append("a PN532 on the header UART")
+    return needs
+
+
+def _vcgencmd_throttled() -> str | None:
+    tool = shutil.which("vcgencmd")
+    if tool is None:
+        return None
+    return subprocess.run(
+        [tool, "get_throttled"], capture_output=True, text=True, timeout=5, check=True
+    ).stdout

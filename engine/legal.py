@@ -20,29 +20,31 @@ then the heroes', then the combatants' in roster order. Past it the rest are lef
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.apply import check
+from engine.contracts import commands
+from engine.contracts.commands import AnyCommand, StartCombatCommand
 from engine.contracts.view import LegalView, Refusal
 from engine.state import TableState
 from engine.view import view_section
 
 #: table-wide commands, by the name a remote keys its buttons with → the command checked
-TABLE: Mapping[str, Mapping[str, Any]] = {
-    "begin_performance": {"cmd": "begin_performance", "difficulty": 5},
-    "resolve": {"cmd": "resolve"},
-    "reset": {"cmd": "reset"},
-    "cancel_performance": {"cmd": "cancel_performance"},
-    "start_session": {"cmd": "start_session", "bag": "overworld", "seed": 0},
-    "draw_time": {"cmd": "draw_time", "seed": 0},
-    "resolve_time": {"cmd": "resolve_time"},
-    "cancel_time_draw": {"cmd": "cancel_time_draw"},
-    "begin_rest": {"cmd": "begin_rest", "kind": "safe"},
-    "end_rest": {"cmd": "end_rest"},
-    "draw_weather": {"cmd": "draw_weather", "bag": "overworld", "seed": 0},
-    "end_combat": {"cmd": "end_combat"},
-    "undo": {"cmd": "undo"},
+TABLE: Mapping[str, AnyCommand] = {
+    "begin_performance": commands.begin_performance(difficulty=5),
+    "resolve": commands.resolve(),
+    "reset": commands.reset(),
+    "cancel_performance": commands.cancel_performance(),
+    "start_session": commands.start_session(bag="overworld", seed=0),
+    "draw_time": commands.draw_time(seed=0),
+    "resolve_time": commands.resolve_time(),
+    "cancel_time_draw": commands.cancel_time_draw(),
+    "begin_rest": commands.begin_rest(kind="safe"),
+    "end_rest": commands.end_rest(),
+    "draw_weather": commands.draw_weather(bag="overworld", seed=0),
+    "end_combat": commands.end_combat(),
+    "undo": commands.undo(),
 }
 
 _SHADES = ("control", "impulse")
@@ -59,35 +61,34 @@ _VARIES = {
 }
 
 
-def _hero_templates(state: TableState, hero: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def _hero_templates(state: TableState, hero: str) -> Iterator[tuple[str, list[Mapping[str, Any]]]]:
     """name → the commands tried in turn (legal if any is taken; else the first's refusal)."""
     h = state.heroes[hero]
+    declares: list[Mapping[str, Any]] = [
+        commands.declare(hero=hero, shade=s, capability=cap, action="target")
+        for cap in sorted(h.training)
+        for s in _SHADES
+    ]
+    # a hero with no Training at all: a template without an action, as it has always been
+    # (its refusal names the missing field); not a command any remote sends
     yield (
         "declare",
-        [
-            {"cmd": "declare", "hero": hero, "shade": s, "capability": c, "action": "target"}
-            for c in sorted(h.training)
-            for s in _SHADES
-        ]
-        or [{"cmd": "declare", "hero": hero, "shade": "control", "capability": "-"}],
+        declares or [{"cmd": "declare", "hero": hero, "shade": "control", "capability": "-"}],
     )
-    yield "draw", [{"cmd": "draw", "hero": hero, "seed": 0}]
-    yield "call_favor", [{"cmd": "call_favor", "hero": hero, "seed": 0}]
+    yield "draw", [commands.draw(hero=hero, seed=0)]
+    yield "call_favor", [commands.call_favor(hero=hero, seed=0)]
     perf = state.performance
     drawn = next(
         (c.drawn for c in (perf.contributions if perf else ()) if c.hero == hero and c.drawn),
         (),
     )
     if drawn:
-        yield "redraw", [{"cmd": "redraw", "hero": hero, "replace": drawn[0], "seed": 0}]
+        yield "redraw", [commands.redraw(hero=hero, replace=drawn[0], seed=0)]
 
 
-def _combatant_templates(cid: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    yield (
-        "act",
-        [{"cmd": "act", "combatant": cid, "action": a} for a in ("move", "guard", "dash")],
-    )
-    yield "join_combat", [{"cmd": "join_combat", "combatant": cid, "seed": 0}]
+def _combatant_templates(cid: str) -> Iterator[tuple[str, list[Mapping[str, Any]]]]:
+    yield "act", [commands.act(combatant=cid, action=a) for a in ("move", "guard", "dash")]
+    yield "join_combat", [commands.join_combat(combatant=cid, seed=0)]
 
 
 class _Budget:
@@ -96,7 +97,10 @@ class _Budget:
         self.complete = True
 
     def answer(
-        self, state: TableState, tries: list[dict[str, Any]], varies: frozenset[str] = frozenset()
+        self,
+        state: TableState,
+        tries: Sequence[Mapping[str, Any]],
+        varies: frozenset[str] = frozenset(),
     ) -> tuple[bool, Refusal | None]:
         """(answered, the refusal or None); not answered once the budget is spent. The next
         try is asked only while the refusal names a field the tries vary (``varies``): a
@@ -122,7 +126,7 @@ def legal_commands(state: TableState) -> LegalView:
     budget = _Budget(_limit(state))
     table: dict[str, Refusal | None] = {}
     for name, cmd in TABLE.items():
-        done, refusal = budget.answer(state, [dict(cmd)])
+        done, refusal = budget.answer(state, [cmd.copy()])
         if done:
             table[name] = refusal
     start = _start_combat(state)
@@ -158,13 +162,13 @@ def _roster(state: TableState) -> list[str]:
     return list(state.combat.roster) if state.combat is not None else []
 
 
-def _start_combat(state: TableState) -> dict[str, Any] | None:
+def _start_combat(state: TableState) -> StartCombatCommand | None:
     """A fight of every living combatant of the roster, dice rolled (None: no roster)."""
     combat = state.combat
     alive = [c.id for c in combat.roster.values() if not c.dead] if combat is not None else []
     if not alive:
         return None
-    return {"cmd": "start_combat", "combatants": alive, "seed": 0}
+    return commands.start_combat(combatants=alive, seed=0)
 
 
 @view_section("legal")

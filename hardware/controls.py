@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,7 +42,7 @@ from gpiozero import Button, GPIOZeroError, RotaryEncoder  # type: ignore[import
 
 from hardware.config import ButtonConfig, GpioConfig
 from hardware.encoder import HalfStepEncoder
-from hardware.wheel import Command, Selection, TableSource, Wheel
+from hardware.wheel import Selection, TableSource, Wheel
 from settings.errors import ConfigError
 
 log = logging.getLogger("rhuna.controls")
@@ -220,7 +220,7 @@ class TableControls:
 
     # --- handlers: gpiozero's threads --------------------------------------------
 
-    def _input(self, step: Callable[..., list[Command]], *args: Any) -> None:
+    def _input(self, step: Callable[..., Sequence[Mapping[str, Any]]], *args: Any) -> None:
         """Step the wheel and enqueue what it says; never raise into gpiozero's thread."""
         try:
             with self._lock:

@@ -35,11 +35,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.contracts import commands
+from engine.contracts.commands import AnyCommand
 from engine.performance.questions import ReserveChoices
 from engine.tokens import Action, Shade, Training
 from hardware.facts import TableFacts
 
-Command = dict[str, Any]
+#: a command the wheel sends (engine/contracts/commands.py)
+Command = AnyCommand
 
 DIFFICULTY = "difficulty"
 HERO, SHADE, CAPABILITY, ACTION, TRAINING = "hero", "shade", "capability", "action", "training"
@@ -185,25 +188,26 @@ class Offer:
             return None
         return self.facts.reserve(hero, capability, str(self.value(ACTION, dial)))
 
-    def dialled(self, dial: Dial, **changes: Any) -> Command:
+    def dialled(self, dial: Dial, **changes: Any) -> dict[str, Any]:
         """The declare command ``dial`` shows now, with ``changes`` (for the engine to judge:
-        P7–P10, P17, P23); a None is left out."""
-        cmd: Command = {
-            "cmd": "declare",
-            "hero": self.value(HERO, dial),
-            "shade": self.value(SHADE, dial),
-            "capability": self.value(CAPABILITY, dial),
-            "action": self.value(ACTION, dial),
-        }
+        P7–P10, P17, P23); a None is left out (so the rings not reached yet too)."""
+        cmd = commands.declare(
+            hero=self.value(HERO, dial),
+            shade=self.value(SHADE, dial),
+            capability=self.value(CAPABILITY, dial),
+            action=self.value(ACTION, dial),
+        )
         if dial.exert:
             cmd["exert"] = True
         rings = self.rings(dial)
-        for ring in (RESERVE, INTERSECT):
-            value = self.value(ring, dial) if ring in rings else None
-            if value is not None:
-                cmd[ring] = value
-        cmd.update(changes)
-        return {k: v for k, v in cmd.items() if v is not None}
+        reserve = self.value(RESERVE, dial) if RESERVE in rings else None
+        if reserve is not None:
+            cmd["reserve"] = reserve
+        intersect = self.value(INTERSECT, dial) if INTERSECT in rings else None
+        if intersect is not None:
+            cmd["intersect"] = intersect
+        probe: dict[str, Any] = {**cmd, **changes}
+        return {k: v for k, v in probe.items() if v is not None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict
 
+from engine.contracts import commands
 from hardware.config import GpioConfig
 from hardware.dial import (
     ACTION,
@@ -189,9 +190,7 @@ class WheelState:
                 dial=replace(s.dial, choices=choices),
                 memory=replace(s.memory, last_difficulty=difficulty),
             )
-            return s, [
-                {"cmd": "begin_performance", "difficulty": difficulty, "weight": config.weight}
-            ]
+            return s, [commands.begin_performance(difficulty=difficulty, weight=config.weight)]
         dial = s.dial.pushed(offer)
         if dial.ring != ring:
             return replace(s, dial=dial), []
@@ -260,18 +259,18 @@ class WheelState:
     def _declare(self, offer: Offer) -> Step:
         """The declare the dial shows; the dial starts afresh, Undo can put this one back."""
         snapshot = self.dial.snapshot(offer)
-        cmd: Command = {
-            "cmd": "declare",
-            "hero": snapshot[HERO],
-            "shade": snapshot["shade"],
-            "capability": snapshot["capability"],
-            "action": snapshot["action"],
-        }
+        cmd = commands.declare(
+            hero=snapshot[HERO],
+            shade=snapshot["shade"],
+            capability=snapshot["capability"],
+            action=snapshot["action"],
+        )
         if self.dial.exert:
             cmd["exert"] = True
-        for ring in (RESERVE, INTERSECT):
-            if snapshot.get(ring) is not None:
-                cmd[ring] = snapshot[ring]
+        if snapshot.get(RESERVE) is not None:
+            cmd["reserve"] = snapshot[RESERVE]
+        if snapshot.get(INTERSECT) is not None:
+            cmd["intersect"] = snapshot[INTERSECT]
         memory = replace(self.memory, last_dial=snapshot, last_declared=snapshot[HERO])
         return replace(self, dial=Dial(), memory=memory), [cmd]
 
@@ -305,7 +304,7 @@ def _undo(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step:
             notice=Notice("Undo: the last command is taken back"),
         )
     choices = {k: v for k, v in s.dial.choices.items() if k != (s.dial.ring or "")}
-    return replace(s, dial=replace(s.dial, choices=choices)), [{"cmd": "undo"}]
+    return replace(s, dial=replace(s.dial, choices=choices)), [commands.undo()]
 
 
 def _hero(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step:
@@ -331,12 +330,12 @@ def _exert(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step
 
 
 def _resolve(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step:
-    return replace(s, redraw=None), [{"cmd": "resolve"}]
+    return replace(s, redraw=None), [commands.resolve()]
 
 
 def _reset(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step:
     memory = replace(s.memory, last_dial=None, last_declared=None)
-    return replace(s, redraw=None, favor=None, dial=Dial(), memory=memory), [{"cmd": "reset"}]
+    return replace(s, redraw=None, favor=None, dial=Dial(), memory=memory), [commands.reset()]
 
 
 def _redraw(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step:
@@ -361,11 +360,11 @@ def _call_favor(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) ->
             "P18",
         )
         return replace(s, notice=notice), []
-    refused = refusal(f, {"cmd": "call_favor", "hero": hero_id, "seed": 0}, "P18")
+    refused = refusal(f, commands.call_favor(hero=hero_id, seed=0), "P18")
     if refused is not None:  # the engine's answer: no Favor left, or already called (P18)
         return replace(s, notice=Notice(refused.message, refused.rule)), []
     if config.call_favor == "random":
-        return s, [{"cmd": "call_favor", "hero": hero_id, "seed": seed()}]
+        return s, [commands.call_favor(hero=hero_id, seed=seed())]
     if s.favor is not None and s.favor.hero == hero_id:
         return replace(s, favor=None, notice=Notice("Call Favor put down")), []
     c = f.contribution(hero_id)
@@ -377,9 +376,9 @@ def _time(s: WheelState, f: TableFacts, config: GpioConfig, seed: Seed) -> Step:
     if f.time_pending is None:
         return replace(s, notice=Notice("this table has no Time Board", "T3")), []
     if f.time_pending:
-        return s, [{"cmd": "resolve_time"}]
+        return s, [commands.resolve_time()]
     if config.time == "random":
-        return s, [{"cmd": "draw_time", "seed": seed(), "resolve": True}]
+        return s, [commands.draw_time(seed=seed(), resolve=True)]
     notice = Notice(
         f"draw a {str(f.time_due).title()} Time token from the {str(f.time_band).title()}"
         " Time Bag and lay it on the Time reader",

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
+from engine.contracts import commands
+from engine.contracts.commands import RedrawCommand
 from engine.picking import hero_meant
 from hardware.facts import TableFacts
 from hardware.notices import Notice
@@ -62,9 +64,9 @@ class RedrawPick:
     def turned(self, moves: int) -> RedrawPick:
         return RedrawPick(self.candidates, (self.at + moves) % len(self.candidates))
 
-    def command(self) -> dict[str, Any]:
+    def command(self) -> RedrawCommand:
         hero, token = self.shown
-        return {"cmd": "redraw", "hero": hero, "replace": token}
+        return commands.redraw(hero=hero, replace=token)
 
     def followed(self, candidates: Sequence[tuple[str, str]], lowest: int) -> RedrawPick | None:
         """In step with the board (a token undone, a Reset elsewhere): the token shown if it is

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from engine.contracts import commands
+from engine.contracts.commands import AnyCommand
 from engine.errors import RuleViolation
 from engine.picking import hero_meant
 from engine.state import TableState
@@ -49,7 +50,7 @@ def command_for_tag(
     registry: TagRegistry,
     event: TagEvent,
     roles: ReaderRoles,
-) -> dict[str, Any] | RuleViolation | None:
+) -> AnyCommand | RuleViolation | None:
     """The command a tag event means, a violation to show, or None (nothing to do)."""
     if event.presence != "present":
         return None  # lifting a token off the Draw Board changes nothing by itself
@@ -73,7 +74,7 @@ def command_for_token(
     role: str,
     uid: str = "",
     where: str = "the Draw Board",
-) -> dict[str, Any] | RuleViolation:
+) -> AnyCommand | RuleViolation:
     """The command laying the token ``token_id`` on a reader of ``role`` means, or the
     violation to show (:mod:`companion.table.ponder` asks it of every token that may come next)."""
     token = state.tokens.get(token_id)
@@ -92,15 +93,15 @@ def command_for_token(
                 rule="P18",
                 fix="declare and draw for the hero first, then lay the Favor token",
             )
-        return {"cmd": "call_favor", "hero": hero, "token": token_id}
+        return commands.call_favor(hero=hero, token=token_id)
     if kind is TokenKind.TIME and role in ("board", "time"):
-        return {"cmd": "draw_time", "token": token_id, "resolve": True}
+        return commands.draw_time(token=token_id, resolve=True)
     if kind is TokenKind.WEATHER and role in ("board", "weather", "time"):
         # the Weather Bag is named by the token's own bag (weather.overworld → overworld)
-        return {"cmd": "draw_weather", "bag": token.bag.rpartition(".")[2], "token": token_id}
+        return commands.draw_weather(bag=token.bag.rpartition(".")[2], token=token_id)
     owner = state.bags[token.bag].owner if token.bag in state.bags else None
     if owner is not None and role == "board":
-        return {"cmd": "draw", "hero": owner, "token": token_id}
+        return commands.draw(hero=owner, token=token_id)
     return RuleViolation(
         f"{token.name} laid on the {role} reader ({where})",
         field="token",

@@ -19,6 +19,8 @@ import uuid
 from typing import Any
 
 from companion.cli.run import DEFAULT_CONFIG
+from engine.contracts import commands
+from engine.contracts.commands import NoteCommand
 from settings.errors import ConfigError
 
 #: seconds to wait for the broker, then for the service's answer
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         mqtt.host,
         mqtt.broker_port,
         f"{mqtt.base_topic}/{table}",
-        {"cmd": "note", "text": args.text, "audience": args.audience},
+        commands.note(text=args.text, audience=args.audience),
         username,
         password,
     )
@@ -80,7 +82,7 @@ def send_note(
     host: str,
     port: int,
     base: str,
-    command: dict[str, Any],
+    command: NoteCommand,
     username: str | None,
     password: str | None,
 ) -> int:

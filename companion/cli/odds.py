@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import CommandRejected, ConfigError, apply, load_table
+from engine.contracts import commands
 from engine.contracts.view import Advice
 from engine.performance.combinatorics import Dist
 from engine.performance.odds import PlanOdds, advice, fraction_json, plan_odds
@@ -188,16 +189,15 @@ def _declare(state: TableState, args: argparse.Namespace, difficulty: int) -> Ta
             fix="reset it at the table, or ask about the table file instead",
         )
     if perf is None:
-        begin = {"cmd": "begin_performance", "difficulty": difficulty, "weight": args.weight}
+        begin = commands.begin_performance(difficulty=difficulty, weight=args.weight)
         state, _ = apply(state, begin)
-    declaration = {
-        "cmd": "declare",
-        "hero": args.hero,
-        "shade": args.shade,
-        "capability": args.capability,
-        "action": args.action,
-        "exert": args.exert,
-    }
+    declaration = commands.declare(
+        hero=args.hero,
+        shade=args.shade,
+        capability=args.capability,
+        action=args.action,
+        exert=args.exert,
+    )
     if args.reserve:
         declaration["reserve"] = args.reserve
     state, _ = apply(state, declaration)

@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine import CommandRejected, apply
+from engine.contracts import commands
+from engine.contracts.commands import AnyCommand
 from engine.state import TableState
 from settings.errors import ConfigError
 
@@ -56,7 +57,7 @@ SOURCE = "carry"
 class Carry:
     """The commands to journal first, and what could not be carried (said to the user)."""
 
-    commands: list[dict[str, Any]] = field(default_factory=list)
+    commands: list[AnyCommand] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
 
@@ -86,27 +87,25 @@ def _hero_commands(start: TableState, last: TableState, reset: frozenset[str], o
             for cap in sorted(set(was.training) | set(now.training)):
                 if was.training_in(cap) != now.training_in(cap):
                     out.commands.append(
-                        {
-                            "cmd": "set_training",
-                            "hero": hero_id,
-                            "capability": cap,
-                            "level": was.training_in(cap).value,
-                        }
+                        commands.set_training(
+                            hero=hero_id, capability=cap, level=was.training_in(cap).value
+                        )
                     )
-        adjust: dict[str, Any] = {}
+        adjust = commands.adjust_hero(hero=hero_id)
+        changed = False
         for part in ("wounds", "strain", "fatigue", "favor", "redraws"):
             if part in reset:
                 continue
             delta = getattr(was, part) - getattr(now, part)
             if delta:
                 adjust[part] = delta
-        if adjust:
-            out.commands.append(
-                {"cmd": "adjust_hero", "hero": hero_id, **adjust, "cause": "carried"}
-            )
+                changed = True
+        if changed:
+            adjust["cause"] = "carried"
+            out.commands.append(adjust)
         if "strain" not in reset and was.strain_tokens and was.strain == len(was.strain_tokens):
             out.commands.append(
-                {"cmd": "set_strain_tokens", "hero": hero_id, "tokens": list(was.strain_tokens)}
+                commands.set_strain_tokens(hero=hero_id, tokens=list(was.strain_tokens))
             )
 
 
@@ -122,12 +121,7 @@ def _reserve_commands(
             out.skipped.append(f"Active Reserve {token!r}: not a hero's token in the table file")
             continue
         out.commands.append(
-            {
-                "cmd": "set_reserve",
-                "hero": owner,
-                "token": token,
-                "active": token in last.active_reserve,
-            }
+            commands.set_reserve(hero=owner, token=token, active=token in last.active_reserve)
         )
 
 
@@ -137,15 +131,15 @@ def _time_commands(start: TableState, last: TableState, reset: frozenset[str], o
         return
     if "time" not in reset and (a.day, a.band, a.minor_done) != (b.day, b.band, b.minor_done):
         out.commands.append(
-            {"cmd": "set_time", "day": b.day, "band": b.band.value, "minor_done": b.minor_done}
+            commands.set_time(day=b.day, band=b.band.value, minor_done=b.minor_done)
         )
     w = b.weather
     if "weather" in reset or w is None or w == a.weather:
         return
     if w.token is not None:
-        out.commands.append({"cmd": "draw_weather", "bag": w.bag, "token": w.token})
+        out.commands.append(commands.draw_weather(bag=w.bag, token=w.token))
     else:
-        out.commands.append({"cmd": "set_weather", "name": w.name, "bag": w.bag})
+        out.commands.append(commands.set_weather(name=w.name, bag=w.bag))
 
 
 def _combat_commands(
@@ -164,16 +158,9 @@ def _combat_commands(
             continue
         if "injuries" not in reset and was.injuries != now.injuries:
             if now.injuries:
-                out.commands.append(
-                    {"cmd": "heal_injuries", "combatant": cid, "hits": now.injury_count}
-                )
+                out.commands.append(commands.heal_injuries(combatant=cid, hits=now.injury_count))
             for i in was.injuries:
-                cmd: dict[str, Any] = {
-                    "cmd": "injure",
-                    "combatant": cid,
-                    "type": i.type,
-                    "hits": i.hits,
-                }
+                cmd = commands.injure(combatant=cid, type=i.type, hits=i.hits)
                 if i.detail is not None:
                     cmd["detail"] = i.detail
                 if i.source is not None:
@@ -181,21 +168,12 @@ def _combat_commands(
                 out.commands.append(cmd)
         if "conditions" not in reset and was.conditions != now.conditions:
             for c in now.conditions:
-                out.commands.append(
-                    {
-                        "cmd": "remove_combat_condition",
-                        "combatant": cid,
-                        "condition": c.name,
-                        **({"attribute": c.attribute} if c.attribute else {}),
-                    }
-                )
+                remove = commands.remove_combat_condition(combatant=cid, condition=c.name)
+                if c.attribute:
+                    remove["attribute"] = c.attribute
+                out.commands.append(remove)
             for c in was.conditions:
-                add: dict[str, Any] = {
-                    "cmd": "add_combat_condition",
-                    "combatant": cid,
-                    "condition": c.name,
-                    "level": c.level,
-                }
+                add = commands.add_combat_condition(combatant=cid, condition=c.name, level=c.level)
                 if c.attribute is not None:
                     add["attribute"] = c.attribute
                 if c.source is not None:
@@ -203,12 +181,9 @@ def _combat_commands(
                 out.commands.append(add)
         if "renown" not in reset and was.renown != now.renown:
             out.commands.append(
-                {
-                    "cmd": "adjust_renown",
-                    "combatant": cid,
-                    "change": was.renown - now.renown,
-                    "reason": "carried",
-                }
+                commands.adjust_renown(
+                    combatant=cid, change=was.renown - now.renown, reason="carried"
+                )
             )
 
 
@@ -222,7 +197,7 @@ def carry(start: TableState, last: TableState, reset: Iterable[str] = ()) -> Car
     _time_commands(start, last, parts, out)
     _combat_commands(start, last, parts, out)
     number = (last.time.session if last.time is not None else 0) + 1
-    out.commands.append({"cmd": "start_session", "number": number})
+    out.commands.append(commands.start_session(number=number))
     state = start
     kept = []
     for cmd in out.commands:
@@ -237,7 +212,12 @@ def carry(start: TableState, last: TableState, reset: Iterable[str] = ()) -> Car
     # each carried value says which session it comes from (a request id, which the engine
     # ignores and the journal keeps): the history reads "carried from session N" (narrate.py)
     came_from = carried_id(number - 1)
-    out.commands = [c if c["cmd"] == "start_session" else {**c, "id": came_from} for c in kept]
+    out.commands = []
+    for c in kept:
+        if c["cmd"] != "start_session":
+            c = c.copy()
+            c["id"] = came_from
+        out.commands.append(c)
     return out
 
 

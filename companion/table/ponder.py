@@ -76,7 +76,7 @@ def command_key(command: Any) -> Key | None:
     return tuple(sorted(out))
 
 
-def likely_commands(state: TableState) -> Iterator[dict[str, Any]]:
+def likely_commands(state: TableState) -> Iterator[Mapping[str, Any]]:
     """The commands the tokens that may be laid next on the Draw Board would become, the
     likeliest first: the drawing hero's bag, the other heroes' of the Performance, then the
     Favor Bag's. Nothing while no Performance is open and drawing."""

@@ -1,0 +1,1093 @@
+"""Every command of the vocabulary as a ``TypedDict``, and its constructor.
+
+Generated from the command specs (engine/vocabulary.py's ``REGISTRY``, which also write
+docs/commands.schema.json) by ``python -m engine.codegen``: do not edit. A test keeps it
+current and equal to the published schema (tests/engine/contracts/test_commands.py).
+
+A producer builds a command through its constructor, every field by keyword; the dict keeps
+the order the fields were given in, and a key renamed here is a mypy error at each producer:
+
+>>> draw(hero="aria", token="aria.ember.skill")
+{'cmd': 'draw', 'hero': 'aria', 'token': 'aria.ember.skill'}
+
+``<Name>Fields`` are the fields, ``<Name>Command`` the whole command (with ``cmd``); an enum
+field is a ``str`` here (the engine refuses a value outside it, naming the field). ``id`` and
+``source`` (:class:`Transport`) are accepted on every command and ignored by the rules.
+
+Pure typing: importing it registers nothing and imports no rule family.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict, Unpack
+
+
+class Transport(TypedDict, total=False):
+    """The transport fields of every command: a request id (echoed in the reply) and where the
+    command came from; the engine ignores both."""
+
+    id: str | int
+    source: str
+
+
+class AcknowledgePromptFields(Transport):
+    """The fields of ``acknowledge_prompt``: The WorldKeeper has dealt with a Time prompt
+    (Opportunity, Event, Escalation …); without prompt, every non-blocking one. Rules: T4,
+    T5."""
+
+    #: the prompt's number
+    prompt: NotRequired[int]
+
+
+class AcknowledgePromptCommand(AcknowledgePromptFields):
+    """The command ``acknowledge_prompt``."""
+
+    cmd: Literal["acknowledge_prompt"]
+
+
+def acknowledge_prompt(**fields: Unpack[AcknowledgePromptFields]) -> AcknowledgePromptCommand:
+    """``acknowledge_prompt``: The WorldKeeper has dealt with a Time prompt (Opportunity, Event,
+    Escalation …); without prompt, every non-blocking one."""
+    return {"cmd": "acknowledge_prompt", **fields}
+
+
+class ActFields(Transport):
+    """The fields of ``act``: The combatant whose turn it is declares and resolves one action;
+    its token moves on by the action's cost (Aim 1, Attack 3, Dash 3, Guard 3, Move 2). Attack
+    dice are entered or rolled from the seed. Rules: C1, C4, C5, C6, C7, C8, C9, I-C5, I-C6,
+    I-C7, I-C8."""
+
+    #: who acts (the first combatant on the tick)
+    combatant: str
+    #: the action
+    action: str
+    #: Aim and Attack: the target combatant
+    target: NotRequired[str]
+    #: Attack: the target's DEFENSE roll (default: rules)
+    defense: NotRequired[str]
+    #: ATTACK roll: physical d6 values, one per die
+    attack_dice: NotRequired[list[int]]
+    #: DEFENSE roll: physical d6 values, one per die
+    defense_dice: NotRequired[list[int]]
+    #: DAMAGE roll (weapon dice + one per attacker success): physical d6 values, one per die
+    damage_dice: NotRequired[list[int]]
+    #: FORTITUDE roll: physical d6 values, one per die
+    fortitude_dice: NotRequired[list[int]]
+    #: Attack: aptitude bonus dice (+) or penalty (−)
+    bonus_dice: NotRequired[int]
+    #: Attack: injury type caused (default: the weapon's)
+    injury: NotRequired[str]
+    #: Attack: where the injury is (a Sprained leg …)
+    detail: NotRequired[str]
+    #: roll the dice not entered from this seed (scripts, the demo)
+    seed: NotRequired[int]
+
+
+class ActCommand(ActFields):
+    """The command ``act``."""
+
+    cmd: Literal["act"]
+
+
+def act(**fields: Unpack[ActFields]) -> ActCommand:
+    """``act``: The combatant whose turn it is declares and resolves one action; its token moves
+    on by the action's cost (Aim 1, Attack 3, Dash 3, Guard 3, Move 2). Attack dice are entered
+    or rolled from the seed."""
+    return {"cmd": "act", **fields}
+
+
+class AddCombatConditionFields(Transport):
+    """The fields of ``add_combat_condition``: Put a condition on a combatant (Fatigued and
+    Cursed stack levels). Conditions that stop acting make the wheel pass the token by. Rules:
+    C10, I-C10a."""
+
+    #: combatant id
+    combatant: str
+    #: blinded, confused, cursed, … (C10)
+    condition: str
+    #: levels to add (Fatigued: up to six)
+    level: NotRequired[int]
+    #: Cursed: the attribute it lowers
+    attribute: NotRequired[str]
+
+
+class AddCombatConditionCommand(AddCombatConditionFields):
+    """The command ``add_combat_condition``."""
+
+    cmd: Literal["add_combat_condition"]
+
+
+def add_combat_condition(**fields: Unpack[AddCombatConditionFields]) -> AddCombatConditionCommand:
+    """``add_combat_condition``: Put a condition on a combatant (Fatigued and Cursed stack
+    levels). Conditions that stop acting make the wheel pass the token by."""
+    return {"cmd": "add_combat_condition", **fields}
+
+
+class AddCombatantFields(Transport):
+    """The fields of ``add_combatant``: Add a combatant during the session (a foe the
+    WorldKeeper improvises): the same sheet as [[combatants]], flattened; with join, it also
+    joins the fight now running. Rules: C2, C3, I-C3b."""
+
+    #: the new combatant's id, short, no dots: goblin3
+    combatant: str
+    #: the name shown (default: the id, or the hero's name)
+    name: NotRequired[str]
+    #: the hero this combatant is, if any
+    hero: NotRequired[str]
+    #: its side, for the panel and the forecast (foes, heroes…)
+    side: NotRequired[str]
+    #: REFLEX dice (initiative, C3)
+    reflex: int
+    #: MIGHT dice (the ATTACK roll, C6)
+    might: int
+    #: DODGE dice (DEFENSE, C6)
+    dodge: int
+    #: PARRY dice (DEFENSE, C6)
+    parry: int
+    #: FORTITUDE dice (C8)
+    fortitude: int
+    #: how far a Move goes (C7)
+    speed: int
+    #: starting renown (C11)
+    renown: NotRequired[int]
+    #: the weapon's name
+    weapon: NotRequired[str]
+    #: the weapon's DAMAGE dice (C6)
+    damage: NotRequired[int]
+    #: the injury type the weapon causes (C9)
+    injury: NotRequired[str]
+    #: the ATTACK attribute (default: the rules')
+    weapon_attribute: NotRequired[str]
+    #: the armour's name
+    armour: NotRequired[str]
+    #: armour reduction in DAMAGE dice (I-C8)
+    reduction: NotRequired[int]
+    #: armour durability (I-C8a)
+    durability: NotRequired[int]
+    #: also join the fight now running (I-C3b)
+    join: NotRequired[bool]
+    #: entered REFLEX dice (physical d6 values), else rolled
+    initiative: NotRequired[list[int]]
+    #: roll the REFLEX dice not entered from this seed
+    seed: NotRequired[int]
+
+
+class AddCombatantCommand(AddCombatantFields):
+    """The command ``add_combatant``."""
+
+    cmd: Literal["add_combatant"]
+
+
+def add_combatant(**fields: Unpack[AddCombatantFields]) -> AddCombatantCommand:
+    """``add_combatant``: Add a combatant during the session (a foe the WorldKeeper improvises):
+    the same sheet as [[combatants]], flattened; with join, it also joins the fight now
+    running."""
+    return {"cmd": "add_combatant", **fields}
+
+
+class AdjustHeroFields(Transport):
+    """The fields of ``adjust_hero``: Change a hero's tracks by signed amounts. Gains run the
+    Fatigue → Strain → Wound cascade; losses are recovery. Favor and Redraws are set by delta
+    too. Rules: P13, P14, P15, P18, P11."""
+
+    #: hero id
+    hero: str
+    #: Fatigue to add (+) or recover (−)
+    fatigue: NotRequired[int]
+    #: Strain to add (+) or recover (−)
+    strain: NotRequired[int]
+    #: Wounds to add (+) or heal (−)
+    wounds: NotRequired[int]
+    #: Favor to add (+) or remove (−)
+    favor: NotRequired[int]
+    #: Redraws to add (+) or remove (−)
+    redraws: NotRequired[int]
+    #: why, for the log
+    cause: NotRequired[str]
+
+
+class AdjustHeroCommand(AdjustHeroFields):
+    """The command ``adjust_hero``."""
+
+    cmd: Literal["adjust_hero"]
+
+
+def adjust_hero(**fields: Unpack[AdjustHeroFields]) -> AdjustHeroCommand:
+    """``adjust_hero``: Change a hero's tracks by signed amounts. Gains run the Fatigue → Strain
+    → Wound cascade; losses are recovery. Favor and Redraws are set by delta too."""
+    return {"cmd": "adjust_hero", **fields}
+
+
+class AdjustRenownFields(Transport):
+    """The fields of ``adjust_renown``: Renown rises or falls with a deed, at the GM's call
+    (C11). Rules: C11."""
+
+    #: combatant id
+    combatant: str
+    #: renown to add (+) or take away (−)
+    change: int
+    #: the deed, for the log
+    reason: NotRequired[str]
+
+
+class AdjustRenownCommand(AdjustRenownFields):
+    """The command ``adjust_renown``."""
+
+    cmd: Literal["adjust_renown"]
+
+
+def adjust_renown(**fields: Unpack[AdjustRenownFields]) -> AdjustRenownCommand:
+    """``adjust_renown``: Renown rises or falls with a deed, at the GM's call (C11)."""
+    return {"cmd": "adjust_renown", **fields}
+
+
+class AnswerInterruptionFields(Transport):
+    """The fields of ``answer_interruption``: The WorldKeeper says whether the Event drawn in an
+    Unsafe Rest interrupts it (I-T10). Rules: T10, I-T10."""
+
+    #: true: the Rest ends now, without this draw's recovery
+    interrupts: bool
+    #: Full Rest choices by resting hero: {"aria": "fatigue", "cass": "strain"} (T8, I-T8)
+    full_rest: NotRequired[dict[str, Any]]
+
+
+class AnswerInterruptionCommand(AnswerInterruptionFields):
+    """The command ``answer_interruption``."""
+
+    cmd: Literal["answer_interruption"]
+
+
+def answer_interruption(**fields: Unpack[AnswerInterruptionFields]) -> AnswerInterruptionCommand:
+    """``answer_interruption``: The WorldKeeper says whether the Event drawn in an Unsafe Rest
+    interrupts it (I-T10)."""
+    return {"cmd": "answer_interruption", **fields}
+
+
+class BeginPerformanceFields(Transport):
+    """The fields of ``begin_performance``: Start a Performance against a Difficulty, with the
+    Weight mode for it. Rules: P19, I-P16."""
+
+    #: Difficulty set by the WorldKeeper (3–8)
+    difficulty: int
+    #: WEIGHT mode
+    weight: NotRequired[str]
+
+
+class BeginPerformanceCommand(BeginPerformanceFields):
+    """The command ``begin_performance``."""
+
+    cmd: Literal["begin_performance"]
+
+
+def begin_performance(**fields: Unpack[BeginPerformanceFields]) -> BeginPerformanceCommand:
+    """``begin_performance``: Start a Performance against a Difficulty, with the Weight mode for
+    it."""
+    return {"cmd": "begin_performance", **fields}
+
+
+class BeginRestFields(Transport):
+    """The fields of ``begin_rest``: The heroes Rest: Safe or Unsafe, who keeps watch, and
+    (optionally) their Full Rest choices. Time goes on with the ordinary cadence. Rules: T7, T8,
+    T9, T10."""
+
+    #: safe (settlement …) or unsafe (wilderness …)
+    kind: str
+    #: heroes keeping watch (the rest rest)
+    watch: NotRequired[list[str]]
+    #: Full Rest choices by resting hero: {"aria": "fatigue", "cass": "strain"} (T8, I-T8)
+    full_rest: NotRequired[dict[str, Any]]
+
+
+class BeginRestCommand(BeginRestFields):
+    """The command ``begin_rest``."""
+
+    cmd: Literal["begin_rest"]
+
+
+def begin_rest(**fields: Unpack[BeginRestFields]) -> BeginRestCommand:
+    """``begin_rest``: The heroes Rest: Safe or Unsafe, who keeps watch, and (optionally) their
+    Full Rest choices. Time goes on with the ordinary cadence."""
+    return {"cmd": "begin_rest", **fields}
+
+
+class CallFavorFields(Transport):
+    """The fields of ``call_favor``: Spend 1 Favor: one random token from the Favor Bag, valued
+    against the declared Shade; the answering deity may be Awakened on the Star Grid. Rules:
+    P18, I-P18."""
+
+    #: hero id from the table file
+    hero: str
+    #: token id (the registry maps a tag UID to it); omit to use seed
+    token: NotRequired[str]
+    #: draw at random with this seed instead of naming a token (scripts, demo)
+    seed: NotRequired[int]
+
+
+class CallFavorCommand(CallFavorFields):
+    """The command ``call_favor``."""
+
+    cmd: Literal["call_favor"]
+
+
+def call_favor(**fields: Unpack[CallFavorFields]) -> CallFavorCommand:
+    """``call_favor``: Spend 1 Favor: one random token from the Favor Bag, valued against the
+    declared Shade; the answering deity may be Awakened on the Star Grid."""
+    return {"cmd": "call_favor", **fields}
+
+
+class CancelPerformanceFields(Transport):
+    """The fields of ``cancel_performance``: Abandon an unresolved Performance: tokens go back;
+    Favor and Redraws spent are refunded. Rules: P22."""
+
+
+class CancelPerformanceCommand(CancelPerformanceFields):
+    """The command ``cancel_performance``."""
+
+    cmd: Literal["cancel_performance"]
+
+
+def cancel_performance(**fields: Unpack[CancelPerformanceFields]) -> CancelPerformanceCommand:
+    """``cancel_performance``: Abandon an unresolved Performance: tokens go back; Favor and
+    Redraws spent are refunded."""
+    return {"cmd": "cancel_performance", **fields}
+
+
+class CancelTimeDrawFields(Transport):
+    """The fields of ``cancel_time_draw``: Put the drawn, unresolved Time token back: nothing
+    advances, no timer moves (T12). Rules: T12."""
+
+
+class CancelTimeDrawCommand(CancelTimeDrawFields):
+    """The command ``cancel_time_draw``."""
+
+    cmd: Literal["cancel_time_draw"]
+
+
+def cancel_time_draw(**fields: Unpack[CancelTimeDrawFields]) -> CancelTimeDrawCommand:
+    """``cancel_time_draw``: Put the drawn, unresolved Time token back: nothing advances, no
+    timer moves (T12)."""
+    return {"cmd": "cancel_time_draw", **fields}
+
+
+class ChooseFullRestFields(Transport):
+    """The fields of ``choose_full_rest``: A resting hero's Full Rest choice: recover all
+    Fatigue, or 1 Strain (T8, I-T8). Rules: T8, I-T8."""
+
+    #: hero id
+    hero: str
+    #: what to recover
+    choice: str
+
+
+class ChooseFullRestCommand(ChooseFullRestFields):
+    """The command ``choose_full_rest``."""
+
+    cmd: Literal["choose_full_rest"]
+
+
+def choose_full_rest(**fields: Unpack[ChooseFullRestFields]) -> ChooseFullRestCommand:
+    """``choose_full_rest``: A resting hero's Full Rest choice: recover all Fatigue, or 1 Strain
+    (T8, I-T8)."""
+    return {"cmd": "choose_full_rest", **fields}
+
+
+class DeclareFields(Transport):
+    """The fields of ``declare``: A hero dials the Performance Wheel: Shade, Capability, Action
+    (Training comes from the sheet), with Exert, a Moment commitment, Intersect or the Reserve
+    token used. Rules: P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P17, P23."""
+
+    #: hero id from the table file
+    hero: str
+    #: declared Shade
+    shade: str
+    #: Pathway, Presence or Sense
+    capability: str
+    #: action icon
+    action: str
+    #: Exert (Untrained only)
+    exert: NotRequired[bool]
+    #: Moment Board commitment
+    moment: NotRequired[str]
+    #: hero to Intersect with (Trained or higher)
+    intersect: NotRequired[str]
+    #: Gain: Potential token to make Active Reserve; Spend: Reserve spent
+    reserve: NotRequired[str]
+
+
+class DeclareCommand(DeclareFields):
+    """The command ``declare``."""
+
+    cmd: Literal["declare"]
+
+
+def declare(**fields: Unpack[DeclareFields]) -> DeclareCommand:
+    """``declare``: A hero dials the Performance Wheel: Shade, Capability, Action (Training
+    comes from the sheet), with Exert, a Moment commitment, Intersect or the Reserve token
+    used."""
+    return {"cmd": "declare", **fields}
+
+
+class DrawFields(Transport):
+    """The fields of ``draw``: A token drawn from the hero's own bag is laid on the Draw Board
+    (or fills a Redraw). Rules: P6, P9, P11, P15."""
+
+    #: hero id from the table file
+    hero: str
+    #: token id (the registry maps a tag UID to it); omit to use seed
+    token: NotRequired[str]
+    #: draw at random with this seed instead of naming a token (scripts, demo)
+    seed: NotRequired[int]
+
+
+class DrawCommand(DrawFields):
+    """The command ``draw``."""
+
+    cmd: Literal["draw"]
+
+
+def draw(**fields: Unpack[DrawFields]) -> DrawCommand:
+    """``draw``: A token drawn from the hero's own bag is laid on the Draw Board (or fills a
+    Redraw)."""
+    return {"cmd": "draw", **fields}
+
+
+class DrawTimeFields(Transport):
+    """The fields of ``draw_time``: Draw the due Time token from the current band's Time Bag
+    onto the board (T3, T6); resolve: true resolves it at once. Rules: T1, T3, T4, T5, T6."""
+
+    #: token id (the registry maps a tag UID to it); omit to use seed
+    token: NotRequired[str]
+    #: draw at random with this seed instead of naming a token (scripts, demo)
+    seed: NotRequired[int]
+    #: resolve it now (one step, one Undo)
+    resolve: NotRequired[bool]
+    #: Full Rest choices by resting hero: {"aria": "fatigue", "cass": "strain"} (T8, I-T8)
+    full_rest: NotRequired[dict[str, Any]]
+
+
+class DrawTimeCommand(DrawTimeFields):
+    """The command ``draw_time``."""
+
+    cmd: Literal["draw_time"]
+
+
+def draw_time(**fields: Unpack[DrawTimeFields]) -> DrawTimeCommand:
+    """``draw_time``: Draw the due Time token from the current band's Time Bag onto the board
+    (T3, T6); resolve: true resolves it at once."""
+    return {"cmd": "draw_time", **fields}
+
+
+class DrawWeatherFields(Transport):
+    """The fields of ``draw_weather``: Draw a Weather token: the session-start draw, or a
+    Weather Time result (T1, T4). Rules: T1, T2, T4."""
+
+    #: overworld (open sky) or underworld (caves, ruins, depths); default: the current weather's
+    bag: NotRequired[str]
+    #: token id (the registry maps a tag UID to it); omit to use seed
+    token: NotRequired[str]
+    #: draw at random with this seed instead of naming a token (scripts, demo)
+    seed: NotRequired[int]
+
+
+class DrawWeatherCommand(DrawWeatherFields):
+    """The command ``draw_weather``."""
+
+    cmd: Literal["draw_weather"]
+
+
+def draw_weather(**fields: Unpack[DrawWeatherFields]) -> DrawWeatherCommand:
+    """``draw_weather``: Draw a Weather token: the session-start draw, or a Weather Time result
+    (T1, T4)."""
+    return {"cmd": "draw_weather", **fields}
+
+
+class EndCombatFields(Transport):
+    """The fields of ``end_combat``: End the fight: tokens leave the wheel; injuries, armour
+    wear, conditions and renown stay. Rules: C2."""
+
+
+class EndCombatCommand(EndCombatFields):
+    """The command ``end_combat``."""
+
+    cmd: Literal["end_combat"]
+
+
+def end_combat(**fields: Unpack[EndCombatFields]) -> EndCombatCommand:
+    """``end_combat``: End the fight: tokens leave the wheel; injuries, armour wear, conditions
+    and renown stay."""
+    return {"cmd": "end_combat", **fields}
+
+
+class EndRestFields(Transport):
+    """The fields of ``end_rest``: End the Rest (allowed after any Minor draw resolves, T7); no
+    Full Rest unless completed. Rules: T7."""
+
+
+class EndRestCommand(EndRestFields):
+    """The command ``end_rest``."""
+
+    cmd: Literal["end_rest"]
+
+
+def end_rest(**fields: Unpack[EndRestFields]) -> EndRestCommand:
+    """``end_rest``: End the Rest (allowed after any Minor draw resolves, T7); no Full Rest
+    unless completed."""
+    return {"cmd": "end_rest", **fields}
+
+
+class GrantTemporaryFields(Transport):
+    """The fields of ``grant_temporary``: Put a temporary token (Purity, Link, RESTORE, VIGOR)
+    into a hero's bag with its timer. Rules: T12."""
+
+    #: hero id whose bag receives it
+    hero: str
+    #: the temporary token's id (from its tag)
+    token: NotRequired[str]
+    #: or just its face: the first free token of it is used
+    face: NotRequired[str]
+
+
+class GrantTemporaryCommand(GrantTemporaryFields):
+    """The command ``grant_temporary``."""
+
+    cmd: Literal["grant_temporary"]
+
+
+def grant_temporary(**fields: Unpack[GrantTemporaryFields]) -> GrantTemporaryCommand:
+    """``grant_temporary``: Put a temporary token (Purity, Link, RESTORE, VIGOR) into a hero's
+    bag with its timer."""
+    return {"cmd": "grant_temporary", **fields}
+
+
+class HealInjuriesFields(Transport):
+    """The fields of ``heal_injuries``: Take injuries off a living combatant, newest first (of
+    one type if given). Rules: C8, C9."""
+
+    #: combatant id
+    combatant: str
+    #: how many injuries to heal
+    hits: NotRequired[int]
+    #: heal only this injury type
+    type: NotRequired[str]
+
+
+class HealInjuriesCommand(HealInjuriesFields):
+    """The command ``heal_injuries``."""
+
+    cmd: Literal["heal_injuries"]
+
+
+def heal_injuries(**fields: Unpack[HealInjuriesFields]) -> HealInjuriesCommand:
+    """``heal_injuries``: Take injuries off a living combatant, newest first (of one type if
+    given)."""
+    return {"cmd": "heal_injuries", **fields}
+
+
+class InjureFields(Transport):
+    """The fields of ``injure``: Give a combatant injuries outside an attack (a failed Bleeding
+    save, a fall). More than twice FORTITUDE injuries kills (C9). Rules: C8, C9."""
+
+    #: combatant id
+    combatant: str
+    #: injury type (bleeding, concussion, …)
+    type: str
+    #: how many injuries
+    hits: NotRequired[int]
+    #: where, when it matters (a Sprained leg halves speed)
+    detail: NotRequired[str]
+    #: why, for the log
+    cause: NotRequired[str]
+
+
+class InjureCommand(InjureFields):
+    """The command ``injure``."""
+
+    cmd: Literal["injure"]
+
+
+def injure(**fields: Unpack[InjureFields]) -> InjureCommand:
+    """``injure``: Give a combatant injuries outside an attack (a failed Bleeding save, a fall).
+    More than twice FORTITUDE injuries kills (C9)."""
+    return {"cmd": "injure", **fields}
+
+
+class JoinCombatFields(Transport):
+    """The fields of ``join_combat``: A combatant of the roster joins the fight now running: it
+    rolls REFLEX initiative (or enters the dice) and waits on the wheel after the tick now
+    acting. Rules: C2, C3, I-C3, I-C3b."""
+
+    #: who joins (a living combatant not in the fight)
+    combatant: str
+    #: entered REFLEX dice (physical d6 values), else rolled
+    initiative: NotRequired[list[int]]
+    #: roll the REFLEX dice not entered from this seed
+    seed: NotRequired[int]
+
+
+class JoinCombatCommand(JoinCombatFields):
+    """The command ``join_combat``."""
+
+    cmd: Literal["join_combat"]
+
+
+def join_combat(**fields: Unpack[JoinCombatFields]) -> JoinCombatCommand:
+    """``join_combat``: A combatant of the roster joins the fight now running: it rolls REFLEX
+    initiative (or enters the dice) and waits on the wheel after the tick now acting."""
+    return {"cmd": "join_combat", **fields}
+
+
+class NoteFields(Transport):
+    """The fields of ``note``: A WorldKeeper's note: words kept in the night's history and
+    recap, changing nothing in the game; worldkeeper-only unless marked table or public. Rules:
+    I-T13."""
+
+    #: the note's words (one line or two)
+    text: str
+    #: who may read it: worldkeeper (the WorldKeeper only), table (the table display too) or public
+    #: (the overlay and the wall as well)
+    audience: NotRequired[str]
+
+
+class NoteCommand(NoteFields):
+    """The command ``note``."""
+
+    cmd: Literal["note"]
+
+
+def note(**fields: Unpack[NoteFields]) -> NoteCommand:
+    """``note``: A WorldKeeper's note: words kept in the night's history and recap, changing
+    nothing in the game; worldkeeper-only unless marked table or public."""
+    return {"cmd": "note", **fields}
+
+
+class RedrawFields(Transport):
+    """The fields of ``redraw``: Refinement: spend 1 Redraw to replace one drawn token; the old
+    one is set aside until Reset. Without token or seed, the next draw for the hero fills the
+    slot. Rules: P11, I-P11."""
+
+    #: hero id from the table file
+    hero: str
+    #: the drawn token to replace
+    replace: str
+    #: token id (the registry maps a tag UID to it); omit to use seed
+    token: NotRequired[str]
+    #: draw at random with this seed instead of naming a token (scripts, demo)
+    seed: NotRequired[int]
+
+
+class RedrawCommand(RedrawFields):
+    """The command ``redraw``."""
+
+    cmd: Literal["redraw"]
+
+
+def redraw(**fields: Unpack[RedrawFields]) -> RedrawCommand:
+    """``redraw``: Refinement: spend 1 Redraw to replace one drawn token; the old one is set
+    aside until Reset. Without token or seed, the next draw for the hero fills the slot."""
+    return {"cmd": "redraw", **fields}
+
+
+class RemoveCombatConditionFields(Transport):
+    """The fields of ``remove_combat_condition``: Take a condition (or some of its levels) off a
+    combatant. Rules: C10."""
+
+    #: combatant id
+    combatant: str
+    #: the condition
+    condition: str
+    #: levels to remove (default: all)
+    level: NotRequired[int]
+    #: Cursed: which curse
+    attribute: NotRequired[str]
+
+
+class RemoveCombatConditionCommand(RemoveCombatConditionFields):
+    """The command ``remove_combat_condition``."""
+
+    cmd: Literal["remove_combat_condition"]
+
+
+def remove_combat_condition(
+    **fields: Unpack[RemoveCombatConditionFields],
+) -> RemoveCombatConditionCommand:
+    """``remove_combat_condition``: Take a condition (or some of its levels) off a combatant."""
+    return {"cmd": "remove_combat_condition", **fields}
+
+
+class ResetFields(Transport):
+    """The fields of ``reset``: End of the Performance: the drawn, set-aside and Favor tokens go
+    back to their bags. Rules: P22."""
+
+
+class ResetCommand(ResetFields):
+    """The command ``reset``."""
+
+    cmd: Literal["reset"]
+
+
+def reset(**fields: Unpack[ResetFields]) -> ResetCommand:
+    """``reset``: End of the Performance: the drawn, set-aside and Favor tokens go back to their
+    bags."""
+    return {"cmd": "reset", **fields}
+
+
+class ResolveFields(Transport):
+    """The fields of ``resolve``: Compare each total with the Difficulty; Exertion Fatigue,
+    Reserve returned, Wear / Impact and Escalation prompts. Rules: P9, P10, P17, P19, P20, P21,
+    P23."""
+
+
+class ResolveCommand(ResolveFields):
+    """The command ``resolve``."""
+
+    cmd: Literal["resolve"]
+
+
+def resolve(**fields: Unpack[ResolveFields]) -> ResolveCommand:
+    """``resolve``: Compare each total with the Difficulty; Exertion Fatigue, Reserve returned,
+    Wear / Impact and Escalation prompts."""
+    return {"cmd": "resolve", **fields}
+
+
+class ResolveTimeFields(Transport):
+    """The fields of ``resolve_time``: Resolve the drawn Time token: timers, its effect, the
+    Rest, then the cadence moves on. Rules: T3, T4, T5, T7, T8, T9, T10, T12, I-T4, I-T8,
+    I-T10."""
+
+    #: Full Rest choices by resting hero: {"aria": "fatigue", "cass": "strain"} (T8, I-T8)
+    full_rest: NotRequired[dict[str, Any]]
+
+
+class ResolveTimeCommand(ResolveTimeFields):
+    """The command ``resolve_time``."""
+
+    cmd: Literal["resolve_time"]
+
+
+def resolve_time(**fields: Unpack[ResolveTimeFields]) -> ResolveTimeCommand:
+    """``resolve_time``: Resolve the drawn Time token: timers, its effect, the Rest, then the
+    cadence moves on."""
+    return {"cmd": "resolve_time", **fields}
+
+
+class SetReserveFields(Transport):
+    """The fields of ``set_reserve``: Make a Potential token Active Reserve, or return it to
+    Potential (P17). Rules: P17."""
+
+    #: hero id
+    hero: str
+    #: the hero's Potential token
+    token: str
+    #: true: Active Reserve; false: back to Potential
+    active: bool
+
+
+class SetReserveCommand(SetReserveFields):
+    """The command ``set_reserve``."""
+
+    cmd: Literal["set_reserve"]
+
+
+def set_reserve(**fields: Unpack[SetReserveFields]) -> SetReserveCommand:
+    """``set_reserve``: Make a Potential token Active Reserve, or return it to Potential
+    (P17)."""
+    return {"cmd": "set_reserve", **fields}
+
+
+class SetStrainTokensFields(Transport):
+    """The fields of ``set_strain_tokens``: Say which of the hero's Strain tokens are the ones
+    in play (P14): each physical token has its own tag, so a session carried on, or a mix-up at
+    the table, names them. The Strain count stays; the named tokens go into the Hero Bag, the
+    others out. Rules: P14."""
+
+    #: hero id
+    hero: str
+    #: the hero's Strain token ids, one per point of Strain
+    tokens: list[str]
+
+
+class SetStrainTokensCommand(SetStrainTokensFields):
+    """The command ``set_strain_tokens``."""
+
+    cmd: Literal["set_strain_tokens"]
+
+
+def set_strain_tokens(**fields: Unpack[SetStrainTokensFields]) -> SetStrainTokensCommand:
+    """``set_strain_tokens``: Say which of the hero's Strain tokens are the ones in play (P14):
+    each physical token has its own tag, so a session carried on, or a mix-up at the table,
+    names them. The Strain count stays; the named tokens go into the Hero Bag, the others
+    out."""
+    return {"cmd": "set_strain_tokens", **fields}
+
+
+class SetTimeFields(Transport):
+    """The fields of ``set_time``: The WorldKeeper sets the board: day, band and Minor draws
+    already made (T3). Tokens on the spaces go back to their bags; timers and the Rest are
+    untouched. Rules: T3."""
+
+    #: day number
+    day: NotRequired[int]
+    #: band
+    band: NotRequired[str]
+    #: Minor draws already made in the band
+    minor_done: NotRequired[int]
+
+
+class SetTimeCommand(SetTimeFields):
+    """The command ``set_time``."""
+
+    cmd: Literal["set_time"]
+
+
+def set_time(**fields: Unpack[SetTimeFields]) -> SetTimeCommand:
+    """``set_time``: The WorldKeeper sets the board: day, band and Minor draws already made
+    (T3). Tokens on the spaces go back to their bags; timers and the Rest are untouched."""
+    return {"cmd": "set_time", **fields}
+
+
+class SetTrainingFields(Transport):
+    """The fields of ``set_training``: Set a hero's Training in a capability. Master and
+    Exemplar change the Ember tokens (P12). Rules: P4, P12."""
+
+    #: hero id
+    hero: str
+    #: Pathway, Presence or Sense
+    capability: str
+    #: Training level
+    level: str
+
+
+class SetTrainingCommand(SetTrainingFields):
+    """The command ``set_training``."""
+
+    cmd: Literal["set_training"]
+
+
+def set_training(**fields: Unpack[SetTrainingFields]) -> SetTrainingCommand:
+    """``set_training``: Set a hero's Training in a capability. Master and Exemplar change the
+    Ember tokens (P12)."""
+    return {"cmd": "set_training", **fields}
+
+
+class SetWeatherFields(Transport):
+    """The fields of ``set_weather``: The WorldKeeper changes the conditions without a draw (a
+    significant event, T2). Rules: T2."""
+
+    #: the new conditions, in words
+    name: str
+    #: overworld (open sky) or underworld (caves, ruins, depths); default: the current weather's
+    bag: NotRequired[str]
+
+
+class SetWeatherCommand(SetWeatherFields):
+    """The command ``set_weather``."""
+
+    cmd: Literal["set_weather"]
+
+
+def set_weather(**fields: Unpack[SetWeatherFields]) -> SetWeatherCommand:
+    """``set_weather``: The WorldKeeper changes the conditions without a draw (a significant
+    event, T2)."""
+    return {"cmd": "set_weather", **fields}
+
+
+class ShiftEscalationFields(Transport):
+    """The fields of ``shift_escalation``: The WorldKeeper shifts the Moment's Escalation toward
+    FOR or AGAINST (P21). Rules: P21."""
+
+    #: which way
+    direction: str
+    #: how far
+    steps: NotRequired[int]
+
+
+class ShiftEscalationCommand(ShiftEscalationFields):
+    """The command ``shift_escalation``."""
+
+    cmd: Literal["shift_escalation"]
+
+
+def shift_escalation(**fields: Unpack[ShiftEscalationFields]) -> ShiftEscalationCommand:
+    """``shift_escalation``: The WorldKeeper shifts the Moment's Escalation toward FOR or
+    AGAINST (P21)."""
+    return {"cmd": "shift_escalation", **fields}
+
+
+class StartCombatFields(Transport):
+    """The fields of ``start_combat``: Start a fight: every combatant rolls REFLEX initiative
+    (or enters the dice), tokens go on the six-tick wheel, ties on a tick roll off. Rules: C2,
+    C3, I-C3."""
+
+    #: combatant ids (default: every living combatant)
+    combatants: NotRequired[list[str]]
+    #: inline combatant sheets joining the roster (same keys as [[combatants]])
+    add: NotRequired[list[dict[str, Any]]]
+    #: entered REFLEX dice per combatant: {id: [d6, …]}
+    initiative: NotRequired[dict[str, Any]]
+    #: entered roll-off dice per combatant: {id: [[d6, …], …]}, one per tie
+    rolloff: NotRequired[dict[str, Any]]
+    #: roll the dice not entered from this seed (scripts, the demo)
+    seed: NotRequired[int]
+
+
+class StartCombatCommand(StartCombatFields):
+    """The command ``start_combat``."""
+
+    cmd: Literal["start_combat"]
+
+
+def start_combat(**fields: Unpack[StartCombatFields]) -> StartCombatCommand:
+    """``start_combat``: Start a fight: every combatant rolls REFLEX initiative (or enters the
+    dice), tokens go on the six-tick wheel, ties on a tick roll off."""
+    return {"cmd": "start_combat", **fields}
+
+
+class StartSessionFields(Transport):
+    """The fields of ``start_session``: A Session begins: the board, weather and timers carry on
+    (T11); if the weather is unknown, draw it now (token or seed) or the WorldKeeper is prompted
+    to (T1). Rules: T1, T2, T11."""
+
+    #: overworld (open sky) or underworld (caves, ruins, depths); default: the current weather's
+    bag: NotRequired[str]
+    #: token id (the registry maps a tag UID to it); omit to use seed
+    token: NotRequired[str]
+    #: draw at random with this seed instead of naming a token (scripts, demo)
+    seed: NotRequired[int]
+    #: the Session's number, when a campaign goes on from an earlier journal (default: the next one)
+    number: NotRequired[int]
+
+
+class StartSessionCommand(StartSessionFields):
+    """The command ``start_session``."""
+
+    cmd: Literal["start_session"]
+
+
+def start_session(**fields: Unpack[StartSessionFields]) -> StartSessionCommand:
+    """``start_session``: A Session begins: the board, weather and timers carry on (T11); if the
+    weather is unknown, draw it now (token or seed) or the WorldKeeper is prompted to (T1)."""
+    return {"cmd": "start_session", **fields}
+
+
+class TargetLeavesSightFields(Transport):
+    """The fields of ``target_leaves_sight``: A target leaves sight: Aim at it is lost
+    (everyone's, or one combatant's). Rules: C5."""
+
+    #: the combatant who left sight
+    target: str
+    #: only this combatant loses sight (default: everyone)
+    combatant: NotRequired[str]
+
+
+class TargetLeavesSightCommand(TargetLeavesSightFields):
+    """The command ``target_leaves_sight``."""
+
+    cmd: Literal["target_leaves_sight"]
+
+
+def target_leaves_sight(**fields: Unpack[TargetLeavesSightFields]) -> TargetLeavesSightCommand:
+    """``target_leaves_sight``: A target leaves sight: Aim at it is lost (everyone's, or one
+    combatant's)."""
+    return {"cmd": "target_leaves_sight", **fields}
+
+
+class UndoFields(Transport):
+    """The fields of ``undo``: Take back the last state-changing command (repeatable, up to the
+    rules' Undo depth)."""
+
+
+class UndoCommand(UndoFields):
+    """The command ``undo``."""
+
+    cmd: Literal["undo"]
+
+
+def undo(**fields: Unpack[UndoFields]) -> UndoCommand:
+    """``undo``: Take back the last state-changing command (repeatable, up to the rules' Undo
+    depth)."""
+    return {"cmd": "undo", **fields}
+
+
+#: any command of the vocabulary
+AnyCommand = (
+    AcknowledgePromptCommand
+    | ActCommand
+    | AddCombatConditionCommand
+    | AddCombatantCommand
+    | AdjustHeroCommand
+    | AdjustRenownCommand
+    | AnswerInterruptionCommand
+    | BeginPerformanceCommand
+    | BeginRestCommand
+    | CallFavorCommand
+    | CancelPerformanceCommand
+    | CancelTimeDrawCommand
+    | ChooseFullRestCommand
+    | DeclareCommand
+    | DrawCommand
+    | DrawTimeCommand
+    | DrawWeatherCommand
+    | EndCombatCommand
+    | EndRestCommand
+    | GrantTemporaryCommand
+    | HealInjuriesCommand
+    | InjureCommand
+    | JoinCombatCommand
+    | NoteCommand
+    | RedrawCommand
+    | RemoveCombatConditionCommand
+    | ResetCommand
+    | ResolveCommand
+    | ResolveTimeCommand
+    | SetReserveCommand
+    | SetStrainTokensCommand
+    | SetTimeCommand
+    | SetTrainingCommand
+    | SetWeatherCommand
+    | ShiftEscalationCommand
+    | StartCombatCommand
+    | StartSessionCommand
+    | TargetLeavesSightCommand
+    | UndoCommand
+)
+
+#: each command's name → its TypedDict
+COMMANDS: dict[str, Any] = {
+    "acknowledge_prompt": AcknowledgePromptCommand,
+    "act": ActCommand,
+    "add_combat_condition": AddCombatConditionCommand,
+    "add_combatant": AddCombatantCommand,
+    "adjust_hero": AdjustHeroCommand,
+    "adjust_renown": AdjustRenownCommand,
+    "answer_interruption": AnswerInterruptionCommand,
+    "begin_performance": BeginPerformanceCommand,
+    "begin_rest": BeginRestCommand,
+    "call_favor": CallFavorCommand,
+    "cancel_performance": CancelPerformanceCommand,
+    "cancel_time_draw": CancelTimeDrawCommand,
+    "choose_full_rest": ChooseFullRestCommand,
+    "declare": DeclareCommand,
+    "draw": DrawCommand,
+    "draw_time": DrawTimeCommand,
+    "draw_weather": DrawWeatherCommand,
+    "end_combat": EndCombatCommand,
+    "end_rest": EndRestCommand,
+    "grant_temporary": GrantTemporaryCommand,
+    "heal_injuries": HealInjuriesCommand,
+    "injure": InjureCommand,
+    "join_combat": JoinCombatCommand,
+    "note": NoteCommand,
+    "redraw": RedrawCommand,
+    "remove_combat_condition": RemoveCombatConditionCommand,
+    "reset": ResetCommand,
+    "resolve": ResolveCommand,
+    "resolve_time": ResolveTimeCommand,
+    "set_reserve": SetReserveCommand,
+    "set_strain_tokens": SetStrainTokensCommand,
+    "set_time": SetTimeCommand,
+    "set_training": SetTrainingCommand,
+    "set_weather": SetWeatherCommand,
+    "shift_escalation": ShiftEscalationCommand,
+    "start_combat": StartCombatCommand,
+    "start_session": StartSessionCommand,
+    "target_leaves_sight": TargetLeavesSightCommand,
+    "undo": UndoCommand,
+}

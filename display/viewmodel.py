@@ -9,7 +9,7 @@ token is labelled — lives here so the drawing code only draws.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal, assert_never, cast
 
 from engine.contracts.view import (
     CombatView,
@@ -133,19 +133,25 @@ def token_code(token: TokenView) -> str:
     """The short mark under a token's value: its Shade letter, P, W2, S, or a Favor's relation."""
     kind = token.get("kind")
     shade = str(token.get("shade") or "")
-    if kind == "ember":
-        return _SHADE_CODE.get(shade, "?")
-    if kind == "potential":
-        return "P"
-    if kind == "weight":
-        w = token.get("weight")
-        return f"W{w}" if w is not None else "W"
-    if kind == "strain":
-        return "S"
-    if kind == "favor":  # drawn as a circle: the shape already says Favor
-        return _SHADE_CODE.get(shade, "F")
-    name = str(token.get("name") or kind or "?")
-    return name[:1].upper()
+    # every kind the contract names (TokenKindName), each once: a new kind is a mypy error
+    # at assert_never below until it gets its mark here
+    match kind:
+        case "ember":
+            return _SHADE_CODE.get(shade, "?")
+        case "potential":
+            return "P"
+        case "weight":
+            w = token.get("weight")
+            return f"W{w}" if w is not None else "W"
+        case "strain":
+            return "S"
+        case "favor":  # drawn as a circle: the shape already says Favor
+            return _SHADE_CODE.get(shade, "F")
+        case "time" | "weather" | "temporary" | None:  # their name's initial
+            name = str(token.get("name") or kind or "?")
+            return name[:1].upper()
+        case _:
+            assert_never(kind)
 
 
 def draws_text(c: ContributionView) -> str:

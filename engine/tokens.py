@@ -13,9 +13,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from engine.contracts.terms import (
+    ActionName,
+    MomentName,
+    ShadeName,
+    TokenKindName,
+    TrainingName,
+    WeightName,
+)
+
 
 class Shade(StrEnum):
     """A declared Shade (P1). Gray Versatility is never declared."""
+
+    _value_: ShadeName
 
     CONTROL = "control"
     IMPULSE = "impulse"
@@ -27,6 +38,8 @@ class Shade(StrEnum):
 
 class Training(StrEnum):
     """Training levels in order (P4)."""
+
+    _value_: TrainingName
 
     UNTRAINED = "untrained"
     TRAINED = "trained"
@@ -48,6 +61,8 @@ _TRAINING_ORDER = list(Training)
 class Action(StrEnum):
     """The four action icons on the Performance Wheel (P3)."""
 
+    _value_: ActionName
+
     TARGET = "target"
     DEFEND = "defend"
     GAIN = "gain"
@@ -68,6 +83,8 @@ class Action(StrEnum):
 class Moment(StrEnum):
     """The Moment Board commitment (P5)."""
 
+    _value_: MomentName
+
     PREPARE = "prepare"
     ADVANCE = "advance"
     BREAKTHROUGH = "breakthrough"
@@ -76,12 +93,16 @@ class Moment(StrEnum):
 class WeightMode(StrEnum):
     """WEIGHT OFF, or ON as MASS or LIGHT (P16, I-P16)."""
 
+    _value_: WeightName
+
     OFF = "off"
     MASS = "mass"
     LIGHT = "light"
 
 
 class TokenKind(StrEnum):
+    _value_: TokenKindName
+
     EMBER = "ember"
     POTENTIAL = "potential"
     WEIGHT = "weight"

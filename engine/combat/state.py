@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from engine.codec import state_type
+from engine.contracts.terms import CombatActionName
 from engine.immutable import replace
 
 
 class ActionKind(StrEnum):
     """The five combat actions (C1)."""
+
+    _value_: CombatActionName
 
     AIM = "aim"
     ATTACK = "attack"

@@ -9,6 +9,18 @@ example sessions fits, and that the engine's code names no event missing here.
 
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar, get_args
 
+from engine.contracts.terms import (
+    ActionName,
+    BandName,
+    CombatActionName,
+    MomentName,
+    RestKindName,
+    ShadeName,
+    SizeName,
+    TokenKindName,
+    TrainingName,
+    WeightName,
+)
 from engine.events import Event, EventKind
 
 P = TypeVar("P")
@@ -24,18 +36,18 @@ Pair = list[int | str | None]
 class PerformanceStarted(TypedDict):
     number: int
     difficulty: int
-    weight: str
+    weight: WeightName
 
 
 class Declared(TypedDict):
     hero: str
-    shade: str
+    shade: ShadeName
     capability: str
-    action: str
-    training: str
+    action: ActionName
+    training: TrainingName
     exert: bool
     draws: int
-    moment: str | None
+    moment: MomentName | None
     intersect: str | None
 
 
@@ -56,7 +68,7 @@ class TokenDrawn(TypedDict):
     hero: str
     token: str
     name: str
-    token_kind: str
+    token_kind: TokenKindName
     value: int
     total: int
     draws_left: int
@@ -101,7 +113,7 @@ class Prompt(TypedDict):
 
 class EscalationPrompt(TypedDict):
     hero: str
-    moment: str
+    moment: MomentName
     success: bool
     shift: int
     escalation: int
@@ -206,7 +218,8 @@ class HeroAdjusted(TypedDict):
 
 
 TrainingChanged = TypedDict(
-    "TrainingChanged", {"hero": str, "capability": str, "from": str, "to": str}
+    "TrainingChanged",
+    {"hero": str, "capability": str, "from": TrainingName, "to": TrainingName},
 )
 
 
@@ -224,20 +237,20 @@ class BagChanged(TypedDict):
 class SessionStarted(TypedDict):
     session: int
     day: int
-    band: str
+    band: BandName
     weather: str | None
 
 
 class BandStarted(TypedDict):
     day: int
-    band: str
+    band: BandName
     new_day: bool
     rule: str
 
 
 class TimeSet(TypedDict):
     day: int
-    band: str
+    band: BandName
     minor_done: int
     rule: str
 
@@ -245,9 +258,9 @@ class TimeSet(TypedDict):
 class TimeDrawn(TypedDict):
     token: str
     name: str
-    size: str
+    size: SizeName
     face: str
-    band: str
+    band: BandName
     day: int
     step: int
     rule: str
@@ -255,9 +268,9 @@ class TimeDrawn(TypedDict):
 
 class TimeResolved(TypedDict):
     token: str
-    size: str
+    size: SizeName
     face: str
-    band: str
+    band: BandName
     day: int
     step: int
     rule: str
@@ -278,7 +291,7 @@ class TimePrompt(TypedDict):
     kind: str
     text: str
     face: str | None
-    size: str | None
+    size: SizeName | None
     blocking: bool
 
 
@@ -306,7 +319,7 @@ class WeatherChanged(TypedDict):
 
 
 class RestStarted(TypedDict):
-    kind: str
+    kind: RestKindName
     resting: list[str]
     watch: list[str]
     full_rest_at: int
@@ -322,7 +335,7 @@ class RestStep(TypedDict):
 class RestEnded(TypedDict):
     reason: str
     minor_draws: int
-    kind: str
+    kind: RestKindName
 
 
 class RuleOnly(TypedDict):
@@ -443,7 +456,7 @@ class CombatTurn(TypedDict):
 
 class TokenMoved(TypedDict):
     combatant: str
-    action: str
+    action: CombatActionName
     cost: int
     from_tick: int
     to_tick: int

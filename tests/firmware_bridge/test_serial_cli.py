@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
+from types import SimpleNamespace
 
 import pytest
 
+from firmware_bridge import cli
 from firmware_bridge.cli import ScriptError, main, run_command
 from firmware_bridge.emulator import HubEmulator, PN532Emulator
+from tests.harness import WAIT, wait_until
 
 
 def test_script_lines_drive_the_hub_emulator_and_bad_ones_say_what_works():
@@ -34,13 +36,26 @@ def test_script_lines_drive_the_hub_emulator_and_bad_ones_say_what_works():
         run_command(pn, "lay")
 
 
-def test_watch_prints_events_as_json_lines(capsys):
+def test_watch_prints_events_as_json_lines(capsys, monkeypatch):
+    """The watch's ``--seconds`` wait is, here, a wait for what the test looks for: the token is
+    laid once the watch says the hub is online, and the watch ends once it has printed the
+    event (a token laid after 0.4 s into a 1.2 s watch came too late on a loaded machine)."""
+    said: list[str] = []
+
     with HubEmulator(poll_ms=5) as hub:
-        t = threading.Timer(0.4, hub.lay, args=(3, "04A1B2C3D4E5F6"))
-        t.start()
-        assert main(["watch", hub.link, "--kind", "hub", "--seconds", "1.2"]) == 0
-        t.join()
-    lines = capsys.readouterr().out.splitlines()
+
+        def watched(_seconds: float) -> None:
+            def printed_the_event() -> bool:
+                said.extend(capsys.readouterr().out.splitlines())
+                if any(x.startswith("# hub: online") for x in said) and hub.readers[3].uid is None:
+                    hub.lay(3, "04A1B2C3D4E5F6")
+                return any(x.startswith("{") for x in said)
+
+            wait_until(printed_the_event, lambda: f"the event printed; the watch said {said}")
+
+        monkeypatch.setattr(cli, "time", SimpleNamespace(sleep=watched))
+        assert main(["watch", hub.link, "--kind", "hub", "--seconds", str(3 * WAIT)]) == 0
+    lines = said + capsys.readouterr().out.splitlines()
     events = [json.loads(x) for x in lines if x.startswith("{")]
     assert [(e["channel"], e["uid"], e["presence"]) for e in events] == [
         (3, "04A1B2C3D4E5F6", "present")
@@ -63,7 +78,7 @@ def test_emulate_runs_as_a_program_reading_commands_from_stdin(tmp_path):
         assert proc.stdout.readline().strip() == f"hub emulator on {link}"
         proc.stdin.write("lay 0 04A1B2C3\nwobble\nquit\n")
         proc.stdin.flush()
-        out, err = proc.communicate(timeout=10)
+        out, err = proc.communicate(timeout=3 * WAIT)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -18,7 +18,7 @@ One run measures, on one broker (plain + websockets listeners, ``set_tcp_nodelay
    until the retained state's tokens are in the DOM, with the median of each stage on the way
    (headers, page received, the <head>'s socket, script, boot, CONNACK, retained). Three
    variants, interleaved open by open: the page served by the service itself (``[web]``,
-   companion/mqtt/web_server.py: the Pi's way); the same with the socket the page's <head> opens
+   companion/pages/server.py: the Pi's way); the same with the socket the page's <head> opens
    refused (how every page opened before src/preconnect.ts); and the same page from
    Mosquitto's ``http_dir``. Then once more from ``http_dir`` while a client publishes every
    5 ms (other traffic wakes Mosquitto 2.0's main loop, which otherwise serves its websockets

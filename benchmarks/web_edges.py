@@ -197,13 +197,14 @@ def slowloris(port: int, hold: float, watcher: Watcher) -> dict[str, Any]:
     }
 
 
-#: the service, optionally with another web_server.py in place of ours (a before/after)
+#: the service, optionally with another page server (companion/pages/server.py) in place of
+#: ours (a before/after)
 CHILD = """
 import importlib.util, sys
 if sys.argv[1]:
-    spec = importlib.util.spec_from_file_location("companion.mqtt.web_server", sys.argv[1])
+    spec = importlib.util.spec_from_file_location("companion.pages.server", sys.argv[1])
     module = importlib.util.module_from_spec(spec)
-    sys.modules["companion.mqtt.web_server"] = module
+    sys.modules["companion.pages.server"] = module
     spec.loader.exec_module(module)
 from companion.cli import main
 sys.exit(main(["run", "--config", sys.argv[2]]))
@@ -211,7 +212,7 @@ sys.exit(main(["run", "--config", sys.argv[2]]))
 
 
 def measure(quick: bool = False, server: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"quick": quick, "server": server or "companion/mqtt/web_server.py"}
+    out: dict[str, Any] = {"quick": quick, "server": server or "companion/pages/server.py"}
     out["own_fd_limit"] = _own_fds(SLOWLORIS + 200)
     if out["own_fd_limit"]:
         print(f"web_edges: {out['own_fd_limit']}", file=sys.stderr)
@@ -354,8 +355,9 @@ def main() -> int:
     ap.add_argument(
         "--server",
         default="",
-        help="another web_server.py to run in the service instead of ours, for a before/after"
-        " (e.g. git show a727c8f^:companion/mqtt/web_server.py > /tmp/old.py)",
+        help="another page server (companion/pages/server.py) to run in the service instead"
+        " of ours, for a before/after (e.g. git show a727c8f^:companion/mqtt/web_server.py"
+        " > /tmp/old.py)",
     )
     ap.add_argument("--json", default=str(ROOT / "test-artefacts" / "bench" / "web_edges.json"))
     args = ap.parse_args()

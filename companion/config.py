@@ -108,7 +108,7 @@ WEB = Section(
     {
         "dir": Key(
             "string",
-            "the web pages' folder the service serves (companion/mqtt/web_server.py)",
+            "the web pages' folder the service serves (companion/pages/server.py)",
             off=True,
             fix='e.g. dir = "/opt/rhuna-table/web" (false: the service serves no pages)',
         ),

@@ -33,9 +33,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.config import Config, ReaderConfig
 from companion.table.loop import Outcome, TableLoop, as_json
@@ -93,55 +94,51 @@ class Extension(Protocol):
     def stop(self) -> None: ...
 
 
-#: config section → ``"module:factory"``; ``factory(service) -> Extension | None`` (None: the
-#: section asks for nothing). A factory runs once the table is restored, so it can read
-#: ``service.config``, ``service.store`` (e.g. the last event sequence number) and ``service.loop``.
+@dataclass(frozen=True, slots=True)
+class Collaborators:
+    """What an extension's factory is handed, once the table is restored (not the service):
+    the checked config, the journal (its file and how many events it told), the restored
+    state and the table's :meth:`Service.alert`. A factory reads them through a Protocol of
+    its own that names only those it uses (:class:`companion.pages.server.WebHost`,
+    :class:`companion.mqtt.extension.BridgeHost`)."""
+
+    config: Config
+    journal: Path
+    last_event_seq: int
+    state: TableState
+    alert: Callable[[str, str | None], None]
+
+
+if TYPE_CHECKING:  # what the factories are handed meets each one's Protocol (mypy says where not)
+    from companion.mqtt.extension import BridgeHost
+    from companion.pages.server import WebHost
+
+    def _handed(given: Collaborators) -> tuple[BridgeHost, WebHost]:
+        return given, given
+
+
+#: config section → ``"module:factory"``; ``factory(Collaborators) -> Extension | None``
+#: (None: the section asks for nothing). A factory runs once the table is restored, so it can
+#: read the journal's last event number and the restored state.
 EXTENSIONS: dict[str, str] = {
-    "mqtt": "companion.service:mqtt_bridge",
-    "web": "companion.mqtt.web_server:page_server",
+    "mqtt": "companion.mqtt.extension:mqtt_bridge",
+    "web": "companion.pages.server:page_server",
 }
 
 
-def configured_extensions(service: Service) -> list[Extension]:
+def configured_extensions(given: Collaborators) -> list[Extension]:
     """The extensions the config's sections ask for, in :data:`EXTENSIONS` order."""
     out: list[Extension] = []
     for section, target in EXTENSIONS.items():
         module, _, name = target.partition(":")
-        factory: Callable[[Service], Extension | None] = getattr(
+        factory: Callable[[Collaborators], Extension | None] = getattr(
             importlib.import_module(module), name
         )
-        extension = factory(service)
+        extension = factory(given)
         if extension is not None:
             out.append(extension)
             log.info("[%s]: %s", section, type(extension).__name__)
     return out
-
-
-def mqtt_bridge(service: Service) -> Extension | None:
-    """The MQTT bridge (companion/mqtt, docs/mqtt.md) for ``[mqtt]``; on unless
-    ``enabled = false``. Its event numbers go on from the journal's."""
-    from companion.mqtt import MqttBridge, load_mqtt_config
-
-    config = load_mqtt_config(service.config.mqtt, str(service.config.source))
-    if not config.enabled:
-        return None
-    from companion.mqtt.bridge import HISTORY
-    from companion.record.journal import JournalError, open_journal
-    from companion.record.narrate import HistoryEntry, recent
-
-    history: list[HistoryEntry] = []
-    try:
-        with open_journal(service.store.path) as journal:
-            history = recent(journal, service.loop.state, HISTORY)
-    except JournalError as e:  # the table runs; …/history starts empty
-        log.warning("MQTT history: %s", e)
-    from companion.record.session import latest_recap
-
-    recaps = service.config.recaps_dir
-    recap = latest_recap(recaps, service.config.recap_url) if recaps is not None else None
-    bridge = MqttBridge(config, seq=service.store.last_event_seq, history=history, recap=recap)
-    bridge.on_alert = service.alert
-    return bridge
 
 
 def load_registry(config: Config, initial: TableState) -> TagRegistry:
@@ -239,7 +236,9 @@ class Service:
             self.loop.subscribe("log", self.outcome_log)
             self._display()
             self.extensions = (
-                list(extensions) if extensions is not None else configured_extensions(self)
+                list(extensions)
+                if extensions is not None
+                else configured_extensions(self.collaborators())
             )
             self.extensions += extra
             for rc in config.readers:
@@ -252,6 +251,12 @@ class Service:
             raise
 
     # --- building ----------------------------------------------------------------------
+
+    def collaborators(self) -> Collaborators:
+        """What the extensions' factories are handed: the restored table's, not the service."""
+        return Collaborators(
+            self.config, self.store.path, self.store.last_event_seq, self.loop.state, self.alert
+        )
 
     def _write_recap(self, archived: Any, recaps: Any) -> None:
         """The session that just ended, exported to ``recaps/<session>/`` in the background

@@ -9,9 +9,9 @@ the buttons) neither the readers nor the tags; and nothing but ``companion`` imp
 ``companion``.
 
 Inside ``companion/``: ``table/`` (the loop and its journal) imports none of the rest,
-``record/`` only ``table/``, ``mqtt/`` ``table/`` and ``record/``; the composition
-root (``service``, ``scripted``, ``config``) imports those, never ``ops/`` or
-``cli/``, which sit on top.
+``record/`` only ``table/``, ``mqtt/`` ``table/`` and ``record/``, ``pages/`` (the page
+server) only ``table/``; the composition root (``service``, ``scripted``, ``config``) imports
+those, never ``ops/`` or ``cli/``, which sit on top.
 
 Inside the engine: the core imports no family (at run time: ``engine/state.py`` names the
 families' state types for the type checker only). A family imports the core; Time imports
@@ -132,9 +132,10 @@ COMPANION: dict[str, set[str]] = {
     "table": set(),
     "record": {"table"},
     "mqtt": {"table", "record"},
-    "root": {"table", "record", "mqtt"},
-    "ops": {"table", "record", "mqtt", "root"},
-    "cli": {"table", "record", "mqtt", "root", "ops"},
+    "pages": {"table"},
+    "root": {"table", "record", "mqtt", "pages"},
+    "ops": {"table", "record", "mqtt", "pages", "root"},
+    "cli": {"table", "record", "mqtt", "pages", "root", "ops"},
 }
 
 
@@ -182,8 +183,36 @@ def test_inside_companion_imports_go_down(room: str) -> None:
     assert not wrong, f"imports above companion/{room}/'s floor: {wrong}"
 
 
+def _imports(path: Path) -> set[str]:
+    """Every module a file names in an import, those for the type checker only included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("room", COMPANION)
+def test_inside_companion_no_arrow_goes_up_even_for_the_type_checker(room: str) -> None:
+    """A room takes what it uses from below as a narrow Protocol of its own, not as a
+    ``TYPE_CHECKING`` import of the service above it (the page server did, issue 40)."""
+    if room == "root":
+        files = [ROOT / "companion" / f"{n}.py" for n in ("service", "scripted", "config")]
+    else:
+        files = sorted((ROOT / "companion" / room).rglob("*.py"))
+    wrong = {}
+    for path in files:
+        rooms = {_companion_room(m) for m in _imports(path)} - {None, room}
+        if rooms - COMPANION[room]:
+            wrong[path.relative_to(ROOT).as_posix()] = sorted(rooms - COMPANION[room])
+    assert not wrong, f"arrows above companion/{room}/'s floor: {wrong}"
+
+
 def test_companion_holds_only_its_rooms_and_the_composition_root() -> None:
-    """A new module goes into a room (table, mqtt, record, ops, cli), not beside the root."""
+    """A new module goes into a room (table, mqtt, pages, record, ops, cli), not beside the
+    root."""
     loose = {p.stem for p in (ROOT / "companion").glob("*.py")} - {"__init__"}
     assert loose == {"service", "scripted", "config"}, loose
     rooms = {p.name for p in (ROOT / "companion").iterdir() if (p / "__init__.py").is_file()}

@@ -43,11 +43,10 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote_to_bytes
 
 if TYPE_CHECKING:
-    from companion.service import Service
     from companion.table.loop import TableLoop
 
 log = logging.getLogger("rhuna.web")
@@ -164,7 +163,7 @@ class _Conn:
 
 
 class PageServer:
-    """An extension (companion/service.py): serves ``root`` on ``host``:``port`` from a thread,
+    """An extension (companion/service.py, ``[web]``): serves ``root`` on ``host``:``port`` from a thread,
     and ``/recaps/…`` from ``recaps`` when given."""
 
     def __init__(
@@ -415,9 +414,35 @@ def _read(path: str) -> bytes:
         return f.read()
 
 
-def page_server(service: Service) -> PageServer | None:
+class WebSettings(Protocol):
+    """What the page server reads of the checked config: ``[web]``, and ``[record] recaps``."""
+
+    @property
+    def web_dir(self) -> Path | None: ...
+    @property
+    def web_host(self) -> str: ...
+    @property
+    def web_port(self) -> int: ...
+    @property
+    def web_recaps(self) -> bool: ...
+    @property
+    def recaps_dir(self) -> Path | None: ...
+    @property
+    def web_max_connections(self) -> int: ...
+    @property
+    def web_timeout(self) -> float: ...
+
+
+class WebHost(Protocol):
+    """What the ``[web]`` factory is handed (companion.service.Collaborators): the config."""
+
+    @property
+    def config(self) -> WebSettings: ...
+
+
+def page_server(host: WebHost) -> PageServer | None:
     """The page server ``[web]`` asks for: none unless ``dir`` is set."""
-    config = service.config
+    config = host.config
     if config.web_dir is None:
         return None
     return PageServer(

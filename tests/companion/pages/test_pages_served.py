@@ -1,9 +1,9 @@
-"""``[web]``: the service serves the pages itself (companion/mqtt/web_server.py), as on the Pi.
+"""``[web]``: the service serves the pages itself (companion/pages/server.py), as on the Pi.
 
 Against the real service on the emulated config and a real Mosquitto; the browser is Debian's
 Chromium. A page from the service paints the retained state like one from Mosquitto's
 ``http_dir``; the server gives only the folder's files (no listing, nothing outside it, no
-writes), with a Content-Type, and the recaps when asked (its bounds: test_web_bounds.py).
+writes), with a Content-Type, and the recaps when asked (its bounds: test_pages_bounds.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from companion.config import ConfigErrors, config_from_text
-from companion.mqtt.web_server import PageServer
+from companion.pages.server import PageServer
 from tests.harness import ARIA, BEGIN, ROOT, missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.web import (

@@ -1,4 +1,4 @@
-"""The page server's bounds (companion/mqtt/web_server.py; issue 29, item 1).
+"""The page server's bounds (companion/pages/server.py; issue 29, item 1).
 
 Against the real server on real sockets: a request head past 16 KiB is a 431; connections are
 capped, the one waiting longest for its head making room, with one warning per episode; a head
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from companion.config import config_from_text
-from companion.mqtt.web_server import HEAD_LIMIT, PageServer
+from companion.pages.server import HEAD_LIMIT, PageServer
 from tests.harness import BEGIN
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (

@@ -1,0 +1,98 @@
+"""Events and token kinds are typed where they are read (issue 40 item 2): in a copy of the
+product, an event field renamed in engine/contracts/events.py is a mypy error in every narrator
+and record handler that reads it, and a token kind added to engine/contracts/terms.py is one in
+display/viewmodel.py, which must learn its mark.
+
+One copy, both changes, one strict mypy run (the project's own settings) over every package
+the typecheck covers; each test reads its errors from that run."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.harness import ROOT
+
+PACKAGES = ("settings", "engine", "firmware_bridge", "tags", "hardware", "display", "companion")
+
+#: (payload TypedDict, field) → the modules that read it (not those that build it)
+RENAMES = {
+    ("Undone", "remaining"): {"engine/narrate.py", "companion/record/narrate.py"},
+    ("PerformanceResolved", "success"): {
+        "engine/performance/narrate.py",
+        "companion/record/narrate.py",
+    },
+    ("PerformanceStarted", "difficulty"): {
+        "engine/performance/narrate.py",
+        "companion/record/night.py",
+    },
+    ("TokenDrawn", "total"): {"engine/performance/narrate.py", "companion/record/night.py"},
+    ("TimeDrawn", "face"): {"engine/time/narrate.py", "companion/record/night.py"},
+    ("CombatantInjured", "hits"): {"engine/combat/narrate.py", "companion/record/night.py"},
+    ("NoteTaken", "text"): {"companion/record/night.py"},
+}
+#: the kind added, and the modules that must learn it
+NEW_KIND = "relic"
+KIND_READERS = {"display/viewmodel.py"}
+
+_ERROR = re.compile(r"^([\w/]+\.py):(\d+): error: (.*)$", re.M)
+
+
+def renamed(source: str, typed: str, field: str) -> str:
+    """``source`` with ``field`` of class ``typed`` renamed ``<field>_renamed``."""
+    start = source.index(f"class {typed}(")
+    end = source.find("\nclass ", start + 1)
+    body = source[start:end]
+    new = re.sub(rf"^(\s+){field}:", rf"\1{field}_renamed:", body, count=1, flags=re.M)
+    assert new != body, (typed, field)
+    return source[:start] + new + source[end:]
+
+
+def with_kind(source: str, kind: str) -> str:
+    """``engine/contracts/terms.py`` with one more token kind."""
+    new = source.replace('"temporary"\n]', f'"temporary", "{kind}"\n]', 1)
+    assert new != source, "TokenKindName's closing line moved: update with_kind"
+    return new
+
+
+def copy_product(tmp_path: Path) -> Path:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def mypy_errors(tmp_path_factory) -> list[tuple[str, int, str]]:
+    copy = copy_product(tmp_path_factory.mktemp("typed_readers"))
+    events = copy / "engine" / "contracts" / "events.py"
+    source = events.read_text("utf-8")
+    for typed, field in RENAMES:
+        source = renamed(source, typed, field)
+    events.write_text(source, "utf-8")
+    terms = copy / "engine" / "contracts" / "terms.py"
+    terms.write_text(with_kind(terms.read_text("utf-8"), NEW_KIND), "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(copy / ".mypy"), *PACKAGES],
+        cwd=copy, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode != 0, result.stdout
+    return [(m, int(n), msg) for m, n, msg in _ERROR.findall(result.stdout)]
+
+
+@pytest.mark.parametrize("rename", sorted(RENAMES), ids=lambda r: ".".join(r))
+def test_a_renamed_event_field_is_a_mypy_error_in_each_reader(mypy_errors, rename) -> None:
+    typed, field = rename
+    said = {m for m, _, msg in mypy_errors if f'"{typed}" has no key "{field}"' in msg}
+    missing = RENAMES[rename] - said
+    assert not missing, (typed, field, sorted(said), mypy_errors)
+
+
+def test_a_new_token_kind_is_a_mypy_error_where_a_kind_is_matched(mypy_errors) -> None:
+    said = {m for m, _, msg in mypy_errors if f"\"Literal['{NEW_KIND}']\"" in msg}
+    assert said == KIND_READERS, mypy_errors

@@ -1,20 +1,31 @@
-// Generates src/generated/*.ts from the service's JSON Schemas (docs/state.schema.json: every
-// retained topic; docs/events.schema.json: every …/events message; docs/history.schema.json,
-// error.schema.json and reply.schema.json: …/history, …/error and …/reply), so a key renamed in
-// the service breaks `tsc` here instead of leaving a blank on a stream. Run before the type
-// check and the build (npm run types); the output is not committed.
+// Generates src/generated/*.ts from the service's JSON Schemas and its topic catalogue
+// (docs/topics.json): one file per schema a topic's payload is and names the type of
+// (docs/state.schema.json: every retained part of the table; events.schema.json: every
+// …/events message; history, error, reply and info.schema.json: those topics), and topics.ts:
+// the pages' topic → payload types, router table and store sections. A key renamed in the
+// service breaks `tsc` here instead of leaving a blank on a stream, and a topic added to the
+// catalogue asks for its handler. Run before the type check and the build (npm run types); the
+// output is not committed.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { compile } from "json-schema-to-typescript";
 
 const DOCS = process.env.RHUNA_DOCS ?? "../docs";
-/** schema file (docs/<name>.schema.json) → the root type's name */
-const NAMES = {
-  state: "TableState",
-  events: "EventMessage",
-  history: "HistoryMessage",
-  error: "ErrorMessage",
-  reply: "Reply",
-};
+/** the topic catalogue (docs/topics.json, companion/mqtt/topics.py's CATALOGUE): every topic's
+ *  suffix, payload and payload type, the one list the pages' types, router and store come from */
+const { topics } = JSON.parse(readFileSync(`${DOCS}/topics.json`, "utf8"));
+/** schema file (docs/<name>.schema.json) → the root type's name: each file a topic's whole
+ *  payload is and names the type of (`commands.schema.json`, the vocabulary's, names none) */
+const NAMES = {};
+for (const t of topics) {
+  const file = /^([a-z]+)\.schema\.json$/.exec(t.payload);
+  if (!file || !t.type) continue;
+  if (NAMES[file[1]] && NAMES[file[1]] !== t.type)
+    throw new Error(`docs/topics.json: ${t.payload} is typed both ${NAMES[file[1]]} and ${t.type}`);
+  NAMES[file[1]] = t.type;
+}
+/** a schema's `x-topics` (docs/state.schema.json: each retained part's payload) as one type of
+ *  its file, `TopicPayloads`, so the catalogue's `…#/x-topics/<suffix>` payloads are typed */
+const X_TOPICS = "TopicPayloads";
 
 /** `{"$ref": "events.schema.json"}` (another schema file's root) → that file's generated type,
  *  imported: the reply's events are the events stream's messages, not a copy of their type */
@@ -37,6 +48,11 @@ for (const [name, root] of Object.entries(NAMES)) {
     $id: _id,
     ...raw
   } = JSON.parse(readFileSync(`${DOCS}/${name}.schema.json`, "utf8"));
+  if (raw["x-topics"]) {
+    const keys = Object.keys(raw["x-topics"]);
+    raw.$defs = { ...raw.$defs, [X_TOPICS]: { type: "object", properties: raw["x-topics"] } };
+    Object.assign(raw.$defs[X_TOPICS], { required: keys, additionalProperties: false });
+  }
   const imports = new Set();
   const schema = linkFiles(raw, imports);
   const banner = [
@@ -52,31 +68,202 @@ for (const [name, root] of Object.entries(NAMES)) {
   writeFileSync(`src/generated/${name}.ts`, ts);
 }
 
-// the topic catalogue (docs/topics.json, companion/mqtt/topics.py's CATALOGUE): the topics' names
-// and the sections the public pages follow, so no page keeps its own list
-const { topics } = JSON.parse(readFileSync(`${DOCS}/topics.json`, "utf8"));
-for (const name of Object.keys(NAMES)) {
-  if (!topics.some((t) => t.payload.split("#")[0] === `${name}.schema.json`))
-    throw new Error(`docs/${name}.schema.json is the payload of no topic in docs/topics.json`);
-}
-const level = (t) => t.suffix.split("/")[0];
-const sections = topics
-  .filter((t) => t.retained && t.pages && !t.suffix.includes("/"))
-  .map((t) => t.suffix);
-const retained = topics.filter((t) => t.retained && !t.suffix.includes("/")).map(level);
-writeFileSync(
-  "src/generated/topics.ts",
-  [
+// the topic catalogue (docs/topics.json): the pages' topic → payload types, their router and
+// their store's sections, so no page keeps its own list of topics (Zigbee2MQTT's lib/types/api.ts)
+writeFileSync("src/generated/topics.ts", topicsModule(topics));
+
+/** src/generated/topics.ts from the catalogue's entries */
+function topicsModule(topics) {
+  const q = JSON.stringify;
+  const level = (t) => t.suffix.split("/")[0];
+  const oneLevel = (t) => !t.suffix.includes("/");
+  // the topics the service publishes (a page receives), by their first level: their names
+  const published = topics.filter((t) => t.retained !== null);
+  const names = new Set();
+  for (const t of published) {
+    if (names.has(level(t))) throw new Error(`docs/topics.json: two topics named ${level(t)}`);
+    names.add(level(t));
+  }
+  const imports = new Map(); // generated file → its types named here
+  const use = (file, type) => {
+    if (!(file in NAMES))
+      throw new Error(`docs/topics.json: ${file}.schema.json is generated by no topic's type`);
+    imports.set(file, new Set([...(imports.get(file) ?? []), type]));
+    return type;
+  };
+  /** a topic's payload as a TypeScript type */
+  const payloadType = (t) => {
+    if (t.payload === "text") return "string";
+    const [, file, pointer] = /^([a-z]+)\.schema\.json(?:#(.*))?$/.exec(t.payload) ?? [];
+    if (!file) throw new Error(`docs/topics.json: ${t.suffix}'s payload ${t.payload} is no schema`);
+    if (pointer === undefined) return file in NAMES ? use(file, NAMES[file]) : "unknown";
+    const key = /^\/x-topics\/(.+)$/
+      .exec(pointer)?.[1]
+      ?.replaceAll("~1", "/")
+      .replaceAll("~0", "~");
+    if (!key) throw new Error(`docs/topics.json: ${t.suffix}'s payload: only #/x-topics/<key>`);
+    return `${use(file, X_TOPICS)}_${file}[${q(key)}]`;
+  };
+  const rows = published.map((t) => ({ t, name: level(t), type: payloadType(t) }));
+  const sections = published.filter((t) => t.section && t.retained && oneLevel(t)).map(level);
+  const pages = published.filter((t) => t.section && t.pages && oneLevel(t)).map(level);
+  const inState = published.filter((t) => t.section && t.in_state && oneLevel(t)).map(level);
+  // each topic's filter under a table's root by name; the commands' own (the pages publish it)
+  const filters = Object.fromEntries(
+    [...published, ...topics.filter((t) => t.retained === null && oneLevel(t))].map((t) => [
+      level(t),
+      t.suffix.replace(/<[a-z]+>/g, "+"),
+    ]),
+  );
+  const header = [
     "/* Generated from docs/topics.json by web/gen-types.mjs: do not edit. */",
-    "/** every topic under `<base>/<table>/`, by its suffix (`<id>`, `<name>`: one level) */",
-    `export const TOPICS = ${JSON.stringify(topics.map((t) => t.suffix))} as const;`,
-    "/** the retained topics of one level (`…/state`, `…/odds` …), in the order a page subscribes */",
-    `export const RETAINED = ${JSON.stringify(retained)} as const;`,
-    "/** the retained sections the public pages follow unless a page says otherwise */",
-    `export const PAGE_SECTIONS = ${JSON.stringify(sections)} as const;`,
+    ...[...imports].map(([file, types]) => {
+      const named = [...types].map((n) => (n === X_TOPICS ? `${n} as ${n}_${file}` : n));
+      return `import type { ${named.join(", ")} } from "./${file}";`;
+    }),
+  ];
+  return [
+    ...header,
     "",
-  ].join("\n"),
-);
+    "/** every topic under `<base>/<table>/`, by its suffix (`<id>`, `<name>`: one level) */",
+    `export const TOPICS = ${q(topics.map((t) => t.suffix))} as const;`,
+    "/** the retained topics of one level (`…/state`, `…/odds` …), in the order a page subscribes */",
+    `export const RETAINED = ${q(published.filter((t) => t.retained && oneLevel(t)).map(level))} as const;`,
+    "/** the retained sections the public pages follow unless a page says otherwise */",
+    `export const PAGE_SECTIONS = ${q(pages)} as const;`,
+    "/** the retained parts of the table's state a page may follow (ConnectionOptions.sections) */",
+    `export const SECTIONS = ${q(sections)} as const;`,
+    "export type SectionName = (typeof SECTIONS)[number];",
+    "/** the sections `…/state` carries under the same key: the store sets them from it too */",
+    `export const STATE_SECTIONS = ${q(inState)} as const;`,
+    "",
+    "/** every topic the service publishes, by its name (the first level of its suffix): its",
+    " *  payload's type, from the schema docs/topics.json names */",
+    "export interface Payloads {",
+    ...rows.map(({ t, name, type }) => `  /** \`…/${t.suffix}\` */\n  ${q(name)}: ${type};`),
+    "}",
+    "export type TopicName = keyof Payloads;",
+    "/** the topics the service publishes, in the catalogue's order (a page subscribes in it) */",
+    `export const PUBLISHED: readonly { name: TopicName; retained: boolean }[] = ${q(
+      published.map((t) => ({ name: level(t), retained: t.retained })),
+    )};`,
+    "export function isSection(name: TopicName): name is SectionName {",
+    "  return (SECTIONS as readonly string[]).includes(name);",
+    "}",
+    "/** each topic's filter under a table's root, by name (`<…>`: any one level, `+`) */",
+    `export const TOPIC = ${q(filters)} as const;`,
+    "",
+    "/** the store's sections: the public pages' (null until it comes), the others' when followed */",
+    "export interface Sections {",
+    ...sections.map((s) => `  ${q(s)}${pages.includes(s) ? "" : "?"}: Payloads[${q(s)}] | null;`),
+    "}",
+    "/** what a `…/state` sets besides itself: each section it carries under the same key */",
+    `export function stateSections(whole: Payloads["state"] | null): Pick<Sections, ${inState.map(q).join(" | ")}> {`,
+    `  return { ${inState.map((s) => `${q(s)}: whole?.[${q(s)}] ?? null`).join(", ")} };`,
+    "}",
+    "",
+    "/** where a routed message came from: its table, the value of its `<…>` level (`…/heroes/<id>`;",
+    ' *  "" for a topic without one), and whether it is a retained copy */',
+    "export interface Delivery {",
+    "  table: string;",
+    "  param: string;",
+    "  retained: boolean;",
+    "}",
+    "/** one handler per topic the pages receive, typed by its payload (a JSON topic's is null when",
+    " *  its payload is empty: a retained topic cleared) */",
+    "export interface Router {",
+    ...rows.map(
+      ({ t, name }) =>
+        `  ${q(name)}: (payload: Payloads[${q(name)}]${t.payload === "text" ? "" : " | null"}, at: Delivery) => void;`,
+    ),
+    "}",
+    "/** the sections' handlers, one `handle` for all */",
+    "export function sectionRouter(",
+    "  handle: <K extends SectionName>(name: K, payload: Payloads[K] | null, at: Delivery) => void,",
+    "): Pick<Router, SectionName> {",
+    `  return { ${sections.map((s) => `${q(s)}: (p, at) => handle(${q(s)}, p, at)`).join(", ")} };`,
+    "}",
+    "/** the router's table: each topic's name, its suffix's levels (`<…>`: any one level) and",
+    " *  whether its payload is text rather than JSON */",
+    `export const ROUTES: readonly (readonly [TopicName, readonly string[], boolean])[] = ${q(
+      rows.map(({ t, name }) => [name, t.suffix.split("/"), t.payload === "text"]),
+    )};`,
+    "",
+  ].join("\n");
+}
 console.log(
   `web: types generated from docs/{${Object.keys(NAMES).join(",")}}.schema.json and docs/topics.json`,
 );
+
+// --- the commands: src/generated/commands.ts from docs/commands.schema.json -------------------
+// (kept apart from the schemas and topics above.) One type per command of the vocabulary
+// (`DrawCommand` …: `cmd` and its fields as the engine's command specs publish them), `Command`,
+// their union, and one constructor per command (`draw({ hero, token })`, its fields in the
+// order given), so each gm card builds a typed command: a field renamed in the specs breaks
+// `tsc` at every card that sends it (tests/web/test_web_command_renames.py).
+function commandTypes() {
+  const { oneOf } = JSON.parse(readFileSync(`${DOCS}/commands.schema.json`, "utf8"));
+  const pascal = (name) =>
+    name
+      .split("_")
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join("");
+  const scalar = { string: "string", integer: "number", boolean: "boolean" };
+  const typeOf = (p) => {
+    if ("const" in p) return JSON.stringify(p.const);
+    if (p.enum) return p.enum.map((v) => JSON.stringify(v)).join(" | ");
+    const types = Array.isArray(p.type) ? p.type : [p.type];
+    return types
+      .map((t) => {
+        if (t === "array") {
+          const item = typeOf(p.items ?? {});
+          return item.includes("|") ? `(${item})[]` : `${item}[]`;
+        }
+        if (t === "object") return "Record<string, unknown>";
+        if (!(t in scalar)) throw new Error(`docs/commands.schema.json: no TypeScript for ${t}`);
+        return scalar[t];
+      })
+      .join(" | ");
+  };
+  const out = [
+    "/* Generated from docs/commands.schema.json by web/gen-types.mjs: do not edit. */",
+    "",
+    "/** a command's fields: all but its name */",
+    'export type FieldsOf<C extends { cmd: string }> = Omit<C, "cmd">;',
+  ];
+  for (const c of oneOf) {
+    const required = new Set(c.required ?? []);
+    const doc = (text) => text.replaceAll("*/", "*\\/");
+    out.push(
+      "",
+      `/** ${doc(c.description ?? c.title)} */`,
+      `export type ${pascal(c.title)}Command = {`,
+    );
+    for (const [key, p] of Object.entries(c.properties)) {
+      if (p.description) out.push(`  /** ${doc(p.description)} */`);
+      out.push(`  ${key}${required.has(key) ? "" : "?"}: ${typeOf(p)};`);
+    }
+    out.push("};");
+    // an object literal argument is checked for keys its type lacks (a callback's returned one
+    // is not): a card calls the constructor
+    const optional = [...required].every((k) => k === "cmd");
+    out.push(
+      `/** \`${c.title}\`, its fields in the order given */`,
+      `export function ${c.title}(fields: FieldsOf<${pascal(c.title)}Command>${optional ? " = {}" : ""}): ${pascal(c.title)}Command {`,
+      `  return { cmd: ${JSON.stringify(c.title)}, ...fields };`,
+      "}",
+    );
+  }
+  out.push(
+    "",
+    "/** any command of the vocabulary */",
+    `export type Command =\n${oneOf.map((c) => `  | ${pascal(c.title)}Command`).join("\n")};`,
+    "/** every command's name */",
+    'export type CommandName = Command["cmd"];',
+    "",
+  );
+  writeFileSync("src/generated/commands.ts", out.join("\n"));
+  console.log("web: command types generated from docs/commands.schema.json");
+}
+commandTypes();
+// --- end of the commands --------------------------------------------------------------------

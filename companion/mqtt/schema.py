@@ -17,22 +17,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.mqtt.messages import ErrorMessage, HistoryMessage, InfoMessage, Reply
+from companion.mqtt import messages
+from companion.mqtt.topics import CATALOGUE, Topic
 from engine.contracts.schema import schema_of
 
-#: topic (its last level) → the payload's type; each is docs/<topic>.schema.json
-MESSAGES: dict[str, Any] = {
-    "history": HistoryMessage,
-    "error": ErrorMessage,
-    "reply": Reply,
-    "info": InfoMessage,
-}
-TITLES = {
-    "history": "Rhuna table history (the retained rhuna/<table>/history topic)",
-    "error": "Rhuna table error (one rhuna/<table>/error message)",
-    "reply": "Rhuna table reply (one rhuna/<table>/reply message)",
-    "info": "Rhuna table publisher (the retained rhuna/<table>/info topic)",
-}
+
+def _payload_type(topic: Topic) -> Any:
+    """A titled catalogue entry's payload ``TypedDict``, from companion/mqtt/messages.py."""
+    found = getattr(messages, topic.type or "", None)
+    if found is None or topic.payload != f"{topic.suffix}.schema.json":
+        raise TypeError(
+            f"CATALOGUE's {topic.suffix!r} (companion/mqtt/topics.py) has a title, so its payload"
+            f" must be {topic.suffix}.schema.json and its type a TypedDict of"
+            f" companion/mqtt/messages.py; it says {topic.payload!r} and {topic.type!r}"
+        )
+    return found
+
+
+#: topic (its last level) → the payload's type; each is docs/<topic>.schema.json: the
+#: catalogue's entries that carry a title (companion/mqtt/topics.py, CATALOGUE)
+MESSAGES: dict[str, Any] = {t.suffix: _payload_type(t) for t in CATALOGUE if t.title}
+TITLES: dict[str, str] = {t.suffix: t.title for t in CATALOGUE if t.title}
 
 
 def message_schema(topic: str) -> dict[str, Any]:

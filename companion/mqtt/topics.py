@@ -34,24 +34,72 @@ class Topic:
     #: the public pages (overlay, table display, wall) follow it unless told otherwise
     pages: bool = False
     qos: int = 1
+    #: the payload's type by name, when the payload is a whole schema file: the ``TypedDict`` of
+    #: companion/mqtt/messages.py for the bridge's own messages (those with a ``title``), else
+    #: the root type the pages' generated types give that file (web/gen-types.mjs)
+    type: str | None = None
+    #: the bridge's own messages: the title of docs/<suffix>.schema.json, which
+    #: companion/mqtt/schema.py makes from ``type`` (None: the engine's, or no schema of its own)
+    title: str | None = None
+    #: a part of the table's state a page may follow (ConnectionOptions.sections): the pages'
+    #: store keeps its latest payload
+    section: bool = False
+    #: ``…/state`` carries this section's payload under the same key, so the pages' store sets it
+    #: from a ``…/state`` too (``bags`` is not: ``…/state``'s bags are without their tokens)
+    in_state: bool = False
 
 
 #: every topic of a table, in the order a page subscribes to the retained ones (``…/status``
 #: last: its retained copy closes the table's state). The one catalogue: the builders below
-#: name only these, ``rhuna-table schema --write docs`` writes it to docs/topics.json, and
-#: web/gen-types.mjs makes the pages' section names from that file.
+#: name only these, companion/mqtt/schema.py makes the bridge's messages' schemas from the
+#: ``title``d entries, ``rhuna-table schema --write docs`` writes it to docs/topics.json, and
+#: web/gen-types.mjs makes from that file the pages' topic → payload types, their router and
+#: their store's sections (docs/mqtt.md, "Adding a topic").
 CATALOGUE: tuple[Topic, ...] = (
-    Topic("events", False, "events.schema.json"),
-    Topic("error", False, "error.schema.json"),
-    Topic("reply", False, "reply.schema.json"),
-    Topic("info", True, "info.schema.json"),
-    Topic("vocabulary", True, "commands.schema.json"),
-    Topic("state", True, "state.schema.json"),
+    Topic("events", False, "events.schema.json", type="EventMessage"),
+    Topic(
+        "error",
+        False,
+        "error.schema.json",
+        type="ErrorMessage",
+        title="Rhuna table error (one rhuna/<table>/error message)",
+    ),
+    Topic(
+        "reply",
+        False,
+        "reply.schema.json",
+        type="Reply",
+        title="Rhuna table reply (one rhuna/<table>/reply message)",
+    ),
+    Topic(
+        "info",
+        True,
+        "info.schema.json",
+        type="InfoMessage",
+        title="Rhuna table publisher (the retained rhuna/<table>/info topic)",
+    ),
+    Topic("vocabulary", True, "commands.schema.json", section=True),
+    Topic("state", True, "state.schema.json", type="TableView", section=True),
     *(
-        Topic(name, True, f"state.schema.json#/x-topics/{name}", pages=name != "bags")
+        Topic(
+            name,
+            True,
+            f"state.schema.json#/x-topics/{name}",
+            pages=name != "bags",
+            section=True,
+            in_state=name != "bags",
+        )
         for name in SECTIONS
     ),
-    Topic("history", True, "history.schema.json", pages=True),
+    Topic(
+        "history",
+        True,
+        "history.schema.json",
+        pages=True,
+        type="HistoryMessage",
+        title="Rhuna table history (the retained rhuna/<table>/history topic)",
+        section=True,
+    ),
     Topic("heroes/<id>", True, "state.schema.json#/x-topics/heroes~1<id>"),
     Topic("status", True, "text"),
     Topic("command", None, "commands.schema.json"),
@@ -72,6 +120,9 @@ def catalogue_json() -> dict[str, object]:
                 "qos": t.qos,
                 "payload": t.payload,
                 "pages": t.pages,
+                "type": t.type,
+                "section": t.section,
+                "in_state": t.in_state,
             }
             for t in CATALOGUE
         ],

@@ -9,7 +9,17 @@
  */
 
 import mqtt, { type MqttClient } from "mqtt";
-import type { ErrorMessage, EventMessage, Hero, Reply, SectionName, Status } from "./payloads";
+import {
+  type Delivery,
+  isSection,
+  PUBLISHED,
+  ROUTES,
+  type Router,
+  sectionRouter,
+  TOPIC,
+  type TopicName,
+} from "./generated/topics";
+import type { EventMessage, Reply, SectionName } from "./payloads";
 import { SECTION_NAMES } from "./payloads";
 import type { Store } from "./store";
 
@@ -72,27 +82,49 @@ export class Connection {
     private readonly opts: ConnectionOptions,
   ) {}
 
-  /** The topic filters this connection subscribes to. */
-  filters(): string[] {
-    const root = `${this.opts.base}/${this.opts.table}`;
-    const out: string[] = [];
-    if (this.opts.events ?? true) out.push(`${root}/events`);
-    if (this.opts.errors ?? true) out.push(`${root}/error`);
-    if (this.opts.replies) out.push(`${root}/reply`);
-    // the service's clock (`now`, republished every few seconds): the age of its stamps
-    out.push(`${root}/info`);
-    return [...out, ...this.retainedFilters()];
+  /** Which of the topics that are not sections this connection follows, by name. */
+  private follows(): Record<Exclude<TopicName, SectionName>, boolean> {
+    return {
+      events: this.opts.events ?? true,
+      error: this.opts.errors ?? true,
+      reply: this.opts.replies ?? false,
+      // the service's clock (`now`, republished every few seconds): the age of its stamps
+      info: true,
+      heroes: this.opts.heroes ?? true,
+      status: true,
+    };
   }
 
   /**
-   * The retained topics, `…/status` last: the broker sends a subscription's retained messages
-   * in the order of its filters, so the retained status closes the table's whole state.
+   * The topic filters this connection subscribes to, in the catalogue's order (the streams,
+   * `…/info`, the sections in the page's order, the heroes, `…/status` last: the broker sends a
+   * subscription's retained messages in the order of its filters, so the retained status
+   * closes the table's whole state).
    */
+  filters(): string[] {
+    return this.subscribed().map(([, filter]) => filter);
+  }
+
+  /** The retained topics of `filters()`, `…/status` last. */
   retainedFilters(): string[] {
+    return this.subscribed()
+      .filter(([retained]) => retained)
+      .map(([, filter]) => filter);
+  }
+
+  /** [retained, filter] of every topic followed, in the order of `filters()` */
+  private subscribed(): [boolean, string][] {
     const root = `${this.opts.base}/${this.opts.table}`;
-    const out = (this.opts.sections ?? SECTION_NAMES).map((s) => `${root}/${s}`);
-    if (this.opts.heroes ?? true) out.push(`${root}/heroes/+`);
-    out.push(`${root}/status`);
+    const follows = this.follows();
+    const sections = this.opts.sections ?? SECTION_NAMES;
+    const out: [boolean, string][] = [];
+    let sectionsDone = false;
+    for (const t of PUBLISHED) {
+      if (isSection(t.name)) {
+        if (!sectionsDone) for (const s of sections) out.push([true, `${root}/${TOPIC[s]}`]);
+        sectionsDone = true;
+      } else if (follows[t.name]) out.push([t.retained, `${root}/${TOPIC[t.name]}`]);
+    }
     return out;
   }
 
@@ -128,7 +160,7 @@ export class Connection {
       // the other tables' …/status, in a subscription of its own (an ACL may refuse it): a page
       // whose table never answers can say which tables this broker does have
       if (this.opts.table !== "+")
-        client.subscribe(`${this.opts.base}/+/status`, { qos: 0 }, (err) => {
+        client.subscribe(`${this.opts.base}/+/${TOPIC.status}`, { qos: 0 }, (err) => {
           if (err) console.info(`rhuna: the other tables are not readable here (${err.message})`);
         });
       if (this.opts.uplinks)
@@ -183,7 +215,7 @@ export class Connection {
         resolve(reply);
       });
       const body = JSON.stringify({ ...command, transaction });
-      client.publish(`${this.opts.base}/${table}/command`, body, { qos: 1 }, (err) => {
+      client.publish(`${this.opts.base}/${table}/${TOPIC.command}`, body, { qos: 1 }, (err) => {
         if (!err) return;
         clearTimeout(timer);
         this.waiting.delete(transaction);
@@ -234,44 +266,72 @@ export class Connection {
         this.store.setUplink(what, text === "1");
       return;
     }
-    if (this.opts.table !== "+" && table !== this.opts.table) {
-      if (what === "status" && parts.length === 3 && text) this.store.noteOther(table);
-      return;
-    }
-    if (what === "status") {
-      if (text === "online" || text === "offline") {
-        this.store.setStatus(table, text as Status, retained);
-        if (retained) this.repainting = false;
+    const foreign = this.opts.table !== "+" && table !== this.opts.table;
+    // another table's messages: only its `…/status` (a page whose table never answers says
+    // which tables this broker does have)
+    const router = foreign ? this.others : this.router;
+    const levels = parts.slice(2);
+    const hit = ROUTES.find(
+      ([, pattern]) =>
+        pattern.length === levels.length &&
+        pattern.every((p, i) => p === levels[i] || p.startsWith("<")),
+    );
+    if (!hit) return;
+    const [name, pattern, isText] = hit;
+    // the table's type says each handler's payload: the one cast, from the wire to it
+    const handler = router[name] as ((payload: unknown, at: Delivery) => void) | undefined;
+    if (!handler) return;
+    const param = levels[pattern.findIndex((p) => p.startsWith("<"))] ?? "";
+    let data: unknown = text;
+    if (!isText) {
+      try {
+        data = text === "" ? null : JSON.parse(text);
+      } catch {
+        console.warn(`rhuna: ${topic}: not JSON, ignored`);
+        return;
       }
-      return;
     }
-    let data: unknown;
-    try {
-      data = text === "" ? null : JSON.parse(text);
-    } catch {
-      console.warn(`rhuna: ${topic}: not JSON, ignored`);
-      return;
-    }
-    const sections: readonly string[] = this.opts.sections ?? SECTION_NAMES;
-    if (sections.includes(what) && parts.length === 3) {
-      this.store.setSection(table, what as SectionName, data, retained);
-    } else if (what === "info" && parts.length === 3 && data !== null) {
-      this.store.setInfo(table, (data as { now?: unknown }).now, retained);
-    } else if (what === "heroes" && parts[3] !== undefined) {
-      this.store.setHero(table, parts[3], data as Hero | null, retained);
-    } else if (what === "events" && isEvent(data)) {
-      if (this.store.addEvent(table, data)) this.repaint();
-    } else if (what === "error" && data !== null) {
-      this.store.setError(table, data as ErrorMessage);
-    } else if (what === "reply" && data !== null) {
-      const reply = data as Reply;
+    handler(data, { table, retained, param });
+  }
+
+  /** what another table's messages do */
+  private readonly others: Partial<Router> = {
+    status: (text, at) => {
+      if (text) this.store.noteOther(at.table);
+    },
+  };
+
+  /** what each topic of this connection's table does: one handler per topic (docs/topics.json) */
+  private readonly router: Router = {
+    ...sectionRouter((name, value, at) => {
+      const sections: readonly string[] = this.opts.sections ?? SECTION_NAMES;
+      if (sections.includes(name)) this.store.setSection(at.table, name, value, at.retained);
+    }),
+    status: (text, at) => {
+      if (text === "online" || text === "offline") {
+        this.store.setStatus(at.table, text, at.retained);
+        if (at.retained) this.repainting = false;
+      }
+    },
+    info: (info, at) => {
+      if (info !== null) this.store.setInfo(at.table, info.now, at.retained);
+    },
+    heroes: (hero, at) => this.store.setHero(at.table, at.param, hero, at.retained),
+    events: (event, at) => {
+      if (isEvent(event) && this.store.addEvent(at.table, event)) this.repaint();
+    },
+    error: (error, at) => {
+      if (error !== null) this.store.setError(at.table, error);
+    },
+    reply: (reply) => {
+      if (reply === null) return;
       const done = this.waiting.get(String(reply.transaction));
       if (done) {
         this.waiting.delete(String(reply.transaction));
         done(reply);
       }
-    }
-  }
+    },
+  };
 }
 
 /** The socket `preconnect.ts` opened, if it is still usable and for this URL; else a new one. */

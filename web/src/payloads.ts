@@ -13,7 +13,8 @@ import type { EventMessage as AnyEvent } from "./generated/events";
 import type * as H from "./generated/history";
 import type * as R from "./generated/reply";
 import type * as S from "./generated/state";
-import { PAGE_SECTIONS, type RETAINED } from "./generated/topics";
+import type * as T from "./generated/topics";
+import { PAGE_SECTIONS } from "./generated/topics";
 
 export type Status = "online" | "offline";
 
@@ -80,25 +81,15 @@ export type Recap = H.Recap;
  *  (docs/history.schema.json). */
 export type History = H.HistoryMessage;
 
-/** The retained state topics under `rhuna/<table>/`, by their last topic level. */
-export interface Sections {
-  performance: Performance | null;
-  odds: Odds | null;
-  time: TimeBoard | null;
-  combat: Combat | null;
-  costs: Costs | null;
-  history: History | null;
-  /** `…/bags`, every bag with what is in it now, when the page follows it: the remote */
-  bags?: Record<string, Bag> | null;
-  /** `…/state`, when the page follows it (ConnectionOptions.sections) */
-  state?: TableView | null;
-  /** `…/vocabulary`, the commands' JSON Schema the service takes, when the page follows it */
-  vocabulary?: unknown;
-}
+/** The retained state topics under `rhuna/<table>/`, by their last topic level: the public
+ *  pages' sections (null until it comes), and the others' (`…/bags`, every bag with what is in
+ *  it now: the remote; `…/state`; `…/vocabulary`, the commands' JSON Schema) when a page follows
+ *  them (ConnectionOptions.sections). Generated from the topic catalogue (docs/topics.json). */
+export type Sections = T.Sections;
 
 /** the sections the public pages follow by default: the topic catalogue's (docs/topics.json) */
 export const SECTION_NAMES = PAGE_SECTIONS;
 /** any retained topic of one level but `…/status` and `…/info`: `state` (the whole table in
  *  one message), `bags` (what is in each bag) and `vocabulary` (the commands' JSON Schema) only
- *  for pages that ask for them, the remote */
-export type SectionName = Exclude<(typeof RETAINED)[number], "status" | "info">;
+ *  for pages that ask for them, the remote (the catalogue's `section`s) */
+export type SectionName = T.SectionName;

@@ -7,15 +7,8 @@
  * last message came, and gaps in the events' `seq`. It computes nothing the rules decide.
  */
 
-import type {
-  ErrorMessage,
-  EventMessage,
-  Hero,
-  SectionName,
-  Sections,
-  Status,
-  TableView,
-} from "./payloads";
+import { PAGE_SECTIONS, type Payloads, stateSections } from "./generated/topics";
+import type { ErrorMessage, EventMessage, Hero, SectionName, Sections, Status } from "./payloads";
 
 export type Link = "connecting" | "online" | "offline";
 
@@ -128,14 +121,8 @@ export function emptyTable(id: string): TableRecord {
   return {
     id,
     status: "unknown",
-    sections: {
-      performance: null,
-      odds: null,
-      time: null,
-      combat: null,
-      costs: null,
-      history: null,
-    },
+    // the public pages' sections, null until each comes (the topic catalogue's)
+    sections: Object.fromEntries(PAGE_SECTIONS.map((s) => [s, null])) as unknown as Sections,
     heroes: {},
     events: [],
     lastError: null,
@@ -228,11 +215,17 @@ export class Store {
 
   /**
    * A retained section. `…/state` (the whole table in one message) also sets every section it
-   * holds (all but `history`), in the same snapshot: a page that follows it never paints one state's Performance
+   * holds under the same key (the catalogue's `in_state`: `stateSections`), in the same
+   * snapshot: a page that follows it never paints one state's Performance
    * beside another's odds (the sections' own topics arrive one message at a time, and a
    * pending answer's placeholder must replace the previous state's figures at once).
    */
-  setSection(table: string, name: SectionName, value: unknown, retained = false): void {
+  setSection<K extends SectionName>(
+    table: string,
+    name: K,
+    value: Payloads[K] | null,
+    retained = false,
+  ): void {
     this.update(
       table,
       (t) => {
@@ -240,16 +233,8 @@ export class Store {
           const next = { ...t, sections: { ...t.sections, [name]: value } };
           return { ...next, odds: recordOdds(next) };
         }
-        const whole = (value ?? null) as TableView | null;
-        const sections: Sections = {
-          ...t.sections,
-          state: whole,
-          performance: whole?.performance ?? null,
-          odds: whole?.odds ?? null,
-          time: whole?.time ?? null,
-          combat: whole?.combat ?? null,
-          costs: whole?.costs ?? null,
-        };
+        const whole = (value ?? null) as Payloads["state"] | null;
+        const sections: Sections = { ...t.sections, state: whole, ...stateSections(whole) };
         const stamp = (whole as { changed_at?: unknown } | null)?.changed_at;
         const changedAt = typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
         const next = {

@@ -8,7 +8,10 @@ import re
 
 import pytest
 
-from companion.mqtt.topics import CATALOGUE, SECTIONS, Topics, catalogue_json
+from companion.mqtt import messages
+from companion.mqtt.schema import MESSAGES, TITLES, _payload_type
+from companion.mqtt.topics import CATALOGUE, SECTIONS, Topic, Topics, catalogue_json
+from engine.contracts import view
 from tests.harness import ROOT
 
 DOCS = ROOT / "docs"
@@ -44,3 +47,24 @@ def test_the_pages_section_names_are_the_catalogue_s():
     pages = json.loads(re.search(r"PAGE_SECTIONS = (\[.*?\]) as const", text)[1])
     assert pages == [c.suffix for c in CATALOGUE if c.retained and c.pages and "/" not in c.suffix]
     assert "bags" not in pages and "history" in pages  # the remote alone follows the bags
+
+
+def test_the_bridge_s_message_schemas_come_from_the_catalogue():
+    """issue 40 item 3: companion/mqtt/schema.py keeps no list of its own: each titled entry
+    names its payload's TypedDict (companion/mqtt/messages.py) and its schema's title; every
+    type an entry names is a real one (the bridge's messages, or the engine's view)."""
+    titled = [t for t in CATALOGUE if t.title]
+    assert {t.suffix: getattr(messages, t.type or "") for t in titled} == MESSAGES
+    assert {t.suffix: t.title for t in titled} == TITLES
+    assert sorted(MESSAGES) == ["error", "history", "info", "reply"]
+    for t in CATALOGUE:
+        if t.type:
+            assert hasattr(messages, t.type) or hasattr(view, t.type), t
+    assert [t.suffix for t in CATALOGUE if t.in_state] == [s for s in SECTIONS if s != "bags"]
+    assert all(t.section for t in CATALOGUE if t.in_state or t.pages)
+
+
+def test_a_titled_entry_whose_type_is_no_message_is_refused_by_name():
+    odd = Topic("odd", False, "odd.schema.json", type="OddMessage", title="Rhuna table odd")
+    with pytest.raises(TypeError, match=r"CATALOGUE's 'odd' .*'OddMessage'"):
+        _payload_type(odd)

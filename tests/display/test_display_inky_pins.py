@@ -24,7 +24,7 @@ from display.drivers import DriverUnavailable, open_panel
 from display.drivers.base import Panel
 from display.panels import panel_spec
 from display.worker import DisplayWorker
-from tests.harness import missing_real_part
+from tests.harness import WAIT, missing_real_part
 
 
 class Lines:
@@ -137,10 +137,10 @@ def test_the_worker_survives_a_systemexit_from_a_driver_counts_and_logs_it(caplo
     worker.start()
     with caplog.at_level(logging.ERROR, logger="rhuna.display"):
         worker.submit(1)
-        assert worker.wait_idle(5)
+        assert worker.wait_idle(WAIT)
         assert worker.running, "the display thread died"
         worker.submit(0)
-        assert worker.wait_idle(5)
+        assert worker.wait_idle(WAIT)
     worker.stop()
     assert panel.shown == 2
     assert worker.stats.errors == 1 and worker.stats.refreshes == 1

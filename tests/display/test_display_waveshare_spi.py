@@ -29,6 +29,7 @@ from PIL import Image
 
 from display.drivers import open_panel
 from display.worker import DisplayWorker
+from tests.harness import WAIT
 
 EPDCONFIG = """
 import os
@@ -224,7 +225,7 @@ def test_a_hundred_updates_hold_one_spi_descriptor_and_never_cut_the_power(epape
     counts = []
     for n in range(100):
         worker.submit(n)
-        assert worker.wait_idle(5)
+        assert worker.wait_idle(WAIT)
         counts.append(open_descriptors(epaper))
     assert worker.stats.refreshes == 100 and worker.stats.full >= 20
     assert max(counts) == 1, f"descriptors leaked: {counts[:12]} …"

@@ -6,14 +6,26 @@
  * Schemas arrive (issue 18) the payload types change and this file is what `tsc` points at.
  */
 
-import type { AnswerStatus, Contribution, EventMessage, Hero, OddsGroup } from "./payloads";
+import type {
+  AnswerStatus,
+  Contribution,
+  DrawnToken,
+  EventMessage,
+  Hero,
+  OddsGroup,
+} from "./payloads";
 import { oddsKey, type Snapshot, type TableRecord } from "./store";
+
+/** A token's kind: the contract's closed list (engine/contracts/terms.py, TokenKindName), a
+ *  union from docs/state.schema.json's enum, so a new kind is a `tsc` error in each reader
+ *  that must learn it (tokenart.ts). */
+export type TokenKind = DrawnToken["kind"];
 
 export interface TokenView {
   id: string;
   name: string;
-  /** ember, potential, weight, strain, favor, time, weather (its art) */
-  kind: string;
+  /** ember, potential, weight, strain, favor, time, weather, temporary (its art) */
+  kind: TokenKind;
   /** an Ember's Shade, a Favor token's relation (its colour) */
   shade: string | null;
   weight: number | null;
@@ -284,16 +296,6 @@ function restText(
   return `${cap(r.kind)} Rest · Minor draws ${r.minor_draws} · Full Rest at ${r.full_rest_at}${who ? ` · ${who}` : ""}`;
 }
 
-function promptText(p: unknown): string {
-  if (typeof p === "string") return p;
-  if (p && typeof p === "object") {
-    const o = p as Record<string, unknown>;
-    for (const k of ["text", "message", "prompt"])
-      if (typeof o[k] === "string") return o[k] as string;
-  }
-  return JSON.stringify(p);
-}
-
 /** `reader`: whose Time Board prompts it lists (by each prompt's audience). */
 export function time(t: TableRecord, reader: Reader = "public"): TimeView | null {
   const tb = t.sections.time;
@@ -304,7 +306,7 @@ export function time(t: TableRecord, reader: Reader = "public"): TimeView | null
     due: cap(tb.due),
     weather: tb.weather ? tb.weather.name : null,
     rest: tb.rest ? restText(t, tb.rest) : null,
-    prompts: tb.prompts.filter((p) => readable(p.audience, reader)).map(promptText),
+    prompts: tb.prompts.filter((p) => readable(p.audience, reader)).map((p) => p.text),
   };
 }
 
@@ -454,7 +456,12 @@ export function recentError(t: TableRecord, now: number): string | null {
 /** The narration to announce through the aria-live region for an event, or null (also when
  *  `reader` may not read it). */
 export function announcement(e: EventMessage, reader: Reader = "public"): string | null {
-  const spoken = new Set(["token_drawn", "token_replaced", "favor_called", "performance_resolved"]);
+  const spoken = new Set<EventMessage["type"]>([
+    "token_drawn",
+    "token_replaced",
+    "favor_called",
+    "performance_resolved",
+  ]);
   return spoken.has(e.type) && readable(e.audience, reader) ? e.text.trim() : null;
 }
 

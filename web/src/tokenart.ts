@@ -4,7 +4,11 @@
  * drawing from the service's `kind` and `shade`; decorative (the name and value are text).
  */
 
+import type { TokenKind } from "./model";
+
 const NS = "http://www.w3.org/2000/svg";
+/** a plain disc: the shape of a kind with none of its own */
+const DISC = '<circle cx="24" cy="24" r="19"/>';
 
 /** An Ember's Shade, a Favor token's relation → its colour. */
 const SHADE_COLOUR: Record<string, string> = {
@@ -16,7 +20,8 @@ const SHADE_COLOUR: Record<string, string> = {
   xantyr: "#ffd24d",
 };
 
-const KIND_COLOUR: Record<string, string> = {
+/** Every kind (a new one is a `tsc` error here until it has its colour and shape). */
+const KIND_COLOUR: Record<TokenKind, string> = {
   ember: "#ff9a3c",
   potential: "#b48cff",
   weight: "#9aa0aa",
@@ -28,7 +33,7 @@ const KIND_COLOUR: Record<string, string> = {
 };
 
 /** The shape of each kind, in a 48×48 box, drawn with `currentColor`. */
-const SHAPES: Record<string, string> = {
+const SHAPES: Record<TokenKind, string> = {
   // a flame
   ember:
     '<path d="M24 4c3 9 12 13 12 25a12 12 0 0 1-24 0c0-6 3-9 6-13 0 5 2 8 5 8-2-7 0-14 1-20z"/>',
@@ -47,18 +52,21 @@ const SHAPES: Record<string, string> = {
   // a cloud with rain
   weather:
     '<path d="M14 30a9 9 0 0 1 1-18 12 12 0 0 1 22 3 8 8 0 0 1-1 15z"/><path d="M16 36l-3 7M25 36l-3 7M34 36l-3 7" stroke="currentColor" stroke-width="3" stroke-linecap="round"/>',
+  // Purity, Link, RESTORE, VIGOR (T12): a disc
+  temporary: DISC,
 };
 
 /** The art of a token: an `<svg>` coloured by its Shade (an Ember, a Favor) or its kind. */
-export function tokenArt(kind: string, shade: string | null): SVGSVGElement {
+export function tokenArt(kind: TokenKind, shade: string | null): SVGSVGElement {
   const svg = document.createElementNS(NS, "svg");
   svg.setAttribute("viewBox", "0 0 48 48");
   svg.setAttribute("class", `token-art art-${kind}`);
   svg.setAttribute("aria-hidden", "true");
   svg.setAttribute("focusable", "false");
+  // a kind this page was built without (a newer service): the gold of a token, a disc
   const colour = (shade && SHADE_COLOUR[shade]) || KIND_COLOUR[kind] || "#e8b64c";
   svg.style.color = colour;
   svg.setAttribute("fill", "currentColor");
-  svg.innerHTML = SHAPES[kind] ?? '<circle cx="24" cy="24" r="19"/>';
+  svg.innerHTML = SHAPES[kind] ?? DISC;
   return svg;
 }

@@ -260,12 +260,15 @@ def test_a_cancelled_command_is_dropped_without_disturbing_the_link(emu, events)
         r.ping(b"late").cancel()
         emu.go_silent()  # one cancelled at once: before or after it went out, either is fine
         r.ping(b"never").cancel()
-        wait_until(lambda: r.stats.lost == 1, "the silent hub declared lost")
+        wait_until(lambda: r.stats.lost >= 1, "the silent hub declared lost")
         emu.resume()
         assert r.wait_online(WAIT)
         r.command_timeout = WAIT  # 0.2 s was for the lost PONG; this one must not time out
         assert r.ping(b"again").result(WAIT) == p.ACK_OK
-        assert r.stats.unexpected_errors == 0 and r.stats.connects == 2
+        # no reconnect but after a loss: the lost_after this test needs (three 250 ms
+        # heartbeats) may also find a hub whose thread a loaded machine kept from a core, and
+        # that is one more loss and its reconnect, not a trip over a cancelled command
+        assert r.stats.unexpected_errors == 0 and 2 <= r.stats.connects <= r.stats.lost + 1
 
 
 def test_a_hub_without_a_buzzer_says_so(events):

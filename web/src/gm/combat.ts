@@ -6,11 +6,13 @@
  */
 
 import { h } from "../dom";
+import * as commands from "../generated/commands";
 import { FormError } from "./forms";
 import {
   type Builder,
   type Ctx,
   card,
+  chosen,
   commandForm,
   gate,
   recall,
@@ -75,12 +77,10 @@ function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
             if (d) initiative[r.id] = d;
             else rolled = true;
           }
-          return {
-            cmd: "start_combat",
-            combatants: chosen.map((r) => r.id),
-            ...(Object.keys(initiative).length ? { initiative } : {}),
-            ...(rolled ? { seed: seed() } : {}),
-          };
+          const cmd = commands.start_combat({ combatants: chosen.map((r) => r.id) });
+          if (Object.keys(initiative).length) cmd.initiative = initiative;
+          if (rolled) cmd.seed = seed();
+          return cmd;
         }),
         v.refusal(t, "start_combat"),
       ),
@@ -162,13 +162,13 @@ function actCard(
       gate(
         sender(ctx, key, `Act: ${who.name}`, () => {
           const a = action.value;
-          const cmd: Record<string, unknown> = { cmd: "act", combatant: who.id, action: a };
+          const cmd = commands.act({ combatant: who.id, action: chosen(action) });
           if (arity(a)?.target) cmd.target = target.value;
           if (arity(a)?.rolls) {
-            if (defense.value) cmd.defense = defense.value;
+            if (defense.value) cmd.defense = chosen(defense);
             let missing = false;
-            for (const [name, input] of Object.entries(inputs)) {
-              const d = dice(input.value, name);
+            for (const name of Object.keys(inputs) as (keyof typeof inputs)[]) {
+              const d = dice(inputs[name].value, name);
               if (d) cmd[name] = d;
               else missing = true;
             }
@@ -194,7 +194,7 @@ function tools(ctx: Ctx): HTMLElement {
     "remove_combat_condition",
     "adjust_renown",
     "target_leaves_sight",
-  ]) {
+  ] as const) {
     box.append(h("h4", {}, name.replace(/_/g, " ")), commandForm(ctx, name, `tool-${name}`));
   }
   return box;
@@ -242,11 +242,12 @@ export const buildCombat: Builder = (t, ctx) => {
             row(
               h("span", { class: "who" }, c.name),
               gate(
-                sender(ctx, "join", `${c.name} joins`, () => ({
-                  cmd: "join_combat",
-                  combatant: c.id,
-                  seed: seed(),
-                })),
+                sender(ctx, "join", `${c.name} joins`, () =>
+                  commands.join_combat({
+                    combatant: c.id,
+                    seed: seed(),
+                  }),
+                ),
                 v.refusal(t, "join_combat", { combatant: c.id }),
               ),
             ),
@@ -261,7 +262,7 @@ export const buildCombat: Builder = (t, ctx) => {
         "End",
         row(
           gate(
-            sender(ctx, "end", "End the fight", () => ({ cmd: "end_combat" })),
+            sender(ctx, "end", "End the fight", () => commands.end_combat()),
             v.refusal(t, "end_combat"),
           ),
         ),

@@ -11,6 +11,7 @@
 
 import { h } from "../dom";
 import type { CommandSpec, FieldSpec } from "./schema";
+import type { FormCommand } from "./send";
 
 /** Names a field can offer, by field name: (value, label) pairs from the published state. */
 export type Choices = Record<string, readonly (readonly [string, string])[]>;
@@ -161,7 +162,7 @@ function named(box: HTMLElement, name: string): HTMLInputElement | null {
 }
 
 /** The command the form says, or a FormError naming the field (nothing is sent then). */
-export function readFields(spec: CommandSpec, box: HTMLElement): Record<string, unknown> {
+export function readFields(spec: CommandSpec, box: HTMLElement): FormCommand {
   const out: Record<string, unknown> = {
     cmd: spec.name,
     ...JSON.parse(box.dataset.hidden ?? "{}"),
@@ -186,7 +187,7 @@ export function readFields(spec: CommandSpec, box: HTMLElement): Record<string, 
     }
     out[f.name] = parse(f, raw, el.dataset.type ?? f.type);
   }
-  return out;
+  return out as FormCommand;
 }
 
 function parse(f: FieldSpec, raw: string, kind: string): unknown {

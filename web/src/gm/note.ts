@@ -5,7 +5,8 @@
  */
 
 import { h } from "../dom";
-import { type Ctx, card, remember, row, sender } from "./ui";
+import * as commands from "../generated/commands";
+import { type Ctx, card, chosen, remember, row, sender } from "./ui";
 
 /** the longest note: every string's bound, `limits.string_length` (docs/rules.md, I-T13) */
 const LONGEST = 200;
@@ -35,7 +36,7 @@ export function noteCard(ctx: Ctx): HTMLElement {
   const send = sender(ctx, key, "Keep the note", () => {
     const words = text.value.trim();
     if (!words) throw new Error("note: write its words first (I-T13)");
-    return { cmd: "note", text: words, audience: audience.value };
+    return commands.note({ text: words, audience: chosen(audience) });
   });
   send.dataset.send = "note";
   const el = card("A note for the night (I-T13)", text, row(audience, send), ctx.outlets.get(key));

@@ -5,12 +5,14 @@
  */
 
 import { h } from "../dom";
+import * as commands from "../generated/commands";
 import type { Contribution } from "../payloads";
 import type { TableRecord } from "../store";
 import {
   type Builder,
   type Ctx,
   card,
+  chosen,
   commandForm,
   gate,
   keep,
@@ -64,11 +66,12 @@ function begin(t: TableRecord, ctx: Ctx): HTMLElement {
     row(
       weight,
       gate(
-        sender(ctx, "begin", "Begin", () => ({
-          cmd: "begin_performance",
-          difficulty,
-          weight: weight.value,
-        })),
+        sender(ctx, "begin", "Begin", () =>
+          commands.begin_performance({
+            difficulty,
+            weight: chosen(weight),
+          }),
+        ),
         v.refusal(t, "begin_performance"),
       ),
     ),
@@ -105,14 +108,16 @@ function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): 
     row(
       h("label", { class: "check" }, exert, " Exert"),
       gate(
-        sender(ctx, key, `Declare ${hero.name}`, () => ({
-          cmd: "declare",
-          hero: hero.id,
-          shade: shade.value,
-          capability: capability.value,
-          action: action.value,
-          ...(exert.checked ? { exert: true } : {}),
-        })),
+        sender(ctx, key, `Declare ${hero.name}`, () => {
+          const cmd = commands.declare({
+            hero: hero.id,
+            shade: chosen(shade),
+            capability: capability.value,
+            action: chosen(action),
+          });
+          if (exert.checked) cmd.exert = true;
+          return cmd;
+        }),
         v.refusal(t, "declare", { hero: hero.id }),
       ),
     ),
@@ -144,7 +149,7 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
     ctx,
     key,
     bag?.tokens ?? [],
-    (id) => ({ cmd: "draw", hero: c.hero, token: id }),
+    (id) => commands.draw({ hero: c.hero, token: id }),
     (name) => short(name, c.name),
     "data-token",
     drawRefused,
@@ -161,11 +166,11 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
     drawn,
     row(
       gate(
-        sender(ctx, key, "Draw at random", () => ({ cmd: "draw", hero: c.hero, seed: seed() })),
+        sender(ctx, key, "Draw at random", () => commands.draw({ hero: c.hero, seed: seed() })),
         drawRefused,
       ),
       gate(
-        sender(ctx, key, "Call Favor", () => ({ cmd: "call_favor", hero: c.hero, seed: seed() })),
+        sender(ctx, key, "Call Favor", () => commands.call_favor({ hero: c.hero, seed: seed() })),
         favorRefused,
       ),
     ),
@@ -173,12 +178,13 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
       ? row(
           replace,
           gate(
-            sender(ctx, key, "Redraw", () => ({
-              cmd: "redraw",
-              hero: c.hero,
-              replace: replace.value,
-              seed: seed(),
-            })),
+            sender(ctx, key, "Redraw", () =>
+              commands.redraw({
+                hero: c.hero,
+                replace: replace.value,
+                seed: seed(),
+              }),
+            ),
             redrawRefused,
           ),
         )
@@ -192,7 +198,7 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
             ctx,
             key,
             bag?.tokens ?? [],
-            (id) => ({ cmd: "redraw", hero: c.hero, replace: replace.value, token: id }),
+            (id) => commands.redraw({ hero: c.hero, replace: replace.value, token: id }),
             (name) => short(name, c.name),
             "data-replacement",
             redrawRefused,
@@ -214,7 +220,7 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
         ctx,
         key,
         v.bag(t, "favor")?.tokens ?? [],
-        (id) => ({ cmd: "call_favor", hero: c.hero, token: id }),
+        (id) => commands.call_favor({ hero: c.hero, token: id }),
         (name) => name,
         "data-favor",
         favorRefused,
@@ -255,15 +261,15 @@ export const buildPerformance: Builder = (t, ctx) => {
       "This Performance",
       row(
         gate(
-          sender(ctx, "perf", "Resolve", () => ({ cmd: "resolve" })),
+          sender(ctx, "perf", "Resolve", () => commands.resolve()),
           v.refusal(t, "resolve"),
         ),
         gate(
-          sender(ctx, "perf", "Reset", () => ({ cmd: "reset" })),
+          sender(ctx, "perf", "Reset", () => commands.reset()),
           v.refusal(t, "reset"),
         ),
         gate(
-          sender(ctx, "perf", "Cancel", () => ({ cmd: "cancel_performance" })),
+          sender(ctx, "perf", "Cancel", () => commands.cancel_performance()),
           v.refusal(t, "cancel_performance"),
         ),
       ),

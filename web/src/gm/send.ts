@@ -9,6 +9,7 @@
 
 import type { Connection } from "../connection";
 import { h } from "../dom";
+import type { Command } from "../generated/commands";
 import type { ReplyError, ReplyOk } from "../payloads";
 
 export type Outcome =
@@ -50,10 +51,15 @@ function show(out: HTMLElement, outcome: Outcome | "pending", what: string): voi
   }
 }
 
+declare const formed: unique symbol;
+/** A command a generated form read from its fields (forms.ts, readFields): any command of the
+ *  schema, so tsc cannot know its shape (the service checks it). A card builds a `Command`. */
+export type FormCommand = Record<string, unknown> & { cmd: string; readonly [formed]: true };
+
 /** Send `command`, disabling `buttons` until the reply, and show the outcome in `out`. */
 export async function send(
   connection: Connection,
-  command: Record<string, unknown>,
+  command: Command | FormCommand,
   out: HTMLElement,
   buttons: readonly HTMLButtonElement[] = [],
 ): Promise<Outcome> {

@@ -5,6 +5,7 @@
  */
 
 import { h } from "../dom";
+import * as commands from "../generated/commands";
 import type { TableRecord } from "../store";
 import { noteCard } from "./note";
 import {
@@ -27,13 +28,17 @@ function weatherButtons(
   cmd: "draw_weather" | "start_session",
 ) {
   const refused = v.refusal(t, cmd);
+  const draw = (bag: "overworld" | "underworld") =>
+    cmd === "draw_weather"
+      ? commands.draw_weather({ bag, seed: seed() })
+      : commands.start_session({ bag, seed: seed() });
   return row(
     gate(
-      sender(ctx, key, "Overworld", () => ({ cmd, bag: "overworld", seed: seed() })),
+      sender(ctx, key, "Overworld", () => draw("overworld")),
       refused,
     ),
     gate(
-      sender(ctx, key, "Underworld", () => ({ cmd, bag: "underworld", seed: seed() })),
+      sender(ctx, key, "Underworld", () => draw("underworld")),
       refused,
     ),
   );
@@ -50,16 +55,18 @@ function fullRestChoices(t: TableRecord, ctx: Ctx, key: string): HTMLElement {
     box.append(
       row(
         h("span", { class: "who" }, name),
-        sender(ctx, key, "all Fatigue", () => ({
-          cmd: "choose_full_rest",
-          hero: id,
-          choice: "fatigue",
-        })),
-        sender(ctx, key, "1 Strain", () => ({
-          cmd: "choose_full_rest",
-          hero: id,
-          choice: "strain",
-        })),
+        sender(ctx, key, "all Fatigue", () =>
+          commands.choose_full_rest({
+            hero: id,
+            choice: "fatigue",
+          }),
+        ),
+        sender(ctx, key, "1 Strain", () =>
+          commands.choose_full_rest({
+            hero: id,
+            choice: "strain",
+          }),
+        ),
       ),
     );
   }
@@ -72,18 +79,19 @@ function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {
   if (p.kind === "interrupt") {
     answers.push(
       row(
-        sender(ctx, key, "It interrupts the Rest", () => ({
-          cmd: "answer_interruption",
-          interrupts: true,
-        })),
-        sender(ctx, key, "It does not", () => ({ cmd: "answer_interruption", interrupts: false })),
+        sender(ctx, key, "It interrupts the Rest", () =>
+          commands.answer_interruption({
+            interrupts: true,
+          }),
+        ),
+        sender(ctx, key, "It does not", () => commands.answer_interruption({ interrupts: false })),
       ),
     );
   } else {
     if (p.kind === "full_rest") answers.push(fullRestChoices(t, ctx, key));
     if (p.kind === "weather") answers.push(weatherButtons(t, ctx, key, "draw_weather"));
     answers.push(
-      row(sender(ctx, key, "Done", () => ({ cmd: "acknowledge_prompt", prompt: p.id }))),
+      row(sender(ctx, key, "Done", () => commands.acknowledge_prompt({ prompt: p.id }))),
     );
   }
   const el = card(
@@ -124,11 +132,11 @@ export const buildTime: Builder = (t, ctx) => {
         h("p", { class: "hint" }, `${pending.size} · ${pending.face}`),
         row(
           gate(
-            sender(ctx, "time", "Resolve", () => ({ cmd: "resolve_time" })),
+            sender(ctx, "time", "Resolve", () => commands.resolve_time()),
             v.refusal(t, "resolve_time"),
           ),
           gate(
-            sender(ctx, "time", "Cancel the draw", () => ({ cmd: "cancel_time_draw" })),
+            sender(ctx, "time", "Cancel the draw", () => commands.cancel_time_draw()),
             v.refusal(t, "cancel_time_draw"),
           ),
         ),
@@ -142,7 +150,7 @@ export const buildTime: Builder = (t, ctx) => {
       ctx,
       "time",
       bag?.tokens ?? [],
-      (id) => ({ cmd: "draw_time", token: id }),
+      (id) => commands.draw_time({ token: id }),
       (n) => n,
       "data-token",
       drawRefused,
@@ -152,10 +160,11 @@ export const buildTime: Builder = (t, ctx) => {
         `Draw ${b.due === "major" ? "a Major" : "a Minor"} Time token`,
         row(
           gate(
-            sender(ctx, "time", "Draw (the service draws)", () => ({
-              cmd: "draw_time",
-              seed: seed(),
-            })),
+            sender(ctx, "time", "Draw (the service draws)", () =>
+              commands.draw_time({
+                seed: seed(),
+              }),
+            ),
             drawRefused,
           ),
         ),
@@ -185,7 +194,7 @@ export const buildTime: Builder = (t, ctx) => {
         fullRestChoices(t, ctx, "rest"),
         row(
           gate(
-            sender(ctx, "rest", "End the Rest", () => ({ cmd: "end_rest" })),
+            sender(ctx, "rest", "End the Rest", () => commands.end_rest()),
             v.refusal(t, "end_rest"),
           ),
         ),
@@ -198,11 +207,11 @@ export const buildTime: Builder = (t, ctx) => {
         "Rest (T7, T8)",
         row(
           gate(
-            sender(ctx, "rest", "Safe Rest", () => ({ cmd: "begin_rest", kind: "safe" })),
+            sender(ctx, "rest", "Safe Rest", () => commands.begin_rest({ kind: "safe" })),
             v.refusal(t, "begin_rest"),
           ),
           gate(
-            sender(ctx, "rest", "Unsafe Rest", () => ({ cmd: "begin_rest", kind: "unsafe" })),
+            sender(ctx, "rest", "Unsafe Rest", () => commands.begin_rest({ kind: "unsafe" })),
             v.refusal(t, "begin_rest"),
           ),
         ),

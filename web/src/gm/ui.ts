@@ -5,11 +5,12 @@
 
 import type { Connection } from "../connection";
 import { h } from "../dom";
+import type { Command, CommandName, FieldsOf } from "../generated/commands";
 import type { Refusal } from "../payloads";
 import type { TableRecord } from "../store";
 import { type Choices, FormError, fieldsFor, readFields } from "./forms";
 import { spec } from "./schema";
-import { outlet, send } from "./send";
+import { type FormCommand, outlet, send } from "./send";
 
 /**
  * Which part of the published state a reply belongs to, by the outlet's key: the Performance
@@ -171,17 +172,35 @@ export function seed(): number {
   return (a[0] ?? 0) % 2_147_483_647;
 }
 
-/** A button that sends `command()` and shows the reply in the outlet `key`. */
+/** A select's value as its command field's type: the select offers the field's enum (the
+ *  service refuses any other value, naming the field). */
+export function chosen<T extends string>(select: HTMLSelectElement): T {
+  return select.value as T;
+}
+
+/** A button that sends `command()` (a command the card builds, typed by the vocabulary's
+ *  schema: generated/commands.ts) and shows the reply in the outlet `key`. */
 export function sender(
   ctx: Ctx,
   key: string,
   label: string,
-  command: () => Record<string, unknown> | null,
+  command: () => Command | null,
+  attrs: Record<string, string> = {},
+): HTMLButtonElement {
+  return button(ctx, key, label, command, attrs);
+}
+
+/** `sender`'s button, also for a generated form's command (`commandForm`). */
+function button(
+  ctx: Ctx,
+  key: string,
+  label: string,
+  command: () => Command | FormCommand | null,
   attrs: Record<string, string> = {},
 ): HTMLButtonElement {
   const b = h("button", { type: "button", class: "btn", ...attrs }, label) as HTMLButtonElement;
   b.addEventListener("click", () => {
-    let cmd: Record<string, unknown> | null;
+    let cmd: Command | FormCommand | null;
     try {
       cmd = command();
     } catch (e) {
@@ -236,12 +255,12 @@ export function gate<T extends HTMLButtonElement>(b: T, refused: Refusal | null)
  * A generated form for command `name` (schema.ts + forms.ts) with some fields preset; its own
  * Send button and reply outlet. This is how every hand-made panel reaches the rarer commands.
  */
-export function commandForm(
+export function commandForm<N extends CommandName>(
   ctx: Ctx,
-  name: string,
+  name: N,
   key: string,
-  preset: Record<string, unknown> = {},
-  shown: readonly string[] | null = null,
+  preset: Partial<FieldsOf<Extract<Command, { cmd: N }>>> = {},
+  shown: readonly (keyof FieldsOf<Extract<Command, { cmd: N }>> & string)[] | null = null,
   label = "Send",
 ): HTMLElement {
   const s = spec(name);
@@ -251,7 +270,7 @@ export function commandForm(
   )) {
     remember(el, `${key}/${el.name || `${el.dataset.of}=${el.value}`}`);
   }
-  const b = sender(ctx, key, label, () => {
+  const b = button(ctx, key, label, () => {
     try {
       return readFields(s, fields);
     } catch (e) {
@@ -349,7 +368,7 @@ export function tokenPicks(
   ctx: Ctx,
   key: string,
   tokens: readonly { id: string; name: string }[],
-  command: (id: string) => Record<string, unknown>,
+  command: (id: string) => Command,
   label: (name: string) => string = (n) => n,
   attr = "data-token",
   refused: Refusal | null = null,

@@ -10,6 +10,7 @@
 
 import { boot, renderStatus } from "../app";
 import { byId, h } from "../dom";
+import * as commands from "../generated/commands";
 import { buildCombat } from "../gm/combat";
 import { buildPerformance } from "../gm/performance";
 import { COMMANDS, source, useVocabulary } from "../gm/schema";
@@ -67,7 +68,8 @@ function showCommand(): void {
   box.replaceChildren(
     h("p", { class: "hint" }, c.description),
     h("p", { class: "rules" }, c.rules.length ? `Rules: ${c.rules.join(", ")}` : ""),
-    commandForm(ctx, c.name, `all-${c.name}`),
+    // any command of the vocabulary, the service's too (one the page was built without)
+    commandForm(ctx, c.name as commands.CommandName, `all-${c.name}`),
   );
 }
 picker.addEventListener("change", showCommand);
@@ -88,7 +90,7 @@ function renderUndo(t: TableRecord | undefined): void {
   const key = `${n}|${label}`;
   if (slot.dataset.key === key || !ctx) return;
   slot.dataset.key = key;
-  const b = sender(ctx, "undo", label, () => ({ cmd: "undo" }), { id: "undo" });
+  const b = sender(ctx, "undo", label, () => commands.undo(), { id: "undo" });
   b.disabled = n === 0 || loading;
   b.title = loading
     ? "the table's state is still arriving"

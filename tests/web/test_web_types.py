@@ -88,6 +88,10 @@ def test_a_topic_renamed_in_the_catalogue_breaks_the_pages_that_follow_it(tmp_pa
     assert result.returncode != 0
     assert "Type '\"bags\"' is not assignable" in result.stdout, result.stdout
     assert "src/pages/gm.ts" in result.stdout
+    # issue 40 item 3: the renamed topic is the one the router and the store's sections know
+    generated = (tmp_path / "web" / "src" / "generated" / "topics.ts").read_text()
+    assert '["contents",["contents"],false]' in generated and '"bags":' not in generated
+    assert '"contents"?: Payloads["contents"] | null;' in generated
 
 
 def _with_topic(topics, entry, before="heroes/<id>"):

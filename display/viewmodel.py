@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
+from engine.contracts.terms import AdviceActionName
 from engine.contracts.view import (
     CombatView,
     ContributionView,
@@ -247,14 +248,20 @@ def advice_texts(group: OddsGroup) -> list[str]:
     return out
 
 
-_ACTION_WORD = {
-    "redraw": "Redraw",
-    "call_favor": "Favor",
-    "favor": "Favor",
-    "exert": "Exert",
-    "draw": "Draw",
-    "resolve": "Resolve",
-}
+def _action_word(action: AdviceActionName) -> str:
+    """An advised move's word on a strip panel; every move the odds advise (a new one is a
+    mypy error at assert_never until it has its word)."""
+    match action:
+        case "redraw":
+            return "Redraw"
+        case "call_favor":
+            return "Favor"
+        case "draw":
+            return "Draw"
+        case "resolve":
+            return "Resolve"
+        case _:
+            assert_never(action)
 
 
 def short_advice(group: OddsGroup) -> list[str]:
@@ -264,7 +271,8 @@ def short_advice(group: OddsGroup) -> list[str]:
         if not isinstance(a, Mapping):
             continue
         text = str(a.get("text") or "")
-        word = _ACTION_WORD.get(str(a.get("action") or ""), text.split(" ")[0] if text else "")
+        action = a.get("action")
+        word = _action_word(action) if action else (text.split(" ")[0] if text else "")
         value = a.get("best_play")
         target = percent(value["percent"]) if isinstance(value, Mapping) else ""
         if not target and "→" in text:

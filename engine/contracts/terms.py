@@ -38,3 +38,6 @@ RestKindName = Literal["safe", "unsafe"]
 RoleName = Literal["resting", "watch"]
 #: the five combat actions (C1, engine.combat.state.ActionKind)
 CombatActionName = Literal["aim", "attack", "dash", "guard", "move"]
+#: a move the odds advise (P11, P18; engine.performance.combinatorics.MoveValue), in the order
+#: a tie prefers them
+AdviceActionName = Literal["draw", "resolve", "redraw", "call_favor"]

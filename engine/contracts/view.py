@@ -12,6 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from engine.contracts.events import Audience
 from engine.contracts.terms import (
     ActionName,
+    AdviceActionName,
     BandName,
     CombatActionName,
     MomentName,
@@ -174,8 +175,8 @@ class Percent(TypedDict):
 class Advice(TypedDict):
     """One move open now, valued with best play after it (P11, P18, I-P18a)."""
 
-    #: "draw" | "redraw" | "call_favor" | "resolve"
-    action: str
+    #: what the move is (AdviceActionName)
+    action: AdviceActionName
     hero: str | None
     #: the drawn token a Redraw replaces
     token: str | None

@@ -37,6 +37,7 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb
 
+from engine.contracts.terms import AdviceActionName
 from engine.work import spend
 
 #: a bag (or a hand) reduced to values: ``((value, count), …)``, sorted by value, counts > 0
@@ -220,14 +221,14 @@ class MoveValue:
     of the hero making it (None for ``resolve``); ``replace`` the value a Redraw replaces.
     """
 
-    action: str
+    action: AdviceActionName
     side: int | None
     replace: int | None
     value: Fraction
 
 
 #: ties between moves go to the one that keeps the most options open
-_PREFER = {"draw": 0, "resolve": 1, "redraw": 2, "call_favor": 3}
+_PREFER: dict[AdviceActionName, int] = {"draw": 0, "resolve": 1, "redraw": 2, "call_favor": 3}
 
 
 def _open(s: Side, g: Group) -> bool:

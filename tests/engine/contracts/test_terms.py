@@ -11,6 +11,7 @@ import pytest
 
 from engine.combat.state import ActionKind
 from engine.contracts import terms
+from engine.performance import combinatorics
 from engine.time.board import Band, RestKind, Role, Size
 from engine.tokens import Action, Moment, Shade, TokenKind, Training, WeightMode
 
@@ -37,6 +38,11 @@ def test_each_closed_vocabulary_is_its_enums_values(name: str) -> None:
     assert PAIRS[name].__annotations__["_value_"] in (name, literal), name
 
 
+def test_the_advised_moves_are_those_the_odds_rank() -> None:
+    """No enum: the odds' own tie order (combinatorics._PREFER) is the list."""
+    assert get_args(terms.AdviceActionName) == tuple(combinatorics._PREFER)
+
+
 def test_every_vocabulary_in_terms_is_checked() -> None:
     names = {n for n in vars(terms) if n.endswith("Name")}
-    assert names == set(PAIRS)
+    assert names == {*PAIRS, "AdviceActionName"}

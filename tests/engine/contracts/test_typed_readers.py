@@ -96,3 +96,13 @@ def test_a_renamed_event_field_is_a_mypy_error_in_each_reader(mypy_errors, renam
 def test_a_new_token_kind_is_a_mypy_error_where_a_kind_is_matched(mypy_errors) -> None:
     said = {m for m, _, msg in mypy_errors if f"\"Literal['{NEW_KIND}']\"" in msg}
     assert said == KIND_READERS, mypy_errors
+
+
+def test_every_event_kind_has_its_narrator_and_every_narrator_an_event() -> None:
+    """The narrators register by EventKind (engine.narrate.narrator / say), so each is an
+    event's; and none is missing, so describe() never falls back to an event's raw data."""
+    import engine  # noqa: F401  (the families register their narrators)
+    from engine.contracts.events import EVENTS
+    from engine.narrate import NARRATORS
+
+    assert set(NARRATORS) == set(EVENTS), set(EVENTS) ^ set(NARRATORS)

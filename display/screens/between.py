@@ -10,7 +10,7 @@ heroes under the table's name.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 from display.canvas import Canvas
 from display.layout import Box
@@ -18,9 +18,11 @@ from display.panels import BLACK, WHITE
 from display.screens.performance import track_line
 from display.text import font, line_height, wrap
 from display.viewmodel import View, section, title
+from engine.contracts.terms import BandName
 from engine.contracts.view import HeroView, TimeView
 
-BANDS = ("morning", "day", "night")
+#: the Time Board's bands in the order they run: the contract's own list (T3), not a copy
+BANDS: tuple[BandName, ...] = get_args(BandName)
 SEP = " · "
 
 
@@ -230,7 +232,7 @@ def _board(c: Canvas, box: Box, time: TimeView) -> None:
     band = str(time.get("band") or "morning")
     current = BANDS.index(band) if band in BANDS else 0
     done = int(time.get("minor_done") or 0)
-    for i, (cell, name) in enumerate(zip(box.cols(3, m.gap), BANDS, strict=True)):
+    for i, (cell, name) in enumerate(zip(box.cols(len(BANDS), m.gap), BANDS, strict=True)):
         now = i == current
         c.rect(cell, outline=BLACK, width=m.line * (2 if now else 1))
         label, pips = cell.inset(m.line * 2 + 1).top(_lh(m.small))

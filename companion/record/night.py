@@ -29,6 +29,7 @@ from companion.record.journal import Journal, JournalError, Step, records_histor
 from companion.record.narrate import Line, Narrator
 from companion.record.odds import GroupOdds, group_odds
 from engine.contracts import events as ev
+from engine.contracts.terms import BandName, SizeName
 from engine.events import Event
 from engine.luck import percentile
 from engine.performance.commands import groups
@@ -118,10 +119,10 @@ class Health:
 class TimePoint:
     seq: int
     day: int
-    band: str
+    band: BandName
     minor_done: int
     face: str | None = None
-    size: str | None = None
+    size: SizeName | None = None
 
 
 @dataclass

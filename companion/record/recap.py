@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from companion.record.journal import JournalError
 from companion.record.night import GroupRow, Night, combatant, names
+from engine.contracts.terms import BandName
 
 #: the charts of the HTML recap, in order: id → title
 CHARTS = {
@@ -371,14 +372,16 @@ def _night_axis(ax: Any, night: Night) -> None:
     ax.set_xlabel("the night: P1, P2 … each Performance begins; F1 … each fight")
 
 
-_BANDS = {"morning": 0, "day": 1, "night": 2}
+#: each band's place in its day: the contract's bands (T3), in the order they run
+_BANDS: dict[BandName, int] = {band: i for i, band in enumerate(get_args(BandName))}
+_PER_DAY = len(_BANDS)
 
 
 def chart_time(night: Night) -> Any:
     fig = _figure(7.5, 3.0)
     ax = fig.add_subplot()
     xs = [t.seq for t in night.time]
-    ys = [(t.day - 1) * 3 + _BANDS.get(t.band, 0) + t.minor_done / 4 for t in night.time]
+    ys = [(t.day - 1) * _PER_DAY + _BANDS[t.band] + t.minor_done / 4 for t in night.time]
     if xs:
         ax.step([*xs, max(night.commands, xs[-1])], [*ys, ys[-1]], where="post", color="#446")
     drawn = [(t.seq, y, t.face or "") for t, y in zip(night.time, ys, strict=True) if t.face]
@@ -390,9 +393,13 @@ def chart_time(night: Night) -> Any:
     hi = max(ys, default=0)
     ticks = list(range(int(lo), int(hi) + 2))
     if len(ticks) > 12:  # a long campaign: one tick a day, at most a dozen
-        step = max(1, (len(ticks) // 3) // 12 + 1) * 3
+        step = max(1, (len(ticks) // _PER_DAY) // 12 + 1) * _PER_DAY
         ticks = [t for t in ticks if t % step == 0]
-    ax.set_yticks(ticks, [f"day {t // 3 + 1} {list(_BANDS)[t % 3]}" for t in ticks], fontsize=7)
+    ax.set_yticks(
+        ticks,
+        [f"day {t // _PER_DAY + 1} {list(_BANDS)[t % _PER_DAY]}" for t in ticks],
+        fontsize=7,
+    )
     _night_axis(ax, night)
     if faces:
         ax.legend(fontsize=6, ncol=3)

@@ -1,6 +1,7 @@
 """``make bench``: every figure of the product in one table, with its target and a verdict.
 
     .venv/bin/python -m benchmarks.bench [--json test-artefacts/bench/bench.json] [--quick]
+        [--only engine,odds,…]
 
 One run, on this machine, of: the engine's commands/s and its longest accepted
 command; the odds of a 40-token bag; serial frames decoded/s; a journal commit, alone
@@ -11,7 +12,8 @@ restart on a 25,999-command journal; the Pi's budget (benchmarks/pi_budget.py: t
 service under a quarter and a tenth of a core, and the CLI's cold start); the page server
 under a header flood and a slowloris (benchmarks/web_edges.py).
 Medians unless a row says otherwise. The JSON holds the same rows and the
-machine. docs/performance.md records a run.
+machine. docs/performance.md records a run. ``--only`` measures some of the groups
+(:data:`GROUPS`), e.g. again the one a change touched.
 """
 
 from __future__ import annotations
@@ -253,6 +255,15 @@ def restart_figure(where: Path, n: int) -> None:
     row(f"restart: {n:,}-command journal, {replayed} replayed", s, "s", "< 1 s", s < 1)
 
 
+def soak_figures(commands: int, where: Path) -> None:
+    s = soak.soak(commands, folder=where)
+    row("RSS after start", s["rss_start_mb"], "MB", "(info)", None)
+    row(f"RSS after the soak ({s['commands']:,} lines)", s["rss_end_mb"], "MB", "(info)", None)
+    row("RSS growth after warm-up", s["rss_growth_mb"], "MB", "< 5 MB", s["rss_growth_mb"] < 5)
+    grew = (s["threads"][1] - s["threads"][0]) + (s["fds"][1] - s["fds"][0])
+    row("threads + fds grown in the soak", grew, "", "0", grew == 0)
+
+
 def machine() -> dict[str, Any]:
     cpu = "?"
     with open("/proc/cpuinfo") as f:
@@ -270,35 +281,53 @@ def machine() -> dict[str, Any]:
     }
 
 
+#: the groups of figures, in the order measured (``--only`` picks some)
+GROUPS = ("engine", "odds", "serial", "commit", "beside", "latency", "panel", "ready", "soak",
+          "restart", "pi_budget", "web_edges")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", default=str(ROOT / "test-artefacts" / "bench" / "bench.json"))
     parser.add_argument("--quick", action="store_true", help="smaller samples (a smoke run)")
+    parser.add_argument("--only", default=",".join(GROUPS), help=f"some of {','.join(GROUPS)}")
     args = parser.parse_args()
+    only = [g for g in args.only.split(",") if g]
+    unknown = [g for g in only if g not in GROUPS]
+    if unknown or not only:
+        parser.error(f"--only: unknown group {unknown[0]!r}: some of {','.join(GROUPS)}"
+                     if unknown else f"--only: name at least one of {','.join(GROUPS)}")  # fmt: skip
     q = args.quick
     info = machine()
     print(f"bench on {info['cpu']} ({info['cores']} cores), load {info['load_average']}")
     tmp = Path(tempfile.mkdtemp(prefix="rhuna-bench-"))
     try:
-        engine_figures(2_000 if q else 10_000)
-        odds_figure()
-        serial_figure(10_000 if q else 100_000)
-        commit_figure(tmp / "commit")
-        beside_figures(40 if q else 150)
-        latency_figures(60 if q else 300)
-        panel_figures()
-        ready, cpu = ready_figure(tmp / "ready")
-        row("start → READY", ready, "s", "< 5 s", ready < 5)
-        row("start → READY, the process's CPU", cpu, "s", "(info: load)", None)
-        s = soak.soak(3_000 if q else 20_000, folder=tmp / "soak")
-        row("RSS after start", s["rss_start_mb"], "MB", "(info)", None)
-        row(f"RSS after the soak ({s['commands']:,} lines)", s["rss_end_mb"], "MB", "(info)", None)
-        row("RSS growth after warm-up", s["rss_growth_mb"], "MB", "< 5 MB", s["rss_growth_mb"] < 5)
-        grew = (s["threads"][1] - s["threads"][0]) + (s["fds"][1] - s["fds"][0])
-        row("threads + fds grown in the soak", grew, "", "0", grew == 0)
-        restart_figure(tmp / "restart", 3_999 if q else 25_999)
-        pi_budget_figures(q)
-        web_edges_figures(q)
+        if "engine" in only:
+            engine_figures(2_000 if q else 10_000)
+        if "odds" in only:
+            odds_figure()
+        if "serial" in only:
+            serial_figure(10_000 if q else 100_000)
+        if "commit" in only:
+            commit_figure(tmp / "commit")
+        if "beside" in only:
+            beside_figures(40 if q else 150)
+        if "latency" in only:
+            latency_figures(60 if q else 300)
+        if "panel" in only:
+            panel_figures()
+        if "ready" in only:
+            ready, cpu = ready_figure(tmp / "ready")
+            row("start → READY", ready, "s", "< 5 s", ready < 5)
+            row("start → READY, the process's CPU", cpu, "s", "(info: load)", None)
+        if "soak" in only:
+            soak_figures(3_000 if q else 20_000, tmp / "soak")
+        if "restart" in only:
+            restart_figure(tmp / "restart", 3_999 if q else 25_999)
+        if "pi_budget" in only:
+            pi_budget_figures(q)
+        if "web_edges" in only:
+            web_edges_figures(q)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     width = max(len(r["figure"]) for r in ROWS)

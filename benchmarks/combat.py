@@ -4,11 +4,12 @@ Cold = the cache of comparison counts cleared before every call (the first decla
 pairing); warm = the same call again (the panel redrawing). Each attack includes every DAMAGE
 pool the successes can lead to. Medians of many runs; the machine is shared, so expect noise.
 
-    .venv/bin/python -m benchmarks.combat
+    .venv/bin/python -m benchmarks.combat [--quick]   (--quick: a smoke run, one of each)
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from collections.abc import Callable
@@ -45,9 +46,12 @@ def median_ms(fn: Callable[[], object], runs: int, cold: bool) -> float:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a smoke run: one call of each")
+    quick = ap.parse_args().quick
     print(f"{'attack odds (exact)':32} {'cold ms':>9} {'warm ms':>9}  P(no damage)  E[injuries]")
     for label, setup in CASES:
-        runs = 30 if setup["attack"] < 10 else 10
+        runs = 1 if quick else 30 if setup["attack"] < 10 else 10
 
         def call(setup: dict[str, int] = setup) -> object:
             return attack_odds(**setup)
@@ -62,7 +66,9 @@ def main() -> None:
     state = engine.load_table(ROOT / "examples" / "fight.toml")
     for _, cmd in read_session(ROOT / "examples" / "fight.jsonl")[:8]:
         state, _ = engine.apply(state, cmd)
-    cold = median_ms(lambda: attack_forecast(state, "bren", "captain"), 30, cold=True)
+    cold = median_ms(
+        lambda: attack_forecast(state, "bren", "captain"), 1 if quick else 30, cold=True
+    )
     print(f"{'attack_forecast (example table)':32} {cold:9.2f}")
 
 

@@ -228,7 +228,7 @@ def measure(samples: int, panel: bool, where: str | None) -> dict[str, Any]:
             samples,
             panel=panel,
             where=where,
-            cli=[sys.executable, __file__, "--serve", str(trace), "--"],
+            cli=[sys.executable, "-m", "benchmarks.hops", "--serve", str(trace), "--"],
             windows=windows,
         )
         out = analyse(windows, json.loads(trace.read_text()))

@@ -1,6 +1,6 @@
 """MQTT bridge benchmarks through a real local Mosquitto (started here on a free port).
 
-    .venv/bin/python -m benchmarks.mqtt
+    .venv/bin/python -m benchmarks.mqtt [--quick]   (--quick: a smoke run, one run of few)
 
 1. Round trip: an overlay client publishes a command (QoS 1) with a
    transaction and waits for its reply on ``…/reply``: MQTT in → paho's thread
@@ -15,6 +15,7 @@ Medians of several runs are printed; the machine is shared, so expect noise.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import tempfile
@@ -101,51 +102,57 @@ def round_trips(port: int, n: int = ROUND_TRIPS) -> tuple[float, float]:
     return percentile(times, 0.5), percentile(times, 0.99)
 
 
-def event_rate(port: int) -> float:
+def event_rate(port: int, cycles: int = CYCLES) -> float:
     with table_on_mqtt(port) as (bridge, running):
         assert bridge.wait_ready(10)
         overlay = Overlay(port)
         try:
             t0 = time.perf_counter()
-            for _ in range(CYCLES):
+            for _ in range(cycles):
                 for command in CYCLE:
                     running.loop.submit(command, source="script")
-            overlay.wait_seq(CYCLES * len(CYCLE))
+            overlay.wait_seq(cycles * len(CYCLE))
             elapsed = time.perf_counter() - t0
-            assert overlay.events == CYCLES * len(CYCLE) and bridge.stats.dropped == 0
+            assert overlay.events == cycles * len(CYCLE) and bridge.stats.dropped == 0
         finally:
             overlay.close()
-    return CYCLES * len(CYCLE) / elapsed
+    return cycles * len(CYCLE) / elapsed
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a smoke run: one run of few commands")
+    quick = ap.parse_args().quick
+    runs, trips, cycles, stock_trips = (1, 20, 10, 10) if quick else (RUNS, ROUND_TRIPS, CYCLES, 40)
     with tempfile.TemporaryDirectory() as tmp:
         # Mosquitto's default leaves Nagle on towards subscribers: each hop waits for the
         # subscriber's delayed ACK (~40 ms). docs/mqtt.md recommends set_tcp_nodelay.
         broker = Broker(Path(tmp) / "fast", extra="set_tcp_nodelay true").start()
         try:
             p50s, p99s, rates = [], [], []
-            for _ in range(RUNS):
-                p50, p99 = round_trips(broker.port)
+            for _ in range(runs):
+                p50, p99 = round_trips(broker.port, trips)
                 p50s.append(p50)
                 p99s.append(p99)
-                rates.append(event_rate(broker.port))
+                rates.append(event_rate(broker.port, cycles))
         finally:
             broker.stop()
         stock = Broker(Path(tmp) / "stock").start()
         try:
-            stock_p50 = statistics.median(round_trips(stock.port, 40)[0] for _ in range(3))
+            stock_p50 = statistics.median(
+                round_trips(stock.port, stock_trips)[0] for _ in range(min(runs, 3))
+            )
         finally:
             stock.stop()
     ms = 1000
     print(
-        f"MQTT command → reply round trip, broker with set_tcp_nodelay true ({ROUND_TRIPS} × {RUNS} runs, medians):"
+        f"MQTT command → reply round trip, broker with set_tcp_nodelay true ({trips} × {runs} runs, medians):"
     )
     print(
         f"  p50 {statistics.median(p50s) * ms:.2f} ms   p99 {statistics.median(p99s) * ms:.2f} ms"
     )
     print(f"  (stock Mosquitto config, Nagle on: p50 {stock_p50 * ms:.1f} ms)")
-    print(f"MQTT events through the broker ({CYCLES * len(CYCLE)} events × {RUNS} runs):")
+    print(f"MQTT events through the broker ({cycles * len(CYCLE)} events × {runs} runs):")
     print(
         f"  median {statistics.median(rates):,.0f} events/s   (runs: {', '.join(f'{r:,.0f}' for r in rates)})"
     )

@@ -173,8 +173,9 @@ def one_process(which: str) -> None:
 def fresh(which: str, processes: int) -> tuple[list[float], set[str]]:
     times, answers = [], set()
     for _ in range(processes):
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", which],
+        out = subprocess.run(  # as a module from the root: a path would put benchmarks/ first
+            [sys.executable, "-m", "benchmarks.odds", "--child", which],
+            cwd=ROOT,
             check=True,
             capture_output=True,
             text=True,

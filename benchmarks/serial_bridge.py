@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.serial_bridge            (or: make bench-serial)
     .venv/bin/python -m benchmarks.serial_bridge --recovery (3. only)
+    .venv/bin/python -m benchmarks.serial_bridge --quick    (a smoke run: one run of each, few frames)
 
 1. Decoder throughput: frames/s through ``protocol.Decoder`` for a realistic
    mix (tag events and heartbeats), fed in 4 KiB chunks as a serial port
@@ -23,9 +24,9 @@ Medians of several runs are printed; the machine is shared, so expect noise.
 
 from __future__ import annotations
 
+import argparse
 import queue
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -113,23 +114,24 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-def main() -> None:
-    stream = hub_stream(FRAMES)
+def main(runs: int = RUNS, frames: int = FRAMES, events: int = EVENTS, latency_runs: int = 3,
+         recovery_runs: int = 5) -> None:  # fmt: skip
+    stream = hub_stream(frames)
     # C and table runs interleaved, so load from other users of the machine hits both alike
     c_rates: list[float] = []
     table_rates: list[float] = []
     saved = p._crc_hqx
-    for _ in range(RUNS):
-        c_rates.append(decode_rate(stream, FRAMES))
+    for _ in range(runs):
+        c_rates.append(decode_rate(stream, frames))
         p._crc_hqx = None  # the firmware's path: table-driven CRC in Python
         try:
-            table_rates.append(decode_rate(stream, FRAMES))
+            table_rates.append(decode_rate(stream, frames))
         finally:
             p._crc_hqx = saved
-    pn_rates = [pn532_rate(FRAMES) for _ in range(RUNS)]
+    pn_rates = [pn532_rate(frames) for _ in range(runs)]
     c_med, t_med = statistics.median(c_rates), statistics.median(table_rates)
     print(
-        f"hub decoder, C CRC      : {c_med:>10,.0f} frames/s (median of {RUNS} x {FRAMES} frames)"
+        f"hub decoder, C CRC      : {c_med:>10,.0f} frames/s (median of {runs} x {frames} frames)"
     )
     print(
         f"hub decoder, table CRC  : {t_med:>10,.0f} frames/s (MicroPython's CRC path; C/table = {c_med / t_med:.2f}x)"
@@ -138,16 +140,17 @@ def main() -> None:
     print(f"  115200 baud carries at most {115200 // 10 // 16:,} hub frames/s of ~16 bytes")
 
     p50s, p99s = [], []
-    for _ in range(3):
-        lat = latency_run(EVENTS)
+    for _ in range(latency_runs):
+        lat = latency_run(events)
         p50s.append(pct(lat, 0.50))
         p99s.append(pct(lat, 0.99))
     print(
         f"emulator write -> TagEvent over a pty: p50 {statistics.median(p50s) * 1e3:.3f} ms, "
-        f"p99 {statistics.median(p99s) * 1e3:.3f} ms (median of 3 runs x {EVENTS} events)"
+        f"p99 {statistics.median(p99s) * 1e3:.3f} ms"
+        f" (median of {latency_runs} runs x {events} events)"
     )
 
-    recovery()
+    recovery(recovery_runs)
 
 
 def verdict(value: float, target: float) -> str:
@@ -217,16 +220,26 @@ def recovery(runs: int = 5) -> None:
     hub = statistics.median(replug_s(True) for _ in range(runs))
     pn = statistics.median(replug_s(False) for _ in range(runs))
     stop = statistics.median(stop_s() for _ in range(runs))
+    chatters = min(runs, 3)
     with tempfile.TemporaryDirectory() as tmp:
-        chatter = statistics.median(chatter_s(Path(tmp) / str(i)) for i in range(3))
+        chatter = statistics.median(chatter_s(Path(tmp) / str(i)) for i in range(chatters))
     print(f"hub replug -> online    : {hub:.3f} s median of {runs} {verdict(hub, 2)}")
     print(f"pn532 replug -> online  : {pn:.3f} s median of {runs} {verdict(pn, 2)}")
     print(f"HubReader.stop()        : {stop * 1e3:.1f} ms median of {runs} {verdict(stop, 1)}")
-    print(f"command after a chatter : {chatter:.3f} s median of 3 {verdict(chatter, 5)}")
+    print(f"command after a chatter : {chatter:.3f} s median of {chatters} {verdict(chatter, 5)}")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--recovery"]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--recovery", action="store_true", help="3. only")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: one run of each, few frames")
+    args = ap.parse_args()
+    if args.quick:
+        if args.recovery:
+            recovery(1)
+        else:
+            main(runs=1, frames=2_000, events=20, latency_runs=1, recovery_runs=1)
+    elif args.recovery:
         recovery()
     else:
         main()

@@ -44,7 +44,7 @@ def test_twenty_updates_in_a_second_to_a_two_second_panel_make_at_most_two_refre
     machine only lengthens), so there are at most 1 + ceil(spanned / 2); ``spanned`` is read
     after the last submit, so it is never shorter than the updates' real span. The schedule's
     sleeps pace the sender; nothing is looked at after them but what the worker did.
-    The figure on its own schedule, against the target: benchmarks/display.py."""
+    The figure on its own schedule, against the target: benchmarks/display_render.py."""
     refresh_s = 2.0
     panel = PngPanel(tmp_path, "2.13", full_refresh_s=refresh_s, partial_refresh_s=None)
     worker: DisplayWorker[Frame] = DisplayWorker(panel, Renderer("2.13"))

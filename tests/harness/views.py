@@ -402,7 +402,7 @@ def combat() -> dict[str, Any]:
 
 def view_with_total(n: int) -> dict[str, Any]:
     """The mid-Performance view with running total ``n``: a different picture for every ``n``
-    (the display worker's test and benchmarks/display.py)."""
+    (the display worker's test and benchmarks/display_render.py)."""
     view = performance_mid()
     contribution = view["performance"]["contributions"][0]
     contribution["total"] = n

@@ -2,7 +2,7 @@
 
 Targets (issue 2, on the 2-core dev machine): ≥ 20,000 commands/s; replay < 1 s.
 
-    .venv/bin/python -m benchmarks.engine [--runs 5]
+    .venv/bin/python -m benchmarks.engine_apply [--runs 5]
 
 Prints the median of several runs (the machines are shared and noisy).
 """

@@ -8,7 +8,7 @@ Then the display worker's coalescing (the brief's case, moved here from
 tests/display/test_display_worker.py, which asserts the behaviour without the clock):
 20 updates within 1 s to a panel taking 2 s make at most 2 refreshes, the newest last.
 
-    .venv/bin/python -m benchmarks.display [--runs 30]
+    .venv/bin/python -m benchmarks.display_render [--runs 30]
 """
 
 from __future__ import annotations

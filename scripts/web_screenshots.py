@@ -2,7 +2,10 @@
 display. The real thing end to end: a Mosquitto serving web/dist, the service on the emulated
 config with tokens laid on its emulated hub, Debian's Chromium.
 
-    make web && .venv/bin/python scripts/web-screenshots.py     # writes docs/web-*.png
+    make web && .venv/bin/python -m scripts.web_screenshots     # writes docs/web-*.png
+
+run from the checkout's root (``-m``: the root is then on the import path, for
+``tests.harness``); ``--out DIR`` writes the two pictures there instead of docs/.
 
 The stream frame is drawn here with Pillow (a table top under a lamp, a few tokens and a
 cloth bag), and the overlay, screenshotted with a transparent background, is laid over it.
@@ -10,18 +13,18 @@ cloth bag), and the overlay, screenshotted with a transparent background, is lai
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from PIL import Image, ImageDraw, ImageFilter
+from playwright.sync_api import sync_playwright
+
+from tests.harness.web import ServedTable, WebBroker, launch_chromium
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from PIL import Image, ImageDraw, ImageFilter  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
-
-from tests.harness.web import ServedTable, WebBroker, launch_chromium  # noqa: E402
 
 W, H = 1920, 1080
 DOCS = ROOT / "docs"
@@ -51,6 +54,11 @@ def stream_frame() -> Image.Image:
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DOCS, help="the folder the pictures go to (docs/)")
+    out = ap.parse_args().out
+    if not out.is_dir():
+        ap.error(f"--out: {out} is not a folder")
     with tempfile.TemporaryDirectory() as tmp:
         broker = WebBroker(Path(tmp) / "broker")
         broker.start()
@@ -80,18 +88,18 @@ def main() -> int:
                 page.screenshot(path=str(overlay), omit_background=True)
                 frame = stream_frame().convert("RGBA")
                 frame.alpha_composite(Image.open(overlay).convert("RGBA"))
-                frame.convert("RGB").save(DOCS / "web-overlay.png", optimize=True)
+                frame.convert("RGB").save(out / "web-overlay.png", optimize=True)
 
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 page.goto(broker.url("table.html", motion="off", last=8))
                 page.wait_for_selector('.token[data-token="aria.potential.lore.2"]')
                 page.wait_for_selector("#history-list .history-item")
-                page.screenshot(path=str(DOCS / "web-table.png"))
+                page.screenshot(path=str(out / "web-table.png"))
                 browser.close()
         finally:
             table.close()
             broker.stop()
-    print(f"wrote {DOCS / 'web-overlay.png'} and {DOCS / 'web-table.png'}")
+    print(f"wrote {out / 'web-overlay.png'} and {out / 'web-table.png'}")
     return 0
 
 

@@ -1,0 +1,1 @@
+"""Tools run from the checkout's root as modules: ``python -m scripts.<name>``."""

@@ -32,7 +32,8 @@ def shipped_rules() -> Mapping[str, Any]:
     global _SHIPPED
     if _SHIPPED is None:
         # beside this module, as the package ships it (pyproject's package-data); a plain open,
-        # not importlib.resources, whose zip support costs the CLI's cold start ~8 ms of imports
+        # not importlib.resources, whose zip support imports zipfile, tempfile and random at the
+        # CLI's cold start (docs/performance.md)
         path = os.path.join(os.path.dirname(__file__), "data", "rules.toml")
         with open(path, encoding="utf-8") as f:
             _SHIPPED = tomllib.loads(f.read())

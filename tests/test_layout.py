@@ -24,6 +24,12 @@ round a longer loop (``test_no_import_cycle_among_the_projects_modules``).
 from __future__ import annotations
 
 import ast
+import importlib.util
+import io
+import os
+import re
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -221,12 +227,82 @@ def test_companion_holds_only_its_rooms_and_the_composition_root() -> None:
 
 def test_benchmarks_run_as_modules() -> None:
     """``python -m benchmarks.<name>`` from the root: none edits sys.path, and none is named
-    after a package it would shadow run as a script (pyserial's ``serial``)."""
+    after a package it would shadow run as a script (pyserial's ``serial``; ours, as
+    ``benchmarks/engine.py`` shadowed ``engine`` when odds.py ran itself by path):
+    tests/benchmarks/test_run_as_modules.py runs each."""
     folder = ROOT / "benchmarks"
     assert (folder / "__init__.py").is_file()
     editing = [p.name for p in sorted(folder.glob("*.py")) if "sys.path" in p.read_text("utf-8")]
     assert not editing, editing
     assert not (folder / "serial.py").exists()
+    shadowing = []
+    for path in sorted(folder.glob("*.py")):
+        spec = None if path.stem == "__init__" else importlib.util.find_spec(path.stem)
+        if spec is not None and spec.origin is not None:  # a folder of the root's: no module
+            shadowing.append(f"benchmarks/{path.name} (shadows {spec.origin})")
+    assert not shadowing, f"benchmarks named after a module: {shadowing}"
+
+
+#: folders of the checkout that are not its files: the venv, the pages' packages, git's, and
+#: what builds and test runs leave (.gitignore)
+_NOT_THE_TREE = {".venv", "node_modules", ".git", "build", "dist", "test-artefacts",
+                 "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"}  # fmt: skip
+_SYS_PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.(?:insert|append|extend)\s*\(|\[|\+=|=(?!=))")
+
+
+def _tree_python() -> Iterator[Path]:
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in _NOT_THE_TREE and not d.endswith(".egg-info")]
+        yield from (Path(folder) / f for f in files if f.endswith(".py"))
+
+
+def test_no_file_of_the_tree_edits_sys_path() -> None:
+    """Every tool, benchmark and test imports what it needs as the checkout's root gives it
+    (``python -m …`` from the root, pytest's rootdir): none inserts, appends or assigns to
+    ``sys.path``."""
+    found = []
+    for path in sorted(_tree_python()):
+        for n, line in enumerate(path.read_text("utf-8", "replace").splitlines(), 1):
+            if _SYS_PATH_EDIT.search(line):
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{n}: {line.strip()}")
+    assert not found, "sys.path edited (run it as a module from the root instead):\n" + "\n".join(
+        found
+    )
+
+
+#: an issue's number, and a figure in milliseconds (or microseconds): the history's and the
+#: docs', not the pure core's
+_ISSUE = re.compile(r"\bissues? #?\d+", re.IGNORECASE)
+_FIGURE_MS = re.compile(r"\d(?:[\d,.]*\d)?\s?(?:ms|µs)\b")
+
+
+def _comments_and_docstrings(path: Path) -> Iterator[tuple[int, str]]:
+    """Each comment and each string statement (module, class, function and attribute
+    docstrings) of a file, with its line."""
+    text = path.read_text("utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            yield tok.start[0], tok.string
+    for node in ast.walk(ast.parse(text)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            yield node.lineno, node.value.value
+
+
+def test_the_engine_says_no_issue_number_or_figure_in_its_comments() -> None:
+    """Issue numbers and benchmark figures belong in the docs and the commits: in the pure
+    core's comments and docstrings they go stale (the rules it follows are cited by id, P…,
+    T…, C…). Its text for the docs (engine/docs.py's pages) is the docs', not a comment."""
+    found = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        for line, text in _comments_and_docstrings(path):
+            for what in (_ISSUE, _FIGURE_MS):
+                if m := what.search(text):
+                    found.append(f"{path.relative_to(ROOT).as_posix()}:{line}: {m.group(0)!r}")
+    assert not found, found
 
 
 #: tests/ folders that hold no product room's tests: the shared fixtures and stand-ins, and

@@ -305,7 +305,7 @@ def adjust_renown(state: TableState, args: Mapping[str, Any]) -> Applied:
             "change": args["change"],
             "renown": c.renown,
             # an omitted reason is sent as null, which the contract (str) does not allow:
-            # kept as it was (issue 28 keeps the JSON); the contract should say str | None
+            # kept as it was (the published JSON stays); the contract should say str | None
             "reason": args.get("reason"),  # type: ignore[typeddict-item]
             "rule": "C11",
         },

@@ -1,4 +1,4 @@
-"""Typed contracts between the engine and everything that reads it (issue 18).
+"""Typed contracts between the engine and everything that reads it.
 
 - :mod:`~engine.contracts.events`: the event catalogue, every event's payload;
 - :mod:`~engine.contracts.view`: the table view and each of its sections;

@@ -681,7 +681,7 @@ combat_ended = _kind("combat_ended", CombatEnded)
 #: made from the constructors, so the schema (generated from it) and they cannot drift
 EVENTS: dict[str, Any] = {kind.name: kind.shape for kind in _KINDS}
 
-# --- who may read each event (issue 31 item 2) --------------------------------------------
+# --- who may read each event ----------------------------------------------------------------
 
 #: who an event's words are for: ``worldkeeper`` (the remote, the CLI: instructions to the
 #: WorldKeeper, never on a page the players or a stream see), ``table`` (the table display
@@ -724,7 +724,7 @@ def audience(event: Event) -> Audience:
     return AUDIENCE.get(event.type, "public")
 
 
-# --- not an engine event: the service's notices on …/events (issue 30 item 6) ------------
+# --- not an engine event: the service's notices on …/events ------------------------------
 
 #: what a notice is about: two tokens in one well of a reader (the hub's collision)
 NoticeKind = Literal["one_token_per_well"]

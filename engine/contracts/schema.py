@@ -168,7 +168,7 @@ def events_schema() -> dict[str, Any]:
                 "additionalProperties": False,
             }
         )
-    # not an engine event: a notice about the table (issue 30 item 6), with no seq
+    # not an engine event: a notice about the table, with no seq
     variants.append(schema_of(NoticeMessage, defs))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -67,9 +67,8 @@ class BagView(TypedDict):
     count: int
     #: what is in the bag now (a remote can draw by picking one when a tag is missed): in the
     #: engine's view and on ``…/bags``, left out of ``…/state`` — two thirds of it, and
-    #: Mosquitto 2.0 sends a websocket client 8 KB per pass of its loop, a pass every 100 ms
-    #: when the broker is idle, so a 15 KB ``…/state`` came 200 ms after the page subscribed
-    #: (docs/mqtt.md)
+    #: Mosquitto 2.0 sends a websocket client a little of it per pass of its loop, so a page
+    #: waited several passes for a ``…/state`` that held them (docs/mqtt.md has the figures)
     tokens: NotRequired[list[BagToken]]
 
 
@@ -257,7 +256,7 @@ class PromptView(TypedDict):
     day: int
     band: BandName
     blocking: bool
-    #: who may read it (issue 31 item 2): the Time Board's prompts are the table's
+    #: who may read it: the Time Board's prompts are the table's
     audience: Audience
 
 
@@ -444,6 +443,6 @@ RETAINED_SECTIONS: dict[str, Any] = {
     "odds": OddsView,
     "costs": CostsView,
     #: every bag with what is in it now (``tokens``): the remote's choices; last, being the
-    #: largest (10 KB for the example table)
+    #: largest section
     "bags": dict[str, BagView],
 }

@@ -14,6 +14,7 @@ Medians and p90 are printed with the ratio; the machine is shared, so expect noi
 from __future__ import annotations
 
 import argparse
+import shutil
 import socket
 import statistics
 import sys
@@ -94,6 +95,7 @@ def main() -> int:
             floor = paho_ms(broker.port, broker.login("service"), len(taps))
     finally:
         broker.stop()
+        shutil.rmtree(tmp, ignore_errors=True)  # the broker's files and the table's state
     m_tap, m_floor = statistics.median(taps), statistics.median(floor)
     print(
         f"gm tap -> reply shown: n={len(taps)} median {m_tap:.1f} ms, p90 {pct(taps, 0.9):.1f} ms"

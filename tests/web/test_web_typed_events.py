@@ -15,9 +15,8 @@ import sys
 from typing import get_args
 
 from engine.contracts.terms import TokenKindName
-from tests.engine.contracts.test_typed_readers import with_kind
 from tests.harness import ROOT
-from tests.web.test_web_renames import _copy, _typecheck
+from tests.harness.contract_copies import copy_web, typecheck_web, with_kind
 
 _ERROR = re.compile(r"^(src/[\w/.-]+\.ts)\((\d+),\d+\): error TS\d+: (.*)$", re.M)
 #: (event type, payload field) renamed → the files whose reading of it tsc must refuse
@@ -40,8 +39,8 @@ def _errors(result) -> list[tuple[str, int, str]]:
 
 
 def test_a_renamed_event_field_or_name_is_a_tsc_error_where_a_page_reads_it(tmp_path):
-    copy = _copy(tmp_path)
-    assert _typecheck(copy).returncode == 0, "the unmodified copy must type-check"
+    copy = copy_web(tmp_path)
+    assert typecheck_web(copy).returncode == 0, "the unmodified copy must type-check"
     path = tmp_path / "docs" / "events.schema.json"
     schema = json.loads(path.read_text())
     variants = {v.get("title"): v for v in schema["oneOf"]}
@@ -52,7 +51,7 @@ def test_a_renamed_event_field_or_name_is_a_tsc_error_where_a_page_reads_it(tmp_
     for event in TYPE_RENAMES:
         variants[event]["properties"]["type"] = {"const": f"{event}_renamed"}
     path.write_text(json.dumps(schema))
-    result = _typecheck(copy)
+    result = typecheck_web(copy)
     assert result.returncode != 0
     errors = _errors(result)
     for (event, field), readers in FIELD_RENAMES.items():
@@ -64,9 +63,8 @@ def test_a_renamed_event_field_or_name_is_a_tsc_error_where_a_page_reads_it(tmp_
 
 
 def test_a_new_token_kind_is_a_tsc_error_in_the_token_art(tmp_path):
-    (tmp_path / "pages").mkdir()
-    copy = _copy(tmp_path / "pages")
-    assert _typecheck(copy).returncode == 0, "the unmodified copy must type-check"
+    copy = copy_web(tmp_path / "pages")
+    assert typecheck_web(copy).returncode == 0, "the unmodified copy must type-check"
     engine = tmp_path / "engine"
     for package in ("engine", "settings"):
         shutil.copytree(ROOT / package, engine / package, ignore=shutil.ignore_patterns("*.pyc"))
@@ -77,7 +75,7 @@ def test_a_new_token_kind_is_a_tsc_error_in_the_token_art(tmp_path):
         [sys.executable, "-c", _WRITE_SCHEMAS, str(docs)], cwd=engine, check=True, timeout=120
     )
     assert NEW_KIND in (docs / "state.schema.json").read_text()
-    result = _typecheck(copy)
+    result = typecheck_web(copy)
     assert result.returncode != 0
     said = {f for f, _, msg in _errors(result) if NEW_KIND in msg}
     assert said == KIND_READERS, result.stdout

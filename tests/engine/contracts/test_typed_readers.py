@@ -9,16 +9,12 @@ the typecheck covers; each test reads its errors from that run."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.harness import ROOT
-
-PACKAGES = ("settings", "engine", "firmware_bridge", "tags", "hardware", "display", "companion")
+from tests.harness.contract_copies import PACKAGES, copy_product, renamed, with_kind
 
 #: (payload TypedDict, field) → the modules that read it (not those that build it)
 RENAMES = {
@@ -41,30 +37,6 @@ NEW_KIND = "relic"
 KIND_READERS = {"display/viewmodel.py"}
 
 _ERROR = re.compile(r"^([\w/]+\.py):(\d+): error: (.*)$", re.M)
-
-
-def renamed(source: str, typed: str, field: str) -> str:
-    """``source`` with ``field`` of class ``typed`` renamed ``<field>_renamed``."""
-    start = source.index(f"class {typed}(")
-    end = source.find("\nclass ", start + 1)
-    body = source[start:end]
-    new = re.sub(rf"^(\s+){field}:", rf"\1{field}_renamed:", body, count=1, flags=re.M)
-    assert new != body, (typed, field)
-    return source[:start] + new + source[end:]
-
-
-def with_kind(source: str, kind: str) -> str:
-    """``engine/contracts/terms.py`` with one more token kind."""
-    new = source.replace('"temporary"\n]', f'"temporary", "{kind}"\n]', 1)
-    assert new != source, "TokenKindName's closing line moved: update with_kind"
-    return new
-
-
-def copy_product(tmp_path: Path) -> Path:
-    for package in PACKAGES:
-        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.pyc"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    return tmp_path
 
 
 @pytest.fixture(scope="module")

@@ -34,6 +34,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from engine.contracts import events as ev
 from engine.contracts.view import Advice, OddsGroup, OddsView, Percent
 from engine.errors import CommandRejected
 from engine.performance import combinatorics
@@ -219,8 +220,8 @@ def exertion_cost(state: TableState, heroes: Iterable[str]) -> Cost:
         amount = int(ex["wounded_fatigue"] if state.heroes[hero_id].wounds else ex["fatigue"])
         _, events = add_fatigue(state, hero_id, amount, "exertion")
         fatigue += amount
-        strain += sum(1 for e in events if e.type == "fatigue_overflow")
-        wounds += sum(1 for e in events if e.type == "wound_gained")
+        strain += sum(1 for e in events if ev.fatigue_overflow.of(e) is not None)
+        wounds += sum(1 for e in events if ev.wound_gained.of(e) is not None)
     return Cost(fatigue, strain, wounds)
 
 

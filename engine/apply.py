@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.contracts import events as ev
+from engine.contracts.commands import UndoArgs
 from engine.errors import CommandRejected, RuleViolation
 from engine.events import Event
 from engine.immutable import replace
@@ -46,7 +47,7 @@ def apply(state: TableState, cmd: Command | Mapping[str, Any]) -> tuple[TableSta
         records_history=False,
     )
 )
-def undo(state: TableState, args: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+def undo(state: TableState, args: UndoArgs) -> tuple[TableState, list[Event]]:
     if not state.history:
         raise CommandRejected("nothing to undo", code="illegal", fix="nothing has changed yet")
     previous = replace(state.history[-1], history=state.history[:-1])

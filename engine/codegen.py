@@ -44,6 +44,9 @@ the order the fields were given in, and a key renamed here is a mypy error at ea
 ``<Name>Fields`` are the fields, ``<Name>Command`` the whole command (with ``cmd``); an enum
 field is a ``str`` here (the engine refuses a value outside it, naming the field). ``id`` and
 ``source`` (:class:`Transport`) are accepted on every command and ignored by the rules.
+``<Name>Args`` is what the command's handler reads once the engine has parsed it (every field,
+defaults filled in; an enum field is its ``Literal``), so a field renamed here is a mypy error
+in the handler too.
 
 Pure typing: importing it registers nothing and imports no rule family.
 """
@@ -103,7 +106,35 @@ def _command(spec: CommandSpec) -> list[str]:
     out += ["", "", head]
     out += _docstring(f"``{spec.name}``: {spec.summary}", "    ")
     out.append(f'    return {{"cmd": "{spec.name}", **fields}}')
+    out += ["", "", f"class {cls}Args(TypedDict):"]
+    out += _docstring(
+        f"What the handler of ``{spec.name}`` reads: every field, a default for each one"
+        " omitted (None when it has none), an array as a tuple.",
+        "    ",
+    )
+    if spec.fields:
+        out.append("")
+    for key, f in spec.fields.items():
+        kind = _parsed(f) if f.enum is None else _literal(f.enum)
+        out.append(
+            f"    {key}: {kind}"
+            if f.required or f.default is not None
+            else f"    {key}: {kind} | None"
+        )
     return out
+
+
+def _literal(values: tuple[str, ...]) -> str:
+    """An enum field's values as a ``Literal`` (a StrEnum's member: its value)."""
+    return "Literal[" + ", ".join(f'"{getattr(v, "value", v)}"' for v in values) + "]"
+
+
+def _parsed(f: Field) -> str:
+    """A field's type once parsed (engine.vocabulary.parse_command: an array is a tuple)."""
+    if f.type == "array":
+        assert f.items is not None
+        return f"tuple[{PYTHON[f.items]}, ...]"
+    return PYTHON[f.type]
 
 
 def commands_module() -> str:

@@ -12,10 +12,8 @@ followed by another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from engine.contracts import events as ev
+from engine.contracts.commands import NoteArgs
 from engine.contracts.events import AUDIENCES
 from engine.errors import CommandRejected
 from engine.events import Event
@@ -44,7 +42,7 @@ from engine.vocabulary import CommandSpec, Field, command
         records_history=False,
     )
 )
-def note(state: TableState, args: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+def note(state: TableState, args: NoteArgs) -> tuple[TableState, list[Event]]:
     text = " ".join(str(args["text"]).split())
     if not text:
         raise CommandRejected(

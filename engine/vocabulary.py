@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.errors import CommandRejected, malformed
 from engine.registry import Registry
@@ -174,10 +174,16 @@ class Command:
 REGISTRY: Registry[tuple[CommandSpec, Handler]] = Registry("command")
 
 
-def command(spec: CommandSpec) -> Callable[[Handler], Handler]:
+#: a handler as a rules module writes it: it reads its command's ``<Name>Args`` (the parsed
+#: :attr:`Command.args`, engine/contracts/commands.py), so a field renamed there is a mypy error
+#: where the handler reads it
+_H = TypeVar("_H", bound=Callable[["TableState", Any], "tuple[TableState, list[Event]]"])
+
+
+def command(spec: CommandSpec) -> Callable[[_H], _H]:
     """Register ``handler`` as the way to apply ``spec.name``."""
 
-    def register(handler: Handler) -> Handler:
+    def register(handler: _H) -> _H:
         REGISTRY.add(spec.name, (spec, handler))
         return handler
 

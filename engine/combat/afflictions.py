@@ -15,6 +15,13 @@ from engine.combat import access, flow, pools
 from engine.combat.rules import CombatRules
 from engine.combat.state import ATTRIBUTES, Combat, Combatant, Condition, Injury
 from engine.contracts import events as ev
+from engine.contracts.commands import (
+    AddCombatConditionArgs,
+    AdjustRenownArgs,
+    HealInjuriesArgs,
+    InjureArgs,
+    RemoveCombatConditionArgs,
+)
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -93,7 +100,7 @@ def _done(state: TableState, combat: Combat, events: list[Event]) -> Applied:
         },
     )
 )
-def injure_command(state: TableState, args: Mapping[str, Any]) -> Applied:
+def injure_command(state: TableState, args: InjureArgs) -> Applied:
     combat = access.combat_of(state)
     c = access.living(access.combatant(combat, args), "combatant")
     r = CombatRules(state.rules)
@@ -116,7 +123,7 @@ def injure_command(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def heal_injuries(state: TableState, args: Mapping[str, Any]) -> Applied:
+def heal_injuries(state: TableState, args: HealInjuriesArgs) -> Applied:
     combat = access.combat_of(state)
     c = access.living(access.combatant(combat, args), "combatant")
     r = CombatRules(state.rules)
@@ -201,7 +208,7 @@ def _attribute(r: CombatRules, name: str, args: Mapping[str, Any]) -> str | None
         },
     )
 )
-def add_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
+def add_condition(state: TableState, args: AddCombatConditionArgs) -> Applied:
     combat = access.combat_of(state)
     c = access.living(access.combatant(combat, args), "combatant")
     r = CombatRules(state.rules)
@@ -253,7 +260,7 @@ def add_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def remove_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
+def remove_condition(state: TableState, args: RemoveCombatConditionArgs) -> Applied:
     combat = access.combat_of(state)
     c = access.combatant(combat, args)
     r = CombatRules(state.rules)
@@ -263,7 +270,8 @@ def remove_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
         raise CommandRejected(
             f"{c.name} is not {name}", rule="C10", field="condition", fix="nothing to remove"
         )
-    drop = old.level if args.get("level") is None else min(old.level, args["level"])
+    asked = args.get("level")
+    drop = old.level if asked is None else min(old.level, asked)
     level = old.level - drop
     if level:
         conditions = tuple(replace(k, level=level) if k is old else k for k in c.conditions)
@@ -291,7 +299,7 @@ def remove_condition(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def adjust_renown(state: TableState, args: Mapping[str, Any]) -> Applied:
+def adjust_renown(state: TableState, args: AdjustRenownArgs) -> Applied:
     combat = access.combat_of(state)
     c = access.combatant(combat, args)
     if args["change"] == 0:

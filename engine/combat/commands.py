@@ -18,6 +18,12 @@ from engine.combat.roster import RosterError, hero_names, parse_combatant
 from engine.combat.rules import CombatRules
 from engine.combat.state import ARITY, ActionKind, Combat, Combatant, Fight, WheelToken
 from engine.contracts import events as ev
+from engine.contracts.commands import (
+    ActArgs,
+    EndCombatArgs,
+    StartCombatArgs,
+    TargetLeavesSightArgs,
+)
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -127,7 +133,7 @@ def _mapping(args: Mapping[str, Any], key: str, ids: set[str]) -> Mapping[str, A
         },
     )
 )
-def start_combat(state: TableState, args: Mapping[str, Any]) -> Applied:
+def start_combat(state: TableState, args: StartCombatArgs) -> Applied:
     if state.combat is not None and state.combat.fight is not None:
         raise CommandRejected(
             f"fight {state.combat.fight.number} is still running",
@@ -285,7 +291,7 @@ def _aim_lost(token: WheelToken, reason: str) -> Event:
         },
     )
 )
-def act(state: TableState, args: Mapping[str, Any]) -> Applied:
+def act(state: TableState, args: ActArgs) -> Applied:
     combat, fight = access.fight_of(state)
     r = CombatRules(state.rules)
     c = access.combatant(combat, args, in_fight=True)
@@ -395,7 +401,7 @@ def _aim(token: WheelToken, target: Combatant, r: CombatRules) -> tuple[WheelTok
         },
     )
 )
-def target_leaves_sight(state: TableState, args: Mapping[str, Any]) -> Applied:
+def target_leaves_sight(state: TableState, args: TargetLeavesSightArgs) -> Applied:
     combat, fight = access.fight_of(state)
     target = access.combatant(combat, args, "target", in_fight=True)
     who = None
@@ -428,7 +434,7 @@ def target_leaves_sight(state: TableState, args: Mapping[str, Any]) -> Applied:
         ("C2",),
     )
 )
-def end_combat(state: TableState, args: Mapping[str, Any]) -> Applied:
+def end_combat(state: TableState, args: EndCombatArgs) -> Applied:
     combat, fight = access.fight_of(state)
     n = CombatRules(state.rules).wheel_ticks
     fighters = [combat.roster[t.combatant] for t in fight.tokens]

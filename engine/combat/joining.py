@@ -22,6 +22,7 @@ from engine.combat.roster import RosterError, hero_names, parse_combatant
 from engine.combat.rules import CombatRules
 from engine.combat.state import ATTRIBUTES, Combat, Combatant, Fight, WheelToken
 from engine.contracts import events as ev
+from engine.contracts.commands import AddCombatantArgs, JoinCombatArgs
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -161,7 +162,7 @@ def join(
         },
     )
 )
-def add_combatant(state: TableState, args: Mapping[str, Any]) -> Applied:
+def add_combatant(state: TableState, args: AddCombatantArgs) -> Applied:
     combat = state.combat or Combat()
     try:
         c = parse_combatant(_sheet(args), "combatant", state.rules, hero_names(state))
@@ -219,7 +220,7 @@ def add_combatant(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def join_combat(state: TableState, args: Mapping[str, Any]) -> Applied:
+def join_combat(state: TableState, args: JoinCombatArgs) -> Applied:
     combat, fight = access.fight_of(state)
     c = access.combatant(combat, args)
     combat, events = join(combat, fight, c, args, CombatRules(state.rules))

@@ -13,6 +13,9 @@ the order the fields were given in, and a key renamed here is a mypy error at ea
 ``<Name>Fields`` are the fields, ``<Name>Command`` the whole command (with ``cmd``); an enum
 field is a ``str`` here (the engine refuses a value outside it, naming the field). ``id`` and
 ``source`` (:class:`Transport`) are accepted on every command and ignored by the rules.
+``<Name>Args`` is what the command's handler reads once the engine has parsed it (every field,
+defaults filled in; an enum field is its ``Literal``), so a field renamed here is a mypy error
+in the handler too.
 
 Pure typing: importing it registers nothing and imports no rule family.
 """
@@ -47,6 +50,13 @@ def acknowledge_prompt(**fields: Unpack[AcknowledgePromptFields]) -> Acknowledge
     """``acknowledge_prompt``: The WorldKeeper has dealt with a Time prompt (Opportunity, Event,
     Escalation …); without prompt, every non-blocking one."""
     return {"cmd": "acknowledge_prompt", **fields}
+
+
+class AcknowledgePromptArgs(TypedDict):
+    """What the handler of ``acknowledge_prompt`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    prompt: int | None
 
 
 class ActFields(Transport):
@@ -94,6 +104,24 @@ def act(**fields: Unpack[ActFields]) -> ActCommand:
     return {"cmd": "act", **fields}
 
 
+class ActArgs(TypedDict):
+    """What the handler of ``act`` reads: every field, a default for each one omitted (None when
+    it has none), an array as a tuple."""
+
+    combatant: str
+    action: Literal["aim", "attack", "dash", "guard", "move"]
+    target: str | None
+    defense: Literal["dodge", "parry"] | None
+    attack_dice: tuple[int, ...] | None
+    defense_dice: tuple[int, ...] | None
+    damage_dice: tuple[int, ...] | None
+    fortitude_dice: tuple[int, ...] | None
+    bonus_dice: int | None
+    injury: str | None
+    detail: str | None
+    seed: int | None
+
+
 class AddCombatConditionFields(Transport):
     """The fields of ``add_combat_condition``: Put a condition on a combatant (Fatigued and
     Cursed stack levels). Conditions that stop acting make the wheel pass the token by. Rules:
@@ -119,6 +147,17 @@ def add_combat_condition(**fields: Unpack[AddCombatConditionFields]) -> AddComba
     """``add_combat_condition``: Put a condition on a combatant (Fatigued and Cursed stack
     levels). Conditions that stop acting make the wheel pass the token by."""
     return {"cmd": "add_combat_condition", **fields}
+
+
+class AddCombatConditionArgs(TypedDict):
+    """What the handler of ``add_combat_condition`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    combatant: str
+    condition: str
+    level: int
+    attribute: Literal["reflex", "might", "dodge", "parry", "fortitude"] | None
+    source: str | None
 
 
 class AddCombatantFields(Transport):
@@ -183,6 +222,33 @@ def add_combatant(**fields: Unpack[AddCombatantFields]) -> AddCombatantCommand:
     return {"cmd": "add_combatant", **fields}
 
 
+class AddCombatantArgs(TypedDict):
+    """What the handler of ``add_combatant`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    combatant: str
+    name: str | None
+    hero: str | None
+    side: str | None
+    reflex: int
+    might: int
+    dodge: int
+    parry: int
+    fortitude: int
+    speed: int
+    renown: int | None
+    weapon: str | None
+    damage: int | None
+    injury: str | None
+    weapon_attribute: Literal["reflex", "might", "dodge", "parry", "fortitude"] | None
+    armour: str | None
+    reduction: int | None
+    durability: int | None
+    join: bool | None
+    initiative: tuple[int, ...] | None
+    seed: int | None
+
+
 class AdjustHeroFields(Transport):
     """The fields of ``adjust_hero``: Change a hero's tracks by signed amounts. Gains run the
     Fatigue → Strain → Wound cascade; losses are recovery. Favor and Redraws are set by delta
@@ -216,6 +282,19 @@ def adjust_hero(**fields: Unpack[AdjustHeroFields]) -> AdjustHeroCommand:
     return {"cmd": "adjust_hero", **fields}
 
 
+class AdjustHeroArgs(TypedDict):
+    """What the handler of ``adjust_hero`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    hero: str
+    fatigue: int
+    strain: int
+    wounds: int
+    favor: int
+    redraws: int
+    cause: str
+
+
 class AdjustRenownFields(Transport):
     """The fields of ``adjust_renown``: Renown rises or falls with a deed, at the GM's call
     (C11). Rules: C11."""
@@ -237,6 +316,15 @@ class AdjustRenownCommand(AdjustRenownFields):
 def adjust_renown(**fields: Unpack[AdjustRenownFields]) -> AdjustRenownCommand:
     """``adjust_renown``: Renown rises or falls with a deed, at the GM's call (C11)."""
     return {"cmd": "adjust_renown", **fields}
+
+
+class AdjustRenownArgs(TypedDict):
+    """What the handler of ``adjust_renown`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    combatant: str
+    change: int
+    reason: str | None
 
 
 class AnswerInterruptionFields(Transport):
@@ -261,6 +349,14 @@ def answer_interruption(**fields: Unpack[AnswerInterruptionFields]) -> AnswerInt
     return {"cmd": "answer_interruption", **fields}
 
 
+class AnswerInterruptionArgs(TypedDict):
+    """What the handler of ``answer_interruption`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    interrupts: bool
+    full_rest: dict[str, Any] | None
+
+
 class BeginPerformanceFields(Transport):
     """The fields of ``begin_performance``: Start a Performance against a Difficulty, with the
     Weight mode for it. Rules: P19, I-P16."""
@@ -281,6 +377,14 @@ def begin_performance(**fields: Unpack[BeginPerformanceFields]) -> BeginPerforma
     """``begin_performance``: Start a Performance against a Difficulty, with the Weight mode for
     it."""
     return {"cmd": "begin_performance", **fields}
+
+
+class BeginPerformanceArgs(TypedDict):
+    """What the handler of ``begin_performance`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    difficulty: int
+    weight: Literal["off", "mass", "light"]
 
 
 class BeginRestFields(Transport):
@@ -308,6 +412,15 @@ def begin_rest(**fields: Unpack[BeginRestFields]) -> BeginRestCommand:
     return {"cmd": "begin_rest", **fields}
 
 
+class BeginRestArgs(TypedDict):
+    """What the handler of ``begin_rest`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    kind: Literal["safe", "unsafe"]
+    watch: tuple[str, ...] | None
+    full_rest: dict[str, Any] | None
+
+
 class CallFavorFields(Transport):
     """The fields of ``call_favor``: Spend 1 Favor: one random token from the Favor Bag, valued
     against the declared Shade; the answering deity may be Awakened on the Star Grid. Rules:
@@ -333,6 +446,15 @@ def call_favor(**fields: Unpack[CallFavorFields]) -> CallFavorCommand:
     return {"cmd": "call_favor", **fields}
 
 
+class CallFavorArgs(TypedDict):
+    """What the handler of ``call_favor`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    hero: str
+    token: str | None
+    seed: int | None
+
+
 class CancelPerformanceFields(Transport):
     """The fields of ``cancel_performance``: Abandon an unresolved Performance: tokens go back;
     Favor and Redraws spent are refunded. Rules: P22."""
@@ -350,6 +472,11 @@ def cancel_performance(**fields: Unpack[CancelPerformanceFields]) -> CancelPerfo
     return {"cmd": "cancel_performance", **fields}
 
 
+class CancelPerformanceArgs(TypedDict):
+    """What the handler of ``cancel_performance`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+
 class CancelTimeDrawFields(Transport):
     """The fields of ``cancel_time_draw``: Put the drawn, unresolved Time token back: nothing
     advances, no timer moves (T12). Rules: T12."""
@@ -365,6 +492,11 @@ def cancel_time_draw(**fields: Unpack[CancelTimeDrawFields]) -> CancelTimeDrawCo
     """``cancel_time_draw``: Put the drawn, unresolved Time token back: nothing advances, no
     timer moves (T12)."""
     return {"cmd": "cancel_time_draw", **fields}
+
+
+class CancelTimeDrawArgs(TypedDict):
+    """What the handler of ``cancel_time_draw`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
 
 
 class ChooseFullRestFields(Transport):
@@ -387,6 +519,14 @@ def choose_full_rest(**fields: Unpack[ChooseFullRestFields]) -> ChooseFullRestCo
     """``choose_full_rest``: A resting hero's Full Rest choice: recover all Fatigue, or 1 Strain
     (T8, I-T8)."""
     return {"cmd": "choose_full_rest", **fields}
+
+
+class ChooseFullRestArgs(TypedDict):
+    """What the handler of ``choose_full_rest`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    hero: str
+    choice: Literal["fatigue", "strain"]
 
 
 class DeclareFields(Transport):
@@ -425,6 +565,20 @@ def declare(**fields: Unpack[DeclareFields]) -> DeclareCommand:
     return {"cmd": "declare", **fields}
 
 
+class DeclareArgs(TypedDict):
+    """What the handler of ``declare`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
+
+    hero: str
+    shade: Literal["control", "impulse"]
+    capability: str
+    action: Literal["target", "defend", "gain", "spend"]
+    exert: bool
+    moment: Literal["prepare", "advance", "breakthrough"] | None
+    intersect: str | None
+    reserve: str | None
+
+
 class DrawFields(Transport):
     """The fields of ``draw``: A token drawn from the hero's own bag is laid on the Draw Board
     (or fills a Redraw). Rules: P6, P9, P11, P15."""
@@ -447,6 +601,15 @@ def draw(**fields: Unpack[DrawFields]) -> DrawCommand:
     """``draw``: A token drawn from the hero's own bag is laid on the Draw Board (or fills a
     Redraw)."""
     return {"cmd": "draw", **fields}
+
+
+class DrawArgs(TypedDict):
+    """What the handler of ``draw`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
+
+    hero: str
+    token: str | None
+    seed: int | None
 
 
 class DrawTimeFields(Transport):
@@ -475,6 +638,16 @@ def draw_time(**fields: Unpack[DrawTimeFields]) -> DrawTimeCommand:
     return {"cmd": "draw_time", **fields}
 
 
+class DrawTimeArgs(TypedDict):
+    """What the handler of ``draw_time`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    token: str | None
+    seed: int | None
+    resolve: bool
+    full_rest: dict[str, Any] | None
+
+
 class DrawWeatherFields(Transport):
     """The fields of ``draw_weather``: Draw a Weather token: the session-start draw, or a
     Weather Time result (T1, T4). Rules: T1, T2, T4."""
@@ -499,6 +672,15 @@ def draw_weather(**fields: Unpack[DrawWeatherFields]) -> DrawWeatherCommand:
     return {"cmd": "draw_weather", **fields}
 
 
+class DrawWeatherArgs(TypedDict):
+    """What the handler of ``draw_weather`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    bag: Literal["overworld", "underworld"] | None
+    token: str | None
+    seed: int | None
+
+
 class EndCombatFields(Transport):
     """The fields of ``end_combat``: End the fight: tokens leave the wheel; injuries, armour
     wear, conditions and renown stay. Rules: C2."""
@@ -516,6 +698,11 @@ def end_combat(**fields: Unpack[EndCombatFields]) -> EndCombatCommand:
     return {"cmd": "end_combat", **fields}
 
 
+class EndCombatArgs(TypedDict):
+    """What the handler of ``end_combat`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+
 class EndRestFields(Transport):
     """The fields of ``end_rest``: End the Rest (allowed after any Minor draw resolves, T7); no
     Full Rest unless completed. Rules: T7."""
@@ -531,6 +718,11 @@ def end_rest(**fields: Unpack[EndRestFields]) -> EndRestCommand:
     """``end_rest``: End the Rest (allowed after any Minor draw resolves, T7); no Full Rest
     unless completed."""
     return {"cmd": "end_rest", **fields}
+
+
+class EndRestArgs(TypedDict):
+    """What the handler of ``end_rest`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
 
 
 class GrantTemporaryFields(Transport):
@@ -557,6 +749,15 @@ def grant_temporary(**fields: Unpack[GrantTemporaryFields]) -> GrantTemporaryCom
     return {"cmd": "grant_temporary", **fields}
 
 
+class GrantTemporaryArgs(TypedDict):
+    """What the handler of ``grant_temporary`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    hero: str
+    token: str | None
+    face: str | None
+
+
 class HealInjuriesFields(Transport):
     """The fields of ``heal_injuries``: Take injuries off a living combatant, newest first (of
     one type if given). Rules: C8, C9."""
@@ -579,6 +780,15 @@ def heal_injuries(**fields: Unpack[HealInjuriesFields]) -> HealInjuriesCommand:
     """``heal_injuries``: Take injuries off a living combatant, newest first (of one type if
     given)."""
     return {"cmd": "heal_injuries", **fields}
+
+
+class HealInjuriesArgs(TypedDict):
+    """What the handler of ``heal_injuries`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    combatant: str
+    hits: int
+    type: str | None
 
 
 class InjureFields(Transport):
@@ -609,6 +819,17 @@ def injure(**fields: Unpack[InjureFields]) -> InjureCommand:
     return {"cmd": "injure", **fields}
 
 
+class InjureArgs(TypedDict):
+    """What the handler of ``injure`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
+
+    combatant: str
+    type: str
+    hits: int
+    detail: str | None
+    cause: str | None
+
+
 class JoinCombatFields(Transport):
     """The fields of ``join_combat``: A combatant of the roster joins the fight now running: it
     rolls REFLEX initiative (or enters the dice) and waits on the wheel after the tick now
@@ -634,6 +855,15 @@ def join_combat(**fields: Unpack[JoinCombatFields]) -> JoinCombatCommand:
     return {"cmd": "join_combat", **fields}
 
 
+class JoinCombatArgs(TypedDict):
+    """What the handler of ``join_combat`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    combatant: str
+    initiative: tuple[int, ...] | None
+    seed: int | None
+
+
 class NoteFields(Transport):
     """The fields of ``note``: A WorldKeeper's note: words kept in the night's history and
     recap, changing nothing in the game; worldkeeper-only unless marked table or public. Rules:
@@ -656,6 +886,14 @@ def note(**fields: Unpack[NoteFields]) -> NoteCommand:
     """``note``: A WorldKeeper's note: words kept in the night's history and recap, changing
     nothing in the game; worldkeeper-only unless marked table or public."""
     return {"cmd": "note", **fields}
+
+
+class NoteArgs(TypedDict):
+    """What the handler of ``note`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
+
+    text: str
+    audience: Literal["worldkeeper", "table", "public"]
 
 
 class RedrawFields(Transport):
@@ -685,6 +923,16 @@ def redraw(**fields: Unpack[RedrawFields]) -> RedrawCommand:
     return {"cmd": "redraw", **fields}
 
 
+class RedrawArgs(TypedDict):
+    """What the handler of ``redraw`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
+
+    hero: str
+    replace: str
+    token: str | None
+    seed: int | None
+
+
 class RemoveCombatConditionFields(Transport):
     """The fields of ``remove_combat_condition``: Take a condition (or some of its levels) off a
     combatant. Rules: C10."""
@@ -712,6 +960,16 @@ def remove_combat_condition(
     return {"cmd": "remove_combat_condition", **fields}
 
 
+class RemoveCombatConditionArgs(TypedDict):
+    """What the handler of ``remove_combat_condition`` reads: every field, a default for each
+    one omitted (None when it has none), an array as a tuple."""
+
+    combatant: str
+    condition: str
+    level: int | None
+    attribute: Literal["reflex", "might", "dodge", "parry", "fortitude"] | None
+
+
 class ResetFields(Transport):
     """The fields of ``reset``: End of the Performance: the drawn, set-aside and Favor tokens go
     back to their bags. Rules: P22."""
@@ -727,6 +985,11 @@ def reset(**fields: Unpack[ResetFields]) -> ResetCommand:
     """``reset``: End of the Performance: the drawn, set-aside and Favor tokens go back to their
     bags."""
     return {"cmd": "reset", **fields}
+
+
+class ResetArgs(TypedDict):
+    """What the handler of ``reset`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
 
 
 class ResolveFields(Transport):
@@ -745,6 +1008,11 @@ def resolve(**fields: Unpack[ResolveFields]) -> ResolveCommand:
     """``resolve``: Compare each total with the Difficulty; Exertion Fatigue, Reserve returned,
     Wear / Impact and Escalation prompts."""
     return {"cmd": "resolve", **fields}
+
+
+class ResolveArgs(TypedDict):
+    """What the handler of ``resolve`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
 
 
 class ResolveTimeFields(Transport):
@@ -766,6 +1034,13 @@ def resolve_time(**fields: Unpack[ResolveTimeFields]) -> ResolveTimeCommand:
     """``resolve_time``: Resolve the drawn Time token: timers, its effect, the Rest, then the
     cadence moves on."""
     return {"cmd": "resolve_time", **fields}
+
+
+class ResolveTimeArgs(TypedDict):
+    """What the handler of ``resolve_time`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    full_rest: dict[str, Any] | None
 
 
 class SetReserveFields(Transport):
@@ -790,6 +1065,15 @@ def set_reserve(**fields: Unpack[SetReserveFields]) -> SetReserveCommand:
     """``set_reserve``: Make a Potential token Active Reserve, or return it to Potential
     (P17)."""
     return {"cmd": "set_reserve", **fields}
+
+
+class SetReserveArgs(TypedDict):
+    """What the handler of ``set_reserve`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    hero: str
+    token: str
+    active: bool
 
 
 class SetStrainTokensFields(Transport):
@@ -818,6 +1102,14 @@ def set_strain_tokens(**fields: Unpack[SetStrainTokensFields]) -> SetStrainToken
     return {"cmd": "set_strain_tokens", **fields}
 
 
+class SetStrainTokensArgs(TypedDict):
+    """What the handler of ``set_strain_tokens`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    hero: str
+    tokens: tuple[str, ...]
+
+
 class SetTimeFields(Transport):
     """The fields of ``set_time``: The WorldKeeper sets the board: day, band and Minor draws
     already made (T3). Tokens on the spaces go back to their bags; timers and the Rest are
@@ -841,6 +1133,15 @@ def set_time(**fields: Unpack[SetTimeFields]) -> SetTimeCommand:
     """``set_time``: The WorldKeeper sets the board: day, band and Minor draws already made
     (T3). Tokens on the spaces go back to their bags; timers and the Rest are untouched."""
     return {"cmd": "set_time", **fields}
+
+
+class SetTimeArgs(TypedDict):
+    """What the handler of ``set_time`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
+
+    day: int | None
+    band: Literal["morning", "day", "night"] | None
+    minor_done: int | None
 
 
 class SetTrainingFields(Transport):
@@ -867,6 +1168,15 @@ def set_training(**fields: Unpack[SetTrainingFields]) -> SetTrainingCommand:
     return {"cmd": "set_training", **fields}
 
 
+class SetTrainingArgs(TypedDict):
+    """What the handler of ``set_training`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    hero: str
+    capability: str
+    level: Literal["untrained", "trained", "adept", "master", "exemplar"]
+
+
 class SetWeatherFields(Transport):
     """The fields of ``set_weather``: The WorldKeeper changes the conditions without a draw (a
     significant event, T2). Rules: T2."""
@@ -889,6 +1199,14 @@ def set_weather(**fields: Unpack[SetWeatherFields]) -> SetWeatherCommand:
     return {"cmd": "set_weather", **fields}
 
 
+class SetWeatherArgs(TypedDict):
+    """What the handler of ``set_weather`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    name: str
+    bag: Literal["overworld", "underworld"] | None
+
+
 class ShiftEscalationFields(Transport):
     """The fields of ``shift_escalation``: The WorldKeeper shifts the Moment's Escalation toward
     FOR or AGAINST (P21). Rules: P21."""
@@ -909,6 +1227,14 @@ def shift_escalation(**fields: Unpack[ShiftEscalationFields]) -> ShiftEscalation
     """``shift_escalation``: The WorldKeeper shifts the Moment's Escalation toward FOR or
     AGAINST (P21)."""
     return {"cmd": "shift_escalation", **fields}
+
+
+class ShiftEscalationArgs(TypedDict):
+    """What the handler of ``shift_escalation`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    direction: Literal["for", "against"]
+    steps: int
 
 
 class StartCombatFields(Transport):
@@ -940,6 +1266,17 @@ def start_combat(**fields: Unpack[StartCombatFields]) -> StartCombatCommand:
     return {"cmd": "start_combat", **fields}
 
 
+class StartCombatArgs(TypedDict):
+    """What the handler of ``start_combat`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    combatants: tuple[str, ...] | None
+    add: tuple[dict[str, Any], ...] | None
+    initiative: dict[str, Any] | None
+    rolloff: dict[str, Any] | None
+    seed: int | None
+
+
 class StartSessionFields(Transport):
     """The fields of ``start_session``: A Session begins: the board, weather and timers carry on
     (T11); if the weather is unknown, draw it now (token or seed) or the WorldKeeper is prompted
@@ -967,6 +1304,16 @@ def start_session(**fields: Unpack[StartSessionFields]) -> StartSessionCommand:
     return {"cmd": "start_session", **fields}
 
 
+class StartSessionArgs(TypedDict):
+    """What the handler of ``start_session`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    bag: Literal["overworld", "underworld"] | None
+    token: str | None
+    seed: int | None
+    number: int | None
+
+
 class TargetLeavesSightFields(Transport):
     """The fields of ``target_leaves_sight``: A target leaves sight: Aim at it is lost
     (everyone's, or one combatant's). Rules: C5."""
@@ -989,6 +1336,14 @@ def target_leaves_sight(**fields: Unpack[TargetLeavesSightFields]) -> TargetLeav
     return {"cmd": "target_leaves_sight", **fields}
 
 
+class TargetLeavesSightArgs(TypedDict):
+    """What the handler of ``target_leaves_sight`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    target: str
+    combatant: str | None
+
+
 class UndoFields(Transport):
     """The fields of ``undo``: Take back the last state-changing command (repeatable, up to the
     rules' Undo depth)."""
@@ -1004,6 +1359,11 @@ def undo(**fields: Unpack[UndoFields]) -> UndoCommand:
     """``undo``: Take back the last state-changing command (repeatable, up to the rules' Undo
     depth)."""
     return {"cmd": "undo", **fields}
+
+
+class UndoArgs(TypedDict):
+    """What the handler of ``undo`` reads: every field, a default for each one omitted (None
+    when it has none), an array as a tuple."""
 
 
 #: any command of the vocabulary

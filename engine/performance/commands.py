@@ -7,10 +7,17 @@ they build the new state, so a refused command changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from engine.contracts import events as ev
+from engine.contracts.commands import (
+    BeginPerformanceArgs,
+    CallFavorArgs,
+    CancelPerformanceArgs,
+    DeclareArgs,
+    DrawArgs,
+    RedrawArgs,
+    ResetArgs,
+    ResolveArgs,
+)
 from engine.contracts.events import TokenDrawn
 from engine.errors import CommandRejected
 from engine.events import Event
@@ -120,7 +127,9 @@ def _contribution(state: TableState, perf: Performance, hero_id: str) -> Contrib
     return c
 
 
-def _pick(state: TableState, bag_id: str, args: Mapping[str, Any], rule: str, who: str) -> str:
+def _pick(
+    state: TableState, bag_id: str, args: DrawArgs | RedrawArgs | CallFavorArgs, rule: str, who: str
+) -> str:
     """The token a draw takes: the one named (checked against the bag) or a seeded random one."""
     bag = state.bags[bag_id]
     token_or_seed(args)
@@ -128,7 +137,9 @@ def _pick(state: TableState, bag_id: str, args: Mapping[str, Any], rule: str, wh
     if token_id is None:
         if not bag.contents:
             raise CommandRejected(f"{bag.name} is empty", rule=rule, field="seed")
-        return seeded(bag.contents, int(args["seed"]))
+        seed = args["seed"]
+        assert seed is not None  # token_or_seed: a token or a seed
+        return seeded(bag.contents, int(seed))
     known_token(state, token_id)
     if token_id not in bag.contents:
         raise CommandRejected(
@@ -184,7 +195,7 @@ def _drawn(state: TableState, c: Contribution, token_id: str) -> TokenDrawn:
         },
     )
 )
-def begin_performance(state: TableState, args: Mapping[str, Any]) -> Applied:
+def begin_performance(state: TableState, args: BeginPerformanceArgs) -> Applied:
     if state.performance is not None:
         raise CommandRejected(
             "a Performance is already on the Draw Board",
@@ -231,7 +242,7 @@ def begin_performance(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def declare(state: TableState, args: Mapping[str, Any]) -> Applied:
+def declare(state: TableState, args: DeclareArgs) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
@@ -282,7 +293,7 @@ def declare(state: TableState, args: Mapping[str, Any]) -> Applied:
         training=training,
         allowed=allowed,
         exert=exert,
-        moment=Moment(args["moment"]) if args.get("moment") else None,
+        moment=Moment(m) if (m := args.get("moment")) else None,
         intersect=partner,
         reserve=reserve,
     )
@@ -449,7 +460,7 @@ def _gain(state: TableState, c: Contribution) -> Applied:
         {"hero": _HERO, "token": TOKEN, "seed": SEED},
     )
 )
-def draw(state: TableState, args: Mapping[str, Any]) -> Applied:
+def draw(state: TableState, args: DrawArgs) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
@@ -493,7 +504,7 @@ def draw(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def redraw(state: TableState, args: Mapping[str, Any]) -> Applied:
+def redraw(state: TableState, args: RedrawArgs) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
@@ -577,7 +588,7 @@ def redraw(state: TableState, args: Mapping[str, Any]) -> Applied:
         {"hero": _HERO, "token": TOKEN, "seed": SEED},
     )
 )
-def call_favor(state: TableState, args: Mapping[str, Any]) -> Applied:
+def call_favor(state: TableState, args: CallFavorArgs) -> Applied:
     perf = _perf(state)
     hero_id = known_hero(state, args)
     c = _contribution(state, perf, hero_id)
@@ -623,7 +634,7 @@ def _unfinished(state: TableState, c: Contribution) -> bool:
         ("P9", "P10", "P17", "P19", "P20", "P21", "P23"),
     )
 )
-def resolve(state: TableState, args: Mapping[str, Any]) -> Applied:
+def resolve(state: TableState, args: ResolveArgs) -> Applied:
     perf = _perf(state)
     if not perf.contributions:
         raise CommandRejected("nobody has declared yet", rule="P23", fix="declare first")
@@ -713,7 +724,7 @@ def _return_tokens(state: TableState, perf: Performance) -> tuple[TableState, li
         ("P22",),
     )
 )
-def reset(state: TableState, args: Mapping[str, Any]) -> Applied:
+def reset(state: TableState, args: ResetArgs) -> Applied:
     perf = _perf(state, open_=False)
     if not perf.resolved:
         raise CommandRejected(
@@ -737,7 +748,7 @@ def reset(state: TableState, args: Mapping[str, Any]) -> Applied:
         ("P22",),
     )
 )
-def cancel_performance(state: TableState, args: Mapping[str, Any]) -> Applied:
+def cancel_performance(state: TableState, args: CancelPerformanceArgs) -> Applied:
     perf = _perf(state)
     for c in perf.contributions:
         hero = state.heroes[c.hero]

@@ -8,10 +8,14 @@ and puts a second mastery Ember in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from engine.contracts import events as ev
+from engine.contracts.commands import (
+    AdjustHeroArgs,
+    SetReserveArgs,
+    SetStrainTokensArgs,
+    SetTrainingArgs,
+    ShiftEscalationArgs,
+)
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -47,7 +51,7 @@ from engine.vocabulary import CommandSpec, Field, command
         },
     )
 )
-def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Applied:
+def adjust_hero(state: TableState, args: AdjustHeroArgs) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     for key in ("favor", "redraws"):
@@ -72,8 +76,9 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Applied:
         ("strain", health.add_strain, health.recover_strain),
         ("fatigue", health.add_fatigue, health.recover_fatigue),
     )
+    amounts = {"wounds": args["wounds"], "strain": args["strain"], "fatigue": args["fatigue"]}
     for key, gain, lose in steps:
-        amount = args[key]
+        amount = amounts[key]
         if amount > 0:
             state, more = gain(state, hero_id, amount, cause)
         elif amount < 0:
@@ -82,11 +87,11 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Applied:
             continue
         events += more
     if not events:
-        asked = [k for k in ("fatigue", "strain", "wounds") if args[k]]
+        asked = [k for k in ("fatigue", "strain", "wounds") if amounts[k]]
         if asked:  # a recovery below 0 (or nothing to recover): say what stayed where
             before = state.heroes[hero_id]
             now = ", ".join(f"{k.title()} {getattr(before, k)}" for k in asked)
-            wanted = ", ".join(f"{k} {args[k]:+d}" for k in asked)
+            wanted = ", ".join(f"{k} {amounts[k]:+d}" for k in asked)
             raise CommandRejected(
                 f"{before.name} is at {now}: {wanted} changes nothing (it cannot go below 0)",
                 field=asked[0],
@@ -114,7 +119,7 @@ def adjust_hero(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def set_training(state: TableState, args: Mapping[str, Any]) -> Applied:
+def set_training(state: TableState, args: SetTrainingArgs) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     capability = args["capability"]
@@ -213,7 +218,7 @@ def _exemplar_swap(
         },
     )
 )
-def set_reserve(state: TableState, args: Mapping[str, Any]) -> Applied:
+def set_reserve(state: TableState, args: SetReserveArgs) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     token = state.tokens.get(args["token"])
@@ -251,7 +256,7 @@ def set_reserve(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Applied:
+def shift_escalation(state: TableState, args: ShiftEscalationArgs) -> Applied:
     delta = args["steps"] if args["direction"] == "for" else -args["steps"]
     state = replace(state, escalation=state.escalation + delta)
     return state, [
@@ -278,7 +283,7 @@ def shift_escalation(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def set_strain_tokens(state: TableState, args: Mapping[str, Any]) -> Applied:
+def set_strain_tokens(state: TableState, args: SetStrainTokensArgs) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     tokens = tuple(str(t) for t in args["tokens"])

@@ -18,6 +18,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.contracts import events as ev
+from engine.contracts.commands import (
+    AcknowledgePromptArgs,
+    CancelTimeDrawArgs,
+    DrawTimeArgs,
+    ResolveTimeArgs,
+    SetTimeArgs,
+)
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -136,7 +143,7 @@ def _pick(state: TableState, args: Mapping[str, Any]) -> str:
         },
     )
 )
-def draw_time(state: TableState, args: Mapping[str, Any]) -> Applied:
+def draw_time(state: TableState, args: DrawTimeArgs) -> Applied:
     no_pending(state, "T3", "draw another Time token")
     b = board(state)
     blocking = b.blocking_prompt()
@@ -193,7 +200,7 @@ def draw_time(state: TableState, args: Mapping[str, Any]) -> Applied:
         {"full_rest": FULL_REST},
     )
 )
-def resolve_time(state: TableState, args: Mapping[str, Any]) -> Applied:
+def resolve_time(state: TableState, args: ResolveTimeArgs) -> Applied:
     return _resolve(state, args.get("full_rest"))
 
 
@@ -205,7 +212,7 @@ def resolve_time(state: TableState, args: Mapping[str, Any]) -> Applied:
         ("T12",),
     )
 )
-def cancel_time_draw(state: TableState, args: Mapping[str, Any]) -> Applied:
+def cancel_time_draw(state: TableState, args: CancelTimeDrawArgs) -> Applied:
     b = board(state)
     if b.pending is None:
         raise CommandRejected(
@@ -321,11 +328,12 @@ def _move_on(state: TableState, drawn: TimeDraw) -> Applied:
         },
     )
 )
-def set_time(state: TableState, args: Mapping[str, Any]) -> Applied:
+def set_time(state: TableState, args: SetTimeArgs) -> Applied:
     no_pending(state, "T3", "set the Time Board")
     b = board(state)
     limit = minor_per_band(state)
-    minor_done = b.minor_done if args.get("minor_done") is None else int(args["minor_done"])
+    given = args.get("minor_done")
+    minor_done = b.minor_done if given is None else int(given)
     if minor_done > limit:
         raise CommandRejected(
             f"a band has {limit} Minor draws",
@@ -337,8 +345,8 @@ def set_time(state: TableState, args: Mapping[str, Any]) -> Applied:
         state = state.put_in_bag(token)
     b = replace(
         b,
-        day=b.day if args.get("day") is None else int(args["day"]),
-        band=b.band if args.get("band") is None else Band(args["band"]),
+        day=b.day if (day := args.get("day")) is None else int(day),
+        band=b.band if (band := args.get("band")) is None else Band(band),
         minor_done=minor_done,
         spaces=(),
     )
@@ -360,7 +368,7 @@ def set_time(state: TableState, args: Mapping[str, Any]) -> Applied:
         {"prompt": Field("integer", "the prompt's number", bound="prompt")},
     )
 )
-def acknowledge_prompt(state: TableState, args: Mapping[str, Any]) -> Applied:
+def acknowledge_prompt(state: TableState, args: AcknowledgePromptArgs) -> Applied:
     b = board(state)
     number = args.get("prompt")
     open_ = [p for p in b.prompts if not p.blocking]

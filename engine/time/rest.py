@@ -18,6 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.contracts import events as ev
+from engine.contracts.commands import (
+    AnswerInterruptionArgs,
+    BeginRestArgs,
+    ChooseFullRestArgs,
+    EndRestArgs,
+)
 from engine.contracts.events import FullRestChoice
 from engine.errors import CommandRejected
 from engine.events import Event
@@ -120,7 +126,7 @@ def _choices(state: TableState, rest: Rest, value: Any) -> dict[str, str]:
         },
     )
 )
-def begin_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
+def begin_rest(state: TableState, args: BeginRestArgs) -> Applied:
     if board(state).rest is not None:
         raise CommandRejected(
             "a Rest is already running", rule="T7", fix="end_rest first to start another"
@@ -171,7 +177,7 @@ def begin_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
+def choose_full_rest(state: TableState, args: ChooseFullRestArgs) -> Applied:
     hero_id = known_hero(state, args)
     rest = _rest(state, "choose a Full Rest recovery")
     choices = _choices(state, rest, {hero_id: args["choice"]})
@@ -187,7 +193,7 @@ def choose_full_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
         ("T7",),
     )
 )
-def end_rest(state: TableState, args: Mapping[str, Any]) -> Applied:
+def end_rest(state: TableState, args: EndRestArgs) -> Applied:
     _rest(state, "end the Rest")  # refuses when no Rest has started (T7)
     no_pending(state, "T7", "end the Rest")
     if board(state).blocking_prompt() is not None:
@@ -225,7 +231,7 @@ def _finish(state: TableState, reason: str) -> Applied:
         },
     )
 )
-def answer_interruption(state: TableState, args: Mapping[str, Any]) -> Applied:
+def answer_interruption(state: TableState, args: AnswerInterruptionArgs) -> Applied:
     rest = _rest(state, "answer an interruption")
     if board(state).blocking_prompt() is None:
         raise CommandRejected(

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.contracts import events as ev
+from engine.contracts.commands import GrantTemporaryArgs
 from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
@@ -113,7 +114,7 @@ def _choose(state: TableState, args: Mapping[str, Any], hero_name: str) -> str:
         },
     )
 )
-def grant_temporary(state: TableState, args: Mapping[str, Any]) -> Applied:
+def grant_temporary(state: TableState, args: GrantTemporaryArgs) -> Applied:
     hero_id = known_hero(state, args)
     hero = state.heroes[hero_id]
     no_pending(state, "T12", "grant a temporary token")

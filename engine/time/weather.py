@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.contracts import events as ev
+from engine.contracts.commands import DrawWeatherArgs, SetWeatherArgs, StartSessionArgs
 from engine.errors import CommandRejected
 from engine.immutable import replace
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
@@ -153,7 +154,7 @@ def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Applied:
         },
     )
 )
-def start_session(state: TableState, args: Mapping[str, Any]) -> Applied:
+def start_session(state: TableState, args: StartSessionArgs) -> Applied:
     b = board(state)
     drawing = args.get("token") is not None or args.get("seed") is not None
     if b.weather is not None and drawing:
@@ -163,7 +164,7 @@ def start_session(state: TableState, args: Mapping[str, Any]) -> Applied:
             field="token",
             fix="start without a token; draw_weather if a Weather result changes it",
         )
-    number = b.session + 1 if args.get("number") is None else int(args["number"])
+    number = b.session + 1 if (given := args.get("number")) is None else int(given)
     state = with_board(state, replace(b, session=number))
     events = [
         ev.session_started(
@@ -198,7 +199,7 @@ def start_session(state: TableState, args: Mapping[str, Any]) -> Applied:
         {"bag": _BAG, "token": TOKEN, "seed": SEED},
     )
 )
-def draw_weather(state: TableState, args: Mapping[str, Any]) -> Applied:
+def draw_weather(state: TableState, args: DrawWeatherArgs) -> Applied:
     cause = "session start" if board(state).weather is None else "weather result"
     return _draw(state, args, cause)
 
@@ -215,7 +216,7 @@ def draw_weather(state: TableState, args: Mapping[str, Any]) -> Applied:
         },
     )
 )
-def set_weather(state: TableState, args: Mapping[str, Any]) -> Applied:
+def set_weather(state: TableState, args: SetWeatherArgs) -> Applied:
     name = str(args["name"]).strip()
     if not name:
         raise CommandRejected(

@@ -1,5 +1,6 @@
 """engine/contracts/commands.py: one TypedDict per command, equal to the command specs and to
-docs/commands.schema.json, and the constructors every Python producer builds its commands with."""
+docs/commands.schema.json, the constructors every Python producer builds its commands with, and
+the parsed arguments every handler reads."""
 
 from __future__ import annotations
 
@@ -73,6 +74,21 @@ def test_each_commands_typeddict_is_its_spec_and_its_published_schema(name):
     assert set(typing.get_type_hints(typed)) == {"cmd", *spec.fields, *TRANSPORT_FIELDS}
     required = {k for k, f in spec.fields.items() if f.required}
     assert set(ours["required"]) == {"cmd", *required}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_each_handler_reads_its_commands_args(name):
+    """The consumer's side: a handler's ``args`` is its command's ``<Name>Args``, every field of
+    the spec, as parse_command hands them over (a field without a default may be None)."""
+    spec, handler = REGISTRY[name]
+    cls = "".join(part.title() for part in name.split("_"))
+    args = getattr(commands, f"{cls}Args")
+    assert typing.get_type_hints(handler)["args"] is args, handler
+    hints = typing.get_type_hints(args)
+    assert list(hints) == list(spec.fields)
+    for key, f in spec.fields.items():
+        optional = type(None) in typing.get_args(hints[key])
+        assert optional == (not f.required and f.default is None), (name, key)
 
 
 def test_a_constructor_returns_the_fields_in_the_order_given():

@@ -44,6 +44,13 @@ token or capability) or `illegal` (the rules forbid it now). `rule` is the rule 
 The machine-readable form is [`commands.schema.json`](commands.schema.json)
 (JSON Schema 2020-12). This file and that one are generated from the engine's
 command specs: `.venv/bin/rhuna-table schema --write docs`.
+
+The same specs type every command at both ends: in Python,
+`engine/contracts/commands.py` (`.venv/bin/python -m engine.codegen`) holds one
+`TypedDict` per command, its constructor (`draw(hero="aria", token=…)`) and the
+arguments its handler reads; the pages' `src/generated/commands.ts` is made from
+the schema by `web/gen-types.mjs`. A field renamed in a spec is then a type error
+wherever a command is built or read.
 """
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.apply import check
+from engine.contracts import commands
 from engine.errors import CommandRejected, RuleViolation
 from engine.performance.commands import _check_intersect, check_reserve, contribution_total
 from engine.state import Performance, TableState
@@ -54,7 +55,7 @@ def redraws(state: TableState) -> Redraws:
     for c in perf.contributions:
         if not c.checks or not c.drawn:
             continue
-        refused = check(state, {"cmd": "redraw", "hero": c.hero, "replace": c.drawn[0]})
+        refused = check(state, commands.redraw(hero=c.hero, replace=c.drawn[0]))
         if refused is not None:
             refusals[c.hero] = refused
         else:

@@ -30,6 +30,7 @@ PRODUCERS = (
     "engine/legal.py",
     "companion/cli/odds.py",
     "companion/cli/note.py",
+    "engine/performance/questions.py",
 )
 #: (command, field) → every file that builds that command with that field
 RENAMES = {
@@ -58,6 +59,7 @@ RENAMES = {
         "hardware/picks.py",
         "engine/legal.py",
         "engine/performance/commands.py",
+        "engine/performance/questions.py",
     },
     ("AdjustHero", "wounds"): {"companion/record/carry.py", "engine/performance/sheet.py"},
     ("Injure", "cause"): {"companion/record/carry.py", "engine/combat/afflictions.py"},

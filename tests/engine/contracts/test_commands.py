@@ -31,6 +31,7 @@ PRODUCERS = (
     "engine/legal.py",
     "companion/cli/odds.py",
     "companion/cli/note.py",
+    "engine/performance/questions.py",
 )
 #: the one dict literal left, on purpose: a Declare template without an action (legal.py, a
 #: hero with no Training), which no constructor can make since the action is required

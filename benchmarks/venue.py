@@ -50,6 +50,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from settings.errors import ConfigError
 from tests.harness import EXAMPLE_TABLE, ROOT
 from tests.harness.broker import Broker
 from tests.harness.venue import Rig, raise_nofile
@@ -472,7 +473,11 @@ def main(argv: list[str] | None = None) -> int:
     stack: list[Any] = []
     with tempfile.TemporaryDirectory(prefix="rhuna-venue-") as tmp:
         folder = Path(tmp)
-        rig = Rig(folder, args.tables, keepalive=args.keepalive, cut=None, pages=True)
+        try:
+            rig = Rig(folder, args.tables, keepalive=args.keepalive, cut=None, pages=True)
+        except ConfigError as e:  # the venue file the flags make (--keepalive below 5 …)
+            print(f"venue: {e}", file=sys.stderr)
+            return 2
         cut_id = rig.ids[-1]
         rig.cut_id = cut_id
         replay = sub = wall = None

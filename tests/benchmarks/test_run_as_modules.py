@@ -218,3 +218,17 @@ def test_the_benchmark_runs_as_a_module_and_prints_its_figures(
     lines = run.output.splitlines()
     missing = [p for p in QUICK[name][1] if not any(re.search(p, line) for line in lines)]
     assert not missing, f"{' '.join(run.argv[1:])} printed no line like {missing}:\n{tail}"
+
+
+def test_a_flag_the_venue_refuses_is_one_line_naming_the_key_not_a_traceback() -> None:
+    """``--keepalive 1`` makes a venue file Mosquitto would refuse: said as the checker says it
+    (file, key, the bound), exit 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.venue", "--tables", "2", "--keepalive", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "venue.keepalive: 1 s — at least 5" in done.stderr and "Traceback" not in done.stderr

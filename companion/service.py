@@ -46,7 +46,8 @@ from companion.table.sdnotify import Notifier
 from companion.table.store import Restored, Store, archive
 from companion.table.views import VIEWS
 from display.drivers import open_panel
-from display.process import ProcessDisplayWorker
+from display.forkserver_signals import fork_server
+from display.process import PRELOAD, ProcessDisplayWorker
 from display.render import Frame, Renderer
 from display.worker import DisplayWorker
 from engine import load_table
@@ -351,6 +352,10 @@ class Service:
         if self._started:
             return
         self._started = True
+        # the fork server the panel's and the answers' children come from, started on the
+        # thread that starts the table (the main one, in `run`): a Ctrl-C in its first instant
+        # is then no traceback (display.forkserver_signals)
+        fork_server(PRELOAD)  # the answers' module is in it: companion.table.views imports it
         # answers too big for a turn are computed off it (companion.table.answers); the outputs
         # show them when they come
         VIEWS.start_answers()

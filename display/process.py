@@ -39,6 +39,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from display.drivers.base import Panel
+from display.forkserver_signals import start
 from display.render import Frame, Renderer
 from display.worker import DisplayWorker, WorkerStats
 
@@ -186,16 +187,16 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         if self._process is not None and self._process.is_alive():
             return
         self._last_spawn = time.monotonic()
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
-        ours, theirs = ctx.Pipe()
-        process = ctx.Process(
-            target=_child,
-            args=(theirs, self.driver, self.options, self.full_every),
-            name=f"{self.name}-panel",
-            daemon=True,
+        ours, theirs = multiprocessing.Pipe()
+        process = start(
+            PRELOAD,
+            lambda ctx: ctx.Process(
+                target=_child,
+                args=(theirs, self.driver, self.options, self.full_every),
+                name=f"{self.name}-panel",
+                daemon=True,
+            ),
         )
-        process.start()
         theirs.close()
         self._conn, self._process = ours, process
         self.children += 1

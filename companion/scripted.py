@@ -56,6 +56,8 @@ CHANNELS = 6
 ROLES: Mapping[int, str] = {4: "favor", 5: "time"}
 #: seconds a hand waits for the table to react (a loaded machine: the reader polls in 5 ms)
 REACT = 10.0
+#: seconds :meth:`ScriptedTable.close` gives a served table's stop before it says it hangs
+STOP = 120.0
 
 
 def _toml(value: str | Path) -> str:
@@ -241,7 +243,12 @@ class ScriptedTable:
         self._closed = True
         if self._serving is not None:
             self._stop.set()
-            self._serving.join(30)
+            # until run() has stopped the service: each part's stop is bounded, so this is a
+            # deadline for a hang, not a wait; given up on silently, the stop went on beside
+            # the next test and a part's late complaint failed that one
+            self._serving.join(STOP)
+            if self._serving.is_alive():
+                raise RuntimeError(f"the served table did not stop within {STOP:.0f} s")
         self.service.stop()  # after run(): already stopped, a no-op
 
     # --- the players' hands -------------------------------------------------------------

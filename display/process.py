@@ -68,8 +68,7 @@ def _child(conn: Connection, driver: str, options: Mapping[str, Any], full_every
     # Ctrl-C reaches the terminal's whole process group; it is the service's to act on (it
     # stops this child, which flushes the panel): not a KeyboardInterrupt traceback here
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _lower_priority()
-    try:
+    try:  # scheduled by the service, which forked it (_schedule)
         panel = open_panel(driver, **dict(options))
         worker: DisplayWorker[Frame] = DisplayWorker(
             panel, Renderer(panel.spec, panel.colour), full_every=full_every
@@ -95,14 +94,25 @@ def _child(conn: Connection, driver: str, options: Mapping[str, Any], full_every
             log.error("display: closing the panel failed: %s", e)
 
 
-def _lower_priority() -> None:
-    """Run only when the table's own threads do not want the CPU: Linux's ``SCHED_IDLE``
-    (a frame waits out a burst of commands, which e-ink's seconds hide), else ``nice``."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):  # not Linux, or not allowed: nice, then as it is
-        with contextlib.suppress(OSError):
-            os.nice(NICE)
+def _schedule(pid: int, *, waited_for: bool) -> None:
+    """The child's place beside the table. While the table runs: only when the table's own
+    threads do not want the CPU, Linux's ``SCHED_IDLE`` (a frame waits out a burst of
+    commands, which e-ink's seconds hide), else ``nice``. Once someone waits for its frame
+    (the service's stop: the last frame, the panel powered down; a script's flip-book): as
+    the service itself is scheduled, for an idle-class (or niced) process gets next to no CPU
+    beside busy processes of ordinary priority (a shared CI machine's,
+    ``scripts/with-cpu-hog``: 3.5 ms of CPU in 5 s here), and the stop waited out its 30 s,
+    then 10 s, killed the child mid-frame and logged a display failure. Leaving the idle
+    class needs CAP_SYS_NICE or RLIMIT_NICE; a service without either keeps it as it is."""
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, gone, or not allowed
+        if waited_for:
+            os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+            os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, 0))
+            return
+        try:
+            os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            os.setpriority(os.PRIO_PROCESS, pid, NICE)
 
 
 class _ChildPanel(Panel):
@@ -167,6 +177,10 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         self._base = WorkerStats()
         #: the running child's counters, as it last told them
         self._child = WorkerStats()
+        #: stopping: the service waits for the child (its scheduling, _schedule)
+        self._waited_for = False
+        #: callers in wait_idle: they wait for the child too (a script's flip-book, tests)
+        self._waiting = 0
 
     @staticmethod
     def _no_render(frame: Frame) -> Any:
@@ -176,6 +190,39 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         # the child starts with the first frame, on the worker's thread: the service's start
         # (and READY) never waits for the fork server to import Pillow
         super().start()
+
+    def stop(self, *, flush: bool = True, timeout: float | None = 30.0) -> None:
+        """As the worker's: the newest frame shown, then the child ends (and is reaped). The
+        child is scheduled as an ordinary process from now on (:func:`_schedule`), and this
+        returns once the worker's thread is gone: a frame the child was still drawing when
+        it was stopped ends with it (said, not a failure), never after this returns."""
+        with self._child_lock:
+            self._waited_for = True
+            process = self._process
+        if process is not None and process.pid is not None:
+            _schedule(process.pid, waited_for=True)
+        super().stop(flush=flush, timeout=timeout)  # the thread (bounded), then the child
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)  # the child is gone: what the thread waited on has ended
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """As the worker's; meanwhile the child is scheduled as an ordinary process (someone
+        waits for its frame: a script's flip-book, a test), and below the table again after."""
+        with self._child_lock:
+            self._waiting += 1
+            process = self._process
+        if process is not None and process.pid is not None:
+            _schedule(process.pid, waited_for=True)
+        try:
+            return super().wait_idle(timeout)
+        finally:
+            with self._child_lock:
+                self._waiting -= 1
+                process = self._process
+                lower = self._waiting == 0 and not self._waited_for
+                if lower and process is not None and process.pid is not None:
+                    _schedule(process.pid, waited_for=False)
 
     @property
     def pid(self) -> int | None:
@@ -200,6 +247,8 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         theirs.close()
         self._conn, self._process = ours, process
         self.children += 1
+        if process.pid is not None:  # under the child lock, as stop's and wait_idle's
+            _schedule(process.pid, waited_for=self._waited_for or self._waiting > 0)
 
     def _update(self, item: Any) -> None:
         frame = Frame(dict(item.view), item.banner)  # the view is computed here, sent as data
@@ -255,6 +304,10 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
     def _child_died(self, error: BaseException) -> None:
         with self._child_lock:
             process, self._process, self._conn = self._process, None, None
+            stopped = process is None and self._waited_for  # _stop_child took it
+        if stopped:
+            log.warning("display: the panel's process was stopped before its frame (%s)", error)
+            return
         if process is not None:
             process.join(1.0)
             if process.is_alive():
@@ -276,6 +329,6 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
             if process.is_alive():
                 log.warning("display: the panel's process did not stop; killed")
                 process.kill()
-                process.join(1.0)
+                process.join(STOP_SECONDS)  # reaped: SIGKILL ends even a stopped process
         if conn is not None:
             conn.close()

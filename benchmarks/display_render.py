@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import positive
 from display.drivers.png import PngPanel
 from display.render import Frame, Renderer, render
 from display.screens.banner import Banner
@@ -41,7 +42,7 @@ def cases() -> dict[str, tuple[dict, Banner | None]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--runs", type=positive, default=30)
     args = parser.parse_args()
     work = cases()
     for view, banner in work.values():  # warm the font cache, as a running service has it

@@ -14,6 +14,7 @@ import statistics
 import time
 from pathlib import Path
 
+from benchmarks import positive
 from engine import apply, load_table
 from engine.state import TableState
 
@@ -78,8 +79,8 @@ def run_once(state: TableState, commands: list[dict]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--commands", type=int, default=10_000)
+    ap.add_argument("--runs", type=positive, default=5)
+    ap.add_argument("--commands", type=positive, default=10_000)
     args = ap.parse_args()
     state = load_table(ROOT / "examples" / "table.toml")
     commands = session(args.commands)

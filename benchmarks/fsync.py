@@ -34,6 +34,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from benchmarks import positive
+
 
 def burn(seconds: float) -> None:
     """Pure-Python work for ``seconds`` of wall time (holds the GIL, as a view does)."""
@@ -142,7 +144,7 @@ def measure(samples: int = 300, burn_ms: float = 0.6, where: str | None = None) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--samples", type=positive, default=300)
     parser.add_argument("--burn-ms", type=float, default=0.6, help="the work beside (ms)")
     parser.add_argument("--dir", help="the disk to commit on (default: the temporary folder's)")
     args = parser.parse_args(argv)

@@ -26,6 +26,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from benchmarks import positive
 from tests.harness.web import PHONE, AccountsBroker, playwright_chromium, served_table
 
 
@@ -70,7 +71,7 @@ def paho_ms(port: int, login: tuple[str, str], n: int) -> list[float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--taps", type=int, default=40, help="Begin/Cancel cycles (2 taps each)")
+    ap.add_argument("--taps", type=positive, default=40, help="Begin/Cancel cycles (2 taps each)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rhuna-bench-gm-"))
     broker = AccountsBroker(tmp / "broker")

@@ -43,6 +43,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks import positive
+
 # --- the service's side: wrap, then run the CLI --------------------------------------------
 
 _TRACE: list[tuple[float, str]] = []
@@ -364,7 +366,7 @@ def main() -> int:
         rest = sys.argv[3:]
         return serve(sys.argv[2], rest[1:] if rest[:1] == ["--"] else rest)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--samples", type=positive, default=200)
     parser.add_argument("--no-panel", action="store_true", help="display driver none")
     parser.add_argument("--json", help="also write the breakdown here")
     parser.add_argument("--dir", help="put the state directory there (e.g. /dev/shm)")

@@ -52,6 +52,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from benchmarks import positive
 from companion.mqtt.client import no_delay
 from companion.table.loop import Outcome
 from companion.table.store import Store
@@ -322,7 +323,7 @@ def _settle(watcher: Client, topic: str, quiet: float = 0.01, pace: float = 0.0)
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--samples", type=positive, default=300)
     parser.add_argument("--no-panel", action="store_true", help="display driver none")
     parser.add_argument("--json", help="also write the figures here")
     parser.add_argument("--dir", help="put the state directory there (e.g. /dev/shm)")

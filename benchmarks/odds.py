@@ -38,6 +38,7 @@ import icepool
 from icepool.evaluator.basic import sum_evaluator
 
 import engine
+from benchmarks import positive
 from engine.performance import combinatorics
 from engine.performance.combinatorics import as_drawn, best_play, counts_of
 from engine.performance.commands import value_of
@@ -192,9 +193,9 @@ def ms(times: list[float]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=201)
-    parser.add_argument("--processes", type=int, default=15)
-    parser.add_argument("--intersect-samples", type=int, default=5)
+    parser.add_argument("--samples", type=positive, default=201)
+    parser.add_argument("--processes", type=positive, default=15)
+    parser.add_argument("--intersect-samples", type=positive, default=5)
     parser.add_argument("--child", choices=["as_drawn", "best", "view", "icepool"])
     args = parser.parse_args()
     if args.child:

@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import positive
 from companion.record.export import export
 from companion.record.history import history
 from companion.record.journal import open_journal
@@ -70,8 +71,8 @@ def timed(fn) -> tuple[float, float]:  # type: ignore[no-untyped-def]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--journal", type=int, default=10_000)
+    ap.add_argument("--runs", type=positive, default=3)
+    ap.add_argument("--journal", type=positive, default=10_000)
     ap.add_argument("--format", choices=["html", "md"], default="html")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

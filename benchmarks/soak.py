@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import positive
 from engine import load_table
 from tests.harness.service import session, write_config
 
@@ -202,7 +203,7 @@ def verdict(r: dict[str, Any]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--commands", type=int, default=100_000)
+    parser.add_argument("--commands", type=positive, default=100_000)
     parser.add_argument("--mqtt", action="store_true", help="with a Mosquitto of its own")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks import positive
 from companion.mqtt.messages import StateEncoder, encode, event_message
 from display.drivers.png import PngPanel
 from display.render import render
@@ -79,7 +80,7 @@ def measure(runs: int = 2000, idle: float = 0.0) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=2000)
+    parser.add_argument("--runs", type=positive, default=2000)
     parser.add_argument(
         "--cold",
         action="store_true",

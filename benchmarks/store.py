@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import positive
 from companion.table.loop import TableLoop
 from companion.table.store import Store
 from engine import load_table
@@ -72,9 +73,9 @@ def restart_seconds(folder: Path) -> tuple[float, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--commits", type=int, default=300)
-    parser.add_argument("--journal", type=int, default=10_000)
+    parser.add_argument("--runs", type=positive, default=5)
+    parser.add_argument("--commits", type=positive, default=300)
+    parser.add_argument("--journal", type=positive, default=10_000)
     parser.add_argument("--dir", help="where the journals go (default: a temporary folder)")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="rhuna-bench-", dir=args.dir))

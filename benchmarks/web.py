@@ -67,6 +67,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import sync_playwright
 
+from benchmarks import positive
 from companion.mqtt.client import no_delay
 from tests.harness.web import (
     CHROMIUM,
@@ -423,8 +424,8 @@ def broker_shares(page_port: int, http_port: int, ws_port: int, n: int) -> dict[
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--draws", type=int, default=200)
-    ap.add_argument("--opens", type=int, default=20)
+    ap.add_argument("--draws", type=positive, default=200)
+    ap.add_argument("--opens", type=positive, default=20)
     ap.add_argument("--paint-only", action="store_true", help="only the first paint (4)")
     args = ap.parse_args()
     if not (DIST / "BUILT").exists():

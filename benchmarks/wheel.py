@@ -17,6 +17,7 @@ import argparse
 import timeit
 from pathlib import Path
 
+from benchmarks import positive
 from engine import apply, load_table
 from hardware.wheel import Wheel
 
@@ -52,8 +53,8 @@ def wheel_at(place: tuple[int, int] | None) -> Wheel:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--number", type=int, default=2000)
+    ap.add_argument("--runs", type=positive, default=7)
+    ap.add_argument("--number", type=positive, default=2000)
     args = ap.parse_args()
     worst = 0.0
     for what, place in PLACES.items():

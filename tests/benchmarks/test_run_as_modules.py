@@ -232,3 +232,25 @@ def test_a_flag_the_venue_refuses_is_one_line_naming_the_key_not_a_traceback() -
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "venue.keepalive: 1 s — at least 5" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["odds", "--samples", "0"], "argument --samples: 0: give at least 1"),
+        (["store", "--runs", "-1"], "argument --runs: -1: give at least 1"),
+        (["wheel", "--number", "x"], "argument --number: 'x' is not a whole number"),
+    ],
+)
+def test_a_count_below_one_is_refused_naming_the_flag(argv: list[str], said: str) -> None:
+    """A count of samples, runs or commands is at least 1 (benchmarks.positive): 0 was a
+    statistics error or an empty table after the run, now argparse's one line, exit 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{argv[0]}", *argv[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+    )
+    assert done.returncode == 2 and said in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr

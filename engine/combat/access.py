@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from engine.combat.state import Combat, Combatant, Fight
 from engine.errors import CommandRejected
 from engine.state import TableState
@@ -29,16 +26,17 @@ def fight_of(state: TableState) -> tuple[Combat, Fight]:
 
 
 def combatant(
-    combat: Combat, args: Mapping[str, Any], key: str = "combatant", *, in_fight: bool = False
+    combat: Combat, cid: str | None, key: str = "combatant", *, in_fight: bool = False
 ) -> Combatant:
-    cid = args[key]
-    c = combat.roster.get(cid)
+    """The combatant ``cid`` (a command's field ``key``: its refusal names it), known, and in the
+    fight when ``in_fight``."""
+    c = combat.roster.get(cid) if cid is not None else None
     if c is None:
         known = ", ".join(sorted(combat.roster)) or "none"
         raise CommandRejected(
             f"unknown combatant {cid!r}", field=key, code="unknown", fix=f"combatants: {known}"
         )
-    if in_fight and (combat.fight is None or combat.fight.token(cid) is None):
+    if in_fight and (combat.fight is None or combat.fight.token(c.id) is None):
         raise CommandRejected(
             f"{c.name} is not in this fight",
             rule="C2",

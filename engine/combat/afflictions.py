@@ -102,7 +102,7 @@ def _done(state: TableState, combat: Combat, events: list[Event]) -> Applied:
 )
 def injure_command(state: TableState, args: InjureArgs) -> Applied:
     combat = access.combat_of(state)
-    c = access.living(access.combatant(combat, args), "combatant")
+    c = access.living(access.combatant(combat, args["combatant"]), "combatant")
     r = CombatRules(state.rules)
     kind = injury_type_of(r, args["type"], "type")
     injury = Injury(kind, args["hits"], args.get("detail"), args.get("cause"))
@@ -125,7 +125,7 @@ def injure_command(state: TableState, args: InjureArgs) -> Applied:
 )
 def heal_injuries(state: TableState, args: HealInjuriesArgs) -> Applied:
     combat = access.combat_of(state)
-    c = access.living(access.combatant(combat, args), "combatant")
+    c = access.living(access.combatant(combat, args["combatant"]), "combatant")
     r = CombatRules(state.rules)
     kind = None if args.get("type") is None else injury_type_of(r, args["type"], "type")
     left = args["hits"]
@@ -210,7 +210,7 @@ def _attribute(r: CombatRules, name: str, args: Mapping[str, Any]) -> str | None
 )
 def add_condition(state: TableState, args: AddCombatConditionArgs) -> Applied:
     combat = access.combat_of(state)
-    c = access.living(access.combatant(combat, args), "combatant")
+    c = access.living(access.combatant(combat, args["combatant"]), "combatant")
     r = CombatRules(state.rules)
     name = _condition_name(r, args["condition"])
     attribute = _attribute(r, name, args)
@@ -262,7 +262,7 @@ def add_condition(state: TableState, args: AddCombatConditionArgs) -> Applied:
 )
 def remove_condition(state: TableState, args: RemoveCombatConditionArgs) -> Applied:
     combat = access.combat_of(state)
-    c = access.combatant(combat, args)
+    c = access.combatant(combat, args["combatant"])
     r = CombatRules(state.rules)
     name = _condition_name(r, args["condition"])
     old = c.condition(name, args.get("attribute"))
@@ -301,7 +301,7 @@ def remove_condition(state: TableState, args: RemoveCombatConditionArgs) -> Appl
 )
 def adjust_renown(state: TableState, args: AdjustRenownArgs) -> Applied:
     combat = access.combat_of(state)
-    c = access.combatant(combat, args)
+    c = access.combatant(combat, args["combatant"])
     if args["change"] == 0:
         raise CommandRejected(
             "a renown change of 0 changes nothing", rule="C11", field="change", code="malformed"

@@ -55,7 +55,7 @@ def _dice_field(what: str, rule: str) -> Field:
 # --- start ---------------------------------------------------------------------------
 
 
-def _fighters(state: TableState, args: Mapping[str, Any]) -> tuple[Combat, list[Combatant]]:
+def _fighters(state: TableState, args: StartCombatArgs) -> tuple[Combat, list[Combatant]]:
     """The roster with inline combatants added, and who fights, in the order given."""
     combat = state.combat or Combat()
     added: list[Combatant] = []
@@ -82,7 +82,7 @@ def _fighters(state: TableState, args: Mapping[str, Any]) -> tuple[Combat, list[
         raise CommandRejected("a combatant is named twice", field="combatants", code="malformed")
     fighters = []
     for cid in ids:
-        c = access.living(access.combatant(combat, {"combatants": cid}, "combatants"), "combatants")
+        c = access.living(access.combatant(combat, cid, "combatants"), "combatants")
         fighters.append(c)
     if len(fighters) < 2:
         raise CommandRejected(
@@ -242,8 +242,10 @@ def _check_fields(args: Mapping[str, Any], action: ActionKind) -> None:
             )
 
 
-def _target(combat: Combat, c: Combatant, args: Mapping[str, Any]) -> Combatant:
-    target = access.living(access.combatant(combat, args, "target", in_fight=True), "target")
+def _target(combat: Combat, c: Combatant, args: ActArgs) -> Combatant:
+    target = access.living(
+        access.combatant(combat, args["target"], "target", in_fight=True), "target"
+    )
     if target.id == c.id:
         raise CommandRejected(
             f"{c.name} cannot target itself", field="target", fix="choose another combatant"
@@ -294,7 +296,7 @@ def _aim_lost(token: WheelToken, reason: str) -> Event:
 def act(state: TableState, args: ActArgs) -> Applied:
     combat, fight = access.fight_of(state)
     r = CombatRules(state.rules)
-    c = access.combatant(combat, args, in_fight=True)
+    c = access.combatant(combat, args["combatant"], in_fight=True)
     token = _check_turn(combat, fight, c, r)
     action = ActionKind(args["action"])
     _check_action(c, action, r)
@@ -403,10 +405,10 @@ def _aim(token: WheelToken, target: Combatant, r: CombatRules) -> tuple[WheelTok
 )
 def target_leaves_sight(state: TableState, args: TargetLeavesSightArgs) -> Applied:
     combat, fight = access.fight_of(state)
-    target = access.combatant(combat, args, "target", in_fight=True)
+    target = access.combatant(combat, args["target"], "target", in_fight=True)
     who = None
     if args.get("combatant") is not None:
-        who = access.combatant(combat, args, in_fight=True).id
+        who = access.combatant(combat, args["combatant"], in_fight=True).id
     losing = [
         t
         for t in fight.tokens

@@ -222,6 +222,6 @@ def add_combatant(state: TableState, args: AddCombatantArgs) -> Applied:
 )
 def join_combat(state: TableState, args: JoinCombatArgs) -> Applied:
     combat, fight = access.fight_of(state)
-    c = access.combatant(combat, args)
+    c = access.combatant(combat, args["combatant"])
     combat, events = join(combat, fight, c, args, CombatRules(state.rules))
     return replace(state, combat=combat), events

@@ -6,9 +6,8 @@ A copy of the product's packages, one field of each command below renamed in the
 engine/contracts/commands.py (in its ``<Name>Fields`` and ``<Name>Args``), strict mypy (the
 project's own settings) on the producers there; the handlers are checked as they import.
 
-Not named: a field the combat family reads by a key given as a value (``access.combatant(combat,
-args, "target")``: the ``combatant`` of act and start_combat's ``combatants``), and the weather's
-``bag`` (read through ``_which_bag``'s ``Mapping``); the engine's tests name those."""
+Not named: the weather's ``bag`` in its handlers (read through ``_which_bag``'s ``Mapping``, which
+set_weather also calls with a dict of its own); the engine's tests name it."""
 
 from __future__ import annotations
 
@@ -64,8 +63,8 @@ RENAMES = {
     ("AdjustHero", "wounds"): {"companion/record/carry.py", "engine/performance/sheet.py"},
     ("Injure", "cause"): {"companion/record/carry.py", "engine/combat/afflictions.py"},
     ("StartSession", "number"): {"companion/record/carry.py", "engine/time/weather.py"},
-    ("StartCombat", "combatants"): {"engine/legal.py"},
-    ("Act", "combatant"): {"engine/legal.py"},
+    ("StartCombat", "combatants"): {"engine/legal.py", "engine/combat/commands.py"},
+    ("Act", "combatant"): {"engine/legal.py", "engine/combat/commands.py"},
     ("Note", "audience"): {"companion/cli/note.py", "engine/note.py"},
 }
 _ERROR = re.compile(r"^([\w/]+\.py):(\d+): error: (.*)$", re.M)

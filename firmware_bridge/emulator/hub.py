@@ -194,6 +194,9 @@ class HubEmulator(EmulatedDevice):
         self.silent = True
 
     def _power_on(self) -> None:
+        # a power cycle (replug) is the reset that ends maintenance: the board boots into
+        # main.py again, as it does after `mpremote reset` (issue 44, D13)
+        self.silent = False
         self.boots += 1
         self.core = hubcore.Hub(
             self.readers,

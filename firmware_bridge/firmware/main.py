@@ -15,7 +15,10 @@ REPL (Ctrl-C on, no watchdog: none was started) when
 * the host's MAINTENANCE command left ``maintenance.flag``, or BOOTSEL is held;
 * ``hubmain`` does not import (a SyntaxError, a missing file): restarting
   would only fail again, with Ctrl-C off, for ever;
-* the firmware crashed ``MAX_CRASHES`` times in a row before the hub got going.
+* the firmware crashed ``MAX_CRASHES`` times in a row before the hub got going. A boot is
+  counted before ``hubmain`` starts, so a watchdog reset while booting (no exception, nothing
+  written after it) counts too: a boot loop stops at the REPL, not never (issue 44, D14).
+  So does a power cut in that first second; ``hubmain`` clears the count once going.
 
 Any other exception, or a 0x03 caught in the instant before ``kbd_intr``,
 restarts the board: an unattended hub at the REPL answers nobody.
@@ -79,6 +82,9 @@ def _crashes():
         return 0
 
 
+_COUNTED = [False]  # this boot is in crashes.txt already
+
+
 def _main():
     crashes = _crashes()
     if _take("maintenance.flag") is not None:
@@ -87,7 +93,10 @@ def _main():
         return _stop("maintenance mode (BOOTSEL held)")
     if crashes >= MAX_CRASHES:
         return _stop("maintenance mode after %d crashes in a row (see restart.txt)" % crashes)
-    _write("crashes.txt", str(crashes))  # kept while it boots; hubmain clears it once going
+    # counted now, not only on an exception: a watchdog reset while booting leaves no trace
+    # but this; hubmain clears it once going
+    _write("crashes.txt", str(crashes + 1))
+    _COUNTED[0] = True
     try:
         import hubmain
     except KeyboardInterrupt:
@@ -102,5 +111,6 @@ try:
     _main()
 except BaseException as e:  # KeyboardInterrupt included: never sit at the REPL
     _write("restart.txt", ("%s %s" % (type(e).__name__, e))[:32])
-    _write("crashes.txt", str(_crashes() + 1))
+    if not _COUNTED[0]:
+        _write("crashes.txt", str(_crashes() + 1))
     machine.reset()

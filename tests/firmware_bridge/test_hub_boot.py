@@ -244,6 +244,37 @@ def test_three_crashes_in_a_row_stop_at_the_repl_instead_of_a_fourth(tmp_path):
     assert b"after 3 crashes in a row" in out
 
 
+#: the firmware hangs while it boots (before the hub gets going): only the watchdog ends it
+HANGING_BOARD = (
+    BOARD + "\ndef _hang():\n    while True:\n        pass\n\n\nmachine.unique_id = _hang\n"
+)
+
+
+def test_watchdog_resets_while_booting_count_as_crashes(tmp_path):
+    """issue 44, D14: a boot the watchdog ends (the process killed: no exception, no write after)
+    counted nothing, so a boot loop never reached the three-crash stop."""
+    flash = board(tmp_path, HANGING_BOARD)
+    for n in range(1, 4):
+        proc = power_on(flash)
+        try:
+            wait_until(
+                lambda n=n: (
+                    (flash / "crashes.txt").exists()
+                    and (flash / "crashes.txt").read_text() == str(n)
+                ),
+                f"boot {n} counted in crashes.txt",
+            )
+        finally:
+            proc.kill()  # the watchdog's reset: the board stops where it is
+            proc.wait()
+    proc = power_on(flash)
+    try:
+        out, _err = proc.communicate(timeout=3 * WAIT)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and b"after 3 crashes in a row" in out, out
+
+
 @pytest.mark.parametrize("watchdog", [False, True], ids=["plain-reset", "watchdog-timeout"])
 def test_under_micropython_only_a_watchdog_timeout_is_reported_as_one(tmp_path, watchdog):
     """machine.reset() leaves scratch[4] = 0; boot() reads it before machine.WDT writes the magic."""

@@ -370,6 +370,11 @@ def test_maintenance_command_from_the_host_cli_and_chip_versions_in_the_inventor
             assert reader.chips == {0: 0x92, 1: 0xB2}
         assert cli(["maintenance", str(emu.link)]) == 0
         assert emu.maintenance_requests == 1
+        # a replug (a power cycle: the reset that ends maintenance) brings the hub back
+        # (issue 44, D13: the emulator stayed silent)
+        emu.replug()
+        with HubReader(str(emu.link), sink=lambda e: None, **PATIENT) as reader:
+            assert reader.wait_online(WAIT), "the hub after maintenance and a replug"
     assert "in maintenance" in capsys.readouterr().out
 
 

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -113,11 +114,13 @@ class Broker:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
                 return self
             except OSError:
-                time.sleep(0.02)
+                time.sleep(0.02)  # the poll of a wait for the port (a deadline above)
+        self.stop()  # not left running behind the failure
         pytest.fail(f"mosquitto did not listen on port {self.port}")
 
     def stop(self) -> None:
-        """A clean stop (SIGTERM): Mosquitto saves its persistence file."""
+        """A clean stop (SIGTERM): Mosquitto saves its persistence file. Returns once the
+        process is reaped, so its port is closed (the next start may bind it again)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -291,6 +294,21 @@ def send(port: int, topic: str, payload: Any, *, retain: bool = False) -> None:
     client.loop_stop()
 
 
+def retained_on(port: int, topics: list[str]) -> list[Message]:
+    """Every retained message a new subscriber to ``topics`` is handed (an empty list: none),
+    known to be all of them without a wait: the broker queues a subscription's retained
+    messages before any message published after it, so they all come before a marker this
+    subscriber publishes once subscribed (on a topic of its own)."""
+    marker = f"rhuna-test/marker/{uuid.uuid4().hex}"
+    late = Watcher(port, [*topics, marker])
+    try:
+        late.send(marker, "after the retained")
+        late.first(marker)
+        return [m for m in late.messages if m.topic != marker and m.retain]
+    finally:
+        late.close()
+
+
 # --- the Pi's broker ------------------------------------------------------------------
 
 #: the Mosquitto snippet the Pi runs (install.sh installs it)
@@ -336,12 +354,16 @@ def running_pi_broker(tmp_path: Path) -> Iterator[tuple[A.Accounts, int, int]]:
             return False
         return True
 
-    for port in (plain, ws):
-        wait_until(lambda p=port: listening(p), f"mosquitto to listen on {port}", poll=0.02)
     try:
+        for port in (plain, ws):
+            wait_until(lambda p=port: listening(p), f"mosquitto to listen on {port}", poll=0.02)
         yield acc, plain, ws
-    finally:
+    finally:  # reaped (its ports closed) before the next test, also when it never listened
         proc.terminate()
-        proc.wait(WAIT)
+        try:
+            proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         if proc.stderr:
             proc.stderr.close()

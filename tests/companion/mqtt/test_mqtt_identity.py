@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 
 from companion.config import load_config
 from companion.mqtt import MqttBridge
@@ -67,8 +66,16 @@ def test_a_second_service_on_one_table_id_stands_by_and_says_so_on_the_panel(
         assert {e["other"]["instance"] for e in errors} == {first.instance}
         assert "is held by another service" in service.output.alerts["mqtt-duplicate"]
         assert "is held by another service" in service.status_line()
-        # distinct client ids: nobody is knocked off the broker
-        time.sleep(2)
+        # distinct client ids: nobody is knocked off the broker. Mosquitto closes the older
+        # connection of a client id while it handles the newer one's CONNECT, and says so in
+        # its log before it logs that client as connected: once the second is connected
+        # there, a knock-off would already be said
+        ids = (first.link.client._client_id.decode(), second.link.client._client_id.decode())
+        log = broker.dir / "mosquitto.log"
+        wait_until(
+            lambda: all(f" as {i} (" in log.read_text() for i in ids), "both connected, logged"
+        )
+        assert "already connected, closing old connection" not in log.read_text()
         assert (first.stats.connects, second.stats.connects) == (1, 1)
         assert first.connected and second.connected
     finally:

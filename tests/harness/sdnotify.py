@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
+from typing import Any
+
+from tests.harness import wait_until
 
 
 class Systemd:
@@ -10,7 +14,8 @@ class Systemd:
 
     def __init__(self, address: str) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(("\0" + address[1:]) if address.startswith("@") else address)
+        self._bound = ("\0" + address[1:]) if address.startswith("@") else address
+        self.sock.bind(self._bound)
         self.sock.settimeout(10)
         self.address = address
         self.messages: list[dict[str, str]] = []
@@ -27,5 +32,57 @@ class Systemd:
             if key in message:
                 return message
 
+    def mark(self, name: str) -> None:
+        """Put ``MARK=name`` in the socket's queue after everything sent to it so far: a
+        datagram socket keeps its senders' datagrams in the order they came, so what the
+        service sends before this call is read before the mark, and what it sends after,
+        after it."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.sendto(f"MARK={name}".encode(), self._bound)
+
+    def until_mark(self, name: str) -> list[dict[str, str]]:
+        """Every message before the mark ``name`` (see :meth:`mark`), which is read too."""
+        before: list[dict[str, str]] = []
+        while (message := self.receive()).get("MARK") != name:
+            before.append(message)
+        return before
+
     def close(self) -> None:
         self.sock.close()
+
+
+class Decisions:
+    """An extension the loop asks, before each watchdog ping, whether it is stuck
+    (``busy_for``, as it asks the MQTT publisher): counts the loop's decisions to ping."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def start(self, loop: Any) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def busy_for(self) -> float:
+        self.asked += 1
+        return 0.0
+
+
+def no_ping_while_stuck(
+    systemd: Systemd, decisions: Decisions, stuck: Callable[[], bool]
+) -> list[dict[str, str]]:
+    """Once ``stuck()`` holds, no WATCHDOG=1 while the loop decides three more times (in the
+    socket between two marks); the messages between them. A decision begun before ``stuck()``
+    held may still ping: it has sent its ping before the next decision is counted."""
+    wait_until(stuck, "the turn stuck for more than a ping's interval")
+    asked = decisions.asked
+    wait_until(lambda: decisions.asked >= asked + 2, "the loop's next decision")
+    systemd.mark("stuck")
+    asked = decisions.asked
+    wait_until(lambda: decisions.asked >= asked + 3, "three decisions while it is stuck")
+    systemd.mark("still stuck")
+    systemd.until_mark("stuck")  # what was sent before: drained, not judged
+    between = systemd.until_mark("still stuck")
+    assert not [m for m in between if "WATCHDOG" in m], between
+    return between

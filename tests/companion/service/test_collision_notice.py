@@ -8,10 +8,8 @@ hubcore (a crowded reader answers every poll with a collision).
 
 from __future__ import annotations
 
-import time
-
 from firmware_bridge.hub import ONE_TOKEN_PER_WELL
-from tests.harness import ARIA, BEGIN, wait_until
+from tests.harness import ARIA, BEGIN, WAIT, wait_until
 from tests.harness.service import InProcess, assert_state_is_the_journal_replayed, drawn, uid_of
 
 
@@ -47,13 +45,16 @@ def test_two_tokens_in_one_well_are_a_banner_not_a_removal_then_a_draw(tmp_path)
         )
         wait_until(lambda: len(told.notices) == 1, "the extension told")
         assert (told.notices[0].kind, told.notices[0].active) == (ONE_TOKEN_PER_WELL, True)
-        time.sleep(0.5)  # dozens of polls, every one a collision
+        assert table.hub.wait_polls(24, WAIT)  # dozens of polls, every one a collision
         table.hub.crowd(0, False)
         wait_until(lambda: key not in svc.output.alerts, "the banner cleared")
         wait_until(lambda: len(told.notices) == 2, "the end told")
-        time.sleep(0.3)  # a removal or a second draw would have landed by now
-        assert drawn(svc) == ["aria.weight.0"]
-        assert svc.store.seq == 3
+        # a token laid after the end: the reader reports channel 0 before it, the loop takes
+        # its inputs in order, so a removal or a second draw of the first would be in by now
+        table.hub.lay(1, uid_of(svc, "aria.weight.1"))
+        wait_until(lambda: "aria.weight.1" in drawn(svc), "the token laid after the end drawn")
+        assert drawn(svc) == ["aria.weight.0", "aria.weight.1"]
+        assert svc.store.seq == 4
     finally:
         table.close()
     assert_state_is_the_journal_replayed(tmp_path)

@@ -4,7 +4,7 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-loaded lint typecheck unit web web-check bench bench-all soak bench-serial venue venv clean
+.PHONY: demo test test-loaded lint typecheck unit web web-check bench bench-all soak bench-serial venue venv clean dist pi-rehearsal
 
 # web/: npm ci from the committed lock file, then esbuild; rebuilt only when a source changed
 # the service's JSON Schemas too: web/gen-types.mjs makes the pages' payload types from them
@@ -81,3 +81,16 @@ venue: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache web/node_modules web/dist
+
+# the release archive a Pi installs from: the checkout's files and the built pages, so the Pi
+# needs no Node (issue 44; docs/hardware.md, "Installing the software")
+dist: $(STAMP) $(WEB_BUILT)
+	$(BIN)/python -m scripts.dist
+
+# the Pi's path rehearsed (issue 44): an arm64 Debian system under qemu-user (built once, cached
+# in /var/cache/rhuna-pi-rehearsal), make dist's archive unpacked as a user's folder, install.sh
+# as root, then docs/hardware.md's Pi blocks in order; as root; long: never in make test.
+# PI_SUITES="bookworm trixie" by default
+PI_SUITES ?= bookworm trixie
+pi-rehearsal: dist
+	for s in $(PI_SUITES); do $(BIN)/python -m scripts.pi_rehearsal --suite $$s || exit 1; done

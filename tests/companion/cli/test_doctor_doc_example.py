@@ -51,7 +51,7 @@ def generate(tmp: Path) -> list[str]:
 
 def in_the_page() -> list[str]:
     text = PAGE.read_text("utf-8")
-    block = text.split("```console\n$ rhuna-table doctor /etc/rhuna-table/rhuna.toml\n", 1)[1]
+    block = text.split("```console\n$ sudo rhuna-table doctor /etc/rhuna-table/rhuna.toml\n", 1)[1]
     return block.split("```", 1)[0].splitlines()
 
 

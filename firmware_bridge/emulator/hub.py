@@ -38,6 +38,7 @@ class VirtualReader:
         self.max_run = max_run
         self.dead = False
         self.collision = False
+        self.stacked = False  # a second token under the first, drowned out: the REQA finds it
         self.polls = 0
         self.misses = 0
         self._run = 0
@@ -49,6 +50,8 @@ class VirtualReader:
             raise OSError("no answer on SPI (emulated fault)")
         if self.collision:
             return hubcore.COLLISION
+        if self.stacked and self.uid is not None:
+            return hubcore.TWO_TAGS  # the stronger read, then the REQA after its HLTA answered
         if self.uid is None:
             return None
         if self._run < self.max_run and self._rng.random() < self.miss_rate:
@@ -133,6 +136,12 @@ class HubEmulator(EmulatedDevice):
         """Lay a second token beside the first (every poll a collision), or take it off again."""
         with self._lock:
             self.readers[channel].collision = crowded
+
+    def stack(self, channel: int, stacked: bool = True) -> None:
+        """Lay a second token over the first that does not collide (the nearer one drowns the
+        other out): the firmware's REQA after HLTA finds it (``hubcore.TWO_TAGS``)."""
+        with self._lock:
+            self.readers[channel].stacked = stacked
 
     def break_reader(self, channel: int, dead: bool = True) -> None:
         """Make a reader stop answering (a loose SPI wire), or mend it."""

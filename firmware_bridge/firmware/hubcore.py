@@ -20,6 +20,12 @@ raw poll:
   removal and then a new draw; the hub tells the host ``collision`` ("one
   token per well") once, and ``collision_cleared`` after ``remove_misses``
   polls without one.
+* two tags found another way, by the REQA the driver sends after halting the
+  card it read (``TWO_TAGS``: the card read is HALT and ignores a REQA, so an
+  answer is a second card the first one drowned out), count exactly as a
+  collision, and are told as ``collision`` with ``TWO_TAGS_TEXT``: a token laid
+  over the drawn one never reads as that token alone and replaces it (issue 43,
+  item 2).
 """
 
 try:
@@ -33,7 +39,7 @@ try:  # for the type checker only; MicroPython has neither module
 except ImportError:  # pragma: no cover
     pass
 
-FIRMWARE_VERSION = (1, 2, 0)
+FIRMWARE_VERSION = (1, 3, 0)
 
 #: message types reserved for host -> hub commands
 HOST_RANGE = tuple(range(0x40, 0x80))
@@ -41,9 +47,13 @@ HOST_RANGE = tuple(range(0x40, 0x80))
 #: poll results that are neither a UID nor a clean miss
 COLLISION = "collision"
 NOISE = "noise"
+#: a UID was read, then the REQA after its HLTA was answered: two or more tags lie there
+TWO_TAGS = "two_tags"
 
 #: the ERROR text of a collision: what the table should tell the players
 COLLISION_TEXT = "one token per well: lift the extra token"
+#: ... and of two tags found by the REQA after HLTA (the stronger one read, the other not)
+TWO_TAGS_TEXT = "two or more tags: lift the extra token"
 
 
 class ChannelTracker:
@@ -60,7 +70,7 @@ class ChannelTracker:
         self._misses = 0
 
     def update(self, result: "bytes | str | None") -> "list[tuple[int, bytes]]":
-        """Feed one poll result (UID bytes, None, COLLISION or NOISE).
+        """Feed one poll result (UID bytes, None, COLLISION, TWO_TAGS or NOISE).
 
         Returns a list of ``(protocol.PRESENT | protocol.REMOVED, uid)``; a
         tag swapped for another yields its removal, then the new presence.
@@ -68,9 +78,10 @@ class ChannelTracker:
         if result is None:
             pass
         elif not isinstance(result, (bytes, bytearray)):
-            if result == COLLISION:  # at least one tag lies there: not a miss, whatever came before
+            if result in (COLLISION, TWO_TAGS):  # a tag lies there: not a miss, whatever came before
                 self._misses = 0
-            return []  # COLLISION / NOISE: no presence decision either way
+                self._forget()  # nor a step towards another tag's presence
+            return []  # COLLISION / TWO_TAGS / NOISE: no presence decision either way
         events: list[tuple[int, bytes]] = []
         if self.uid is not None:
             if result == self.uid:
@@ -295,11 +306,11 @@ class Hub:
                 self.faulty[ch] = True
                 self._error(p.ERR_READER_FAULT, ch, "reader not answering: %s" % e)
             return NOISE
-        if isinstance(result, str) and result == COLLISION:  # bytes == str warns in MicroPython
+        if isinstance(result, str) and result in (COLLISION, TWO_TAGS):  # bytes == str warns in MicroPython
             self._clean[ch] = 0
             if not self._collided[ch]:
                 self._collided[ch] = True
-                self._error(p.ERR_COLLISION, ch, COLLISION_TEXT)
+                self._error(p.ERR_COLLISION, ch, COLLISION_TEXT if result == COLLISION else TWO_TAGS_TEXT)
         elif self._collided[ch]:
             self._clean[ch] += 1
             if self._clean[ch] >= self._clear_after:

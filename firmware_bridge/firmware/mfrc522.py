@@ -3,7 +3,7 @@
 Written for what the hub needs and no more: is a tag there, and what is its
 UID (4, 7 or 10 bytes, ISO/IEC 14443-3 cascade levels 1–3)? Each poll is
 
-    WUPA → anticollision + select per cascade level → HLTA
+    WUPA → anticollision + select per cascade level → HLTA → REQA
 
 WUPA rather than REQA, and HLTA after every read, because of how a card
 lying still behaves (ISO/IEC 14443-3 state machine): a selected (ACTIVE)
@@ -12,8 +12,21 @@ IDLE without answering, so polls would alternate hit/miss. Halting it
 instead, and waking it with WUPA (which HALT cards obey, REQA they ignore),
 gives an answer on every poll while it stays on the reader.
 
+The REQA after HLTA looks for a second card (issue 43, item 2). Two stacked
+tokens need not collide: the nearer card can drown the other one out (the
+reader hears it alone, no CollErr), and miguelbalboa/rfid's ``PICC_Select``
+documents what then happens to the other: "The chosen PICC is in state
+ACTIVE(*) and all other PICCs have returned to state IDLE/HALT". The chosen
+one, halted, ignores a REQA ("Invites PICCs in state IDLE to go to READY",
+``PICC_RequestA``); a card in IDLE answers it. So any answer at all to that
+REQA is a second card, and the poll says ``hubcore.TWO_TAGS``, never the UID
+of the stronger card alone. The REQA waits ``REQA_MS`` (an ATQA comes within
+0.1 ms: the frame delay of ISO/IEC 14443-3 is 1172/fc ≈ 86 µs), not the 15 ms
+of a full answer window, so a token lying still costs ~1.5 ms more per poll.
+
 Results: UID bytes; ``None`` for a clean miss (no answer before the chip's
-timer ran out); ``hubcore.COLLISION`` when several tags answered;
+timer ran out); ``hubcore.COLLISION`` when several tags answered at once;
+``hubcore.TWO_TAGS`` when a second card answered the REQA after the HLTA;
 ``hubcore.NOISE`` for a garbled answer. A chip that does not answer on SPI
 raises OSError, which the hub reports as a reader fault: that includes a
 missing chip, whose MISO floats high and reads 0xFF (an ErrorReg of 0xFF
@@ -54,9 +67,9 @@ except ImportError:  # CPython without the tests' stand-ins: the same clock from
             utime._time.sleep(ms / 1000)
 
 try:
-    from firmware_bridge.firmware.hubcore import COLLISION, NOISE
+    from firmware_bridge.firmware.hubcore import COLLISION, NOISE, TWO_TAGS
 except ImportError:  # on the hub
-    from hubcore import COLLISION, NOISE
+    from hubcore import COLLISION, NOISE, TWO_TAGS
 
 # registers (MFRC522 datasheet, section 9)
 COMMAND = 0x01
@@ -96,6 +109,7 @@ ERR_COLLISION = 0x08
 ERR_BUFFER_OVERFLOW = 0x10
 
 # PICC commands
+REQA = 0x26
 WUPA = 0x52
 HLTA = 0x50
 SEL_CL = (0x93, 0x95, 0x97)
@@ -109,6 +123,11 @@ NO_CHIP = (0x00, 0xFF)
 
 # CommandReg bit 4: the chip is (still) powered down, e.g. starting after a soft reset
 POWER_DOWN = 0x10
+
+#: the timer's reload for a full answer window (15 ms at ~2 kHz) and for the REQA after HLTA
+#: (3 ticks, 1.5 ms: an ATQA comes ~86 us after the request)
+RELOAD_ANSWER = 30
+RELOAD_REQA = 3
 
 _OK = 0
 _TIMEOUT = 1
@@ -207,7 +226,7 @@ class MFRC522:
         self._w(T_MODE, 0x8D)
         self._w(T_PRESCALER, 0x3E)
         self._w(T_RELOAD_H, 0)
-        self._w(T_RELOAD_L, 30)
+        self._w(T_RELOAD_L, RELOAD_ANSWER)
         self._w(TX_ASK, 0x40)  # 100 % ASK modulation
         self._w(MODE, 0x3D)  # CRC preset 0x6363 (ISO 14443-3)
         self.antenna_off()  # on only while this reader is polled
@@ -283,7 +302,19 @@ class MFRC522:
             return NOISE
         result = self._select()
         self._halt()  # the card lying still then answers the next WUPA too
+        if isinstance(result, bytes) and self._another_card():
+            return TWO_TAGS
         return result
+
+    def _another_card(self):
+        """One REQA after the HLTA: the card just read is HALT and ignores it, so any answer
+        (an ATQA, a collision, a garble) is another card in the field."""
+        self._w(T_RELOAD_L, RELOAD_REQA)
+        try:
+            status, _atqa, _bits = self._transceive(bytes((REQA,)), last_bits=7)
+        finally:
+            self._w(T_RELOAD_L, RELOAD_ANSWER)
+        return status != _TIMEOUT
 
     def _select(self):
         """Anticollision and select through the cascade levels: the UID, or why not."""

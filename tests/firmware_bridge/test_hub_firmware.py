@@ -17,7 +17,7 @@ import pytest
 
 from firmware_bridge import protocol as p
 from firmware_bridge.emulator import VirtualPort
-from firmware_bridge.firmware.hubcore import COLLISION, NOISE
+from firmware_bridge.firmware.hubcore import COLLISION, NOISE, TWO_TAGS, TWO_TAGS_TEXT
 from firmware_bridge.firmware.mfrc522 import MFRC522, crc_a
 from firmware_bridge.hub import HubReader
 from tests.harness import ROOT, WAIT
@@ -83,6 +83,9 @@ def test_a_card_lying_still_answers_every_poll_because_the_driver_halts_it(hw):
     class NoHalt(MFRC522):  # and its field left on, or the card would start from IDLE each poll
         def _halt(self):
             pass
+
+        def _another_card(self):  # its REQA would put the un-halted card back to IDLE
+            return False
 
         def antenna_off(self):
             pass
@@ -609,3 +612,74 @@ def test_collisions_and_misses_alternating_never_remove_a_present_tag():
     assert tracker.update(None) == []  # one timeout right after: still there
     assert tracker.update(UID4) == []
     assert [tracker.update(None) for _ in range(3)][-1] == [(p.REMOVED, UID4)]
+
+
+# -- issue 43, item 2: two tokens in one well that do not collide --------------------------------
+
+STRONG = bytes.fromhex("04112233445566")
+
+
+def test_a_token_stacked_under_another_is_two_tags_not_the_stronger_one_alone(hw):
+    """The capture effect: the nearer card drowns the other out, no CollErr; the REQA after
+    the HLTA finds the other (a halted card ignores REQA, an IDLE one answers ATQA)."""
+    reader, chip = reader_on_bus(hw)
+    chip.lay(UID7, weak=True)
+    chip.lay(STRONG)
+    assert reader.poll() == TWO_TAGS  # on the old driver: STRONG, as if it lay there alone
+    chip.lift(UID7)
+    assert [reader.poll() for _ in range(5)] == [STRONG] * 5  # one card: no false alarm
+
+
+def test_a_token_laid_over_the_drawn_one_never_replaces_it(hw):
+    """Token A lies drawn; B, laid over it, is stronger: one collision notice (two or more
+    tags), never REMOVED A then PRESENT B; B lifted: one token again, A still there."""
+    config = dict(hw.main.CONFIG, channels=1, cs=(17,))
+    (chip,) = chips_for(hw, config)
+    link = Capture()
+    hub, transport, feedback = hw.main.build(config, transport=link)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=3)
+    first = chip.lay(UID7)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=4)
+    first.weak = True  # the new token lies nearer the antenna
+    chip.lay(STRONG)
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=12)
+    chip.lift(STRONG)
+    first.weak = False
+    hw.main.run(hub, transport, feedback, watchdog_ms=0, loops=6)
+    frames = [(p.MESSAGE_NAMES[t], pl) for t, _, pl in p.Decoder().feed(bytes(link.out))]
+    said = [
+        (n, p.parse_tag(pl) if n != "error" else p.parse_error(pl))
+        for n, pl in frames
+        if n in ("present", "removed", "error")
+    ]
+    assert said == [
+        ("present", (0, UID7)),
+        ("error", (p.ERR_COLLISION, 0, TWO_TAGS_TEXT)),
+        ("error", (p.ERR_COLLISION_CLEARED, 0, "one token again")),
+    ]
+
+
+MICROPYTHON_STACKED = """
+import machine
+import mfrc522_model
+import hubmain as main
+
+config = dict(main.CONFIG, channels=1, cs=(17,))
+chip = mfrc522_model.MFRC522Model()
+machine.attach(17, chip)
+spi = machine.SPI(0)
+reader = main.MFRC522(spi, machine.Pin(17, machine.Pin.OUT, value=1))
+reader.reset()
+chip.lay(bytes([4, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]), 0x08, True)
+chip.lay(bytes([4, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]))
+print("stacked", reader.poll())
+chip.lift(bytes([4, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]))
+print("alone", reader.poll())
+"""
+
+
+def test_the_reqa_after_hlta_works_under_a_real_micropython():
+    main_py = ROOT / "firmware_bridge" / "firmware" / "hubmain.py"
+    extra = [main_py, STANDINS / "machine.py", STANDINS / "mfrc522_model.py"]
+    lines = run_micropython(MICROPYTHON_STACKED, extra).strip().splitlines()
+    assert lines[-2:] == ["stacked two_tags", "alone " + repr(UID7)]

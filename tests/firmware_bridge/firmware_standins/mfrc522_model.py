@@ -27,7 +27,14 @@ reference drivers guard against (miguelbalboa/rfid ``MFRC522.cpp``):
   0xFF; ``dead``: MISO held low, every read is 0x00;
 * ``hung``: the chip accepts a Transceive and never raises an interrupt;
 * ``lift_after(n)``: the cards leave the field after ``n`` more frames, e.g. in
-  the middle of a cascade (a token snatched off the reader mid-read).
+  the middle of a cascade (a token snatched off the reader mid-read);
+* ``lay(uid, weak=True)``: a card stacked under another, drowned out (the
+  capture effect): whenever a stronger card answers the same frame the chip
+  hears the stronger alone, with no CollErr, so anticollision selects the
+  stronger and the weak one, having heard a SELECT of another UID, drops back
+  to IDLE (miguelbalboa/rfid ``PICC_Select``: "all other PICCs have returned
+  to state IDLE/HALT"). A REQA after the stronger one's HLTA is then answered by
+  the weak one alone: a halted card ignores REQA, an IDLE one answers ATQA.
 """
 
 COMMAND = 0x01
@@ -69,9 +76,10 @@ def crc_a(data):
 class Card:
     """One PICC: a UID of 4, 7 or 10 bytes and the ISO 14443-3 state machine."""
 
-    def __init__(self, uid, sak=0x08):
+    def __init__(self, uid, sak=0x08, weak=False):
         self.uid = bytes(uid)
         self.sak = sak
+        self.weak = weak
         self.state = IDLE
         self.from_halt = False
         self.level = 0
@@ -179,8 +187,8 @@ class MFRC522Model:
         return True
 
     # the field, as a test script sees it
-    def lay(self, uid, sak=0x08):
-        card = Card(uid, sak)  # entering the field powers the card up: IDLE
+    def lay(self, uid, sak=0x08, weak=False):
+        card = Card(uid, sak, weak)  # entering the field powers the card up: IDLE
         self.cards.append(card)
         return card
 
@@ -265,11 +273,14 @@ class MFRC522Model:
         self.regs[ERROR] = 0
         self.regs[CONTROL] = 0
         answers = []
+        drowned = []  # weak cards' answers, heard only if no stronger card answers
         if self.regs[TX_CONTROL] & 0x03:  # antenna on
             for card in self.cards:
                 r = card.receive(data, last_bits)
                 if r is not None:
-                    answers.append(r)
+                    (drowned if card.weak else answers).append(r)
+        if not answers:
+            answers = drowned
         if not answers:
             self.regs[COM_IRQ] |= 0x01  # the timer ran out: nobody answered
             return

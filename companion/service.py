@@ -206,7 +206,15 @@ class Service:
             archived = archive(config.state_dir, clock)
             if archived is not None:
                 log.warning("new session: the previous journal is now %s", archived)
-        self.store = Store.open(config.state_dir, clock=clock, snapshot_every=config.snapshot_every)
+        d = config.display
+        panel = [Path(d.options["out_dir"])] if d.driver == "png" and "out_dir" in d.options else []
+        self.store = Store.open(
+            config.state_dir,
+            clock=clock,
+            snapshot_every=config.snapshot_every,
+            marks=panel,  # the panel's frames: a sign of a night, if the journal is gone
+            new_session=new_session,
+        )
         # the emulated hubs' port links: ours alone while the store's lock is held, so what a
         # killed service left there goes now
         self.run_dir = config.state_dir / RUN_DIR

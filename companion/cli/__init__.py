@@ -31,6 +31,7 @@ SUBCOMMANDS = [
     "companion.cli.sheet",
     "companion.cli.doctor",
     "companion.cli.note",
+    "companion.cli.recover",
 ]
 
 #: subcommands whose module is not ``companion.cli.<name>``

@@ -319,7 +319,8 @@ def play(
     print(*sheets(state), sep="\n")
     with ExitStack() as local:
         owner = keep if keep is not None else local
-        table = owner.enter_context(ScriptedTable(config, flipbook=True))
+        # the journal was just cleared on purpose: a fresh session, not a night gone missing
+        table = owner.enter_context(ScriptedTable(config, flipbook=True, new_session=True))
         print(f"  token hub emulated on {table.hub.link}; {len(table.registry)} tags enrolled")
         if section is not None:
             _say_mqtt(config, table.loop.state.table_id)
@@ -346,11 +347,13 @@ def play(
 def _fresh_journal(state_dir: Path) -> None:
     """Each run plays its script on a fresh table: the last run's journal goes (under the
     state directory's lock, so never under a demo still playing into the same --out)."""
+    from companion.table.journal import MARK
     from companion.table.store import JOURNAL, locked
 
     with locked(state_dir, "wait for it to end, or give this one another --out"):
         for suffix in ("", "-wal", "-shm"):
             (state_dir / f"{JOURNAL}{suffix}").unlink(missing_ok=True)
+        (state_dir / MARK).unlink(missing_ok=True)
 
 
 def _say_mqtt(config: Config, table_id: str) -> None:

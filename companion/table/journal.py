@@ -23,6 +23,8 @@ from engine.state import TableState
 JOURNAL = "journal.sqlite"
 LOCK = "rhuna-table.lock"
 ARCHIVE = "archive"
+#: written beside a journal when it is created: the folder had a night (see table/guard.py)
+MARK = "journal.started"
 #: bumped when the tables change shape; an older service refuses a newer journal
 SCHEMA_VERSION = 1
 

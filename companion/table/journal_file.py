@@ -144,9 +144,16 @@ def transaction(db: sqlite3.Connection, lock: threading.RLock) -> Iterator[None]
 
 
 def inspect(state_dir: str | Path) -> dict[str, Any] | None:
-    """What a journal holds, read-only (for ``check-config``); None when there is none."""
+    """What a journal holds, read-only (for ``check-config``); None when there is none.
+
+    Refuses (:class:`~companion.table.guard.JournalRefused`) every journal the service's start
+    refuses before SQLite opens it, with the same check and words; changes nothing.
+    """
+    from companion.table.guard import check
+
+    check(Path(state_dir), keep=False)
     path = Path(state_dir) / JOURNAL
-    if not path.exists():
+    if not path.exists() or not path.stat().st_size:
         return None
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)

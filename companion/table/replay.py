@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.table.guard import mark_started
 from companion.table.journal import (
     ARCHIVE,
     decode_command,
@@ -78,12 +79,18 @@ def restore(
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         if not meta:
-            _bind(db, db_lock, initial, table_file, now())
+            created = now()
+            _bind(db, db_lock, initial, table_file, created)
+            mark_started(path.parent, _utc(created))
             return Replayed(Restored(initial, 0, 0, 0, new=True), 0, {})
         _check_bound(meta, fingerprint(initial), path, table_file)
-        seq, events = db.execute(
-            "SELECT coalesce(max(seq), 0), coalesce(sum(json_array_length(events)), 0) FROM journal"
-        ).fetchone()
+        try:
+            seq, events = db.execute(
+                "SELECT coalesce(max(seq), 0), coalesce(sum(json_array_length(events)), 0)"
+                " FROM journal"
+            ).fetchone()
+        except sqlite3.OperationalError as e:  # a row's text not UTF-8, or not JSON
+            raise _bad_row(db, path, e) from None
         state, snap, stored = _from_snapshots(db, initial, seq)
         state, replayed = _replay_after(db, path, state, snap)
     except sqlite3.Error as e:
@@ -137,9 +144,12 @@ def _replay_after(
     """
     replayed = differ = 0
     rows = db.execute(
-        "SELECT seq, command, events FROM journal WHERE seq > ? ORDER BY seq", (snap,)
+        "SELECT seq, CAST(command AS BLOB), CAST(events AS BLOB) FROM journal WHERE seq > ?"
+        " ORDER BY seq",
+        (snap,),
     )
-    for seq, command_text, events_text in rows:
+    for seq, command_raw, events_raw in rows:
+        command_text, events_text = _row_text(path, seq, command_raw, events_raw)
         try:
             state, events = apply(state, decode_command(command_text))
         except Exception as e:  # CommandRejected, or a journal row the engine cannot read
@@ -165,13 +175,17 @@ def _from_snapshots(
     db: sqlite3.Connection, initial: TableState, last_seq: int
 ) -> tuple[TableState, int, dict[int, tuple[TableState, str]]]:
     """The newest snapshot that reads back intact, else the initial state (seq 0)."""
+    # as bytes: a row whose text is not UTF-8 is one damaged snapshot, not an unreadable table
     rows = db.execute(
-        "SELECT seq, state, history FROM snapshots WHERE seq <= ? ORDER BY seq DESC",
+        "SELECT seq, CAST(state AS BLOB), CAST(history AS BLOB) FROM snapshots WHERE seq <= ?"
+        " ORDER BY seq DESC",
         (last_seq,),
     ).fetchall()
     for seq, key, history in rows:
         try:
-            state, stored = _load_snapshot(db, key, decode_history(history))
+            state, stored = _load_snapshot(
+                db, bytes(key).decode("utf-8"), decode_history(bytes(history).decode("utf-8"))
+            )
         except (ValueError, TypeError, KeyError) as e:
             log.warning("snapshot #%d cannot be read (%s); trying an older one", seq, e)
             continue
@@ -202,6 +216,38 @@ def _load_snapshot(
     steps = tuple(load(k) for k in history)
     current = dataclasses.replace(load(key), history=steps)
     return current, {id(s): (s, k) for s, k in zip(steps, history, strict=True)}
+
+
+def _row_text(path: Path, seq: int, *columns: bytes) -> tuple[str, ...]:
+    """A journal row's text columns, or a StoreError naming the row and the column."""
+    out = []
+    for name, raw in zip(("command", "events"), columns, strict=True):
+        try:
+            text = bytes(raw).decode("utf-8")
+            json.loads(text)
+        except ValueError as e:  # not UTF-8 (UnicodeDecodeError), or not JSON
+            raise StoreError(
+                f"{path}: journal entry #{seq}: its {name} column is damaged on disk ({e}); the"
+                f" entries before #{seq} read fine. Fix: keep the file for a bug report, start"
+                " a new session with `rhuna-table run --config <file> --new-session` (the"
+                f" journal is moved to {path.parent / ARCHIVE}/, nothing deleted), and enter the"
+                f" commands from #{seq} on again"
+            ) from None
+        out.append(text)
+    return tuple(out)
+
+
+def _bad_row(db: sqlite3.Connection, path: Path, error: sqlite3.Error) -> StoreError:
+    """The StoreError naming the first journal row whose text is damaged (else the error)."""
+    rows = db.execute(
+        "SELECT seq, CAST(command AS BLOB), CAST(events AS BLOB) FROM journal ORDER BY seq"
+    )
+    for seq, command_raw, events_raw in rows:
+        try:
+            _row_text(path, seq, command_raw, events_raw)
+        except StoreError as e:
+            return e
+    return StoreError(f"{path}: cannot read the journal ({error})")
 
 
 def _reason(e: Exception) -> str:

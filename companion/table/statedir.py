@@ -23,8 +23,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from companion.table.journal import ARCHIVE, JOURNAL, LOCK
+from companion.table.journal import ARCHIVE, JOURNAL, LOCK, MARK
 from companion.table.journal_file import StoreError
+from companion.table.wal import wal_damage
 from settings.atomic import fsync_dir
 
 __all__ = ["BUSY_FIX", "archive", "hold", "locked", "make_dir", "release"]
@@ -101,21 +102,24 @@ def archive(state_dir: str | Path, clock: Callable[[], float] = time.time) -> Pa
     """
     state_dir = Path(state_dir)
     path = state_dir / JOURNAL
-    if not path.exists():
+    if not any(Path(f"{path}{s}").exists() for s in ("", "-wal")):
         return None
     fd = hold(state_dir)
     try:
-        with contextlib.suppress(sqlite3.Error):  # fold the WAL in when the file allows it
-            db = sqlite3.connect(path, isolation_level=None)
-            try:
-                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            finally:
-                db.close()
+        # fold the WAL in when it is whole; a damaged one (or one beside a missing or empty
+        # journal) is moved as it is: SQLite would drop or delete what it holds
+        if wal_damage(path) is None and path.exists() and path.stat().st_size > 0:
+            with contextlib.suppress(sqlite3.Error):
+                db = sqlite3.connect(path, isolation_level=None)
+                try:
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                finally:
+                    db.close()
         folder = state_dir / ARCHIVE
         folder.mkdir(exist_ok=True)
         target = _free_name(folder, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(clock())))
-        for suffix in ("", "-wal", "-shm"):
-            src = Path(f"{path}{suffix}")
+        for suffix in ("", "-wal", "-shm", ".started"):
+            src = Path(f"{path}{suffix}") if suffix != ".started" else state_dir / MARK
             if src.exists():
                 os.replace(src, f"{target}{suffix}")
         fsync_dir(state_dir)

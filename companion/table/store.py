@@ -11,7 +11,9 @@ nothing that was acknowledged and never leaves half a command behind.
 
 - :mod:`~companion.table.statedir`: the state directory, its lock, ``--new-session``'s archive;
 - :mod:`~companion.table.journal_file`: opening and checking the SQLite file, its errors;
-- :mod:`~companion.table.wal`: what a power cut left at the end of the write-ahead log;
+- :mod:`~companion.table.wal`: the write-ahead log read frame by frame;
+- :mod:`~companion.table.guard`: the journal checked before SQLite opens it (nothing dropped
+  in silence; a damaged log refused and copied to ``archive/``);
 - :mod:`~companion.table.replay`: restarting (initial state + snapshot + journal rows);
 - :mod:`~companion.table.snapshots`: the full state now and then, on its own thread;
 - :mod:`~companion.table.journal`: the format (tables, rows, encodings), shared with the record.
@@ -38,11 +40,11 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.table import replay
+from companion.table import guard, replay
 from companion.table.journal import (
     ARCHIVE,
     JOURNAL,
@@ -140,7 +142,7 @@ class Store:
             every=snapshot_every,
             seconds=snapshot_seconds,
         )
-        #: what :func:`wal_damage` found when the journal was opened (None: nothing)
+        #: the torn tail :func:`guard.check` logged when the journal was opened (None: none)
         self.damage: str | None = None
 
     # --- opening -------------------------------------------------------------------
@@ -155,16 +157,19 @@ class Store:
         snapshot_every: int = 1000,
         snapshot_seconds: float = SNAPSHOT_SECONDS,
         lock: bool = True,
+        marks: Iterable[Path] = (),
+        new_session: bool = False,
     ) -> Store:
-        """Open (or create) the journal in ``state_dir``; refuse a damaged one or a second
+        """Open (or create) the journal in ``state_dir``; refuse a damaged one, one that
+        SQLite would open with loss (:mod:`~companion.table.guard`: ``marks`` are more signs
+        of a night, ``new_session`` says the journal was just archived on purpose) or a second
         service on the same directory."""
         state_dir = Path(state_dir)
         make_dir(state_dir)
         fd = hold(state_dir) if lock else None
-        damage = wal_damage(state_dir / JOURNAL)  # before SQLite opens it and drops what is torn
-        if damage is not None:
-            log.warning("%s", damage)
         try:
+            # before SQLite opens it and drops what is torn (or deletes what is damaged)
+            damage = guard.check(state_dir, marks=marks, new_session=new_session, clock=clock)
             db = connect(state_dir)
         except BaseException:
             release(fd)

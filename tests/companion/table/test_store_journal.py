@@ -197,7 +197,7 @@ def test_new_session_archives_the_journal_and_starts_from_the_table(tmp_path, ex
     assert old.execute("SELECT count(*) FROM journal").fetchone()[0] == 5
     old.close()
     changed = load_table_text(EXAMPLE_TABLE.read_text().replace("favor = 2", "favor = 3", 1))
-    with Store.open(tmp_path) as store:
+    with Store.open(tmp_path, new_session=True) as store:  # as `run --new-session` opens it
         restored = store.restore(changed, EXAMPLE_TABLE)
     assert restored.new and restored.seq == 0 and restored.state == changed
 
@@ -229,7 +229,7 @@ def test_a_damaged_database_is_a_clear_error(tmp_path, example_state, damage):
     ):
         reopen(tmp_path, example_state)
     assert archive(tmp_path) is not None  # --new-session moves even a damaged file aside
-    assert reopen(tmp_path, example_state).new
+    assert reopen(tmp_path, example_state, new_session=True).new
 
 
 def test_a_second_service_on_the_same_state_dir_is_refused(tmp_path):
@@ -273,3 +273,31 @@ def test_inspect_reads_without_writing(tmp_path, example_state):
     seen = inspect(tmp_path)
     assert seen["seq"] == 5 and seen["snapshot_seq"] == 4
     assert seen["meta"]["fingerprint"] == fingerprint(example_state)
+
+
+def test_a_snapshot_whose_history_is_not_utf8_is_skipped(tmp_path, example_state, caplog):
+    """Issue 45 item 2: one damaged snapshot row costs time, not the table (was: exit 2,
+    "cannot read the journal", although every journal row read fine)."""
+    commands = session(example_state, 30, seed=7, refused=0)
+    with Store.open(tmp_path, snapshot_every=10) as store:
+        store.restore(example_state, EXAMPLE_TABLE)
+        play(store, example_state, commands)
+        newest = store._db.execute("SELECT max(seq) FROM snapshots").fetchone()[0]
+        store._db.execute(
+            "UPDATE snapshots SET history = CAST(x'fffe5b22' AS TEXT) WHERE seq = ?", (newest,)
+        )
+    with caplog.at_level(logging.WARNING, "rhuna.store"):
+        restored = reopen(tmp_path, example_state)
+    assert restored.seq == 30 and restored.snapshot_seq < newest
+    assert f"snapshot #{newest} cannot be read" in caplog.text
+    assert as_json(restored.state) == as_json(replay(example_state, commands))
+
+
+def test_a_journal_row_whose_events_are_not_utf8_names_its_number(tmp_path, example_state):
+    """Issue 45 item 2: the damaged row is named (was: "malformed JSON", no row number)."""
+    with Store.open(tmp_path, snapshot_every=0) as store:
+        store.restore(example_state, EXAMPLE_TABLE)
+        play(store, example_state, session(example_state, 12, seed=8, refused=0))
+        store._db.execute("UPDATE journal SET events = CAST(x'5bff5d' AS TEXT) WHERE seq = 7")
+    with pytest.raises(StoreError, match=r"journal entry #7: its events column is damaged on disk"):
+        reopen(tmp_path, example_state)

@@ -55,9 +55,9 @@ modules, the part of that spent creating the engine's dataclasses, and the answe
 (``PYTHONPYCACHEPREFIX``), so PYTHONDONTWRITEBYTECODE in the environment does not turn the
 figure into a compile time.
 
-A command with no reply within the timeout (30 s, 5 s with ``--quick``) is a turn of at
-least that long: the rows say so, the service is stopped and that cap's other rows are
-"not measured". Targets: at a quarter core every turn ≤ 100 ms and token → state p99
+A command with no reply within the timeout (30 s; 60 s with ``--quick``, a liveness bound:
+a smoke run on a loaded machine judges nothing) is a turn of at least that long: the rows
+say so, the service is stopped and that cap's other rows are "not measured". Targets: at a quarter core every turn ≤ 100 ms and token → state p99
 ≤ 150 ms; at a tenth every turn ≤ 250 ms; the longest watchdog gap ≤ 1 s at both; the
 CLI's cold odds ≤ 60 ms. Verdicts are printed; the exit status is 0 whatever they say
 (not root, or no cgroup v1 cpu: the capped rows say "not measured: why").
@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -131,11 +132,13 @@ class Budget:
 
     def __init__(self, quick: bool) -> None:
         self.quick = quick
-        self.timeout = 5.0 if quick else 30.0  # one reply or one state
-        self.tokens = 3 if quick else 20  # token → state cycles (two tokens each)
+        # one reply or one state; quick, a liveness bound only (a loaded machine's turn may
+        # take seconds; the test judges no figure), as tests.harness.WAIT is
+        self.timeout = 60.0 if quick else 30.0
+        self.tokens = 2 if quick else 20  # token → state cycles (two tokens each): 2 lays again
         self.session = 25 if quick else None  # lines of the session (None: every one)
         self.rounds = 1 if quick else 3  # each adversarial sequence
-        self.cli_runs = 3 if quick else 10
+        self.cli_runs = 1 if quick else 10
 
 
 # ---------------------------------------------------------------- the CPU cap (cgroup v1)
@@ -417,6 +420,10 @@ def _rss_mb(pid: int) -> tuple[float, float]:
     return rss, hwm
 
 
+def _longer(xs: list[Any], n: int) -> bool:
+    return len(xs) > n
+
+
 class Wedged(Exception):
     """The service did not answer in time; the cap's run ends there."""
 
@@ -537,12 +544,18 @@ def _samples(watcher: Watcher, hub: HubEmulator, result: dict[str, Any], budget:
 
     # token → state, on the table as it starts (the session after it starts from there too)
     registry = TagRegistry.synthetic(load_table(TABLE).tokens)
-    writes: list[float] = []
+    writes: list[float] = []  # when the hub wrote each PRESENT frame
+    removed: list[int] = []  # the channel of each REMOVED frame it wrote
+    wrote = threading.Condition()
 
     def on_write(frame: bytes, t: float) -> None:
-        kind = p.cobs_decode(frame[:-1])[0]
-        if kind == p.PRESENT:
-            writes.append(t)
+        body = p.cobs_decode(frame[:-1])
+        with wrote:
+            if body[0] == p.PRESENT:
+                writes.append(t)
+            elif body[0] == p.REMOVED:
+                removed.append(body[3])  # TYPE SEQ LEN CHANNEL …
+            wrote.notify_all()
 
     hub.on_write = on_write
     try:
@@ -560,13 +573,21 @@ def _samples(watcher: Watcher, hub: HubEmulator, result: dict[str, Any], budget:
                 ):
                     raise Wedged(f"no …/state with {token} drawn within {budget.timeout:g} s")
                 arrived = next(t for t, x in watcher.states[seen:] if _drawn(x, token))
-                deadline = time.perf_counter() + budget.timeout
-                while len(writes) <= before and time.perf_counter() < deadline:
-                    time.sleep(0.0005)
+                with wrote:  # written before the state that shows it: there already
+                    wrote.wait_for(functools.partial(_longer, writes, before), budget.timeout)
                 result["token_state"].append(arrived - writes[before])
+            gone = len(removed)
             for channel in range(2):
                 hub.lift(channel)
-            time.sleep(0.05)  # the hub's poll sees them go before the Performance is cancelled
+            # The hub says REMOVED only after a few empty polls of each channel. Until it has,
+            # the same token laid again on the next round is no change to it: no PRESENT, no
+            # draw, and that round waited for a state that never came (a 50 ms sleep here was
+            # shorter than the hub's debounce under load and wedged the quick run).
+            with wrote:
+                if not wrote.wait_for(
+                    functools.partial(_longer, removed, gone + 1), budget.timeout
+                ):
+                    raise Wedged(f"the hub said no REMOVED within {budget.timeout:g} s")
             turn(None, {"cmd": "cancel_performance"})
     finally:
         hub.on_write = None
@@ -694,9 +715,13 @@ def cli_cold(budget: Budget, env: dict[str, str]) -> dict[str, Any]:
 # ---------------------------------------------------------------- all of it
 
 
-def measure(quick: bool = False, caps: list[str] | None = None) -> dict[str, Any]:
+def measure(
+    quick: bool = False, caps: list[str] | None = None, hub_poll_ms: float = 2.0
+) -> dict[str, Any]:
     """Every cap asked for (default all three) and the CLI; a cap that cannot be set, or was
-    not asked for, is ``{"not_measured": why}``."""
+    not asked for, is ``{"not_measured": why}``. ``hub_poll_ms``: the emulated hub's time for
+    one reader poll (a real MFRC522 takes 15–25 ms; the default keeps the hub out of the
+    figures)."""
     budget = Budget(quick)
     asked = list(CAPS) if caps is None else caps
     out: dict[str, Any] = {"quick": quick, "caps": {}, "cli": None}
@@ -708,7 +733,7 @@ def measure(quick: bool = False, caps: list[str] | None = None) -> dict[str, Any
         out["cli"] = cli_cold(budget, env)
         why = cap_unavailable()
         broker = Broker(tmp / "broker", extra="set_tcp_nodelay true").start()
-        hub = HubEmulator(channels=4, hub_id="EMU-pi", poll_ms=2.0)
+        hub = HubEmulator(channels=4, hub_id="EMU-pi", poll_ms=hub_poll_ms)
         hub.start()
         for name, (quota, _) in CAPS.items():
             if name not in asked:

@@ -1,0 +1,495 @@
+"""``make pi-rehearsal``: the Pi's path, rehearsed on an arm64 Debian userland (issue 44).
+
+This is Debian on an emulated CPU (qemu-user), not a Pi: its timings are not the Pi's
+(``benchmarks/pi_budget.py`` stays the CPU model), and Raspberry Pi OS's own packages are not
+there. What it does, as root:
+
+1. the system: Debian's ``mmdebstrap`` builds an arm64 ``SUITE`` (bookworm, trixie) from
+   Debian's archive once, cached outside the checkout in ``/var/cache/rhuna-pi-rehearsal/SUITE``;
+   each run works on a fresh copy of it. The arm64 programs run through binfmt_misc's
+   ``qemu-aarch64`` (qemu-user-static, ``update-binfmts --enable qemu-aarch64``) under a plain
+   ``chroot``; where binfmt_misc cannot be registered, through ``proot -q qemu-aarch64-static``.
+2. a normal user ``pi`` (its home, sudo without a password, as Raspberry Pi OS's first user),
+   ``make dist``'s archive in that home, as the guide's ``scp`` leaves it;
+3. docs/hardware.md's blocks marked ``# on the Pi``, in order, each command as written (a
+   ``cd`` and a ``VAR=value`` carry to the next commands, as in one shell), as ``pi``, against
+   the hub emulator on a pty whose by-id link is the guide's own example name; a table of each
+   command, its exit status and first line; the first surprise (an exit status not 0) stops it.
+
+Stand-ins, said in the table: ``systemctl`` (no systemd runs in a chroot) is a script that
+runs the unit's ExecStart as its User= in the background (start), sends SIGTERM and waits
+(stop), and prints the service's log and whether it runs (status); the config's edits the guide
+asks for after the install (the hub's port, ``[gpio] pin_factory``: Debian has no
+python3-lgpio) are in /etc/rhuna-table/rhuna.toml before install.sh runs (it keeps an existing
+config); the hand that lays each token when ``enroll`` asks for it is this script; the
+mpremote lines need a MicroPython board, which the hub emulator is not: they run ``mpremote
+--version`` instead (the tool runs on arm64; the board's side is not covered).
+
+    python -m scripts.pi_rehearsal --suite bookworm [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("RHUNA_PI_CACHE", "/var/cache/rhuna-pi-rehearsal"))
+GUIDE = ROOT / "docs" / "hardware.md"
+PI_MARK = re.compile(r"^\s*#.*\bon the Pi\b", re.IGNORECASE)
+IN_FOLDER = re.compile(r"\bin (~/\S+)")
+#: the by-id name the guide's HUB= line writes (the emulator's link has it: nothing substituted)
+HUB_NAME = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+USER = "pi"
+PACKAGES = "ca-certificates,git,sudo,python3,procps,iproute2,util-linux"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command of a Pi block: where it is written, the folder it runs in, the text."""
+
+    line: int
+    cwd: str
+    text: str
+
+
+def guide_steps(text: str) -> list[Step]:
+    """Every command of the guide's ``# on the Pi`` blocks, in order, as written.
+
+    A block's first comment may say the folder (``# on the Pi, in ~/rhuna-table``); a ``cd``
+    changes it for what follows. Comment lines and a command's trailing ``  # …`` are not
+    commands; ``VAR=value`` lines are (they carry to the next ones).
+    """
+    steps: list[Step] = []
+    cwd = "~"
+    inside, pi, first = False, False, 0
+    for n, raw in enumerate(text.splitlines(), 1):
+        fence = raw.strip().startswith("```")
+        if fence and not inside:
+            inside, pi, first = True, False, n + 1
+            continue
+        if fence and inside:
+            inside = False
+            continue
+        if not inside:
+            continue
+        line = raw.strip()
+        if n == first:
+            pi = bool(PI_MARK.match(line))
+            if pi:
+                where = IN_FOLDER.search(line)
+                cwd = where.group(1) if where else cwd
+            continue
+        if not pi or not line or line.startswith("#"):
+            continue
+        command = re.split(r"\s{2,}#|\s#\s", line, maxsplit=1)[0].strip()
+        steps.append(Step(n, cwd, command))
+        if command.startswith("cd "):
+            cwd = command[3:].strip()
+    return steps
+
+
+# --- the arm64 system ----------------------------------------------------------------------------
+
+
+def binfmt_ready() -> bool:
+    """Whether arm64 programs run through binfmt_misc here (registered if it can be)."""
+    entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
+    if not entry.exists():
+        if not Path("/proc/sys/fs/binfmt_misc/register").exists():
+            subprocess.run(
+                ["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"],
+                capture_output=True,
+            )
+        subprocess.run(["update-binfmts", "--enable", "qemu-aarch64"], capture_output=True)
+    if entry.exists() and "flags: " in entry.read_text():
+        with_credentials(entry)
+    return entry.exists() and "enabled" in entry.read_text()
+
+
+def with_credentials(entry: Path) -> None:
+    """Re-register qemu-aarch64 with binfmt_misc's C flag (and O), so a setuid arm64 program
+    (sudo, su) runs with its owner's uid: Debian registers it with P F only, and sudo then says
+    "effective uid is not 0"."""
+    fields = dict(line.split(" ", 1) for line in entry.read_text().splitlines() if " " in line)
+    flags = fields.get("flags:", "").strip()
+    if "C" in flags:
+        return
+    entry.write_text("-1")
+    spec = (
+        ":qemu-aarch64:M:{}:{}:{}:{}:".format(
+            fields["offset"].strip() if fields.get("offset", "0").strip() != "0" else "",
+            "".join(
+                f"\\x{fields['magic'][i : i + 2]}"
+                for i in range(0, len(fields["magic"].strip()), 2)
+            ),
+            "".join(
+                f"\\x{fields['mask'][i : i + 2]}" for i in range(0, len(fields["mask"].strip()), 2)
+            ),
+            fields["interpreter"].strip(),
+        )
+        + "POCF"
+    )
+    Path("/proc/sys/fs/binfmt_misc/register").write_text(spec)
+
+
+def base_system(suite: str) -> Path:
+    """The cached arm64 system of ``suite`` (built once with mmdebstrap, Debian's archive)."""
+    base = CACHE / suite / "base"
+    if (base / "usr" / "bin" / "python3").exists():
+        return base
+    base.parent.mkdir(parents=True, exist_ok=True)
+    tmp = base.with_name("base.part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    say(f"building the arm64 {suite} system in {base} (once; ~20 min under qemu-user)")
+    subprocess.run(
+        ["mmdebstrap", "--architectures=arm64", "--variant=apt", f"--include={PACKAGES}",
+         suite, str(tmp), "http://deb.debian.org/debian"],
+        check=True,
+    )  # fmt: skip
+    tmp.rename(base)
+    return base
+
+
+class System:
+    """A fresh copy of the base system, entered with chroot (binfmt) or proot."""
+
+    def __init__(self, suite: str) -> None:
+        self.suite = suite
+        self.root = CACHE / suite / "run"
+        self.mounts: list[Path] = []
+        self.proot = not binfmt_ready()
+        if self.proot and not shutil.which("proot"):
+            raise SystemExit("no binfmt_misc here and no proot: apt-get install proot")
+
+    def __enter__(self) -> System:
+        base = base_system(self.suite)
+        self.unmount()
+        shutil.rmtree(self.root, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(base), str(self.root)], check=True)
+        shutil.copy("/etc/resolv.conf", self.root / "etc" / "resolv.conf")
+        if not self.proot:
+            for what, where, kind in (
+                ("proc", "proc", ["-t", "proc"]),
+                ("/dev/pts", "dev/pts", ["--bind"]),
+            ):
+                target = self.root / where
+                target.mkdir(parents=True, exist_ok=True)
+                subprocess.run(["mount", *kind, what, str(target)], check=True)
+                self.mounts.append(target)
+        return self
+
+    def unmount(self) -> None:
+        for where in ("dev/pts", "proc"):
+            target = self.root / where
+            subprocess.run(["umount", "-l", str(target)], capture_output=True)
+        self.mounts.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        self.unmount()
+
+    def argv(self, command: str, user: str = "root", cwd: str = "/") -> list[str]:
+        inner = f"cd {cwd} && {command}"
+        if user != "root":
+            inner = f"exec su - {user} -c {shlex.quote(inner)}"
+        if self.proot:
+            return ["proot", "-q", "qemu-aarch64-static", "-0", "-r", str(self.root),
+                    "-b", "/proc", "-b", "/dev", "/bin/sh", "-c", inner]  # fmt: skip
+        return ["chroot", str(self.root), "/bin/sh", "-c", inner]
+
+    def run(self, command: str, user: str = "root", cwd: str = "/", **kw):
+        env = {
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "LANG": "C.UTF-8",
+        }
+        return subprocess.run(
+            self.argv(command, user, cwd), capture_output=True, text=True, env=env, **kw
+        )
+
+
+# --- the stand-ins --------------------------------------------------------------------------------
+
+SYSTEMCTL = r"""#!/bin/sh
+# the rehearsal's systemctl (scripts/pi_rehearsal.py): no systemd in a chroot. For
+# rhuna-table.service it runs the unit's ExecStart as its User= (start), SIGTERM and wait
+# (stop), and says whether it runs with the last lines of its log (status); else it says so.
+unit=$(for a in "$@"; do case $a in -*) ;; *) echo "$a" ;; esac; done | sed -n 2p)
+verb=$(for a in "$@"; do case $a in -*) ;; *) echo "$a" ;; esac; done | sed -n 1p)
+pid=/run/rhuna-table.pid
+log=/var/log/rhuna-table.log
+running() { [ -s $pid ] && kill -0 "$(cat $pid)" 2>/dev/null; }
+case "$unit" in rhuna-table|rhuna-table.service) ;; *)
+    echo "stand-in systemctl: $verb $unit: not rehearsed (no systemd here)"; exit 0 ;;
+esac
+exec_start=$(sed -n 's/^ExecStart=//p' /etc/systemd/system/rhuna-table.service)
+user=$(sed -n 's/^User=//p' /etc/systemd/system/rhuna-table.service)
+case $verb in
+    start)
+        running && exit 0
+        install -d -o "$user" -g "$user" -m 0750 /var/lib/rhuna-table
+        cd /var/lib/rhuna-table
+        STATE_DIRECTORY=/var/lib/rhuna-table PYTHONUNBUFFERED=1 \
+            setsid runuser -u "$user" -- $exec_start >>$log 2>&1 </dev/null &
+        echo $! >$pid ;;
+    stop)
+        if running; then
+            kill -TERM "$(cat $pid)"
+            while running; do sleep 0.2; done
+        fi
+        rm -f $pid ;;
+    restart) "$0" stop "$unit"; "$0" start "$unit" ;;
+    is-active) running ;;
+    status)
+        if running; then echo "● rhuna-table.service - active (running), pid $(cat $pid) (stand-in)"
+        else echo "● rhuna-table.service - inactive (dead) (stand-in)"; fi
+        tail -n 5 $log 2>/dev/null
+        running ;;
+    *) echo "stand-in systemctl: $verb: not rehearsed" ;;
+esac
+"""
+
+
+def prepare(system: System, archive: Path, hub_link: str) -> list[tuple[str, int, str]]:
+    """The user, its sudo, the archive in its home, the stand-ins; rows for the table."""
+    rows = []
+    done = system.run(
+        f"useradd -m -s /bin/bash {USER} && echo '{USER} ALL=(ALL) NOPASSWD: ALL'"
+        f" > /etc/sudoers.d/010_{USER}-nopasswd && chmod 0440 /etc/sudoers.d/010_{USER}-nopasswd"
+    )
+    rows.append(("(stand-in) the Pi's user pi, sudo without a password", done.returncode, ""))
+    home = system.root / "home" / USER
+    shutil.copy(archive, home / archive.name)
+    system.run(f"chown {USER}:{USER} /home/{USER}/{archive.name}")
+    rows.append((f"(stand-in for scp) {archive.name} in /home/{USER}", 0, ""))
+    tool = system.root / "usr" / "local" / "sbin" / "systemctl"
+    tool.parent.mkdir(parents=True, exist_ok=True)
+    tool.write_text(SYSTEMCTL)
+    tool.chmod(0o755)
+    rows.append(("(stand-in) systemctl: the unit's ExecStart as its User=", 0, ""))
+    config = (ROOT / "examples" / "rhuna.toml").read_text()
+    config = re.sub(
+        r'(?m)^port = "/dev/serial/by-id/[^"]*"', f'port = "{hub_link}"', config, count=1
+    )
+    config = re.sub(r'(?m)^pin_factory = "lgpio"', 'pin_factory = "mock"', config)
+    # the chroot shares the host's network: no broker on the host's 1883/9001, the pages on a
+    # free port, not 8080
+    config = re.sub(r"(?m)^(\[mqtt\]\nenabled = )true", r"\1false", config)
+    config = re.sub(r"(?m)^port = 8080", f"port = {free_port()}", config)
+    etc = system.root / "etc" / "rhuna-table"
+    etc.mkdir(parents=True, exist_ok=True)
+    # install.sh's own edits of a new config, so the pre-written one is what it would write
+    config = config.replace('recaps = "recaps"', 'recaps = "/opt/rhuna-table/web/recaps"')
+    config = re.sub(r"(?m)^# recap_url = .*$", 'recap_url = "/recaps/"', config)
+    config = config.replace('# dir = "/opt/rhuna-table/web"', 'dir = "/opt/rhuna-table/web"')
+    (etc / "rhuna.toml").write_text(config)
+    rows.append(
+        (
+            "(stand-in) rhuna.toml edited first: hub port, pin_factory mock, no [mqtt], [web] port",
+            0,
+            "",
+        )
+    )
+    return rows
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Hand:
+    """Lays a new tag each time ``enroll`` asks for a token, lifting the last one first."""
+
+    def __init__(self, hub) -> None:
+        self.hub = hub
+        self.n = 0
+
+    def answer(self, line: str) -> None:
+        if "now scan" in line or line.startswith("re-enrolling"):
+            self.hub.lift(0)
+            self.hub.wait_polls(self.hub.remove_misses + 2)
+            self.n += 1
+            self.hub.lay(0, f"04{self.n:012X}")
+
+
+def interactive(system: System, step: Step, hand: Hand, timeout: float) -> tuple[int, str]:
+    """A command whose output the hand answers (enroll)."""
+    argv = system.argv(step.text, USER, step.cwd)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            hand.answer(line.strip())
+        proc.wait()
+    finally:
+        timer.cancel()
+        hand.hub.lift(0)
+    return proc.returncode, "\n".join(lines)
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:90]
+    return ""
+
+
+def rehearse(suite: str, archive: Path) -> int:
+    from firmware_bridge.emulator.hub import HubEmulator
+
+    rows: list[tuple[str, int, str]] = []
+    started = time.monotonic()
+    steps = guide_steps(GUIDE.read_text("utf-8"))
+    with System(suite) as system:
+        by_id = system.root / "dev" / "serial" / "by-id" / HUB_NAME
+        with HubEmulator(by_id, hub_id="PICO-E6614C311B7E6F35") as hub:
+            os.chmod(hub.port.tty_path, 0o666)  # udev's dialout group: the chroot's gids differ
+            hub_link = f"/dev/serial/by-id/{HUB_NAME}"
+            rows += prepare(system, archive, hub_link)
+            hand = Hand(hub)
+            env: dict[str, str] = {}
+            ok = True
+            for step in steps:
+                text = step.text
+                assign = re.fullmatch(r"([A-Z_]+)=(\S+)", text)
+                if assign:
+                    env[assign.group(1)] = assign.group(2)
+                    rows.append((text, 0, "(carried to the next commands)"))
+                    continue
+                if text.startswith("cd "):
+                    done = system.run(text, USER, step.cwd)
+                    rows.append((text, done.returncode, first_line(done.stdout + done.stderr)))
+                    continue
+                exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in env.items())
+                t0 = time.monotonic()
+                if text.startswith("mpremote "):
+                    done = system.run("mpremote --version", USER, step.cwd, timeout=600)
+                    rc = done.returncode
+                    out = "(stand-in: mpremote --version) " + first_line(done.stdout + done.stderr)
+                    if text.endswith(" reset"):  # the board's reset: the emulator replugged
+                        hub.replug()
+                        os.chmod(hub.port.tty_path, 0o666)
+                        out += "; hub replugged"
+                elif " enroll " in text:
+                    rc, out = interactive(
+                        system, Step(step.line, step.cwd, exports + text), hand, 1800
+                    )
+                    out = f"{hand.n} token(s) laid; " + (
+                        first_line(out.splitlines()[-1]) if out else ""
+                    )
+                else:
+                    done = system.run(exports + text, USER, step.cwd, timeout=3600)
+                    rc, out = done.returncode, done.stdout + done.stderr
+                    if text.startswith("sudo systemd/install.sh"):
+                        (CACHE / suite / "install.log").write_text(out)
+                        out = f"({time.monotonic() - t0:.0f} s) " + first_line(
+                            out.splitlines()[-1] if rc else "Done."
+                        )
+                    else:
+                        out = first_line(out)
+                rows.append((text, rc, out))
+                if rc != 0:
+                    ok = False
+                    break
+                if text == "sudo systemctl start rhuna-table":
+                    rows.append(first_draw(system, hub))
+                    if rows[-1][1] != 0:
+                        ok = False
+                        break
+            rows.append(recaps(system))
+            rows.append(sizes(system))
+            system.run("systemctl stop rhuna-table")
+    table(rows, suite, time.monotonic() - started)
+    return 0 if ok and all(rc == 0 for _, rc, _ in rows) else 1
+
+
+def first_draw(system: System, hub) -> tuple[str, int, str]:
+    """The service runs with the emulated hub: a token on a Draw Board well, until the journal
+    has its first command (the draw accepted)."""
+    uid = "04000000000001"  # enroll's first tag (the Hand's first)
+    hub.lay(1, uid)
+    cmd = "sudo -u rhuna rhuna-table history --config /etc/rhuna-table/rhuna.toml"
+    deadline = time.monotonic() + 600
+    done = None
+    while time.monotonic() < deadline:
+        done = system.run(cmd, timeout=300)
+        if done.returncode == 0 and re.search(r"#\s*1\b", done.stdout):
+            return (f"(rehearsal) token {uid} on well 1, then: {cmd}", 0, first_line(done.stdout))
+        time.sleep(2)
+    log = system.run("tail -n 3 /var/log/rhuna-table.log")
+    text = (done.stdout + done.stderr) if done else ""
+    return (f"(rehearsal) first draw: {cmd}", 1, first_line(text) + " | " + first_line(log.stdout))
+
+
+def recaps(system: System) -> tuple[str, int, str]:
+    done = system.run(
+        "ls -ld /opt/rhuna-table/web/recaps && stat -c '%U:%G %a' /opt/rhuna-table/web/recaps"
+    )
+    return (
+        "(rehearsal) the recap folder: ls -ld /opt/rhuna-table/web/recaps",
+        done.returncode,
+        first_line(done.stdout + done.stderr),
+    )
+
+
+def sizes(system: System) -> tuple[str, int, str]:
+    """The install's size: packages and MB on the system, and what Node would have added."""
+    done = system.run(
+        "dpkg-query -W -f '${Installed-Size}\\n' | awk '{s+=$1} END {print NR, int(s/1024)}';"
+        " du -sm /opt/rhuna-table | cut -f1;"
+        " apt-get install -s nodejs npm 2>/dev/null | grep -c '^Inst '"
+    )
+    parts = done.stdout.split()
+    text = (
+        f"{parts[0]} Debian packages, {parts[1]} MB installed; /opt/rhuna-table {parts[2]} MB;"
+        f" nodejs+npm would add {parts[3]} packages"
+        if len(parts) >= 4
+        else done.stdout + done.stderr
+    )
+    return ("(rehearsal) the install's size", done.returncode, text)
+
+
+def table(rows: list[tuple[str, int, str]], suite: str, seconds: float) -> None:
+    width = min(72, max(len(r[0]) for r in rows))
+    say(f"\npi-rehearsal, Debian {suite} arm64 under qemu-user ({seconds / 60:.0f} min):")
+    say(f"| {'command':<{width}} | rc | first line |")
+    say(f"|{'-' * (width + 2)}|----|------------|")
+    for command, rc, line in rows:
+        say(f"| {command[:width]:<{width}} | {rc:>2} | {line.replace('|', '/')} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="bookworm")
+    parser.add_argument("--archive", type=Path, help="make dist's archive (default: dist/)")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        raise SystemExit("make pi-rehearsal: run as root (chroot, mounts, mmdebstrap)")
+    archive = args.archive or max((ROOT / "dist").glob("rhuna-table-*.tar.gz"), default=None)
+    if archive is None:
+        raise SystemExit("make pi-rehearsal: no dist/rhuna-table-*.tar.gz: make dist first")
+    return rehearse(args.suite, archive)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         for line in str(e).splitlines() or [type(e).__name__]:  # ConfigErrors: one a line
             print(f"rhuna-table: {line}", file=sys.stderr)
-        return 2
+        # 2: no retry cures it (systemd's RestartPreventExitStatus=2); a full or read-only
+        # disk says another status (companion.table.journal_file.StoreUnavailable: 75)
+        return int(getattr(e, "exit_status", 2))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `rhuna-table replay … | head`: the reader left, not an error

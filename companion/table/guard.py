@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from companion.table.journal import ARCHIVE, JOURNAL, MARK
-from companion.table.journal_file import StoreError
+from companion.table.journal_file import StoreError, StoreUnavailable, retryable
 from companion.table.wal import WalScan, read_scan
 from settings.atomic import fsync_dir
 
@@ -149,11 +149,12 @@ def _keep(state_dir: Path, clock: Callable[[], float]) -> Path:
         fsync_dir(target)
         fsync_dir(folder)
     except OSError as e:
-        raise JournalRefused(
+        message = (
             f"{state_dir / JOURNAL}: its write-ahead log is not whole and cannot be copied aside"
             f" into {target} ({e.strerror}) — the service will not open it before it is kept."
             " Fix: free space on the card (or make it writable), then start again"
-        ) from None
+        )
+        raise (StoreUnavailable if retryable(e) else JournalRefused)(message) from None
     return target
 
 

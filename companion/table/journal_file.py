@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import errno
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -28,10 +29,12 @@ from settings.errors import ConfigError
 __all__ = [
     "JournalWriteFailed",
     "StoreError",
+    "StoreUnavailable",
     "connect",
     "damaged",
     "inspect",
     "is_damage",
+    "retryable",
     "transaction",
 ]
 
@@ -47,6 +50,33 @@ class StoreError(ConfigError):
     A ConfigError, because like a broken config it stops the service with a
     clear message (exit status 2), never a traceback.
     """
+
+
+class StoreUnavailable(StoreError):
+    """The journal's disk is full, read-only or failing: a retry may cure it (exit 75,
+    EX_TEMPFAIL, which systemd's ``Restart=on-failure`` retries; 2 it does not)."""
+
+    exit_status = 75
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            f"{message} (exit status 75: a condition a retry may cure — under systemd,"
+            " Restart=on-failure starts the service again)"
+        )
+
+
+#: errno values of a disk that is full, read-only or failing (a retry may cure them)
+RETRYABLE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EIO, errno.EDQUOT})
+#: SQLite's primary result codes for the same (BUSY, LOCKED, READONLY, IOERR, FULL)
+_SQLITE_RETRYABLE = frozenset({5, 6, 8, 10, 13})
+
+
+def retryable(e: BaseException) -> bool:
+    """A full, read-only or failing disk (or a busy database), not a damaged file."""
+    if isinstance(e, OSError):
+        return e.errno in RETRYABLE_ERRNOS
+    code = getattr(e, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _SQLITE_RETRYABLE
 
 
 class JournalWriteFailed(Exception):
@@ -82,10 +112,11 @@ def connect(state_dir: Path) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as e:
-        raise StoreError(
+        message = (
             f"{path}: cannot open the journal ({e}) — check that the service's user can"
             f" write to {state_dir}"
-        ) from None
+        )
+        raise (StoreUnavailable if retryable(e) else StoreError)(message) from None
     try:
         _prepare(db, path)
     except BaseException:
@@ -118,10 +149,11 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
     except sqlite3.Error as e:
         if is_damage(e):
             raise damaged(path, e) from None
-        raise StoreError(
-            f"{path}: cannot use the journal ({e}) — check the disk and that the service's"
-            " user can write to it"
-        ) from None
+        message = (
+            f"{path}: cannot use the journal ({e}) — check the disk (full? read-only?) and"
+            " that the service's user can write to it"
+        )
+        raise (StoreUnavailable if retryable(e) else StoreError)(message) from None
     if str(mode).lower() != "wal":
         raise StoreError(
             f"{path}: SQLite would not switch the journal to WAL mode (got {mode!r}) — put the"

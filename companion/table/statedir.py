@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from companion.table.journal import ARCHIVE, JOURNAL, LOCK, MARK
-from companion.table.journal_file import StoreError
+from companion.table.journal_file import StoreError, StoreUnavailable, retryable
 from companion.table.wal import wal_damage
 from settings.atomic import fsync_dir
 
@@ -57,10 +57,11 @@ def make_dir(state_dir: Path) -> None:
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise StoreError(
+        message = (
             f"state.dir {state_dir}: cannot create it ({e.strerror}) — create it for the"
             " service's user, or set [state] dir to a writable directory"
-        ) from None
+        )
+        raise (StoreUnavailable if retryable(e) else StoreError)(message) from None
 
 
 def hold(state_dir: Path, busy_fix: str = BUSY_FIX) -> int:
@@ -69,10 +70,11 @@ def hold(state_dir: Path, busy_fix: str = BUSY_FIX) -> int:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
-        raise StoreError(
+        message = (
             f"{path}: cannot create the lock file ({e.strerror}) — the service's user must be"
             f" able to write to {state_dir}"
-        ) from None
+        )
+        raise (StoreUnavailable if retryable(e) else StoreError)(message) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

@@ -56,6 +56,7 @@ from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.events import ReaderStatus
 from firmware_bridge.hub import HubNotice, HubReader
 from firmware_bridge.open_reader import open_reader
+from firmware_bridge.pn532 import PN532Reader
 from firmware_bridge.reader import SerialReader
 from settings.errors import ConfigError
 from tags.registry import TagRegistry, open_registry
@@ -332,7 +333,8 @@ class Service:
         )
         if hub is not None:
             self.emulators[rc.name] = hub
-        if isinstance(reader, HubReader):  # two tokens in one well: said, not drawn (issue 30)
+        # two tokens in one well: said, not drawn (issue 30); a PN532's NbTg 2 too (issue 43)
+        if isinstance(reader, (HubReader, PN532Reader)):
             reader.on_notice = self._hub_notice
         return reader
 

@@ -16,9 +16,17 @@ first data byte is the command code + 1. The reader:
 * sends SAMConfiguration (normal mode) and reads the firmware version;
 * bounds passive activation with RFConfiguration MaxRetries, because
   InListPassiveTarget otherwise waits forever for a card;
-* polls with InListPassiveTarget (1 target, 106 kbps type A) and deselects
+* polls with InListPassiveTarget (MaxTg 2, 106 kbps type A) and deselects
   the card after each hit, so a card lying still is found on every poll
   rather than every other one;
+* asks for two targets, not one (UM0701-02 §7.3.5: MaxTg "maximum number of
+  targets to be initialized", at most 2; the answer's NbTg says how many): with
+  MaxTg 1 a second token in the well goes unseen and the one the chip happens
+  to select reads as the only one, silently replacing a drawn token. NbTg 2 is
+  "two or more tags" on that well: ``on_notice`` gets a :class:`HubNotice`
+  (kind ``one_token_per_well``), the tracker treats it as a collision (no
+  presence decision, no removal), and the end of it is told after
+  ``remove_misses`` polls with one target or none (issue 43, item 2);
 * decides removal after ``remove_misses`` failed re-polls in a row (the same
   debounce the token hub uses, from ``hubcore``);
 * checks LCS/DCS, asks for a retransmission (NACK) on a bad checksum, and
@@ -30,16 +38,20 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import serial
 
 from firmware_bridge import protocol
 from firmware_bridge.events import Presence
-from firmware_bridge.firmware.hubcore import NOISE, ChannelTracker
+from firmware_bridge.firmware.hubcore import NOISE, TWO_TAGS, ChannelTracker
+from firmware_bridge.hub import ONE_TOKEN_PER_WELL, HubNotice
 from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader, read_available
 from firmware_bridge.stats import ReaderStats
 from firmware_bridge.uid import format_uid
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +71,11 @@ RF_CONFIGURATION = 0x32
 IN_DESELECT = 0x44
 IN_LIST_PASSIVE_TARGET = 0x4A
 IN_RELEASE = 0x52
+
+#: InListPassiveTarget: MaxTg 2 (the most the PN532 lists), BrTy 0 (106 kbps type A)
+LIST_TWO_TYPE_A = b"\x02\x00"
+#: the notice's detail: what the players should do
+TWO_TAGS_TEXT = "two or more tags: lift the extra token"
 
 COMMAND_NAMES = {
     GET_FIRMWARE_VERSION: "GetFirmwareVersion",
@@ -292,6 +309,11 @@ class PN532Reader(SerialReader):
         self.response_timeout = response_timeout
         self.attempts = attempts
         self.firmware: tuple[int, int, int, int] | None = None
+        #: told of two or more tags on the well (set by the service, as for a hub)
+        self.on_notice: Callable[[HubNotice], object] | None = None
+        #: the channel, while two or more tags lie on it, with the notice's detail
+        self.collisions: dict[int, str] = {}
+        self._clean = 0
         self._parser = FrameParser(self.stats)
         self._frames: list[Frame] = []
         self._crc_mark = 0
@@ -404,6 +426,7 @@ class PN532Reader(SerialReader):
             tracker.uid = current
         while not self.stopping:
             result = self._poll(port)
+            self._two_tags(result == TWO_TAGS)
             for kind, uid in tracker.update(result):
                 presence = Presence.PRESENT if kind == protocol.PRESENT else Presence.REMOVED
                 if presence is Presence.PRESENT:
@@ -412,11 +435,42 @@ class PN532Reader(SerialReader):
                     self._removed(self.channel, uid)
             self._wait(self.poll_interval)
 
+    def _two_tags(self, now: bool) -> None:
+        """Two or more tags on the well: a notice when it starts, and when it has been over
+        for ``remove_misses`` polls (as the hub's ``collision_cleared``)."""
+        if now:
+            self._clean = 0
+            if self.channel in self.collisions:
+                return
+            self.collisions[self.channel] = TWO_TAGS_TEXT
+            self._notice(True, TWO_TAGS_TEXT)
+        elif self.channel in self.collisions:
+            self._clean += 1
+            if self._clean >= self.remove_misses:
+                del self.collisions[self.channel]
+                self._notice(False, "one token again")
+
+    def _notice(self, active: bool, detail: str) -> None:
+        log.info("%s: %s", self.name, detail)
+        if self.on_notice is None:
+            return
+        notice = HubNotice(
+            self.name, self.channel, ONE_TOKEN_PER_WELL, active, detail, self.clock()
+        )
+        try:
+            self.on_notice(notice)
+        except Exception:
+            self.stats.add("sink_errors")
+            log.exception("%s: the notice consumer raised", self.name)
+
     def _poll(self, port: serial.Serial) -> bytes | str | None:
-        """UID, None (no card) or NOISE (an answer that says neither: never a removal)."""
+        """UID, None (no card), TWO_TAGS (NbTg 2: never a presence) or NOISE (an answer
+        that says neither: never a removal)."""
         self.polls += 1
         try:
-            targets = parse_passive_targets(self.call(port, IN_LIST_PASSIVE_TARGET, b"\x01\x00"))
+            targets = parse_passive_targets(
+                self.call(port, IN_LIST_PASSIVE_TARGET, LIST_TWO_TYPE_A)
+            )
         except ValueError as e:
             self.stats.count_bad("malformed")
             log.warning("%s: bad InListPassiveTarget answer: %s", self.name, e)
@@ -432,5 +486,8 @@ class PN532Reader(SerialReader):
             self.call(port, IN_DESELECT, b"\x00")
         except PN532Error as e:
             log.warning("%s: %s", self.name, e)
+        if len(targets) > 1:  # NbTg 2: two tokens in one well, whichever the chip listed first
+            log.debug("%s: %d targets", self.name, len(targets))
+            return TWO_TAGS
         log.debug("%s: target %s", self.name, format_uid(targets[0].uid))
         return targets[0].uid

@@ -5,7 +5,9 @@ before answering it; answers a bad checksum with silence and a host NACK with
 its last response again; keeps InListPassiveTarget waiting forever for a card
 unless RFConfiguration MaxRetries bounded it; and, like the real chip, sees a
 card left selected only on every other InListPassiveTarget unless the host
-deselects or releases it in between.
+deselects or releases it in between. ``lay_second(uid)`` puts a second card
+on the antenna: InListPassiveTarget with MaxTg 2 lists both (NbTg 2), with
+MaxTg 1 only the first, as the chip does (UM0701-02 §7.3.5).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class PN532Emulator(EmulatedDevice):
         self.firmware = firmware
         self.miss_rate = miss_rate
         self.uid: bytes | None = None
+        self.second: bytes | None = None  # a second card in the field
         self.sak = 0x08
         self.commands: list[int] = []  # every command code received, in order
         self.nacks = 0
@@ -70,6 +73,13 @@ class PN532Emulator(EmulatedDevice):
     def lift(self) -> None:
         with self._lock:
             self.uid = None
+            self.second = None
+            self._card_selected = False
+
+    def lay_second(self, uid: str | bytes | None) -> None:
+        """A second card beside the first (``None``: take it off again)."""
+        with self._lock:
+            self.second = None if uid is None else parse_uid(uid)
             self._card_selected = False
 
     def stall_next(self, commands: int = 1) -> None:
@@ -94,6 +104,7 @@ class PN532Emulator(EmulatedDevice):
         self.sam_configured = False
         self._card_selected = False
         self._waiting_for_card = False
+        self._max_tg = 1
         self._busy = False
         self._last_response = b""
         self._parser = FrameParser(self.rx_stats)
@@ -153,7 +164,13 @@ class PN532Emulator(EmulatedDevice):
         elif cmd in (IN_DESELECT, IN_RELEASE):
             self._card_selected = False
             self._respond(bytes([cmd + 1, 0x00]))
-        elif cmd == IN_LIST_PASSIVE_TARGET and params[:2] == b"\x01\x00" and self.sam_configured:
+        elif (
+            cmd == IN_LIST_PASSIVE_TARGET
+            and params[:1] in (b"\x01", b"\x02")
+            and params[1:2] == b"\x00"
+            and self.sam_configured
+        ):
+            self._max_tg = params[0]
             self._list_target()
         else:
             self._out(ERROR_FRAME)
@@ -172,10 +189,11 @@ class PN532Emulator(EmulatedDevice):
             return
         assert self.uid is not None
         self._card_selected = True
-        sens_res = b"\x00\x44" if len(self.uid) == 7 else b"\x00\x04"
-        self._respond(
-            bytes([IN_LIST_PASSIVE_TARGET + 1, 0x01, 0x01])
-            + sens_res
-            + bytes([self.sak, len(self.uid)])
-            + self.uid
-        )
+        cards = [self.uid]
+        if self.second is not None and self._max_tg >= 2:
+            cards.append(self.second)
+        entries = b""
+        for tg, uid in enumerate(cards, 1):
+            sens_res = b"\x00\x44" if len(uid) == 7 else b"\x00\x04"
+            entries += bytes([tg]) + sens_res + bytes([self.sak, len(uid)]) + uid
+        self._respond(bytes([IN_LIST_PASSIVE_TARGET + 1, len(cards)]) + entries)

@@ -240,3 +240,25 @@ def test_a_stalled_command_is_aborted_and_the_input_flushed_before_the_retry(emu
         emu.lay("04A1B2C3")
         assert brief([events.next()]) == [(0, "04A1B2C3", "present")]
         assert reader.stats.connects == connects, "the retry should not have needed a reconnect"
+
+
+def test_two_cards_on_the_antenna_are_a_notice_never_a_swap(emu, reader, events):
+    """issue 43, item 2: InListPassiveTarget with MaxTg 2 (UM0701-02 §7.3.5); NbTg 2 is two
+    or more tags on the well: a notice, and neither a removal of the first nor a present of
+    the second. With MaxTg 1 the chip lists one of them and the second goes unseen."""
+    told: list = []
+    reader.on_notice = told.append
+    emu.lay(A)
+    assert brief([events.next()]) == [(0, A, "present")]
+    emu.lay_second(B)
+    wait_until(lambda: len(told) == 1, "the two-tags notice")
+    assert (told[0].channel, told[0].kind, told[0].active) == (0, "one_token_per_well", True)
+    assert "two or more tags" in told[0].detail
+    assert reader.collisions == {0: told[0].detail}
+    polls = reader.polls
+    wait_until(lambda: reader.polls - polls > 10, "10 more polls with both cards")
+    emu.lay_second(None)
+    wait_until(lambda: len(told) == 2, "the end of it told")
+    assert told[1].active is False and reader.collisions == {}
+    assert emu.commands.count(pn532.IN_LIST_PASSIVE_TARGET) >= 10
+    then_only(emu, events, A)  # A stayed present throughout: no removal, no present of B

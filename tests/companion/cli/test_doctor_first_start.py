@@ -116,3 +116,20 @@ def test_a_zero_2_w_has_no_under_voltage_detection(tmp_path, model, measured):
         assert check.detail.startswith("no under-voltage")
     else:
         assert "not measured" in check.detail and "no under-voltage detection" in check.detail
+
+
+def test_no_power_tick_for_readers_no_hub_reported(tmp_path):
+    """issue 44, D12: with no hub answering, the sum of the readers' draw was a guess with a ✓."""
+    from firmware_bridge import health as readers_health
+
+    cfg = config_from_text(
+        '[[readers]]\nbackend = "hub"\nname = "draw-board"\nport = "/dev/null"\n'
+        "[registry]\nsynthetic = true\n",
+        base=tmp_path,
+    )
+    (unknown,) = readers_health.reader_power(cfg.readers, {})
+    assert not unknown.ok
+    assert unknown.detail.startswith("not measured: draw-board's hub did not answer")
+    assert "6 readers" in unknown.detail and "connect the hub" in unknown.fix
+    (known,) = readers_health.reader_power(cfg.readers, {"draw-board": (6, "1.2.0")})
+    assert known.ok and "draw ≈141 mA" in known.detail

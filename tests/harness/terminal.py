@@ -21,7 +21,6 @@ import subprocess
 import sys
 import termios
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -122,7 +121,7 @@ class Terminal:
 
         wait_until(lambda: seen() or self.proc.poll() is not None, said, timeout)
         if needle not in self.text:
-            time.sleep(0.3)  # the last of the output, after the exit
+            self._reader.join(WAIT)  # it exited: the reader ends with the last of its output
             assert needle in self.text, said()
 
     def foreground_group(self) -> int:
@@ -156,7 +155,7 @@ class Terminal:
             raise AssertionError(
                 f"still running {timeout} s later ({self.where()}); printed:\n{self.text}"
             ) from None
-        self._reader.join(2.0)
+        self._reader.join(WAIT)  # all it printed is read: the reader ends once it is
         return code
 
     def where(self) -> str:
@@ -190,7 +189,9 @@ class Terminal:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(WAIT)
-        self._reader.join(2.0)
+        # the reader is gone before its descriptor is closed (a number the next open reuses)
+        self._reader.join(WAIT)
+        assert not self._reader.is_alive(), "the terminal's reader did not end"
         os.close(self.master)
 
     def __enter__(self) -> Terminal:

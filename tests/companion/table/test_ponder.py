@@ -17,7 +17,7 @@ from companion.table.ponder import Ponder, command_key, likely_commands
 from engine import apply
 from firmware_bridge.events import Presence, TagEvent
 from tags.registry import TagRegistry
-from tests.harness import ARIA, BEGIN, run, wait_until
+from tests.harness import ARIA, BEGIN, WAIT, run, wait_until
 
 FAVOR_CALL = "call_favor"
 
@@ -113,13 +113,17 @@ def test_a_turn_stops_the_pondering_at_its_next_check(declared):
     turn never shares the CPU with more than one step of pondering."""
     gate = threading.Event()
     yielded: list[dict] = []
+    dropped = threading.Event()
 
     def slow(state):
-        for command in likely_commands(state):
-            yielded.append(command)
-            gate.wait(1.0)
-            gate.clear()
-            yield command
+        try:
+            for command in likely_commands(state):
+                yielded.append(command)
+                gate.wait(1.0)
+                gate.clear()
+                yield command
+        finally:  # closed when the pondering lets go of it (or has taken every candidate)
+            dropped.set()
 
     ponder = Ponder(slow, settle=0.0)
     ponder.start()
@@ -128,7 +132,7 @@ def test_a_turn_stops_the_pondering_at_its_next_check(declared):
         wait_until(lambda: len(yielded) == 1, "the first candidate")
         ponder.recall(declared, {"cmd": "undo"})  # a turn begins
         gate.set()
-        time.sleep(0.1)
+        assert dropped.wait(WAIT), "the pondering let go of the candidates"
         assert len(yielded) == 1 and ponder.pondered == 0
     finally:
         gate.set()
@@ -228,16 +232,24 @@ def test_a_burst_after_slow_turns_is_not_pondered(declared):
     pondering thread idle: its work never competes with the burst's turns; once the table is
     still that long, it ponders."""
     clock = Clock()
-    p = Ponder(clock=clock)
+    began: list[float] = []
+
+    def timed(state):
+        began.append(time.monotonic())
+        yield from likely_commands(state)
+
+    p = Ponder(timed, clock=clock)
     p.start()
     try:
         p.recall(declared, BEGIN)
         clock.now += 0.1  # a 100 ms turn: settle 0.4 s
+        thought = time.monotonic()
         p.think(declared)
-        time.sleep(0.05)
-        assert p.pondered == 0  # the burst's next command, 50 ms later, finds nothing done
-        assert p.recall(declared, BEGIN) is None
-        p.think(declared)  # ...and once still for the settle, the table ponders
-        all_pondered(p, declared)
+        assert p.settle() == pytest.approx(0.4)
+        all_pondered(p, declared)  # once still for the settle, the table ponders...
+        # ...and not before: its first candidate came no sooner than the settle after the
+        # think (a lower bound, which a slow machine only makes longer; less a microsecond
+        # for the float sums), so a command of the burst within it finds nothing pondered
+        assert began and began[0] - thought >= 0.4 - 1e-6
     finally:
         p.stop()

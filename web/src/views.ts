@@ -80,11 +80,14 @@ export function renderPerformance(
 ): void {
   if (!section.firstElementChild) {
     section.append(
+      // an alert queue's outcome is its own card, above the Performance: one the queue still
+      // holds is never drawn under the next Performance's tokens (issue 42 item 3)
+      ...(outcomes ? [h("div", { class: "outcomes alert-card" })] : []),
       h("h2", { class: "perf-title" }),
       h("div", { class: "contributions" }),
       h("div", { class: "odds" }),
       h("p", { class: "answer-note odds-note", hidden: true }),
-      h("div", { class: "outcomes" }),
+      ...(outcomes ? [] : [h("div", { class: "outcomes" })]),
       h("ul", { class: "costs" }),
       h("p", { class: "idle" }),
     );
@@ -212,47 +215,22 @@ export function shotText(o: OutcomeView): string {
   return o.success ? ` — a ${o.shot.percent}% shot${when}` : ` — it was ${o.shot.percent}%${when}`;
 }
 
+/** The outcome's card, the hero named first: "Aria — SUCCESS — a 12% shot · 6 vs 5". */
 function outcomeEl(o: OutcomeView): HTMLElement {
   return h(
     "div",
-    { class: `outcome ${o.success ? "success" : "failure"}`, "data-key": o.key },
+    {
+      class: `outcome ${o.success ? "success" : "failure"}`,
+      "data-key": o.key,
+      "data-performance": o.performance,
+    },
+    h("span", { class: "outcome-of" }, `Performance ${o.performance}`),
+    h("span", { class: "outcome-hero" }, o.heroes),
+    " — ",
     h("span", { class: "verdict" }, o.success ? "SUCCESS" : "FAILURE"),
     h("span", { class: "outcome-shot" }, shotText(o)),
-    h("span", { class: "outcome-detail" }, ` ${o.heroes} · ${o.total} vs ${o.difficulty}`),
+    h("span", { class: "outcome-detail" }, ` · ${o.total} vs ${o.difficulty}`),
   );
-}
-
-/**
- * The overlay's alert queue for outcomes: one at a time (they never overlap), each up at least
- * `minMs`; a newer one waits its turn, and replaces one that is stale (of an older
- * Performance). Holds the last outcome up after the service moved on, until its time is out.
- */
-export class OutcomeQueue {
-  private shown: { o: OutcomeView; since: number } | null = null;
-  private waiting: OutcomeView[] = [];
-  private seen = new Set<string>();
-  constructor(private readonly minMs = 4000) {}
-
-  next(current: OutcomeView[], now: number): OutcomeView[] {
-    for (const o of current) {
-      if (this.seen.has(o.key)) continue;
-      this.seen.add(o.key);
-      this.waiting.push(o);
-    }
-    // a newer Performance's outcome makes an older waiting one stale
-    const newest = Math.max(-1, ...this.waiting.map((o) => o.performance));
-    this.waiting = this.waiting.filter((o) => o.performance === newest);
-    const live = (o: OutcomeView) => current.some((c) => c.key === o.key);
-    if (this.shown) {
-      const due = now - this.shown.since >= this.minMs;
-      if (due && (this.waiting.length || !live(this.shown.o))) this.shown = null;
-    }
-    if (!this.shown) {
-      const o = this.waiting.shift();
-      if (o) this.shown = { o, since: now };
-    }
-    return this.shown ? [this.shown.o] : [];
-  }
 }
 
 /** The words standing in for an answer not published (yet): real text, `data-status` for

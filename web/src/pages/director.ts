@@ -11,13 +11,14 @@
  * with the director's login) where the overlay follows one, and it decides what is on air.
  */
 
+import { AlertQueue, dispatchOutcome } from "../alerts";
 import { boot } from "../app";
 import { byId, setText } from "../dom";
 import * as model from "../model";
 import { urlParams } from "../params";
 import { loadRoster } from "../roster";
 import type { Snapshot } from "../store";
-import { OutcomeQueue, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 /** A live moment: an open Performance at a live table, with its published best-play odds. */
 export interface Moment {
@@ -112,7 +113,8 @@ const holdMs = seconds(q.get("hold"), 10, MIN_HOLD_MS / 1000);
 const director = new Director(holdMs, Math.max(holdMs, seconds(q.get("rotate"), 15, 1)));
 const roster = loadRoster(q.get("roster"));
 let onAir: string | null = null;
-let outcomes = new OutcomeQueue(4000);
+const queue = () => new AlertQueue((o, n) => dispatchOutcome("director", onAir ?? "", o, n));
+let outcomes = queue();
 
 declare global {
   interface Window {
@@ -164,7 +166,7 @@ boot({
     if (switched) {
       // a new table on air: its panels are painted afresh, not animated from the last one's
       onAir = f.table;
-      outcomes = new OutcomeQueue(4000);
+      outcomes = queue();
       for (const id of ["performance", "heroes", "time", "combat"]) byId(id).replaceChildren();
     }
     const tableLive = t ? model.liveness(snap, t, now) : null;

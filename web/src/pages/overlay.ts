@@ -4,14 +4,16 @@
  * `panels=performance,heroes,time,combat` picks what shows; `layout=narrow` fits a side column.
  */
 
+import { AlertQueue, dispatchOutcome } from "../alerts";
 import { boot, renderStatus } from "../app";
 import { byId, setText } from "../dom";
 import * as model from "../model";
-import { OutcomeQueue, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 const ALL = ["performance", "heroes", "time", "combat", "refusals"];
-/** one outcome at a time on stream, each up at least 4 s */
-const alerts = new OutcomeQueue(4000);
+/** every outcome on stream, in order, one at a time, each up at least 4 s (../alerts.ts) */
+let table = "";
+const alerts = new AlertQueue((o, waiting) => dispatchOutcome("overlay", table, o, waiting));
 
 boot({
   name: "overlay",
@@ -22,6 +24,7 @@ boot({
   connection: { sections: ["state"] },
   render(snap, ctx, now) {
     const id = ctx.params.table;
+    table = id;
     renderStatus(snap, id, now);
     const t = snap.tables.get(id);
     const shown = new Set(ctx.params.panels ?? ALL);

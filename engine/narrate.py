@@ -59,4 +59,11 @@ def signed(v: int) -> str:
     return f"{v:+d}"
 
 
-say(ev.undone, lambda s, d: f"Undone ({d['remaining']} more can be undone)")
+def _undone(s: TableState, d: ev.Undone) -> str:
+    more = f"{d['remaining']} more can be undone"
+    if "cmd" in d:
+        return f"Undone {d['cmd']}: {d.get('what', '')} ({more})"
+    return f"Undone ({more})"
+
+
+say(ev.undone, _undone)

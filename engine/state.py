@@ -160,6 +160,19 @@ class Performance:
 
 
 @dataclass(frozen=True, slots=True)
+class Change:
+    """The command that made a state, in words: what an Undo from that state takes back.
+
+    ``cmd`` is the command's name, ``text`` its events as the history tells them (the first
+    two). The view publishes it as ``undo`` (the one answer to "what would Undo take back?"),
+    and the ``undone`` event names it after.
+    """
+
+    cmd: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class TableState:
     """Everything the rules need to know about the table, and nothing else."""
 
@@ -181,6 +194,11 @@ class TableState:
     time: TimeBoard | None = None
     #: combat: the roster and the fight on the six-tick wheel (C1–C11; engine/combat/)
     combat: Combat | None = None
+    #: the state-changing command that made this state (None for a table file's own); a
+    #: command that records no history (a note) leaves it as it was
+    #: command that records no history (a note) leaves it as it was. Not part of equality:
+    #: two states are the same table whatever command made each
+    change: Change | None = field(default=None, compare=False)
     history: tuple[TableState, ...] = ()
 
     @property

@@ -100,6 +100,12 @@ def _build(state: TableState, answers: dict[str, AnswerStatus]) -> TableView:
         "awakened": list(state.awakened),
         "escalation": state.escalation,
         "can_undo": len(state.history),
+        # what an Undo would take back now (the one answer: a remote's Undo names it)
+        "undo": (
+            {"cmd": state.change.cmd, "text": state.change.text}
+            if state.history and state.change is not None
+            else None
+        ),
     }
     for name, fn in VIEW_SECTIONS.items():
         out[name] = fn(state)

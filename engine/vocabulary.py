@@ -154,6 +154,9 @@ class CommandSpec:
     fields: Mapping[str, Field] = field(default_factory=dict)
     #: False for commands that change nothing in the game (undo is handled by apply).
     records_history: bool = True
+    #: True for a command Undo does not reach back past (``start_session``: the carried
+    #: values and the last session come before it); it leaves no Undo history behind it
+    undo_floor: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,6 +141,9 @@ class PerformanceCancelled(TypedDict):
 
 class Undone(TypedDict):
     remaining: int
+    #: the command taken back, by name, and in words (the view's ``undo`` before it)
+    cmd: NotRequired[str]
+    what: NotRequired[str]
 
 
 class NoteTaken(TypedDict):

@@ -407,6 +407,14 @@ class LegalView(TypedDict):
 # --- the whole view ---------------------------------------------------------------------------
 
 
+class UndoView(TypedDict):
+    """The command the next Undo takes back: its name and its events in words. A note is not
+    one (Undo skips a note: it changes nothing in the game)."""
+
+    cmd: str
+    text: str
+
+
 class TableView(TypedDict):
     """``…/state``: the whole table, retained; each section also has its own topic."""
 
@@ -416,6 +424,8 @@ class TableView(TypedDict):
     awakened: list[str]
     escalation: int
     can_undo: int
+    #: what an Undo would take back now (None when nothing can be undone)
+    undo: UndoView | None
     combat: CombatView | None
     roster: list[RosterEntry]
     combat_terms: CombatTerms

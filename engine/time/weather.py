@@ -152,6 +152,9 @@ def _draw(state: TableState, args: Mapping[str, Any], cause: str) -> Applied:
                 bound="session",
             ),
         },
+        # Undo stops here: the carried values (companion/record/carry.py) and the last
+        # session come before a session's start, and are changed by their own commands
+        undo_floor=True,
     )
 )
 def start_session(state: TableState, args: StartSessionArgs) -> Applied:

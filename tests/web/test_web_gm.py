@@ -167,6 +167,30 @@ def test_undo_says_what_it_takes_back_and_takes_it_back(rig):
     assert page.locator("#undo").inner_text() == "Nothing to undo"
 
 
+def test_undo_names_the_change_it_takes_back_not_the_note_after_it(rig):
+    """Issue 41 item 1: the label is the engine's own answer (the view's ``undo``); a note,
+    which Undo skips, is never named, and the reply names what went."""
+    page, table, _ = rig
+    page.click("#performance-panel button:has-text('Begin')")
+    replied(page, "begin")
+    tab(page, "time")
+    card = page.locator("#time-panel .card[data-note]")
+    card.locator("textarea[name='text']").fill("another typo: the brdge")
+    card.locator("button[data-send='note']").click()
+    replied(page, "note")
+    named = table_view(state(table))["undo"]
+    assert named is not None and named["cmd"] == "begin_performance"
+    page.wait_for_function(
+        "t => document.querySelector('#undo').textContent === 'Undo: ' + t", arg=named["text"]
+    )
+    undo = page.locator("#undo")
+    assert "brdge" not in undo.inner_text() and "begin_performance" in undo.get_attribute("title")
+    undo.click()
+    assert "Undone begin_performance" in replied(page, "undo").inner_text()
+    assert state(table).performance is None
+    page.wait_for_function("() => document.querySelector('#undo').disabled")
+
+
 def test_a_refused_command_shows_its_rule_id_and_changes_nothing(rig):
     page, table, _ = rig
     before = state(table)
@@ -429,7 +453,12 @@ def test_a_repaint_never_wipes_what_the_worldkeeper_is_typing(rig):
         ".some(c => c.id === 'orc')",
         timeout=2 * WAIT * 1000,
     )
-    page.wait_for_timeout(300)  # the page has had the update for a while: it held the repaint
+    # two paints since the store had the orc (the page's own count, web/src/app.ts; one a
+    # second when idle): the panel was asked to repaint with it, and held the repaint
+    painted = page.evaluate("window.rhuna.paints")
+    page.wait_for_function(
+        "n => window.rhuna.paints >= n", arg=painted + 2, timeout=2 * WAIT * 1000
+    )
     assert field.input_value() == "gob"
     assert "Orc" not in page.locator("#combat-panel").inner_text()
     page.click("#table-name")  # the thumb leaves the field

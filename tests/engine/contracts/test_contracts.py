@@ -99,7 +99,7 @@ def test_the_state_schema_names_a_payload_for_every_retained_topic() -> None:
 def test_the_view_s_sections_are_the_typed_ones() -> None:
     """A section registered without a contract (or a contract for none) fails here."""
     typed = set(state_schema()["$defs"]["TableView"]["properties"])
-    core = {"table", "heroes", "bags", "awakened", "escalation", "can_undo", "answers"}
+    core = {"table", "heroes", "bags", "awakened", "escalation", "can_undo", "undo", "answers"}
     core |= {"changed_at"}  # stamped by the service on …/state, not a section
     assert set(VIEW_SECTIONS) == typed - core
 

@@ -39,7 +39,17 @@ export function noteCard(ctx: Ctx): HTMLElement {
     return commands.note({ text: words, audience: chosen(audience) });
   });
   send.dataset.send = "note";
-  const el = card("A note for the night (I-T13)", text, row(audience, send), ctx.outlets.get(key));
+  const el = card(
+    "A note for the night (I-T13)",
+    text,
+    row(audience, send),
+    h(
+      "p",
+      { class: "hint" },
+      "Undo does not take a note back: a wrong one is followed by another.",
+    ),
+    ctx.outlets.get(key),
+  );
   el.dataset.note = "";
   return el;
 }

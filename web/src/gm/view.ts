@@ -9,7 +9,6 @@ import type {
   Combat,
   Combatant,
   Contribution,
-  EventMessage,
   Hero,
   Performance,
   Prompt,
@@ -115,25 +114,12 @@ export function fight(t: TableRecord): Fight | null {
 }
 
 /**
- * What Undo would take back: the newest change this page saw (the events of one command share
- * their source and time), less the ones already undone. Null when the page did not see it.
+ * What Undo would take back: the engine's own answer (the view's `undo`), the very command the
+ * next Undo takes back, in words. A note is never it (Undo skips a note). Null when nothing can be
+ * undone, or before the table's state has arrived.
  */
-export function undoTarget(events: readonly EventMessage[]): string | null {
-  const groups: EventMessage[][] = [];
-  for (const e of events) {
-    if (e.type === "undone") {
-      groups.pop();
-      continue;
-    }
-    const last = groups[groups.length - 1];
-    const head = last?.[0];
-    if (last && head && head.source === e.source && head.at === e.at) last.push(e);
-    else groups.push([e]);
-  }
-  const top = groups[groups.length - 1];
-  if (!top) return null;
-  const texts = top.map((e) => e.text).filter(Boolean);
-  return texts.slice(0, 2).join("; ") + (texts.length > 2 ? " …" : "");
+export function undoTarget(t: TableRecord): { cmd: string; text: string } | null {
+  return state(t)?.undo ?? null;
 }
 
 /** The names a generated form offers for a field, by the field's name. */

@@ -78,14 +78,14 @@ picker.addEventListener("change", showCommand);
 function renderUndo(t: TableRecord | undefined): void {
   const slot = byId("undo-slot");
   const n = t ? v.canUndo(t) : 0;
-  const target = t ? v.undoTarget(t.events) : null;
+  const target = t ? v.undoTarget(t) : null;
   const loading = t !== undefined && !v.loaded(t);
   const label = loading
     ? "Undo: loading the table…"
     : n === 0
       ? "Nothing to undo"
       : target
-        ? `Undo: ${target}`
+        ? `Undo: ${target.text}`
         : "Undo the last change";
   const key = `${n}|${label}`;
   if (slot.dataset.key === key || !ctx) return;
@@ -97,8 +97,8 @@ function renderUndo(t: TableRecord | undefined): void {
     : n === 0
       ? "the service has nothing to take back"
       : target
-        ? `takes back: ${target}`
-        : "this page did not see the last change: look at the table first";
+        ? `takes back ${target.cmd}: ${target.text} (a note is not taken back by Undo)`
+        : "the service did not say what it would take back: look at the history first";
   slot.replaceChildren(b, ctx.outlets.get("undo"));
 }
 

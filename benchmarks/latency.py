@@ -38,6 +38,7 @@ judged against its own disk and broker.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -75,6 +76,11 @@ CYCLE = [BEGIN, ARIA, {"cmd": "draw", "hero": "aria", "token": "aria.weight.1"},
          {"cmd": "cancel_performance"}]  # fmt: skip
 
 
+#: how long any one wait gives up after (s): a liveness bound, never a figure; generous, as a
+#: loaded machine (a CI run beside others) starts the service and answers late
+LIVENESS = 120.0
+
+
 class Client:
     """A paho client that notes the arrival time of every message by topic."""
 
@@ -82,21 +88,28 @@ class Client:
         self.cond = threading.Condition()
         self.arrivals: dict[str, list[float]] = {t: [] for t in topics}
         self.payloads: dict[str, bytes] = {}
+        self.states: list[tuple[float, bytes]] = []  # every …/state: arrival, payload
         self.replies: dict[Any, float] = {}  # transaction → arrival of its …/reply
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
         self.client.on_socket_open = no_delay
         self.client.on_message = self._message
+        subscribed = threading.Event()
+        self.client.on_subscribe = lambda *_: subscribed.set()
         self.client.connect("127.0.0.1", port)
         if topics:
             self.client.subscribe([(t, 1) for t in topics])
         self.client.loop_start()
-        time.sleep(0.3)
+        # the broker's SUBACK, not a pause: a message sent before it is not delivered here
+        if topics and not subscribed.wait(LIVENESS):
+            raise SystemExit(f"bench: no SUBACK for {topics} within {LIVENESS:g} s")
 
     def _message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         now = time.perf_counter()
         with self.cond:
             self.arrivals.setdefault(msg.topic, []).append(now)
             self.payloads[msg.topic] = bytes(msg.payload)
+            if msg.topic.endswith("/state"):
+                self.states.append((now, bytes(msg.payload)))
             if msg.topic.endswith("/reply"):  # by transaction: each command's own reply
                 self.replies[json.loads(msg.payload).get("transaction")] = now
             self.cond.notify_all()
@@ -109,14 +122,25 @@ class Client:
         with self.cond:
             return len(self.arrivals[topic])
 
-    def wait(self, topic: str, n: int, timeout: float = 10.0) -> float:
+    def wait(self, topic: str, n: int, timeout: float = LIVENESS) -> float:
         with self.cond:
             ok = self.cond.wait_for(lambda: len(self.arrivals[topic]) >= n, timeout)
             if not ok:
                 raise SystemExit(f"bench: no message #{n} on {topic}")
             return self.arrivals[topic][n - 1]
 
-    def reply(self, transaction: Any, timeout: float = 10.0) -> float:
+    def drawn(self, after: int, token: str, timeout: float = LIVENESS) -> float:
+        """The arrival of the first ``…/state`` after the ``after``-th that has ``token``
+        drawn (not merely the next one: under load a late state of the turn before arrives
+        after the quiet that should have seen it go, and was taken for this one)."""
+        with self.cond:
+            if not self.cond.wait_for(
+                lambda: any(_drawn(x, token) for _, x in self.states[after:]), timeout
+            ):
+                raise SystemExit(f"bench: no …/state with {token} drawn")
+            return next(t for t, x in self.states[after:] if _drawn(x, token))
+
+    def reply(self, transaction: Any, timeout: float = LIVENESS) -> float:
         with self.cond:
             if not self.cond.wait_for(lambda: transaction in self.replies, timeout):
                 raise SystemExit(f"bench: no reply for transaction {transaction!r}")
@@ -184,8 +208,7 @@ def measure(
                 return _measure(hub, broker.port, samples, service, log_path, windows, store, pace)
         finally:
             if service is not None:
-                service.send_signal(signal.SIGTERM)
-                service.wait(30)
+                _stop(service, folder / "service.log")
             hub.stop()
             broker.stop()
 
@@ -201,10 +224,13 @@ def _measure(
     pace: float = 0.0,
 ) -> dict[str, Any]:
     watcher = Client(port, [f"{R}/events", f"{R}/state", f"{R}/status", f"{R}/reply", "bench/raw"])
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + LIVENESS  # the service's start: imports and all, loaded
     while not watcher.count(f"{R}/status") or watcher.last_payload(f"{R}/status") != b"online":
         if service.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"bench: the service did not come up: {log.read_text()[-2000:]}")
+            raise SystemExit(
+                f"bench: the service did not come up within {LIVENESS:g} s: "
+                f"{log.read_text()[-2000:]}"
+            )
         time.sleep(0.05)
     writes: list[float] = []
     removals: list[float] = []
@@ -259,7 +285,7 @@ def _measure(
                 seen = watcher.count(f"{R}/state")
                 before = len(writes)
                 hub.lay(channel, uid)
-                arrived = watcher.wait(f"{R}/state", seen + 1)
+                arrived = watcher.drawn(seen, token)
                 while len(writes) <= before:
                     time.sleep(0.0005)
                 tag.append((writes[before], arrived))
@@ -267,7 +293,7 @@ def _measure(
             lifted = len(removals)
             for channel in range(len(tokens)):
                 hub.lift(channel)
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + LIVENESS
             while len(removals) < lifted + len(tokens):  # the hub saw them go
                 if time.monotonic() > deadline:
                     raise SystemExit("bench: the hub never reported the tokens lifted")
@@ -295,6 +321,38 @@ def _measure(
             "commit_p99_ratio": c["p99_ms"] / raw_p99,
         }
     return out
+
+
+def _drawn(payload: bytes, token: str) -> bool:
+    """Whether a ``…/state`` payload has ``token`` on the Draw Board."""
+    if token.encode() not in payload:
+        return False
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        perf = json.loads(payload).get("performance") or {}
+        return any(
+            d.get("id") == token for c in perf.get("contributions", []) for d in c.get("drawn", [])
+        )
+    return False
+
+
+def _stop(service: subprocess.Popen[bytes], log: Path, grace: float = 60.0) -> None:
+    """SIGTERM, and the service reaped: ``grace`` seconds for its clean stop (a liveness bound:
+    on a loaded machine it took more than 30 s once), then SIGKILL, said on stderr with the
+    end of its log, never silently."""
+    if service.poll() is not None:
+        return
+    service.send_signal(signal.SIGTERM)
+    try:
+        service.wait(grace)
+    except subprocess.TimeoutExpired:  # ours, by its pid
+        service.kill()
+        service.wait(10)
+        with contextlib.suppress(OSError):
+            tail = log.read_text()[-2000:]
+            print(
+                f"bench: the service did not stop within {grace:g} s of SIGTERM; killed. Its log ends:\n{tail}",
+                file=sys.stderr,
+            )
 
 
 def _a_draw(initial: TableState) -> Outcome:

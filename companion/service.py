@@ -324,8 +324,23 @@ class Service:
                 full_every=d.full_every,
                 settle=PANEL_SETTLE,
             )
+        # a refresh past its deadline: said on the panel's banner and the status line, and
+        # the service keeps running (issue 43, item 5)
+        self.worker.on_health = self._panel_health
         self.output = PanelOutput(self.worker)
         self.loop.subscribe("panel", self.output)
+
+    def _panel_health(self, problem: str | None) -> None:
+        """The display worker's timer: the panel not responding (``problem`` in words), or
+        responding again (None); told to the extensions (``panel_health``)."""
+        self.alert("panel", problem)
+        for ext in self.extensions:
+            hook = getattr(ext, "panel_health", None)
+            if hook is not None:
+                try:
+                    hook(problem)
+                except Exception:
+                    log.exception("extension %r: panel_health failed", ext)
 
     def _reader(self, rc: ReaderConfig) -> SerialReader:
         reader, hub = open_reader(

@@ -256,15 +256,16 @@ class ProcessDisplayWorker(DisplayWorker[Frame]):
         if conn is None:
             return  # stopping
         try:
-            conn.send(frame)
-            while True:
-                kind, data = conn.recv()
-                if kind == "done":
-                    self._merge(data)
-                    return
-                if kind == "failed":
-                    raise RuntimeError(f"the panel could not be opened: {data}")
-                # "ready": the child has opened its panel; the frame's answer follows
+            with self._deadline(False):  # a child stuck in its refresh: the panel not responding
+                conn.send(frame)
+                while True:
+                    kind, data = conn.recv()
+                    if kind == "done":
+                        self._merge(data)
+                        return
+                    if kind == "failed":
+                        raise RuntimeError(f"the panel could not be opened: {data}")
+                    # "ready": the child has opened its panel; the frame's answer follows
         except (EOFError, OSError, RuntimeError) as e:
             self._child_died(e)
 

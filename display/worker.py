@@ -9,6 +9,15 @@ free, renders it, and refreshes — partially where the panel can, fully every
 picture did not change. Twenty submits during one 2-second refresh cost one
 more refresh, showing the twentieth.
 
+Each refresh has a deadline (:meth:`DisplayWorker.refresh_deadline`): a few times
+the panel's own refresh time, never less than ``deadline_floor``. A refresh past
+it (a Waveshare BUSY that never clears: ``epd7in5_V2.ReadBusy`` loops with no
+timeout; a loose ribbon) marks the panel not responding: ``not_responding`` says
+so in words, ``stats.overdue`` counts it and ``on_health(text)`` is told at once,
+from a timer, since the worker's thread is the one stuck; ``on_health(None)`` when
+the refresh returns after all. The table never waits for any of it (issue 43,
+item 5).
+
 Like a Zigbee2MQTT extension it is started and stopped on its own, and it is
 given its render callable, so the service decides what a "state" is:
 
@@ -27,10 +36,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -39,6 +49,11 @@ from PIL import Image
 from display.drivers.base import Panel
 
 log = logging.getLogger("rhuna.display")
+
+#: a refresh's deadline: this many times the panel's refresh time ...
+DEADLINE_FACTOR = 3.0
+#: ... and never less than this many seconds (a panel whose spec says 0 s)
+DEADLINE_FLOOR = 10.0
 
 T = TypeVar("T")
 
@@ -59,6 +74,8 @@ class WorkerStats:
     last_error: str | None = None
     #: seconds each refresh took, newest last (bounded)
     refresh_seconds: list[float] = field(default_factory=list)
+    #: refreshes that ran past their deadline (the panel not responding)
+    overdue: int = 0
 
 
 class DisplayWorker(Generic[T]):
@@ -73,9 +90,17 @@ class DisplayWorker(Generic[T]):
         name: str = "display",
         clock: Callable[[], float] = time.monotonic,
         settle: float = 0.0,
+        deadline_floor: float = DEADLINE_FLOOR,
+        on_health: Callable[[str | None], object] | None = None,
     ) -> None:
         if full_every < 0:
             raise ValueError("full_every must be 0 (always full) or more")
+        #: seconds a refresh may take at the least before the panel is not responding
+        self.deadline_floor = deadline_floor
+        #: told the problem in words when a refresh passes its deadline, None when it is over
+        self.on_health = on_health
+        #: why the panel is not responding now, in words (None: it is)
+        self.not_responding: str | None = None
         self.panel = panel
         self.render = render
         self.full_every = full_every
@@ -196,7 +221,8 @@ class DisplayWorker(Generic[T]):
         )
         started = self._clock()
         try:
-            self.panel.show(image, partial=partial)
+            with self._deadline(partial):
+                self.panel.show(image, partial=partial)
         except BaseException as e:  # gpiodevice raises SystemExit
             self._shown = None  # whatever is on the glass now, start again with a full refresh
             self._failed("panel", e)
@@ -213,6 +239,45 @@ class DisplayWorker(Generic[T]):
         pause = self.panel.refresh_time(partial) - took
         if pause > 0 and not self._stopping:
             self._wake.wait(pause)
+
+    def refresh_deadline(self, partial: bool) -> float:
+        """Seconds a refresh may take before the panel is said not to respond."""
+        return max(self.deadline_floor, DEADLINE_FACTOR * self.panel.refresh_time(partial))
+
+    @contextlib.contextmanager
+    def _deadline(self, partial: bool) -> Iterator[None]:
+        """Around one refresh: a timer that marks the panel not responding when it passes
+        its deadline, and the mark cleared when the refresh returns (or raises) after all."""
+        deadline = self.refresh_deadline(partial)
+        kind = "partial" if partial else "full"
+        timer = threading.Timer(deadline, self._overdue, args=(kind, deadline))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+            if self.not_responding is not None:
+                self.not_responding = None
+                log.warning("display: the panel responds again")
+                self._tell_health(None)
+
+    def _overdue(self, kind: str, deadline: float) -> None:
+        self.stats.overdue += 1
+        self.not_responding = (
+            f"panel not responding: a {kind} refresh has taken over {deadline:g} s;"
+            " check its ribbon cable and HAT"
+        )
+        log.error("display: %s", self.not_responding)
+        self._tell_health(self.not_responding)
+
+    def _tell_health(self, problem: str | None) -> None:
+        if self.on_health is None:
+            return
+        try:
+            self.on_health(problem)
+        except Exception:
+            log.exception("display: on_health failed")
 
     def _failed(self, what: str, error: BaseException) -> None:
         self.stats.errors += 1

@@ -29,7 +29,7 @@ from PIL import Image
 
 from display.drivers import open_panel
 from display.worker import DisplayWorker
-from tests.harness import WAIT
+from tests.harness import WAIT, wait_until
 
 EPDCONFIG = """
 import os
@@ -37,6 +37,7 @@ import sys
 
 DEVICE = {device!r}
 power = []  # every change of the HAT's power pin, in order
+busy = [1]  # the BUSY pin's level: a test sets 0 for a panel that never finishes
 
 
 class SpiDev:
@@ -88,7 +89,7 @@ class RaspberryPi:
         pass
 
     def digital_read(self, pin):
-        return 0  # not busy
+        return busy[0]  # BUSY: 1 idle, 0 busy (epd7in5_V2's ReadBusy waits while it reads 0)
 
     def delay_ms(self, ms):
         pass
@@ -118,6 +119,8 @@ for func in [x for x in dir(implementation) if not x.startswith('_')]:
 """
 
 EPD = """
+import time
+
 from . import epdconfig
 
 
@@ -140,14 +143,20 @@ class EPD:
     def getbuffer(self, image):
         return bytearray(image.tobytes())
 
+    def ReadBusy(self):  # as epd7in5_V2.py: no timeout at all
+        while epdconfig.digital_read(epdconfig.BUSY_PIN) == 0:
+            time.sleep(0.02)
+
     def display(self, image):
         epdconfig.spi_writebyte2(image)
+        self.ReadBusy()
 
     displayPartBaseImage = display
     displayPartial = display
 
     def display_Partial(self, image, x0, y0, x1, y1):
         epdconfig.spi_writebyte2(image)
+        self.ReadBusy()
 
     def sleep(self):
         epdconfig.spi_writebyte([0x10])
@@ -233,3 +242,44 @@ def test_a_hundred_updates_hold_one_spi_descriptor_and_never_cut_the_power(epape
     worker.stop()  # close(): the vendor's sleep() -> module_exit()
     assert open_descriptors(epaper) == 0
     assert config.power == [1, 0]
+
+
+@pytest.mark.error_log  # the panel not responding is logged as an error, on purpose
+def test_a_busy_that_never_clears_marks_the_panel_not_responding_and_nothing_waits(epaper):
+    """issue 43, item 5: a loose ribbon, BUSY stuck busy, ReadBusy looping for ever: past its
+    deadline (a few times the panel's refresh time) the panel is said not responding, in
+    words, while submits go on returning at once; BUSY clears: it responds again."""
+    panel = open_panel("waveshare", model="epd7in5_V2", full_refresh_s=0.05, partial_refresh_s=0.05)
+    config = sys.modules[type(panel.epd).__module__].epdconfig
+    w, h = panel.spec.size
+
+    def render(n: int) -> Image.Image:
+        image = Image.new("P", (w, h), 0)
+        image.putpixel((n % w, 0), 1)
+        return image
+
+    told: list = []
+    worker: DisplayWorker[int] = DisplayWorker(
+        panel, render, full_every=4, deadline_floor=0.3, on_health=told.append
+    )
+    assert worker.refresh_deadline(False) == 0.3  # 3 x 0.05 s is less than the floor
+    worker.start()
+    try:
+        worker.submit(0)
+        assert worker.wait_idle(WAIT)
+        assert (worker.not_responding, told, worker.stats.overdue) == (None, [], 0)
+        config.busy[0] = 0  # the ribbon works loose: BUSY never clears
+        worker.submit(1)
+        wait_until(lambda: told, "the panel said not responding")
+        assert told[0].startswith("panel not responding: a partial refresh has taken over 0.3 s")
+        assert worker.not_responding == told[0] and worker.stats.overdue == 1
+        worker.submit(2)  # the table's side never waits for the stuck panel
+        assert worker.stats.submitted == 3
+        config.busy[0] = 1  # mended
+        wait_until(lambda: len(told) == 2, "the panel said responding again")
+        assert told[1] is None and worker.not_responding is None
+        assert worker.wait_idle(WAIT)
+        assert worker.stats.errors == 0
+    finally:
+        config.busy[0] = 1
+        worker.stop()

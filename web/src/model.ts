@@ -478,6 +478,13 @@ export interface Liveness {
  *  at the venue is its last state before the cut; its own service may well be running. */
 export const UPLINK_OFFLINE = "offline (uplink)";
 
+/** How often the service says `…/info` (companion/mqtt/identity.py, CLOCK_EVERY). */
+export const INFO_BEAT_MS = 15_000;
+/** Two beats and a second: a live `…/info` this late makes the table "stale". With the status
+ *  line's hold (STATUS_HOLD_MS, 2.5 s) and a paint a second, it reads so by 35 s. */
+export const INFO_LATE_MS = 2 * INFO_BEAT_MS + 1000;
+export const QUIET_LABEL = "stale: the table service has gone quiet (no word for 30 s)";
+
 /** How long a page waits for its table's `…/status` before it says there is no such table. */
 export const UNKNOWN_TABLE_MS = 5000;
 
@@ -532,6 +539,10 @@ export function liveness(
   if (t.status === "offline")
     return { state: "offline", label: "offline: the table service is not running", age, gap };
   if (t.stale) return { state: "stale", label: "reconnected: repainting…", age, gap };
+  // a frozen service keeps its retained "online" until the broker's keepalive gives up (about
+  // 90 s): its …/info, said every INFO_BEAT_MS, two beats late says it first (issue 42 item 5)
+  if (t.infoAt !== null && now - t.infoAt > INFO_LATE_MS)
+    return { state: "stale", label: QUIET_LABEL, age, gap };
   return { state: "live", label: "live", age, gap };
 }
 

@@ -88,6 +88,9 @@ export interface TableRecord {
   readonly changedAt: number | null;
   /** the service's clock less this page's (ms), from a live `…/info`'s `now`; null: unknown */
   readonly clockOffset: number | null;
+  /** when this page last heard a live `…/info` (its clock, ms since the epoch): the service
+   *  says it every 15 s, so one two beats late is a service gone quiet; null: none heard */
+  readonly infoAt: number | null;
   /** true from a lost broker link until this table's retained state arrives again */
   readonly stale: boolean;
   /** at a venue broker: the table's bridge (`rhuna/uplink/<table>`, retained "1"/"0", the
@@ -133,6 +136,7 @@ export function emptyTable(id: string): TableRecord {
     lastUpdate: null,
     changedAt: null,
     clockOffset: null,
+    infoAt: null,
     stale: false,
     uplink: null,
   };
@@ -265,7 +269,8 @@ export class Store {
     if (retained || typeof now !== "string") return;
     const at = Date.parse(now);
     if (!Number.isFinite(at)) return;
-    this.update(table, (t) => ({ ...t, clockOffset: at - this.now() }), false);
+    const heard = this.now();
+    this.update(table, (t) => ({ ...t, clockOffset: at - heard, infoAt: heard }), false);
   }
 
   setHero(table: string, id: string, hero: Hero | null, retained = false): void {

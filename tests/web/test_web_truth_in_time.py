@@ -1,0 +1,76 @@
+"""Truth in time (issue 42 item 5): a service that froze (SIGSTOP, a hung Pi) keeps its retained
+"online" until the broker's keepalive gives up, about 90 s; its ``…/info``, said every 15 s,
+two beats late says it first. Debian's Chromium and a real Mosquitto; the table is the test's
+own publisher, which says one live ``…/info`` as the service does and then goes quiet.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.harness import missing_real_part
+from tests.harness.broker import WAIT
+from tests.harness.web import ARTEFACTS, SERVICE_PASSWORD, SERVICE_USER, publish_retained
+
+try:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+    from playwright.sync_api import expect
+except ImportError:  # a developer's machine without the test extras; in CI a failure
+    missing_real_part("Playwright and paho-mqtt (the test extras)")
+
+MS = WAIT * 1000
+#: web/src/model.ts: INFO_LATE_MS (two 15 s beats and a second) and the words it says then
+INFO_LATE_MS = 31_000
+QUIET = "stale: the table service has gone quiet (no word for 30 s)"
+
+
+def say_info(port: int, table: str) -> None:
+    """One live (not retained) ``…/info``, as the service's heartbeat says it."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.username_pw_set(SERVICE_USER, SERVICE_PASSWORD)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    info = {"instance": "quiet-1", "host": "pi", "pid": 1, "started": now, "now": now}
+    client.publish(f"rhuna/{table}/info", json.dumps(info), qos=1).wait_for_publish(WAIT)
+    client.disconnect()
+    client.loop_stop()
+
+
+@pytest.mark.parametrize("page_name", ["overlay.html", "table.html"])
+def test_a_service_gone_quiet_reads_stale_two_beats_after_its_last_info(broker, browser, page_name):
+    publish_retained(broker, {"rhuna/quiet/status": "online"})
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(broker.url(page_name, table="quiet"))
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+    page.evaluate(
+        """() => { window.__states = [];
+           const el = document.getElementById('status');
+           new MutationObserver(() => window.__states.push({state: el.dataset.state,
+             label: document.getElementById('status-label').textContent, at: Date.now()}))
+             .observe(el, {attributes: true, subtree: true, childList: true, characterData: true});
+        }"""
+    )
+    say_info(broker.port, "quiet")
+    page.wait_for_function(
+        "() => window.rhuna.store.snapshot.tables.get('quiet')?.infoAt != null", timeout=MS
+    )
+    heard = page.evaluate("window.rhuna.store.snapshot.tables.get('quiet').infoAt")
+    # the service says nothing more: two beats on, the page says so (a liveness bound)
+    expect(page.locator("#status")).to_have_attribute("data-state", "stale", timeout=2 * MS)
+    expect(page.locator("#status-label")).to_have_text(QUIET)
+    states = page.evaluate("window.__states")
+    went = next(s for s in states if s["state"] == "stale")
+    late = went["at"] - heard
+    (ARTEFACTS / f"quiet-{page_name}.json").write_text(
+        json.dumps({"heard": heard, "stale_after_ms": late, "states": states}, indent=1)
+    )
+    page.screenshot(path=str(ARTEFACTS / f"quiet-{page_name.replace('.html', '')}-720p.png"))
+    assert late >= INFO_LATE_MS, (late, states)  # never before two beats are missed
+    assert all(s["state"] != "offline" for s in states), states  # still "online" retained
+    context.close()

@@ -54,6 +54,45 @@ def settled(page: Page) -> None:
     page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 
+def painted(page: Page, more: int = 1) -> None:
+    """Wait for ``more`` paints of the page after this call (its own count, ``rhuna.paints``,
+    web/src/app.ts; an idle page repaints every second): what it shows then is what its store
+    held when this was called, whatever the machine's speed."""
+    n = page.evaluate("window.rhuna.paints")
+    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + more, timeout=MS)
+
+
+def store_version(page: Page) -> int:
+    return int(page.evaluate("window.rhuna.store.snapshot.version"))
+
+
+def took_a_message(page: Page, version: int) -> None:
+    """Wait until the page's store has changed since ``version`` (a message taken), and for a
+    paint after it."""
+    page.wait_for_function("v => window.rhuna.store.snapshot.version > v", arg=version, timeout=MS)
+    painted(page)
+
+
+#: the seq of the newest event of the example table the page's store took (-1: none)
+NEWEST_SEQ = "() => window.rhuna.store.snapshot.tables.get('example')?.lastSeq ?? -1"
+
+
+def last_seq(page: Page) -> int:
+    return int(page.evaluate(NEWEST_SEQ))
+
+
+def resolution_taken(page: Page, after: int) -> None:
+    """Wait until the page's store holds a ``performance_resolved`` event newer than seq
+    ``after``, and for a paint after it: the outcome is on the page."""
+    page.wait_for_function(
+        "s => (window.rhuna.store.snapshot.tables.get('example')?.events ?? [])"
+        ".some((e) => e.type === 'performance_resolved' && e.seq > s)",
+        arg=after,
+        timeout=MS,
+    )
+    painted(page)
+
+
 def mid_performance(table: ServedTable) -> None:
     """Aria and Bren declared, two of Aria's tokens drawn: the overlay's fullest moment."""
     table.command(BEGIN)
@@ -291,16 +330,25 @@ def test_status_off_hides_the_status_line_and_an_outage_reads_one_steady_state(
     page.context.close()
     page = open_page(browser, broker.url("overlay.html"), 1280, 720)
     page.evaluate(
-        """window.__labels = []; new MutationObserver(() => {
+        """() => { window.__labels = []; new MutationObserver(() => {
              const t = document.getElementById('status-label').textContent;
              if (window.__labels[window.__labels.length - 1] !== t) window.__labels.push(t);
-           }).observe(document.getElementById('status-label'), {childList: true, characterData: true, subtree: true})"""
+           }).observe(document.getElementById('status-label'), {childList: true, characterData: true, subtree: true}); }"""
+    )
+    page.evaluate(
+        """() => { window.__retries = 0; window.rhuna.store.subscribe((snap) => {
+             if (snap.link === 'connecting' && window.__link !== 'connecting') window.__retries++;
+             window.__link = snap.link;
+           }); }"""
     )
     broker.stop()
     expect(page.locator("#status")).to_have_attribute("data-state", "offline", timeout=MS)
-    page.wait_for_timeout(6000)
+    # four reconnect attempts (the page's own, a second apart: 4 s of its time, past the 2.5 s
+    # a new word must hold) each of which flipped the line before, and a paint after the last
+    page.wait_for_function("() => window.__retries >= 4", timeout=4 * MS)
+    painted(page)
     labels = page.evaluate("window.__labels")
-    assert len(labels) <= 2, labels  # "offline: …" once, not a flip every second
+    assert labels and len(labels) <= 2, labels  # "offline: …" once, not a flip every second
     assert all("connecting" not in label for label in labels[1:]), labels
     page.context.close()
 
@@ -429,8 +477,9 @@ def test_the_wall_keeps_live_tables_first_by_name_and_a_table_moves_back_when_it
         "data-state", "offline", timeout=MS
     )
     assert page.evaluate(ORDER) == moved
+    version = store_version(page)
     publish_retained(broker, {"rhuna/hall-04/status": "online"})  # stays in its group
-    page.wait_for_timeout(1500)
+    took_a_message(page, version)
     assert page.evaluate(ORDER) == moved
     page.screenshot(path=str(ARTEFACTS / "wall-order-hall-02-offline-1080p.png"))
     publish_retained(broker, {"rhuna/hall-02/status": "online"})
@@ -464,17 +513,13 @@ def test_75_tables_make_two_pages_that_rotate_and_rotate_off_holds_one(broker, b
     assert seen == names  # every table once, in order across the pages
     page = open_page(browser, broker.url("tables.html", rotate=2), 1920, 1080)
     expect(page.locator("#wall-page")).to_have_text(re.compile(r"page [12] of 2"), timeout=MS)
-    page.evaluate(
-        """window.__pages = [document.getElementById('wall-page').textContent];
-           new MutationObserver(() => {
-             const t = document.getElementById('wall-page').textContent;
-             if (window.__pages[window.__pages.length - 1] !== t) window.__pages.push(t);
-           }).observe(document.getElementById('wall-page'),
-                      {childList: true, characterData: true, subtree: true})"""
-    )
-    page.wait_for_timeout(7000)
-    turns = page.evaluate("window.__pages")
-    assert len(turns) >= 3 and set(turns) == {"page 1 of 2", "page 2 of 2"}, turns
+    # the page turns by the clock (every wall in a hall together): set the page's clock
+    # (Date only; its timers, the repaint every second among them, run on) to the start of a
+    # minute, then 2 s and 4 s on: pages 1, 2, 1 (rotate=2; the default 15 s would stay on 1)
+    minute = (int(time.time()) // 60 + 1) * 60  # Playwright's Python takes seconds
+    for offset, shown in ((0, 1), (2, 2), (4, 1), (6, 2)):
+        page.clock.set_fixed_time(minute + offset)
+        expect(page.locator("#wall-page")).to_have_text(f"page {shown} of 2", timeout=MS)
     page.context.close()
     page = open_page(browser, broker.url("tables.html", rotate="soon"), 1920, 1080)
     expect(page.locator("#wall-page")).to_contain_text(
@@ -503,13 +548,16 @@ def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):
         context = browser.new_context(viewport={"width": w, "height": h})
         page = context.new_page()
         page.goto(url)
-        page.wait_for_timeout(1500)
+        expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+        painted(page)
+        settled(page)
         opened[name] = page
         found[f"{name} mid-Performance"] = axe(page)
     finish_draws(table)
+    seqs = {name: last_seq(page) for name, page in opened.items()}
     table.command({"cmd": "resolve"})
     for name, page in opened.items():
-        page.wait_for_timeout(1000)
+        resolution_taken(page, seqs[name])
         settled(page)
         found[f"{name} outcome"] = axe(page)
         page.context.close()
@@ -593,9 +641,12 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
         table.hub.lay(5, table.service.registry.uid("time.morning.minor.event.1"))
         prompts = pages["table.html"].locator("#time .prompt")
         expect(prompts).to_have_count(1, timeout=MS)  # the table's own prompt, shown there
+        newest = table.bridge.seq  # the last event the service told (the prompt's among them)
         for page in pages.values():
             expect(page.locator("body")).to_contain_text(re.compile("SUCCESS|FAILURE"), timeout=MS)
-            page.wait_for_timeout(1200)  # a second paint after the last event
+            page.wait_for_function(f"() => ({NEWEST_SEQ})() >= {newest}", timeout=MS)
+            painted(page)  # a paint after the last event
+        expect(pages["table.html"].locator("body")).to_contain_text("Note: the bridge holds")
         said: dict[str, set[str]] = {"worldkeeper": set(), "table": set(), "public": set()}
         for m in watcher.json_on("rhuna/example/events"):
             said[m["audience"]].add(m["text"].strip())
@@ -621,7 +672,11 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
         for name in ("table.html", "tables.html"):
             for width, height in ((1280, 720), (1920, 1080)):
                 pages[name].set_viewport_size({"width": width, "height": height})
-                pages[name].wait_for_timeout(300)
+                pages[name].wait_for_function(
+                    "([w, h]) => innerWidth === w && innerHeight === h", arg=[width, height]
+                )
+                painted(pages[name])
+                settled(pages[name])
                 pages[name].screenshot(
                     path=str(ARTEFACTS / f"{name.split('.')[0]}-after-a-session-{height}p.png")
                 )
@@ -654,6 +709,7 @@ def test_the_wall_features_the_most_improbable_success_by_the_published_odds(
             f"window.rhuna.store.snapshot.tables.get('example').odds['{n}|aria'].first"
         )
         finish_draws(table, seed=n)
+        seq = last_seq(page)
         outcome = table.command({"cmd": "resolve"})
         [resolved] = [e for e in outcome.events if e.type == "performance_resolved"]
         expect(page.locator(".card-performance")).to_contain_text(f"Performance {n}")
@@ -666,7 +722,7 @@ def test_the_wall_features_the_most_improbable_success_by_the_published_odds(
             if len(successes) == 2:
                 break
         else:
-            page.wait_for_timeout(1200)
+            resolution_taken(page, seq)  # the wall has the failure and has painted it
             if not successes:
                 expect(featured).to_be_hidden()  # a failure is never featured
         table.command({"cmd": "reset"})
@@ -834,8 +890,11 @@ def test_the_walls_performance_line_is_whole_from_13_to_32_tables(broker, table,
             },
         )
         published = count
+        # each table's status was published after its performance: with every card there,
+        # the page holds every copy; a paint after that, and the cards have settled
         expect(page.locator(".table-card")).to_have_count(count, timeout=MS)
-        page.wait_for_timeout(1200)
+        painted(page)
+        settled(page)
         page.screenshot(path=str(ARTEFACTS / f"wall-{count}-tables-mid-performance-1080p.png"))
         cut = page.evaluate(
             """() => [...document.querySelectorAll('.card-performance .piece, .card-figure .piece,'
@@ -884,8 +943,9 @@ def test_the_walls_outcome_keeps_its_verdict_from_1_to_40_tables(broker, table, 
             copies[f"rhuna/hall-{n:02d}/status"] = "online"
         publish_retained(broker, copies)
         published = count
-        expect(page.locator(".table-card")).to_have_count(count, timeout=MS)
-        page.wait_for_timeout(1200)
+        expect(page.locator(".table-card")).to_have_count(count, timeout=MS)  # as above
+        painted(page)
+        settled(page)
         page.screenshot(path=str(ARTEFACTS / f"wall-{count}-tables-outcome-1080p.png"))
         outcomes = page.evaluate(
             """() => [...document.querySelectorAll('.table-card .card-outcome')].map((e) => {
@@ -914,18 +974,24 @@ def test_the_age_counts_changes_seen_not_messages_received(broker, table, browse
     page = open_page(browser, broker.url("overlay.html"), 1280, 720)
     age = page.locator("#status-age")
     expect(page.locator("#performance .token")).to_have_count(2, timeout=MS)
-    page.wait_for_timeout(1500)
     stamp = page.evaluate(
         "window.rhuna.store.snapshot.tables.get('example').sections.state.changed_at ?? null"
     )
     if stamp is None:  # a service that does not stamp its state: no made-up age
         expect(age).to_have_text("no change seen yet")
     else:  # the service's stamp (…/state's changed_at), not this page's receive time
-        from datetime import datetime
-
-        shown = int(re.fullmatch(r"changed (\d+) s ago", age.text_content() or "")[1])
-        since = time.time() - datetime.fromisoformat(stamp).timestamp()
-        assert abs(shown - since) <= 2.5, (shown, since, stamp)
+        # the page's clock before a paint and after it, with the change as the page places
+        # it on its clock (model.ts lastChange): the age it painted lies between the two
+        clock = """() => { const t = window.rhuna.store.snapshot.tables.get('example');
+                     return [Date.now(), t.changedAt - (t.clockOffset ?? 0)]; }"""
+        before, changed_before = page.evaluate(clock)
+        painted(page)
+        text = age.text_content() or ""
+        after, changed_after = page.evaluate(clock)
+        shown = int(re.fullmatch(r"changed (\d+) s ago", text)[1])
+        low = (before - max(changed_before, changed_after)) // 1000
+        high = (after - min(changed_before, changed_after)) // 1000
+        assert low <= shown <= high, (shown, low, high, stamp)
     table.lay("aria.weight.2")
     expect(age).to_have_text(re.compile(r"changed [0-2] s ago"), timeout=MS)
     expect(age).to_have_text(re.compile(r"changed [3-9] s ago"), timeout=MS)

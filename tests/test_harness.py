@@ -119,18 +119,55 @@ def test_there_is_one_wait_until() -> None:
     assert defined == ["tests/harness/__init__.py"]
 
 
+#: a test judging the machine's speed (issue 39 item 1): a duration compared with a number,
+#: either way (``… - started < x`` breaks when the machine is slow, ``> 1.0`` when the test's
+#: own process is late to look); a page left alone for a while (``wait_for_timeout``) or a
+#: sleep, then a look: each waits on a condition instead (a reply, a count, the page's own
+#: paint count or clock)
+WALL_TIME = re.compile(
+    r"assert[^\n]*(?:monotonic|perf_counter|time\.time)\(\) *- *[\w.]+ *[<>]"
+    r"|assert took *[<>]"
+    r"|wait_for_timeout\("
+    r"|sleep\([^)\n]+\)[^\n]*\n[ \t]*assert "  # sleep(): a vendor's call, no pause
+)
+#: offenders in files another engineer has open under issue 39 today (path: what matched);
+#: each is to go, and this list with it
+WALL_TIME_KNOWN = {
+    "tests/companion/pages/test_pages_bounds.py",  # moved from tests/web/ while open
+    "tests/firmware_bridge/test_serial_read.py",
+}
+
+
 def test_no_test_asserts_on_wall_time() -> None:
     """Figures are the benchmarks' (benchmarks/*.py, with their targets): a test that asserts
     ``time.monotonic() - started < x`` fails on a loaded machine without a bug."""
-    import re
-
-    timed = re.compile(r"assert[^\n]*(?:monotonic|perf_counter)\(\) - \w+ *<|assert took <")
     offenders = [
-        f"{p.relative_to(ROOT)}: {m.group(0)}"
+        f"{p.relative_to(ROOT)}: {m.group(0)!r}"
         for p in _python_files("tests")
-        for m in timed.finditer(p.read_text("utf-8"))
+        if str(p.relative_to(ROOT)) not in WALL_TIME_KNOWN
+        for m in WALL_TIME.finditer(p.read_text("utf-8"))
     ]
     assert not offenders, offenders
+
+
+def test_the_wall_time_search_finds_each_shape_it_names() -> None:
+    """Each shape issue 39 took out of the tests is still found (else the search above is
+    green for nothing)."""
+    found = [
+        "assert time.monotonic() - shown_at > 1.0",
+        "assert time.perf_counter() - t0 < 0.5",
+        "assert took < 2",
+        "page.wait_for_timeout(1500)\n    assert page.evaluate(ORDER) == moved",
+        "time.sleep(0.2)\n        assert len(s._conns) <= 8",
+    ]
+    missed = [text for text in found if not WALL_TIME.search(text)]
+    assert not missed, missed
+    kept = [
+        "deadline = time.monotonic() + WAIT",  # a deadline, not a judgement
+        "worker.stop()  # the vendor's sleep() -> module_exit()\n    assert open_descriptors(e)",
+        "wait_until(lambda: not s._conns, 'the server to let go')",
+    ]
+    assert not [text for text in kept if WALL_TIME.search(text)], kept
 
 
 #: calls that import a module or run a file named by a string

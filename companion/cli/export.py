@@ -1,5 +1,7 @@
 """``rhuna-table export SESSION_OR_STATE_DIR --to DIR``: events.jsonl, draws.csv,
-performances.csv and recap.html (``--format md``: recap.md). The journal is read-only."""
+performances.csv, recap.html (the players' recap, to share) and recap-worldkeeper.html (the
+WorldKeeper's, everything; ``--format md``: recap.md and recap-worldkeeper.md). The journal
+is read-only."""
 
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ def register(sub: Any) -> None:
         "--format",
         choices=["html", "md"],
         default="html",
-        help="the recap: one self-contained recap.html (default) or recap.md",
+        help="the recaps: self-contained recap.html (the players', to share) and"
+        " recap-worldkeeper.html (default), or recap.md and recap-worldkeeper.md",
     )
     p.add_argument(
         "--frames",
@@ -50,7 +53,12 @@ def run(args: argparse.Namespace) -> int:
             if not to.is_file():
                 fix += ", or add --force to replace the export's files there"
             raise JournalError(f"--to {to}: {there} — nothing written; {fix}")
-        paths = export(journal, to, table=args.table, fmt=args.format, frames=args.frames)
+        removed: list[Path] = []
+        paths = export(
+            journal, to, table=args.table, fmt=args.format, frames=args.frames, removed=removed
+        )
     for path in paths:
         print(path)
+    for path in removed:
+        print(f"removed {path} (the earlier export's recap, in the other format)")
     return 0

@@ -10,7 +10,13 @@ Writes into ``--to DIR``:
 - ``performances.csv``: one row per resolving group of each Performance (a hero
   alone, or Intersecting heroes, I-P10): Difficulty, total, outcome, the odds
   before its first draw, and the Fatigue, Strain and Wounds it cost;
-- ``recap.html`` (one self-contained file) or, with ``--format md``, ``recap.md``.
+- ``recap.html`` (one self-contained file) or, with ``--format md``, ``recap.md``: the
+  players' recap, the one to share, with no worldkeeper-only words (the WorldKeeper's own
+  notes, the P20 prompts);
+- ``recap-worldkeeper.html`` (``recap-worldkeeper.md``): the WorldKeeper's recap, everything.
+
+``--force`` replaces an earlier export's files; a recap of the other format left there by
+it is removed (and said), so the folder never holds two nights' recaps.
 
 The CSVs are safe to open in a spreadsheet: an odds is never one ``5/11`` cell (which a
 spreadsheet reads as the 11th of May) but three numbers, and a text cell that would start a
@@ -179,6 +185,10 @@ def write_performances(night: Night, path: Path) -> None:
     _write(path, fill)
 
 
+def _write_text(path: Path, text: str) -> None:
+    _write(path, lambda f: f.write(text))
+
+
 def what_is_there(path: Path, *, folder: bool) -> str | None:
     """What an export (``folder``) or a sheet would replace at ``path``, said for people;
     None when nothing would be (missing, or an empty folder for an export).
@@ -209,7 +219,12 @@ def what_is_there(path: Path, *, folder: bool) -> str | None:
 
 
 #: the files an export writes (one of the two recaps)
-EXPORTED = ("events.jsonl", "draws.csv", "performances.csv", "recap.html", "recap.md")
+#: each format's recaps: the players' (to share) and the WorldKeeper's
+RECAPS = {
+    "html": ("recap.html", "recap-worldkeeper.html"),
+    "md": ("recap.md", "recap-worldkeeper.md"),
+}
+EXPORTED = ("events.jsonl", "draws.csv", "performances.csv", *RECAPS["html"], *RECAPS["md"])
 
 
 def export(
@@ -219,8 +234,12 @@ def export(
     table: str | None = None,
     fmt: str = "html",
     frames: str | Path | None = None,
+    removed: list[Path] | None = None,
+    audiences: tuple[str, ...] = recap.AUDIENCES,
 ) -> list[Path]:
-    """Write the session's files into ``to``; return their paths."""
+    """Write the session's files into ``to``; return their paths. A recap of the other format
+    there (an earlier export's) is removed and appended to ``removed``. ``audiences``: the
+    recaps to write (the served session recap writes the players' only)."""
     out = Path(to)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -233,12 +252,24 @@ def export(
     write_events(night, journal, paths[0])
     write_draws(night, paths[1])
     write_performances(night, paths[2])
-    if fmt == "md":
-        path = out / "recap.md"
-        text = recap.markdown(night)
-    else:
-        path = out / "recap.html"
-        text = recap.html(night, frames=frames)
-    _write(path, lambda f: f.write(text))
-    paths.append(path)
+    fmt = "md" if fmt == "md" else "html"
+    for name, audience in zip(RECAPS[fmt], recap.AUDIENCES, strict=True):
+        if audience not in audiences:
+            continue
+        if fmt == "md":
+            text = recap.markdown(night, audience=audience)
+        else:
+            text = recap.html(night, frames=frames, audience=audience)
+        path = out / name
+        _write_text(path, text)
+        paths.append(path)
+    for other, names in RECAPS.items():
+        if other == fmt:
+            continue
+        for name in names:
+            old = out / name
+            if old.is_file():
+                old.unlink()
+                if removed is not None:
+                    removed.append(old)
     return paths

@@ -3,7 +3,13 @@
 The HTML recap is a single self-contained file: its styles are inline and its
 charts are matplotlib figures rendered to SVG and embedded as ``data:`` images,
 so it opens with no network and can be mailed or put on a drive as it is. It
-carries no script at all. Charts:
+carries no script at all.
+
+Two recaps, by audience (I-T13, engine.contracts.events.AUDIENCE): the players'
+(``audience="players"``, the default, ``recap.html``: the one to share) holds no
+worldkeeper-only words — not the WorldKeeper's own notes, not the P20 prompts
+("resolve applicable Impact (P20)"); the WorldKeeper's (``audience="worldkeeper"``,
+``recap-worldkeeper.html``) holds everything. Charts:
 
 - ``odds``: each Performance's best-play odds before and after each draw (P19);
 - ``luck`` and ``calibration``: each hero's expected successes (from the exact
@@ -25,11 +31,13 @@ import html as html_lib
 import io
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, get_args
 
 from companion.record.journal import JournalError
+from companion.record.narrate import Line
 from companion.record.night import GroupRow, Night, combatant, names
 from engine.contracts.terms import BandName
 
@@ -77,9 +85,15 @@ OUTCOME = {
 }
 
 
+#: a success below these odds, or a miss above them, is remarkable (a highlight)
+REMARKABLE = Fraction(1, 2)
+
+
 def highlights(night: Night) -> list[tuple[str, str]]:
-    """(what, the sentence): the most improbable success and the cruellest miss, with their
-    exact best-play odds before the first draw (the engine's, P10)."""
+    """(what, the sentence): only what is remarkable — the most improbable success when its
+    odds were under 50 % (else the night's only success, said as the only one), and the
+    cruellest miss when its odds were over 50 % — with the exact best-play odds before the
+    first draw (the engine's, P10), in percent."""
     played = [
         g for g in night.groups if not g.undone and g.success is not None and g.best_play_first
     ]
@@ -88,29 +102,38 @@ def highlights(night: Night) -> list[tuple[str, str]]:
     misses = [g for g in played if not g.success]
     if wins:
         g = min(wins, key=lambda x: (x.best_play_first, x.performance))
-        out.append(
-            (
-                "The most improbable success",
-                f"{names(night, g.heroes)} in Performance {g.performance}: {g.total} vs"
-                f" {g.difficulty} with {_odds_words(g.best_play_first)} before the first draw",
+        what = None
+        if g.best_play_first is not None and g.best_play_first < REMARKABLE:
+            what = "The most improbable success"
+        elif len(wins) == 1:
+            what = "The only success"
+        if what:
+            out.append(
+                (
+                    what,
+                    f"{names(night, g.heroes)} in Performance {g.performance}: {g.total} vs"
+                    f" {g.difficulty} with {_odds_words(g.best_play_first)} before the first"
+                    " draw",
+                )
             )
-        )
     if misses:
         g = max(misses, key=lambda x: (x.best_play_first, -x.performance))
-        out.append(
-            (
-                "The cruellest miss",
-                f"{names(night, g.heroes)} in Performance {g.performance}: {g.total} vs"
-                f" {g.difficulty}, though the odds were {_odds_words(g.best_play_first)}",
+        if g.best_play_first is not None and g.best_play_first > REMARKABLE:
+            out.append(
+                (
+                    "The cruellest miss",
+                    f"{names(night, g.heroes)} in Performance {g.performance}: {g.total} vs"
+                    f" {g.difficulty}, though the odds were {_odds_words(g.best_play_first)}",
+                )
             )
-        )
     return out
 
 
 def _odds_words(p: Fraction | None) -> str:
+    """ "a 91.6% chance": a percent, never the exact fraction (the CSVs keep that)."""
     if p is None:
         return "unknown odds"
-    return f"a {float(p) * 100:.1f}% chance ({p.numerator}/{p.denominator})"
+    return f"a {float(p) * 100:.1f}% chance"
 
 
 # --- words ------------------------------------------------------------------------------
@@ -139,10 +162,12 @@ def story(night: Night) -> list[str]:
                 for k, v in (("Fatigue", g.fatigue), ("Strain", g.strain), ("Wounds", g.wounds))
                 if v
             )
+            who = names(night, g.heroes)
             parts.append(
-                f"{names(night, g.heroes)}{total} {OUTCOME[g.outcome]}"
+                f"{who}{total} {OUTCOME[g.outcome]}"
                 + (f" (odds {odds})" if odds else "")
-                + (f"; {cost}" if cost else "")
+                # whose cost it is, by name: "…; Aria a Gain, Aria takes +2 Fatigue"
+                + (f", {who} takes {cost}" if cost else "")
                 + (" [undone]" if g.undone else "")
             )
         if rows[0].cancelled:
@@ -188,7 +213,7 @@ LUCK_HEAD = [
     "expected (as drawn)",
     "successes",
     "luck",
-    "luck percentile (of nights at these odds)",
+    "luck percentile (50% = as the odds said)",
 ]
 
 
@@ -215,10 +240,21 @@ def luck_rows(night: Night) -> list[tuple[str, int, str, str, int, str, str]]:
 
 
 def percentile_words(p: Fraction | None) -> str:
-    """ "luckier than 87.5% of the nights these odds allow" in short: "87.5th"."""
+    """The engine's mid-percentile (engine.luck: the share of the nights these odds allow with
+    fewer successes, plus half of those with as many) in percent: "87.5%"."""
     if p is None:
         return "—"
-    return f"{float(p) * 100:.1f}th"
+    return f"{float(p) * 100:.1f}%"
+
+
+#: what the luck percentile means, in the recap's words (the maths of engine.luck)
+PERCENTILE_WORDS = (
+    "Expected: the sum of the exact best-play odds before each check's first draw. The"
+    " percentile places the night's successes among every night those very odds allow (exact,"
+    " the Poisson-binomial distribution): the share of those nights with fewer successes, plus"
+    " half of those with just as many. 50% is just as the odds said; above it the dice were"
+    " kinder than the odds, below it crueller."
+)
 
 
 # --- charts ---------------------------------------------------------------------------
@@ -501,15 +537,51 @@ def title(night: Night) -> str:
     return f"The night at {night.table_name or night.table_id}"
 
 
-def _notes(night: Night) -> tuple[list[str], list[str]]:
-    """The notes for everyone (table, public) and the WorldKeeper's own (I-T13)."""
+#: who a recap is for: the players' (to share) or the WorldKeeper's own (everything)
+AUDIENCES = ("players", "worldkeeper")
+
+
+def _notes(night: Night, audience: str = "players") -> tuple[list[str], list[str]]:
+    """The notes for everyone (table, public) and the WorldKeeper's own (I-T13): none of the
+    latter in the players' recap."""
     shared = [n.text for n in night.notes if n.audience != "worldkeeper"]
     own = [n.text for n in night.notes if n.audience == "worldkeeper"]
-    return shared, own
+    return shared, own if audience == "worldkeeper" else []
 
 
-def html(night: Night, *, frames: str | Path | None = None) -> str:
-    """The recap as one self-contained HTML page."""
+def journal_lines(night: Night, audience: str = "players") -> list[Line]:
+    """The journal as the recap tells it: for the players, without any worldkeeper-only words —
+    each such event left out (a P20 prompt, a WorldKeeper's note) and a row that was nothing
+    else (the ``note`` itself, whose command holds the words) left out whole."""
+    if audience == "worldkeeper":
+        return list(night.lines)
+    out = []
+    for line in night.lines:
+        if not line.audiences or len(line.audiences) != len(line.events):
+            out.append(line)
+            continue
+        kept = tuple(
+            (e, a) for e, a in zip(line.events, line.audiences, strict=True) if a != "worldkeeper"
+        )
+        if not kept and line.events:
+            continue  # every word of it was the WorldKeeper's
+        out.append(
+            replace(line, events=tuple(e for e, _ in kept), audiences=tuple(a for _, a in kept))
+        )
+    return out
+
+
+def _check_audience(audience: str) -> None:
+    if audience not in AUDIENCES:
+        raise JournalError(
+            f"recap audience {audience!r}: not one of {', '.join(AUDIENCES)} — players (the"
+            " recap to share) or worldkeeper (everything, for the WorldKeeper)"
+        )
+
+
+def html(night: Night, *, frames: str | Path | None = None, audience: str = "players") -> str:
+    """The recap as one self-contained HTML page, for ``audience`` (:data:`AUDIENCES`)."""
+    _check_audience(audience)
     e = html_lib.escape
     performances = len({g.performance for g in night.groups})
     body = [
@@ -520,7 +592,12 @@ def html(night: Night, *, frames: str | Path | None = None) -> str:
         f" Performance{'' if performances == 1 else 's'}, {len(night.fights)}"
         f" fight{'' if len(night.fights) == 1 else 's'}</p>",
     ]
-    shared, own = _notes(night)
+    shared, own = _notes(night, audience)
+    if audience == "worldkeeper":
+        body.append(
+            "<p class=sub id=audience><b>The WorldKeeper's recap</b>: it holds the"
+            " WorldKeeper's own notes and prompts. Share recap.html, the players' one.</p>"
+        )
     best = highlights(night)
     if best:
         body.append("<h2>Highlights</h2><ul id=highlights>")
@@ -537,10 +614,7 @@ def html(night: Night, *, frames: str | Path | None = None) -> str:
         body += [
             "<h2>Luck against the odds</h2>",
             f"<div class=wide>{_table(LUCK_HEAD, rows)}</div>",
-            "<p>Expected: the sum of the exact best-play odds before each check's first draw."
-            " The percentile places the night's successes among every night those very odds"
-            " allow (exact, the Poisson-binomial distribution): the 64th is luckier than 64% of"
-            " them, the 50th just as the odds said.</p>",
+            f"<p>{e(PERCENTILE_WORDS)}</p>",
         ]
     for chart_id in charts(night):
         chart_title = CHARTS[chart_id]
@@ -555,7 +629,7 @@ def html(night: Night, *, frames: str | Path | None = None) -> str:
         body += [f'<img alt="panel frame {i + 1}" src="{s}">' for i, s in enumerate(shots)]
         body.append("</div>")
     body.append("<h2>The journal</h2><details><summary>every command, narrated</summary><pre>")
-    body += [e(line.text()) + "\n" for line in night.lines]
+    body += [e(line.text()) + "\n" for line in journal_lines(night, audience)]
     body.append("</pre></details>")
     return (
         "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
@@ -575,15 +649,25 @@ def _md_table(head: list[str], rows: list[tuple[Any, ...]]) -> str:
     return "\n".join(lines)
 
 
-def markdown(night: Night) -> str:
-    """The recap as Markdown, to paste into a campaign log."""
-    shared, own = _notes(night)
+def markdown(night: Night, *, audience: str = "players") -> str:
+    """The recap as Markdown, to paste into a campaign log, for ``audience``."""
+    _check_audience(audience)
+    shared, own = _notes(night, audience)
     out = [
         f"# {title(night)}",
         "",
         f"{heading(night)}: {_day(night.first_at)} to {_day(night.last_at)},"
         f" {night.commands} commands, {len(night.draws)} tokens laid.",
         "",
+        *(
+            [
+                "**The WorldKeeper's recap**: it holds the WorldKeeper's own notes. Share"
+                " recap.md, the players' one.",
+                "",
+            ]
+            if audience == "worldkeeper"
+            else []
+        ),
         *(
             ["## Highlights", "", *(f"- **{w}**: {x}" for w, x in highlights(night)), ""]
             if highlights(night)
@@ -607,6 +691,8 @@ def markdown(night: Night) -> str:
         "## Luck against the odds",
         "",
         _md_table(LUCK_HEAD, luck_rows(night)),
+        "",
+        PERCENTILE_WORDS,
         "",
         "## Performances",
         "",

@@ -54,7 +54,9 @@ def write_session_recap(
         with open_journal(journal) as j:
             folder = recaps / j.session_id
             shots = frames if frames is not None and frames.is_dir() else None
-            export(j, folder, table=str(table), fmt=fmt, frames=shots)
+            # the players' recap only: this folder is served beside the pages (the
+            # WorldKeeper's own recap is `rhuna-table export`'s recap-worldkeeper.html)
+            export(j, folder, table=str(table), fmt=fmt, frames=shots, audiences=("players",))
     except ConfigError as e:
         log.warning("no recap of %s: %s", journal, e)
         return None

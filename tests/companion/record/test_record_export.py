@@ -506,13 +506,21 @@ def test_an_export_never_replaces_last_weeks_silently(night, tmp_path, capsys) -
     err = one_line(capsys)
     assert (
         f"--to {week}: {week} is not empty: draws.csv, events.jsonl, notes.txt,"
-        " performances.csv, recap.html; an export from " in err
+        " performances.csv, recap-worldkeeper.html and 1 more; an export from " in err
     ), err
     assert "nothing written" in err and "--force" in err
     assert {p.name: p.read_bytes() for p in week.iterdir()} == before
     assert main(["export", str(night.state_dir), "--to", str(week), "--force"]) == 0
     assert (week / "notes.txt").read_text("utf-8") == "ours\n"
     capsys.readouterr()
+    # --force --format md leaves no old recap.html behind without a word (issue 41 item 13)
+    assert (
+        main(["export", str(night.state_dir), "--to", str(week), "--force", "--format", "md"]) == 0
+    )
+    said = capsys.readouterr().out
+    assert not (week / "recap.html").exists() and not (week / "recap-worldkeeper.html").exists()
+    assert f"removed {week / 'recap.html'} (the earlier export's recap" in said, said
+    assert (week / "recap.md").is_file() and (week / "recap-worldkeeper.md").is_file()
     a_file = week / "notes.txt"
     assert main(["export", str(night.state_dir), "--to", str(a_file), "--force"]) == 2
     err = one_line(capsys)

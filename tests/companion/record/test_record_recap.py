@@ -111,18 +111,46 @@ def test_the_recap_speaks_the_tables_words(recap: Path) -> None:
     assert "The night at The example table" in text
     assert re.search(r"Session 1 · \d{1,2} \w+ 20\d\d", text), text[:400]
     assert "session current" not in text and "'example'" not in text
-    # highlights with their odds (the engine's exact best-play figure before the first draw)
-    assert "The most improbable success" in text and "The cruellest miss" in text
-    assert re.search(r"with a \d+\.\d% chance \(\d+/\d+\) before the first draw", text)
-    # luck as an exact percentile (engine.luck), names not ids in the fight
-    assert "luck percentile" in text and "of nights at these odds" in text
+    # remarkable highlights only, with their odds in percent, never a raw fraction (issue 41
+    # item 10): a success under 50 % (else the only one), a miss over 50 %
+    said = re.findall(r"<li><b>([^<]+)</b>: ([^<]+)</li>", recap.read_text("utf-8"))
+    assert said, "no highlight"
+    for what, words in said:
+        assert what in ("The most improbable success", "The only success", "The cruellest miss")
+        odds = float(re.findall(r"a (\d+\.\d)% chance", words)[0])
+        assert odds < 50 if what == "The most improbable success" else True, words
+        assert odds > 50 if what == "The cruellest miss" else True, words
+    assert not re.search(r"\b\d+/\d+\b", text), "a raw fraction in the recap"
+    # luck as an exact percentile (engine.luck), in percent, with words that match the maths
+    assert "luck percentile (50% = as the odds said)" in text
+    assert "plus half of those with just as many" in text
+    assert not re.search(r"\d(?:st|nd|rd|th)\b", text), "an ordinal percentile ('54.2th')"
     # Aria's one check, at the engine's 357/506, succeeded: P(0) + ½·P(1), exactly
     aria = percentile([Fraction(357, 506)], 1)
     assert aria == Fraction(149, 506) + Fraction(357, 1012)
-    assert f"{float(aria) * 100:.1f}th" in text
+    assert f"{float(aria) * 100:.1f}%" in text
     assert "Fight 1: Aria, Bren, Raider, Raider captain;" in text
     assert "injuries: Aria 6, Raider 7, Raider captain 3; fallen: Raider" in text
     assert "UNRESOLVED" not in text and "unresolved" not in text
+
+
+def test_the_players_recap_holds_no_worldkeeper_words(recap: Path) -> None:
+    """Issue 41 item 4: recap.html (the one to share) has none of the P20 prompts; the
+    WorldKeeper's recap beside it has every one."""
+    own = (recap.parent / "recap-worldkeeper.html").read_text("utf-8")
+    prompts = re.findall(r"resolve applicable \w+ \(P20\)", own)
+    assert prompts, "the night holds no P20 prompt to leave out"
+    shared = recap.read_text("utf-8")
+    assert "(P20)" not in shared and "WorldKeeper's own" not in shared
+    assert "The WorldKeeper's recap" not in shared
+    # the rest of the journal is all there
+    assert shared.count("\n#") == own.count("\n#") or "Undone #" in shared
+
+
+def test_the_story_names_the_hero_of_every_cost(recap: Path) -> None:
+    text = re.sub(r"<[^>]+>", " ", recap.read_text("utf-8").split("<h2>The journal")[0])
+    for m in re.finditer(r"[;:] ([+-]\d+ (?:Fatigue|Strain|Wounds))", text):
+        raise AssertionError(f"a cost with no hero: {m.group(0)!r}")
 
 
 def _look(browser: Any, page_file: Path, name: str) -> Any:
@@ -197,7 +225,14 @@ def test_a_fight_night_shows_the_fight_its_gain_and_its_notes_and_no_empty_chart
     assert shown == ["chart-health", "chart-fights"], shown
     assert "no fight tonight" not in body
     assert "Bren a Gain" in body, body
+    # whose cost it is, by name (issue 41 item 10: not "…; Aria a Gain; +2 Fatigue")
+    print([x for x in body.splitlines() if "Gain" in x])
+    assert not re.search(r"[;:] [+-]\d+ (?:Fatigue|Strain|Wounds)", body), body
     assert "Fight 1: Aria, Bren, Raider, Raider captain;" in body
     assert "a storm over the ford" in body
-    assert "the lich heard every word (the WorldKeeper's own note)" in body
+    # the players' recap, the one to share, holds no worldkeeper-only note (issue 41 item 4);
+    # the WorldKeeper's own keeps it
+    assert "lich" not in fight_night.read_text("utf-8")
+    own = (fight_night.parent / "recap-worldkeeper.html").read_text("utf-8")
+    assert "the lich heard every word" in own and "The WorldKeeper's recap" in own
     assert "Luck against the odds" not in body  # no check: no luck to tell

@@ -38,6 +38,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from companion.board import KEY as BOARD_KEY
+from companion.board import Board
 from companion.config import Config, ReaderConfig
 from companion.table.loop import Outcome, TableLoop, as_json
 from companion.table.panel_output import PanelOutput
@@ -245,6 +247,9 @@ class Service:
                 self._carry(carried)
             self.loop.subscribe("log", self.outcome_log)
             self._display()
+            # what each well holds beside what the engine drew: unsync said until resolved
+            self.board = Board(self.registry.token_id)
+            self.loop.subscribe("board", self._board)
             self.extensions = (
                 list(extensions)
                 if extensions is not None
@@ -329,6 +334,18 @@ class Service:
         self.worker.on_health = self._panel_health
         self.output = PanelOutput(self.worker)
         self.loop.subscribe("panel", self.output)
+
+    def _board(self, outcome: Outcome) -> None:
+        """After every input (the loop's turn): the wells the engine does not account for,
+        each an alert in words (the panel's banner, the status line) until resolved."""
+        if outcome.tag is not None:
+            self.board.tag(outcome.tag)
+        now = self.board.unsync(outcome.state)
+        for key in [k for k in list(self.alerts) if k.startswith(BOARD_KEY) and k not in now]:
+            self.alert(key, None)
+        for key, text in now.items():
+            if self.alerts.get(key) != text:
+                self.alert(key, text)
 
     def _panel_health(self, problem: str | None) -> None:
         """The display worker's timer: the panel not responding (``problem`` in words), or

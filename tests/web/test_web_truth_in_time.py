@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.harness import missing_real_part
+from tests.harness import BEGIN, missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.web import ARTEFACTS, SERVICE_PASSWORD, SERVICE_USER, publish_retained
 
@@ -73,4 +73,22 @@ def test_a_service_gone_quiet_reads_stale_two_beats_after_its_last_info(broker, 
     page.screenshot(path=str(ARTEFACTS / f"quiet-{page_name.replace('.html', '')}-720p.png"))
     assert late >= INFO_LATE_MS, (late, states)  # never before two beats are missed
     assert all(s["state"] != "offline" for s in states), states  # still "online" retained
+    context.close()
+
+
+def test_the_wall_opened_after_a_change_ages_it_by_the_services_stamp(broker, table, browser):
+    """The wall follows no ``…/state``, so it never had ``changed_at``: a table changed before
+    the wall opened read "no change seen yet". The retained ``…/history``'s newest entry is
+    the service's own stamp of the last change (its ``at``, as the service stamps
+    ``changed_at``), so the card ages it from the first paint."""
+    import re
+
+    table.command(BEGIN)
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    page.goto(broker.url("tables.html"))
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+    card = page.locator(".table-card", has_text="example")
+    expect(card.locator(".card-age")).to_have_text(re.compile(r"changed \d+ s ago"), timeout=MS)
+    page.screenshot(path=str(ARTEFACTS / "wall-age-from-history.png"))
     context.close()

@@ -234,7 +234,11 @@ export class Store {
       table,
       (t) => {
         if (name !== "state") {
-          const next = { ...t, sections: { ...t.sections, [name]: value } };
+          const next = {
+            ...t,
+            sections: { ...t.sections, [name]: value },
+            changedAt: name === "history" ? historyChange(value, t.changedAt) : t.changedAt,
+          };
           return { ...next, odds: recordOdds(next) };
         }
         const whole = (value ?? null) as Payloads["state"] | null;
@@ -349,4 +353,14 @@ export class Store {
       for (const fn of this.listeners) fn(this.snap);
     });
   }
+}
+
+/** A page without `…/state` (the wall): when the table last changed by the service's own
+ *  clock is its newest journal entry's `at` (seconds since the epoch), as the service stamps
+ *  `changed_at` from it (companion/mqtt/bridge.py); the later of it and what was known. */
+function historyChange(value: unknown, known: number | null): number | null {
+  const entries = (value as { entries?: { at?: unknown }[] } | null)?.entries;
+  const at = entries?.[entries.length - 1]?.at;
+  if (typeof at !== "number" || !Number.isFinite(at)) return known;
+  return known === null ? at * 1000 : Math.max(known, at * 1000);
 }

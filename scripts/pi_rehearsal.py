@@ -163,8 +163,9 @@ def base_system(suite: str) -> Path:
 class System:
     """A fresh copy of the base system, entered with chroot (binfmt) or proot."""
 
-    def __init__(self, suite: str) -> None:
+    def __init__(self, suite: str, reuse: bool = False) -> None:
         self.suite = suite
+        self.reuse = reuse
         self.root = CACHE / suite / "run"
         self.mounts: list[Path] = []
         self.proot = not binfmt_ready()
@@ -174,9 +175,14 @@ class System:
     def __enter__(self) -> System:
         base = base_system(self.suite)
         self.unmount()
-        shutil.rmtree(self.root, ignore_errors=True)
-        subprocess.run(["cp", "-a", str(base), str(self.root)], check=True)
+        if not (self.reuse and (self.root / "usr").exists()):
+            shutil.rmtree(self.root, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(base), str(self.root)], check=True)
         shutil.copy("/etc/resolv.conf", self.root / "etc" / "resolv.conf")
+        # this machine's network has a CA of its own (a TLS proxy): its bundle, or pip fails
+        shutil.copy(
+            "/etc/ssl/certs/ca-certificates.crt", self.root / "etc/ssl/certs/ca-certificates.crt"
+        )
         if not self.proot:
             for what, where, kind in (
                 ("proc", "proc", ["-t", "proc"]),
@@ -262,7 +268,7 @@ def prepare(system: System, archive: Path, hub_link: str) -> list[tuple[str, int
     """The user, its sudo, the archive in its home, the stand-ins; rows for the table."""
     rows = []
     done = system.run(
-        f"useradd -m -s /bin/bash {USER} && echo '{USER} ALL=(ALL) NOPASSWD: ALL'"
+        f"(id {USER} >/dev/null 2>&1 || useradd -m -s /bin/bash {USER}) && echo '{USER} ALL=(ALL) NOPASSWD: ALL'"
         f" > /etc/sudoers.d/010_{USER}-nopasswd && chmod 0440 /etc/sudoers.d/010_{USER}-nopasswd"
     )
     rows.append(("(stand-in) the Pi's user pi, sudo without a password", done.returncode, ""))
@@ -354,13 +360,13 @@ def first_line(text: str) -> str:
     return ""
 
 
-def rehearse(suite: str, archive: Path) -> int:
+def rehearse(suite: str, archive: Path, reuse: bool = False) -> int:
     from firmware_bridge.emulator.hub import HubEmulator
 
     rows: list[tuple[str, int, str]] = []
     started = time.monotonic()
     steps = guide_steps(GUIDE.read_text("utf-8"))
-    with System(suite) as system:
+    with System(suite, reuse) as system:
         by_id = system.root / "dev" / "serial" / "by-id" / HUB_NAME
         with HubEmulator(by_id, hub_id="PICO-E6614C311B7E6F35") as hub:
             os.chmod(hub.port.tty_path, 0o666)  # udev's dialout group: the chroot's gids differ
@@ -482,13 +488,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="bookworm")
     parser.add_argument("--archive", type=Path, help="make dist's archive (default: dist/)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="the last run's system again (not fresh: quicker)"
+    )
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         raise SystemExit("make pi-rehearsal: run as root (chroot, mounts, mmdebstrap)")
     archive = args.archive or max((ROOT / "dist").glob("rhuna-table-*.tar.gz"), default=None)
     if archive is None:
         raise SystemExit("make pi-rehearsal: no dist/rhuna-table-*.tar.gz: make dist first")
-    return rehearse(args.suite, archive)
+    return rehearse(args.suite, archive, args.reuse)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from companion.record import recap
 from companion.record.journal import Journal, JournalError
 from companion.record.night import Night, gather, percent
 from settings.atomic import atomic_file
+from settings.plain import shown
 
 DRAW_COLUMNS = [
     "seq",
@@ -94,7 +95,7 @@ def text_cell(value: object) -> str:
     >>> [text_cell(v) for v in ("aria", "=1+1", "@SUM(A1)", "-x", "5/11", "12-25", "18:30")]
     ['aria', "'=1+1", "'@SUM(A1)", "'-x", "'5/11", "'12-25", "'18:30"]
     """
-    text = str(value)
+    text = shown(str(value), keep="\t\r")  # no terminal escape or bidi override in a cell
     if text.startswith(FORMULA_STARTS) or _CONVERTIBLE.fullmatch(text):
         return "'" + text
     return text

@@ -18,6 +18,7 @@ from typing import TextIO
 from companion.record.journal import CURRENT, Journal, JournalError, open_journal
 from companion.record.narrate import Line, Narrator
 from engine.state import TableState
+from settings.plain import shown
 
 #: seconds between two looks at the journal with --follow
 POLL = 0.5
@@ -28,7 +29,7 @@ def _show(lines: Iterable[Line], out: TextIO, as_json: bool) -> None:
         if as_json:
             out.write(json.dumps(line.to_json(), ensure_ascii=False) + "\n")
         else:
-            out.write(line.text() + "\n")
+            out.write(shown(line.text()) + "\n")  # an ESC of an old journal never runs
     out.flush()
 
 

@@ -16,7 +16,8 @@ with their reasons in docs/commands.md, "Limits"):
 - ``integer``: the magnitude of any whole number (what a JavaScript page can hold);
 
 and text must be UTF-8 that encodes back (no lone UTF-16 surrogate such as
-``"\\ud83d"``, which is valid JSON but no character), with no NaN or Infinity.
+``"\\ud83d"``, which is valid JSON but no character), with no NaN or Infinity, and plain
+text: no control character but a newline, no bidi override (:mod:`settings.plain`).
 
 >>> parse(b'{"cmd": "undo"}')
 {'cmd': 'undo'}
@@ -34,6 +35,7 @@ from typing import Any
 
 from engine.errors import RuleViolation
 from engine.rules import default_rules
+from settings.plain import shown, unsafe
 
 FIX = 'send one JSON object such as {"cmd": "undo"} (docs/commands.md, "Limits")'
 
@@ -160,6 +162,15 @@ def _check_text(text: str, limits: Limits, where: str | None) -> Malformed | Non
         return refusal(
             f"{_name(where)} holds {len(text)} characters of text, more than"
             f" {limits.string_length} (limits.string_length)",
+            field=where,
+        )
+    bad = unsafe(text)
+    if bad is not None:
+        return refusal(
+            f"{_name(where)} holds the control character {shown(bad)} (a terminal escape, a"
+            " bell, or a bidi override that reverses the text around it): text is text",
+            fix="send plain text: a name or a note without control characters (a newline is"
+            ' the one kept), docs/commands.md "Limits"',
             field=where,
         )
     if not text.isascii():

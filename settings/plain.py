@@ -1,0 +1,45 @@
+"""Text is text: the characters no command may carry, and how every output shows them.
+
+A control character (C0 but a newline, DEL, C1) or a bidi override (U+202A–U+202E,
+U+2066–U+2069) in a name or a note would retitle the WorldKeeper's terminal
+(``\\x1b]0;…\\x07``), ring its bell, or reverse the text around it on a page. Commands are
+refused at the boundary (companion/table/inputs.py); what older journals still hold is
+escaped on every output (``rhuna-table history``, the CSV export) by :func:`shown`.
+
+>>> unsafe("a note\\x1b]0;pwned\\x07")
+'\\x1b'
+>>> shown("a\\x1b]0;pwned\\x07 \\u202eevil")
+'a\\\\x1b]0;pwned\\\\x07 \\\\u202eevil'
+>>> shown("two\\nlines") == "two\\nlines" and unsafe("two\\nlines") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["UNSAFE", "shown", "unsafe"]
+
+#: a control character but a newline, or a bidi embedding, override or isolate
+UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def unsafe(text: str) -> str | None:
+    """The first character of ``text`` no command may carry; None when it is plain text."""
+    if text.isprintable():  # the common case, in C: no control, no bidi control
+        return None
+    found = UNSAFE.search(text)
+    return None if found is None else found.group()
+
+
+def shown(text: str, keep: str = "") -> str:
+    """``text`` with each unsafe character written as its escape (``\\x1b``, ``\\u202e``),
+    but those in ``keep`` (a CSV cell keeps its tab and carriage return, quoted)."""
+    if text.isprintable():
+        return text
+    return UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"

@@ -48,6 +48,19 @@ def decode(data: bytes, source: str) -> str:
     return text
 
 
-def read_text(path: str | Path) -> str:
-    """Read ``path`` as UTF-8 text (see :func:`decode`); OSError is left to the caller."""
-    return decode(Path(path).read_bytes(), str(path))
+#: the most a file people wrote may hold (a table, a config, a registry, a session): read no
+#: further, so ``rules_file = "/dev/zero"`` or a log given by mistake is one clear error
+MAX_BYTES = 16 * 1024 * 1024
+
+
+def read_text(path: str | Path, limit: int = MAX_BYTES) -> str:
+    """Read ``path`` as UTF-8 text (see :func:`decode`), at most ``limit`` bytes (a
+    :class:`ConfigError` beyond); OSError is left to the caller."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(
+            f"{path}: more than {limit // (1024 * 1024)} MiB — not a file this reads (a device"
+            " such as /dev/zero, or a log given by mistake?); give the text file meant here"
+        )
+    return decode(data, str(path))

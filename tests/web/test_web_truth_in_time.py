@@ -92,3 +92,33 @@ def test_the_wall_opened_after_a_change_ages_it_by_the_services_stamp(broker, ta
     expect(card.locator(".card-age")).to_have_text(re.compile(r"changed \d+ s ago"), timeout=MS)
     page.screenshot(path=str(ARTEFACTS / "wall-age-from-history.png"))
     context.close()
+
+
+FAST_CLOCK = """(() => { const real = Date.now.bind(Date); const ahead = 5 * 60 * 1000;
+  Date.now = () => real() + ahead;
+  window.__ages = [];
+  new MutationObserver(() => {
+    const el = document.getElementById('status-age');
+    const t = el ? el.textContent : '';
+    if (t && window.__ages[window.__ages.length - 1] !== t) window.__ages.push(t);
+  }).observe(document, {subtree: true, childList: true, characterData: true});
+})();"""
+
+
+def test_a_browser_clock_5_min_fast_reads_the_right_age_from_the_first_paint(
+    broker, table, browser
+):
+    """Until the first live ``…/info`` (every 15 s) the page took the clocks as one: a browser
+    clock 5 minutes fast read "changed 5 min ago". The retained ``…/info``, republished every
+    beat, gives the offset from the first paint (at most a beat off)."""
+    table.command(BEGIN)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(FAST_CLOCK)
+    page = context.new_page()
+    page.goto(broker.url("overlay.html"))
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+    page.wait_for_function("() => window.__ages.some((a) => a.startsWith('changed'))", timeout=MS)
+    ages = page.evaluate("window.__ages")
+    first = next(a for a in ages if a.startswith("changed"))
+    assert first.endswith(" s ago"), ages  # seconds, never "changed 5 min ago"
+    context.close()

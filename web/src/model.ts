@@ -503,9 +503,21 @@ export function linkLabel(snap: Snapshot): string {
  * (none learnt yet: the clocks taken as one); without a stamp, the last change this page saw
  * happen; null: neither.
  */
+/** The clock offset a retained `…/info` allows: it is 0 to a beat old (republished every
+ *  INFO_BEAT_MS), so the service's clock less this page's lies in [guess, guess + a beat and a
+ *  second]; the value of that span nearest 0 (clocks in step read as one, never a beat off). */
+function guessedOffset(t: TableRecord): number | null {
+  if (t.clockGuess === null || t.status === "offline") return null;
+  const low = t.clockGuess;
+  const high = t.clockGuess + INFO_BEAT_MS + 1000;
+  return low > 0 ? low : Math.min(high, 0);
+}
+
 export function lastChange(t: TableRecord | undefined): number | null {
   if (!t) return null;
-  if (t.changedAt !== null) return t.changedAt - (t.clockOffset ?? 0);
+  // until a live `…/info`: the retained one's offset (a beat old at most) while the table is
+  // not offline, so a browser clock 5 min fast does not read "changed 5 min ago" (issue 42 item 5)
+  if (t.changedAt !== null) return t.changedAt - (t.clockOffset ?? guessedOffset(t) ?? 0);
   return t.lastUpdate;
 }
 

@@ -88,6 +88,9 @@ export interface TableRecord {
   readonly changedAt: number | null;
   /** the service's clock less this page's (ms), from a live `…/info`'s `now`; null: unknown */
   readonly clockOffset: number | null;
+  /** the same from the retained `…/info` (republished every 15 s, so at most a beat old): the
+   *  offset until a live one comes, while the table is online; null: none */
+  readonly clockGuess: number | null;
   /** when this page last heard a live `…/info` (its clock, ms since the epoch): the service
    *  says it every 15 s, so one two beats late is a service gone quiet; null: none heard */
   readonly infoAt: number | null;
@@ -136,6 +139,7 @@ export function emptyTable(id: string): TableRecord {
     lastUpdate: null,
     changedAt: null,
     clockOffset: null,
+    clockGuess: null,
     infoAt: null,
     stale: false,
     uplink: null,
@@ -270,10 +274,14 @@ export class Store {
   /** A live `…/info` (republished every few seconds with the service's `now`): how far the
    *  service's clock is from this page's. A retained copy's `now` is old: not a reading. */
   setInfo(table: string, now: unknown, retained: boolean): void {
-    if (retained || typeof now !== "string") return;
+    if (typeof now !== "string") return;
     const at = Date.parse(now);
     if (!Number.isFinite(at)) return;
     const heard = this.now();
+    if (retained) {
+      this.update(table, (t) => ({ ...t, clockGuess: at - heard }), false);
+      return;
+    }
     this.update(table, (t) => ({ ...t, clockOffset: at - heard, infoAt: heard }), false);
   }
 

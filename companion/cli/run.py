@@ -131,12 +131,14 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(config.log_level)
     extra: list[Extension] = []
     stop = threading.Event()
+    source = None
     if args.commands:
         from companion.table.command_source import JsonLinesCommands
 
         stream = _commands(args.commands)
         on_end = None if args.keep_running else stop.set
-        extra.append(JsonLinesCommands(stream, sys.stdout, on_end=on_end))
+        source = JsonLinesCommands(stream, sys.stdout, on_end=on_end)
+        extra.append(source)
     carry = None
     if args.carry or args.reset:
         from companion.record.carry import parse_reset
@@ -148,7 +150,26 @@ def run(args: argparse.Namespace) -> int:
             )
         carry = parse_reset(args.reset)
     service = Service(config, new_session=args.new_session, carry=carry, extra=extra)
-    return service.run(stop)
+    code = service.run(stop)
+    if source is not None and code == 0:
+        # a run that took none of its commands did not do what it was asked: never exit 0
+        if source.journal_row is not None:
+            print(
+                f"rhuna-table: --commands {args.commands}: line {source.journal_row} is a"
+                " journal row (an export's events.jsonl or history --json), not a command —"
+                f" {source.taken} taken; to load that session use `rhuna-table replay"
+                f" TABLE_FILE {args.commands}`",
+                file=sys.stderr,
+            )
+            return 1
+        if source.refused and not source.taken:
+            print(
+                f"rhuna-table: --commands {args.commands}: every one of its {source.refused}"
+                " commands was refused (each refusal above says why and the fix); none taken",
+                file=sys.stderr,
+            )
+            return 1
+    return code
 
 
 def _commands(name: str) -> TextIO:

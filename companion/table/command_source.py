@@ -74,13 +74,16 @@ class JsonLinesCommands:
         "_waiting",
         "_writer",
         "dropped",
+        "journal_row",
         "limits",
         "lines",
         "max_pending",
         "on_end",
         "out",
+        "refused",
         "source",
         "stream",
+        "taken",
     )
 
     def __init__(
@@ -112,6 +115,11 @@ class JsonLinesCommands:
         self.lines = 0
         #: answers dropped because the reader of ``out`` stopped reading
         self.dropped = 0
+        #: commands taken and refused so far (``run`` exits non-zero when none was taken)
+        self.taken = 0
+        self.refused = 0
+        #: the line of the first journal row read (an export's events.jsonl, history --json)
+        self.journal_row: int | None = None
         self._unwritten: queue.Queue[str | None] = queue.Queue(MAX_UNWRITTEN)
         self._writer: threading.Thread | None = None
 
@@ -179,6 +187,17 @@ class JsonLinesCommands:
                 item = inputs.refusal(f"the service could not read line {n}")
             if item is None:
                 continue
+            row = item is not None and _journal_row(item)
+            if row:  # not a command: said once, and the rest is not read (replay reads it)
+                self.journal_row = n
+                item = inputs.refusal(
+                    f"line {n}: this is a journal row (seq, command, events), as an export's"
+                    " events.jsonl or `history --json` writes it, not a command; nothing more"
+                    " of this file is read",
+                    fix="load a session with `rhuna-table replay TABLE_FILE EVENTS.jsonl`; give"
+                    ' --commands one JSON command a line, e.g. {"cmd": "undo"}',
+                    field="cmd",
+                )
             with self._room:  # back-pressure: reading waits until the table has answered
                 self._room.wait_for(
                     lambda: self._waiting < self.max_pending or self._stopping.is_set()
@@ -187,6 +206,8 @@ class JsonLinesCommands:
                     return
                 self._waiting += 1
             loop.submit(item, self.source)
+            if row:
+                break
         log.info("%s: end of the command stream", self.source)
         if self.on_end is not None:
             with self._room:  # every command read is answered first
@@ -224,6 +245,10 @@ class JsonLinesCommands:
             return
         with self._room:
             self._waiting -= 1
+            if outcome.error is not None:
+                self.refused += 1
+            else:
+                self.taken += 1
             self._room.notify_all()
         if outcome.error is not None:
             self._write("refused " + inputs.dumps(outcome.error.to_json()))
@@ -257,6 +282,14 @@ class JsonLinesCommands:
                 log.warning("%s: cannot write the answer %r", self.source, line)
             finally:
                 self._unwritten.task_done()
+
+
+def _journal_row(item: Any) -> bool:
+    """A row of a journal as exported (``events.jsonl``) or told (``history --json``): an
+    object with ``seq``, ``command`` and ``events`` and no ``cmd``."""
+    return (
+        isinstance(item, dict) and "cmd" not in item and {"seq", "command", "events"} <= set(item)
+    )
 
 
 def _bytes(line: bytes | str) -> bytes:

@@ -49,7 +49,7 @@ def _dice(
         return (), False
     if rng is None:
         raise CommandRejected(
-            f"{what}: roll {count} dice",
+            f"{what}: roll {dice.many(count)}",
             rule=rule,
             field=key,
             fix=f'add "{key}": [{count} values 1–6], or a "seed" to roll them',

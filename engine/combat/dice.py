@@ -22,6 +22,16 @@ FACES = 6
 GUARD_DIE = "guard"
 
 
+def many(count: int, what: str = "") -> str:
+    """``1 die``, ``3 dice``, ``2 REFLEX dice``: a count of dice in words.
+
+    >>> many(1), many(5), many(1, "REFLEX")
+    ('1 die', '5 dice', '1 REFLEX die')
+    """
+    kind = f"{what} " if what else ""
+    return f"{count} {kind}{'die' if count == 1 else 'dice'}"
+
+
 def roll(rng: random.Random, count: int) -> tuple[int, ...]:
     """``count`` d6 from ``rng`` (the caller's seeded generator keeps replays exact)."""
     return tuple(rng.randint(1, FACES) for _ in range(count))
@@ -48,10 +58,12 @@ def entered(values: Any, count: int, *, field: str, rule: str, what: str) -> tup
         )
     if len(values) != count:
         raise CommandRejected(
-            f"{what} is {count} dice, {len(values)} given",
+            f"{what} is {many(count)}, {len(values)} given",
             rule=rule,
             field=field,
-            fix=f"give exactly {count} values" if count else f"leave out {field}: no dice to roll",
+            fix=f"give exactly {count} value{'' if count == 1 else 's'}"
+            if count
+            else f"leave out {field}: no dice to roll",
         )
     return tuple(int(v) for v in values)
 

@@ -43,7 +43,7 @@ def _roll(
     if rng is None:
         shape = f"[{count} values 1–6]" if field == "initiative" else f"[[{count} values 1–6]]"
         raise CommandRejected(
-            f"{what}: roll {count} REFLEX dice for {c.name}",
+            f"{what}: roll {dice.many(count, 'REFLEX')} for {c.name}",
             rule="C3",
             field=field,
             fix=f'add "{field}": {{"{c.id}": {shape}}} or a "seed"',

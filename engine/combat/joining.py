@@ -17,7 +17,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.combat import access, flow, initiative, pools, wheel
+from engine.combat import access, dice, flow, initiative, pools, wheel
 from engine.combat.roster import RosterError, hero_names, parse_combatant
 from engine.combat.rules import CombatRules
 from engine.combat.state import ATTRIBUTES, Combat, Combatant, Fight, WheelToken
@@ -95,7 +95,7 @@ def join(
     count = pools.reflex_pool(c, r)
     if given is None and seed is None and count > 0:
         raise CommandRejected(
-            f"initiative: roll {count} REFLEX dice for {c.name}",
+            f"initiative: roll {dice.many(count, 'REFLEX')} for {c.name}",
             rule="C3",
             field="initiative",
             fix=f'add "initiative": [{count} values 1–6] or a "seed"',

@@ -329,7 +329,7 @@ def test_c8_each_injury_costs_a_fortitude_die(duel):
             damage_dice=[1] * 5,
             fortitude_dice=[6, 6],
         )
-    assert "1 dice, 2 given" in e.value.violation.message
+    assert "1 die, 2 given" in e.value.violation.message
 
 
 def test_c10_fatigued_levels_count_as_injuries_for_fortitude_only(duel):
@@ -342,7 +342,7 @@ def test_c10_fatigued_levels_count_as_injuries_for_fortitude_only(duel):
             damage_dice=[1] * 5,
             fortitude_dice=[6, 6],
         )
-    assert "1 dice, 2 given" in e.value.violation.message
+    assert "1 die, 2 given" in e.value.violation.message
     # I-C9a: levels do not count toward death: 4 injuries + 6 levels, still alive
     s, _ = run(
         duel,

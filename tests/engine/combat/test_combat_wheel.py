@@ -83,7 +83,7 @@ def test_c3_seeded_initiative_is_replayable(example_state):
     assert all(e["rolled"] for e in e1 if e.type == "initiative_rolled")
 
 
-@pytest.mark.parametrize(("values", "why"), [([7], "not a d6 face"), ([1, 2], "1 dice, 2 given")])
+@pytest.mark.parametrize(("values", "why"), [([7], "not a d6 face"), ([1, 2], "1 die, 2 given")])
 def test_c3_entered_initiative_dice_are_checked(example_state, values, why):
     with pytest.raises(CommandRejected) as e:
         fight(example_state, sheet("a"), sheet("b"), initiative={"a": values, "b": [1]})

@@ -25,6 +25,8 @@ from settings.errors import ConfigError
 
 #: seconds to wait for the broker, then for the service's answer
 WAIT = 10.0
+#: how long the retained ``…/status`` may take to follow the subscription
+STATUS_WAIT = 0.5
 
 
 def register(sub: Any) -> None:
@@ -91,7 +93,7 @@ def send_note(
     from paho.mqtt.enums import CallbackAPIVersion
 
     request = f"note-{uuid.uuid4().hex[:12]}"
-    subscribed, answered = threading.Event(), threading.Event()
+    subscribed, answered, status = threading.Event(), threading.Event(), threading.Event()
     reply: list[dict[str, Any]] = []
 
     def on_connect(client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -99,12 +101,19 @@ def send_note(
             reply.append({"ok": False, "broker": str(reason)})
             answered.set()
             return
-        client.subscribe(f"{base}/reply", qos=1)
+        # the retained status too: a table whose service is offline is said at once
+        client.subscribe([(f"{base}/reply", 1), (f"{base}/status", 1)])
 
     def on_subscribe(client: Any, userdata: Any, mid: Any, reasons: Any, props: Any) -> None:
         subscribed.set()
 
     def on_message(client: Any, userdata: Any, message: Any) -> None:
+        if message.topic == f"{base}/status":
+            status.set()
+            if message.payload == b"offline" and not reply:
+                reply.append({"offline": True})
+                answered.set()
+            return
         try:
             data = json.loads(message.payload)
         except ValueError:
@@ -129,6 +138,10 @@ def send_note(
             print(f"rhuna-table note: the broker at {host}:{port} did not answer", file=sys.stderr)
             return 2
         if not reply:
+            # the retained status comes just after the subscription (none: a table that
+            # never started): an offline table is said at once, the note never sent to it
+            status.wait(STATUS_WAIT)
+        if not reply:
             body = json.dumps({**command, "id": request, "source": "cli"})
             client.publish(f"{base}/command", body, qos=1)
             answered.wait(WAIT)
@@ -147,6 +160,13 @@ def _said(reply: list[dict[str, Any]], base: str) -> int:
         )
         return 2
     answer = reply[0]
+    if "offline" in answer:
+        print(
+            f"rhuna-table note: the table's service is offline ({base}/status says so): the"
+            " note was not kept — start it (rhuna-table run) and send the note again",
+            file=sys.stderr,
+        )
+        return 2
     if "broker" in answer:
         print(
             f"rhuna-table note: the broker refused the login ({answer['broker']}): check the"

@@ -162,6 +162,9 @@ def _check_text(text: str, limits: Limits, where: str | None) -> Malformed | Non
         return refusal(
             f"{_name(where)} holds {len(text)} characters of text, more than"
             f" {limits.string_length} (limits.string_length)",
+            # the fix for this string, not the generic one about JSON objects
+            fix=f"shorten it to at most {limits.string_length} characters (a note: split it"
+            " into two notes)",
             field=where,
         )
     bad = unsafe(text)

@@ -20,7 +20,7 @@ from typing import Any
 from companion.config import load_config
 from companion.service import Service
 from companion.table.loop import Outcome
-from tests.harness import ROOT
+from tests.harness import ROOT, WAIT
 from tests.harness.service import write_config
 
 EXAMPLES = ROOT / "examples"
@@ -105,7 +105,9 @@ def setup_table(folder: Path, table_text: str | None = None) -> Path:
 
 def start(config: Path, **kwargs: Any) -> Running:
     running = Running(Service(load_config(config), **kwargs))
-    assert running.service.readers[0].wait_online(10)
+    if not running.service.readers[0].wait_online(WAIT):
+        running.close()  # not left running behind the failure
+        raise AssertionError("the night's reader did not come online")
     return running
 
 

@@ -34,7 +34,7 @@ from engine import apply, load_table, load_table_text
 from engine.events import Event
 from engine.narrate import describe
 from engine.performance.odds import odds_view
-from tests.harness import ROOT, wait_until
+from tests.harness import ROOT, WAIT, wait_until
 from tests.harness.record import Night, setup_table, start
 
 
@@ -189,14 +189,13 @@ def test_history_follows_into_the_next_session(tmp_path) -> None:
     running = start(config, new_session=True)
     try:
         running.command({"cmd": "adjust_hero", "hero": "bren", "favor": 1})
-        deadline = time.monotonic() + 10
-        while "Bren now has" not in out.getvalue() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: "Bren now has" in out.getvalue(), lambda: out.getvalue())
     finally:
         stop.set()
-        follower.join(5)
+        follower.join(WAIT)
         journal.close()
         running.close()
+    assert not follower.is_alive()  # stopped at its next poll, not left following
     text = out.getvalue()
     assert text.index("Aria now has 3 Favor") < text.index("a new session begins")
     assert text.index("a new session begins") < text.index("Bren now has 2 Favor")

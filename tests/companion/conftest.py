@@ -16,6 +16,17 @@ import pytest
 
 from companion.ops import accounts as A
 from tests.harness.broker import Broker, running_broker, running_pi_broker
+from tests.harness.service import close_service_processes
+
+
+@pytest.fixture(autouse=True)
+def _no_service_process_left() -> Iterator[None]:
+    """A ``rhuna-table run`` a test started (``tests.harness.service.ServiceProcess``) does not
+    outlive it: whatever a failing test left running is killed and reaped here, and a
+    passing test that left one fails, named."""
+    yield
+    if left := close_service_processes():
+        pytest.fail(f"{left} rhuna-table run process(es) left running by the test: killed")
 
 
 @pytest.fixture

@@ -156,8 +156,11 @@ class InProcess:
         wait_until(lambda: self.service.store.seq >= seq, f"commit #{seq}")
 
     def close(self) -> None:
+        """Stop the service and wait for its thread to be gone (each part's stop is bounded:
+        this is a deadline for a hang, never a wait given up on silently)."""
         self.stop_flag.set()
-        self.thread.join(30)
+        self.thread.join(12 * WAIT)
+        assert not self.thread.is_alive(), "the service did not stop"
 
 
 def uid_of(service: Service, token: str) -> str:
@@ -169,6 +172,19 @@ def uid_of(service: Service, token: str) -> str:
 def drawn(service: Service) -> list[str]:
     perf = service.loop.state.performance
     return [] if perf is None else [t for c in perf.contributions for t in c.drawn]
+
+
+#: every ServiceProcess started in this process, until :meth:`ServiceProcess.close`
+_STARTED: list[ServiceProcess] = []
+
+
+def close_service_processes() -> int:
+    """Kill and reap every :class:`ServiceProcess` still running (a test that failed before
+    it stopped its own; tests/companion/conftest.py calls it after each test); how many."""
+    left = [s for s in _STARTED if s.proc.poll() is None]
+    for service in list(_STARTED):
+        service.close()
+    return len(left)
 
 
 class ServiceProcess:
@@ -197,7 +213,9 @@ class ServiceProcess:
             env={**os.environ, "TMPDIR": str(config.parent), **(env or {})},
         )
         self.answers: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reading = threading.Thread(target=self._read, daemon=True)
+        self._reading.start()
+        _STARTED.append(self)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -225,6 +243,20 @@ class ServiceProcess:
             out.append(line)
         self.log.close()
         return out
+
+    def close(self) -> None:
+        """Kill it if it still runs, reap it, and close its pipes and log (idempotent)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(WAIT)
+        self._reading.join(WAIT)  # its stdout reached EOF with the process
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        self.log.close()
+        with contextlib.suppress(ValueError):
+            _STARTED.remove(self)
 
 
 def journal_rows(state_dir: Path) -> list[tuple[int, dict]]:

@@ -56,6 +56,7 @@ def what_the_rules_reset(state: TableState, table: TableState) -> dict[str, Any]
         escalation=0,
         retiring=frozenset(),
         history=(),
+        change=None,  # the command Undo would take back: the floor, start_session, in both
     )
     return state.to_json()
 

@@ -417,7 +417,7 @@ def rehearse(suite: str, archive: Path, reuse: bool = False) -> int:
                 if rc != 0:
                     ok = False
                     break
-                if text == "sudo systemctl start rhuna-table":
+                if text == "sudo systemctl start rhuna-table" and hand.n:  # after enroll
                     rows.append(first_draw(system, hub))
                     if rows[-1][1] != 0:
                         ok = False

@@ -224,8 +224,8 @@ def _vcgencmd_throttled() -> str | None:
 def service_starts(cfg: Config) -> Checks:
     """What ``rhuna-table run`` would refuse at start (``check-config``'s plan): the unit exits
     2 on it and is not restarted (RestartPreventExitStatus=2), so doctor says it first."""
-    from companion.cli.run import plan
     from companion.config import ConfigErrors
+    from companion.ops.start_plan import plan
 
     try:
         plan(cfg)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from companion.table.journal import ARCHIVE, JOURNAL, MARK
-from companion.table.journal_file import StoreError, StoreUnavailable, retryable
+from companion.table.journal_errors import StoreError, StoreUnavailable, retryable
 from companion.table.wal import WalScan, read_scan
 from settings.atomic import fsync_dir
 
@@ -99,7 +99,7 @@ def check(
 def _size(path: Path) -> int | None:
     try:
         return path.stat().st_size
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none there (a file where its folder goes)
         return None
 
 

@@ -16,7 +16,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import errno
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -24,7 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from companion.table.journal import ARCHIVE, JOURNAL, SCHEMA, SCHEMA_VERSION
-from settings.errors import ConfigError
+from companion.table.journal_errors import (
+    StoreError,
+    StoreUnavailable,
+    retryable,
+)
 
 __all__ = [
     "JournalWriteFailed",
@@ -42,41 +45,6 @@ __all__ = [
 _TABLES = {"meta", "journal", "states", "snapshots"}
 #: SQLite's primary result codes for a file that is not (or no longer) a sound database
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
-
-
-class StoreError(ConfigError):
-    """The journal cannot be used as it is; the message names the file and the fix.
-
-    A ConfigError, because like a broken config it stops the service with a
-    clear message (exit status 2), never a traceback.
-    """
-
-
-class StoreUnavailable(StoreError):
-    """The journal's disk is full, read-only or failing: a retry may cure it (exit 75,
-    EX_TEMPFAIL, which systemd's ``Restart=on-failure`` retries; 2 it does not)."""
-
-    exit_status = 75
-
-    def __init__(self, message: str) -> None:
-        super().__init__(
-            f"{message} (exit status 75: a condition a retry may cure — under systemd,"
-            " Restart=on-failure starts the service again)"
-        )
-
-
-#: errno values of a disk that is full, read-only or failing (a retry may cure them)
-RETRYABLE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EIO, errno.EDQUOT})
-#: SQLite's primary result codes for the same (BUSY, LOCKED, READONLY, IOERR, FULL)
-_SQLITE_RETRYABLE = frozenset({5, 6, 8, 10, 13})
-
-
-def retryable(e: BaseException) -> bool:
-    """A full, read-only or failing disk (or a busy database), not a damaged file."""
-    if isinstance(e, OSError):
-        return e.errno in RETRYABLE_ERRNOS
-    code = getattr(e, "sqlite_errorcode", None)
-    return code is not None and code & 0xFF in _SQLITE_RETRYABLE
 
 
 class JournalWriteFailed(Exception):

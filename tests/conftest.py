@@ -6,6 +6,8 @@ the :mod:`tests.harness` package, never imported from a conftest."""
 from __future__ import annotations
 
 import logging
+import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -53,3 +55,38 @@ def _no_unexpected_error_log(request: pytest.FixtureRequest) -> Iterator[None]:
     if handler.records and not expected:
         shown = "; ".join(f"{r.name}: {r.getMessage()}"[:200] for r in handler.records[:3])
         pytest.fail(f"unexpected ERROR log ({len(handler.records)}): {shown}", pytrace=False)
+
+
+#: variables pytest itself changes around each test
+_ENV_OWN = {"PYTEST_CURRENT_TEST"}
+_SIGNALS = tuple(
+    getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGCHLD", "SIGPIPE", "SIGALRM")
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_state_leaks_to_the_next_test() -> Iterator[None]:
+    """What a test changes of the process it must put back (``monkeypatch`` does): the
+    environment, the working directory and the signal dispositions. A leak fails the test
+    that made it, names what leaked, and is undone, so that the next test on this worker
+    meets the process as it was, not a state that fails it far from its cause."""
+    env, cwd = dict(os.environ), os.getcwd()
+    handlers = {s: signal.getsignal(s) for s in _SIGNALS}
+    yield
+    leaks = []
+    now = {k: v for k, v in os.environ.items() if k not in _ENV_OWN}
+    was = {k: v for k, v in env.items() if k not in _ENV_OWN}
+    if now != was:
+        changed = sorted(k for k in now.keys() | was.keys() if now.get(k) != was.get(k))
+        leaks.append(f"environment variables {changed}")
+        os.environ.clear()
+        os.environ.update(env)
+    if os.getcwd() != cwd:
+        leaks.append(f"working directory {os.getcwd()} (was {cwd})")
+        os.chdir(cwd)
+    for s, handler in handlers.items():
+        if signal.getsignal(s) != handler:
+            leaks.append(f"{signal.Signals(s).name} handler {signal.getsignal(s)!r}")
+            signal.signal(s, handler)
+    if leaks:
+        pytest.fail("the test left " + "; ".join(leaks) + " (use monkeypatch)", pytrace=False)

@@ -66,8 +66,10 @@ def test_two_services_on_one_table_id_one_acts_the_other_stands_by_then_takes_ov
     first, first_status = _start(tmp_path, "first", broker.port)
     second = second_status = None
     try:
-        held = watcher.wait(
-            lambda ms: [m.json() for m in ms if m.topic == f"{R}/info"], "the first's info"
+        held = watcher.wait(  # a new process's first word: the slowest wait on a loaded machine
+            lambda ms: [m.json() for m in ms if m.topic == f"{R}/info"],
+            "the first's info",
+            3 * WAIT,
         )[0]
         watcher.wait(lambda ms: any(m.topic == f"{R}/state" for m in ms), "the first's state")
         second, second_status = _start(tmp_path, "second", broker.port)

@@ -38,9 +38,9 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from companion.config import Config, ReaderConfig
 from companion.table.board import KEY as BOARD_KEY
 from companion.table.board import Board
-from companion.config import Config, ReaderConfig
 from companion.table.loop import Outcome, TableLoop, as_json
 from companion.table.panel_output import PanelOutput
 from companion.table.ponder import Ponder

@@ -209,7 +209,7 @@ def test_the_old_forms_are_refused(bad, tmp_path):
 
 def test_a_pi_block_refuses_the_checkouts_venv():
     """issue 44, D2: a Pi install has no .venv; the guide's Pi blocks ran only in a checkout."""
-    with pytest.raises(AssertionError, match="a Pi install has no .venv"):
+    with pytest.raises(AssertionError, match=r"a Pi install has no \.venv"):
         pi_tool(".venv/bin/mpremote")
     assert pi_tool("mpremote") == ".venv/bin/mpremote"
     pi_blocks = [b for b in blocks(PAGE.read_text("utf-8"), "docs/hardware.md") if b.pi]

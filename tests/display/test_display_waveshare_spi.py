@@ -244,7 +244,6 @@ def test_a_hundred_updates_hold_one_spi_descriptor_and_never_cut_the_power(epape
     assert config.power == [1, 0]
 
 
-@pytest.mark.error_log  # the panel not responding is logged as an error, on purpose
 def test_a_busy_that_never_clears_marks_the_panel_not_responding_and_nothing_waits(epaper):
     """issue 43, item 5: a loose ribbon, BUSY stuck busy, ReadBusy looping for ever: past its
     deadline (a few times the panel's refresh time) the panel is said not responding, in

@@ -11,13 +11,10 @@ from __future__ import annotations
 import os
 import signal
 
-import pytest
-
 from tests.harness import ARIA, BEGIN, wait_until
 from tests.harness.service import InProcess
 
 
-@pytest.mark.error_log  # "panel not responding" is logged as an error, on purpose
 def test_a_stuck_panel_is_said_in_the_status_line_and_the_table_goes_on(tmp_path):
     table = InProcess(tmp_path)
     svc = table.service

@@ -397,7 +397,10 @@ class Service:
         # the fork server the panel's and the answers' children come from, started on the
         # thread that starts the table (the main one, in `run`): a Ctrl-C in its first instant
         # is then no traceback (display.forkserver_signals)
-        fork_server(PRELOAD)  # the answers' module is in it: companion.table.views imports it
+        try:  # the answers' module is in PRELOAD: companion.table.views imports it
+            fork_server(PRELOAD)
+        except OSError as e:  # e.g. a TMPDIR too long for its socket: the children try later
+            log.warning("the fork server did not start now (%s); a child will start it", e)
         # answers too big for a turn are computed off it (companion.table.answers); the outputs
         # show them when they come
         VIEWS.start_answers()

@@ -299,3 +299,27 @@ def test_free_port_never_hands_out_a_port_twice(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(broker, "_HANDED", set())
     monkeypatch.setattr(broker, "socket", Sockets)
     assert [broker.free_port(), broker.free_port()] == [41001, 41002]
+
+
+def test_a_broker_never_takes_another_process_listener_for_its_own(tmp_path, monkeypatch):
+    """Between ``free_port``'s probe and Mosquitto's bind another xdist worker may take the
+    port: a broker must not return on a port that answers for someone else (a fresh-clone run
+    lost every message of test_mqtt_claim so: ``got []``), but start on another."""
+    import socket
+
+    from tests.harness import broker as harness
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        given = iter([taken])
+        real = harness.free_port
+        monkeypatch.setattr(harness, "free_port", lambda: next(given, None) or real())
+        b = harness.Broker(tmp_path / "broker").start()
+        try:
+            assert b.port != taken
+            assert b.proc is not None and harness.listens(b.proc.pid, b.port)
+            assert not harness.listens(b.proc.pid, taken)
+        finally:
+            b.stop()

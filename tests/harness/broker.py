@@ -7,6 +7,7 @@ event-driven: every helper wakes as soon as what it waits for arrives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -69,6 +70,32 @@ def free_port() -> int:
     raise RuntimeError("no free port of 127.0.0.1 left that this process was not given before")
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds a socket listening on 127.0.0.1:``port`` (Linux's
+    /proc/net/tcp, state 0A, whose inode is one of the process's descriptors)."""
+    inodes = set()
+    try:
+        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return False
+    for row in rows:
+        f = row.split()
+        local, state, inode = f[1], f[3], f[9]
+        if state == "0A" and int(local.rpartition(":")[2], 16) == port:
+            inodes.add(f"socket:[{inode}]")
+    if not inodes:
+        return False
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(fd) in inodes:
+                return True
+    return False
+
+
 class Broker:
     """A Mosquitto 2.x of the test's own: ``start``/``stop`` keep the port and the data dir."""
 
@@ -76,6 +103,7 @@ class Broker:
         self.binary = mosquitto_binary()
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._port_given = port is not None
         self.port = port or free_port()
         self.extra = extra
         self.proc: subprocess.Popen[bytes] | None = None
@@ -98,6 +126,22 @@ class Broker:
         return "\n".join(lines) + "\n"
 
     def start(self) -> Broker:
+        """Start it and return once *this* Mosquitto listens on its port. A port that answers
+        is not proof: between ``free_port`` closing its probe and Mosquitto's bind, a test on
+        another xdist worker may take the same port for its own broker, and a test that then
+        talked to that one saw nothing of its own (``got []``). A broker whose first port was
+        taken so is started again on another (a port given by the caller is kept)."""
+        for attempt in range(5):
+            taken = self._start_once()
+            if not taken:
+                return self
+            if self._port_given or attempt == 4:
+                pytest.fail(f"mosquitto: port {self.port} is another process's: {taken}")
+            self.port = free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> str:
+        """'' once this process listens on the port; why not, when another one holds it."""
         self.conf.write_text(self.config_text())
         self.proc = subprocess.Popen(
             [self.binary, "-c", str(self.conf)],
@@ -109,12 +153,14 @@ class Broker:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode() if self.proc.stderr else ""
                 log = self.dir / "mosquitto.log"
-                pytest.fail(f"mosquitto exited: {err}\n{log.read_text() if log.exists() else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                time.sleep(0.02)  # the poll of a wait for the port (a deadline above)
+                said = err + (log.read_text() if log.exists() else "")
+                self.proc = None
+                if "Address already in use" in said:
+                    return said.strip().splitlines()[-1]
+                pytest.fail(f"mosquitto exited: {said}")
+            if listens(self.proc.pid, self.port):
+                return ""
+            time.sleep(0.02)  # the poll of a wait for its listener (a deadline above)
         self.stop()  # not left running behind the failure
         pytest.fail(f"mosquitto did not listen on port {self.port}")
 

@@ -12,7 +12,7 @@ hold the interpreter's lock against the loop, paho and the readers (a thread bes
 commit was measured 2.15× slower, docs/performance.md), and a thread cannot be stopped
 when the table moves on. The child is forked by multiprocessing's fork server (a fresh
 single-threaded process: never ``fork`` from a process full of threads), runs below the
-table (``nice`` 19), and is killed as soon as its answer is for a state the table has
+table (``SCHED_IDLE``), and is killed as soon as its answer is for a state the table has
 left: the newest state is the only one worth an answer. Nothing here waits in the turn.
 """
 
@@ -49,12 +49,8 @@ def _child(conn: Connection) -> None:
 
     # Ctrl-C reaches the terminal's whole process group: the service stops this child
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # far below the table (nice 19: a weight of 15 against the table's 1024, so a turn loses
-    # under 2 % of a core to it), but not the idle class: that runs only on an idle CPU, and
-    # beside any busy process (a shared CI machine; a runaway one on a Pi) an answer never
-    # came (make test-loaded: the exact odds still pending after 60 s)
     with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, 0, 19)
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     while True:
         try:
             state = conn.recv()

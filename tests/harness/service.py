@@ -270,6 +270,16 @@ def journal_rows(state_dir: Path) -> list[tuple[int, dict]]:
         db.close()
 
 
+def journal_count(state_dir: Path) -> int:
+    """How many commands the journal holds, counted by SQLite: cheap enough to poll while a
+    service commits thousands (``journal_rows`` parses every row's JSON)."""
+    db = sqlite3.connect(state_dir / JOURNAL)
+    try:
+        return int(db.execute("SELECT count(*) FROM journal").fetchone()[0])
+    finally:
+        db.close()
+
+
 def assert_state_is_the_journal_replayed(folder: Path) -> tuple[int, list[dict]]:
     """Restore the state directory as a restart would; it must equal replaying every journal
     row from the table file. Returns (seq, the journal's commands)."""

@@ -26,7 +26,14 @@ from engine import CommandRejected, apply, load_table
 from tags.registry import TagRegistry
 from tests.harness import wait_until
 from tests.harness.broker import WAIT, Watcher, running_broker
-from tests.harness.service import ServiceProcess, as_json, journal_rows, replay, write_config
+from tests.harness.service import (
+    ServiceProcess,
+    as_json,
+    journal_count,
+    journal_rows,
+    replay,
+    write_config,
+)
 
 R = "rhuna/example"
 FAVOR = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18: always accepted
@@ -281,16 +288,24 @@ def test_json_that_is_no_object_gets_one_malformed_answer(tmp_path, line):
 def test_an_unread_stdout_never_stops_the_table(tmp_path):
     """Issue 29: with nobody reading ``--commands -``'s answers the pipe fills; the answers
     beyond the bounded queue are dropped and counted, the table goes on committing and the
-    watchdog stays fed (before: the loop wedged after about 7,400 answers)."""
+    watchdog stays fed (before: the loop wedged once the pipe and the queue were full).
+
+    The answers' pipe is shrunk to one page (``F_SETPIPE_SZ``), so a few thousand commands
+    overfill it and the queue: a loaded CI machine commits them well inside the deadline
+    (12,000 against a 64 kB pipe once took more than 120 s there). A service that dies is
+    said at once, with its log, instead of waiting out the deadline."""
+    import fcntl
     import subprocess
     import sys
 
+    from companion.table.command_source import MAX_UNWRITTEN
     from tests.harness import ROOT
     from tests.harness.sdnotify import Systemd
 
     systemd = Systemd(str(tmp_path / "notify"))
     config = write_config(tmp_path)
-    log = (tmp_path / "service.log").open("w")
+    log_path = tmp_path / "service.log"
+    log = log_path.open("w")
     env = {**os.environ, "NOTIFY_SOCKET": systemd.address, "WATCHDOG_USEC": "1000000"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion.cli", "run", "--config", str(config), "--commands", "-"],
@@ -300,23 +315,48 @@ def test_an_unread_stdout_never_stops_the_table(tmp_path):
         cwd=ROOT,
         env={**env, "TMPDIR": str(tmp_path)},
     )
-    n = 12_000  # answers of ~6 bytes: far more than a 64 kB pipe and the queue hold
+    assert proc.stdout is not None and proc.stdin is not None
+    pipe_bytes = fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+    # "ack N\n" is at least 6 bytes: the pipe holds at most pipe_bytes // 6 answers, the
+    # queue MAX_UNWRITTEN more; twice both is sure to overfill them
+    n = 2 * (pipe_bytes // 6 + MAX_UNWRITTEN)
+    written: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            proc.stdin.write((json.dumps(FAVOR) + "\n").encode() * n)
+            proc.stdin.flush()
+        except OSError as e:  # the service went away: said below, with its log
+            written.append(e)
+
+    def committed() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(
+                f"the service exited ({proc.returncode}) after"
+                f" {journal_count(tmp_path / 'state')} of {n} commands:\n"
+                + log_path.read_text("utf-8")[-3000:]
+            )
+        return journal_count(tmp_path / "state") >= n
+
     try:
         systemd.until("READY")
-        assert proc.stdin is not None
-        line = json.dumps(FAVOR).encode() + b"\n"
-        writer = threading.Thread(target=lambda: proc.stdin.write(line * n) and proc.stdin.flush())
+        writer = threading.Thread(target=write, daemon=True)
         writer.start()
         wait_until(
-            lambda: len(journal_rows(tmp_path / "state")) >= n,
-            "every command committed though nobody reads the answers",
-            timeout=120,
+            committed,
+            lambda: (
+                f"every one of {n} commands committed though nobody reads the answers"
+                f" ({journal_count(tmp_path / 'state')} so far)"
+            ),
+            timeout=WAIT * 4,
+            poll=0.1,
         )
-        writer.join(10)
+        writer.join(WAIT)
+        assert not written, written
         assert "WATCHDOG" in systemd.until("WATCHDOG")  # still fed after it all
     finally:
         proc.kill()
-        proc.wait(10)
+        proc.wait(WAIT)
         log.close()
         systemd.close()
-    assert "nobody reads the answers" in (tmp_path / "service.log").read_text("utf-8")
+    assert "nobody reads the answers" in log_path.read_text("utf-8")

@@ -36,7 +36,7 @@ def _weather_changed(s: TableState, d: ev.WeatherChanged) -> str:
 @narrator(ev.time_drawn)
 def _time_drawn(s: TableState, d: ev.TimeDrawn) -> str:
     return (
-        f"Day {d['day']} {d['band'].title()}, {d['size'].title()} draw {d['step']}:"
+        f"Day {d['day']}, {d['band'].title()} band, {d['size'].title()} draw {d['step']}:"
         f" {face_title(d['face'])}"
     )
 

@@ -45,3 +45,12 @@ def test_the_day_covers_bands_majors_and_a_full_rest(example_state):
     assert [e.type for e in events].count("full_rest_completed") == 1
     unnarrated = {e.type for e in events} - set(NARRATORS)
     assert not unnarrated
+
+
+def test_a_time_draw_names_the_day_and_the_band_apart(capsys):
+    """Issue 41 item 13: `Day 1 Day, Minor draw 1` read as a stutter; the band is named as one (T3)."""
+    assert main(["replay", str(TABLE), str(DAY)]) == 0
+    out = capsys.readouterr().out
+    assert "Day 1, Day band, Minor draw 1:" in out
+    assert "Day 1, Morning band, Minor draw 1:" in out
+    assert "Day 1 Day" not in out

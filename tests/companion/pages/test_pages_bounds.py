@@ -24,7 +24,7 @@ import pytest
 
 from companion.config import config_from_text
 from companion.pages.server import HEAD_LIMIT, PageServer
-from tests.harness import BEGIN
+from tests.harness import BEGIN, wait_until
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
     SERVICE_PASSWORD,
@@ -187,8 +187,9 @@ def test_past_the_cap_the_oldest_half_open_makes_room_and_one_warning_says_so(ro
             held += half_open(s.port, 40)
             for _ in range(5):
                 assert get(s.port, "/overlay.html")[0] == 200
-        time.sleep(0.2)
-        assert len(s._conns) <= 8
+        wait_until(
+            lambda: len(s._conns) <= 8, lambda: f"at most 8 connections, not {len(s._conns)}"
+        )
         warnings = [
             r for r in caplog.records if r.name == "rhuna.web" and r.levelno >= logging.WARNING
         ]
@@ -206,7 +207,9 @@ def test_a_head_must_arrive_within_the_timeout_however_slowly(root):
             t0 = time.monotonic()
             c.sendall(b"GET / HTTP/1.1\r\n")
             closed = False
-            while time.monotonic() - t0 < 6:
+            # a server that let each byte buy more time would hold it for ever: the deadline is
+            # the harness's WAIT, far past the 1 s timeout, so a slow machine cannot fail it
+            while time.monotonic() - t0 < WAIT:
                 try:
                     c.sendall(b"X: y\r\n")  # a byte now and then does not buy more time
                 except OSError:
@@ -219,9 +222,7 @@ def test_a_head_must_arrive_within_the_timeout_however_slowly(root):
                         break
                 except TimeoutError:
                     pass
-            assert (
-                closed
-            )  # within the loop's 6 s for a 1 s timeout; how soon is benchmarks/web_edges.py's
+            assert closed  # how soon after the 1 s timeout is benchmarks/web_edges.py's figure
     finally:
         s.stop()
 
@@ -262,10 +263,12 @@ def test_a_client_that_never_reads_its_answers_holds_no_connection(root):
         c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         c.connect(("127.0.0.1", s.port))
         c.sendall(b"GET /overlay.html HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
-        deadline = time.monotonic() + 3 * WAIT
-        while s._conns and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not s._conns, "the server still holds the connection of a client that never reads"
+        wait_until(
+            lambda: not s._conns,
+            "the server to drop the connection of a client that never reads",
+            timeout=3 * WAIT,
+            poll=0.1,
+        )
         c.close()
     finally:
         s.stop()

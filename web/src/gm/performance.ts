@@ -131,13 +131,13 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
   const drawn = h(
     "ul",
     { class: "drawn" },
-    ...c.drawn.map((d) => h("li", {}, `${d.name} +${d.value}`)),
+    ...c.drawn.map((d) => h("li", {}, `${d.name} ${v.signed(d.value)}`)),
     // the Favor Bag's tokens are named "Favor: The Judge (control)" by the engine: no second prefix
     ...c.favor.map((d) =>
       h(
         "li",
         { class: "favor" },
-        `${/^favor\b/i.test(d.name) ? "" : "Favor: "}${d.name} +${d.value}`,
+        `${/^favor\b/i.test(d.name) ? "" : "Favor: "}${d.name} ${v.signed(d.value)}`,
       ),
     ),
   );
@@ -247,7 +247,8 @@ export const buildPerformance: Builder = (t, ctx) => {
       h(
         "p",
         { class: `outcome ${r.success ? "success" : "failure"}` },
-        `${r.success ? "SUCCESS" : "FAILURE"} · ${r.total} / ${r.difficulty}`,
+        `${r.heroes.map((id) => t.heroes[id]?.name ?? id).join(" + ")} · ` +
+          `${r.success ? "SUCCESS" : "FAILURE"} · ${r.total} / ${r.difficulty}`,
       ),
     );
   }

@@ -75,6 +75,11 @@ export function loaded(t: TableRecord): boolean {
   return whole !== null && Object.keys(whole.heroes).every((id) => id in t.heroes);
 }
 
+/** A token's value as the table says it: `+2`, `0`, `-1` (never `+-1`). */
+export function signed(value: number): string {
+  return value > 0 ? `+${value}` : String(value);
+}
+
 export function heroes(t: TableRecord): Hero[] {
   return Object.values(t.heroes);
 }

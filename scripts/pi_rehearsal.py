@@ -4,6 +4,10 @@ This is Debian on an emulated CPU (qemu-user), not a Pi: its timings are not the
 (``benchmarks/pi_budget.py`` stays the CPU model), and Raspberry Pi OS's own packages are not
 there. What it does, as root:
 
+0. its own tools: what is missing of ``mmdebstrap``, ``qemu-user-static``, ``binfmt-support``
+   (and ``proot`` when binfmt_misc cannot be used) is installed with ``apt-get update`` and
+   ``apt-get install``; a binfmt_misc that cannot be mounted or registered is said, with the
+   fix, and without it no arm64 system can be built;
 1. the system: Debian's ``mmdebstrap`` builds an arm64 ``SUITE`` (bookworm, trixie) from
    Debian's archive once, cached outside the checkout in ``/var/cache/rhuna-pi-rehearsal/SUITE``;
    each run works on a fresh copy of it. The arm64 programs run through binfmt_misc's
@@ -22,6 +26,10 @@ runs the unit's ExecStart as its User= in the background (start), sends SIGTERM 
 asks for after the install (the hub's port, ``[gpio] pin_factory``: Debian has no
 python3-lgpio) are in /etc/rhuna-table/rhuna.toml before install.sh runs (it keeps an existing
 config); the hand that lays each token when ``enroll`` asks for it is this script; the
+WorldKeeper's part before the first draw (a Performance begun, Aria declared: the wheel and
+the GM page cannot be reached from here) is ``rhuna-table run --commands FILE
+--keep-running`` as the unit's user, the service stopped meanwhile, then one of Aria's tokens
+on a Draw Board well until ``history --json`` has its ``draw`` from the reader; the
 mpremote lines need a MicroPython board, which the hub emulator is not: they run ``mpremote
 --version`` instead (the tool runs on arm64; the board's side is not covered).
 
@@ -31,6 +39,7 @@ mpremote lines need a MicroPython board, which the hub emulator is not: they run
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shlex
@@ -101,19 +110,76 @@ def guide_steps(text: str) -> list[Step]:
 # --- the arm64 system ----------------------------------------------------------------------------
 
 
-def binfmt_ready() -> bool:
-    """Whether arm64 programs run through binfmt_misc here (registered if it can be)."""
-    entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
-    if not entry.exists():
-        if not Path("/proc/sys/fs/binfmt_misc/register").exists():
-            subprocess.run(
-                ["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"],
-                capture_output=True,
+#: the tools the rehearsal runs, and the Debian package each comes in
+TOOLS = {
+    "mmdebstrap": "mmdebstrap",
+    "qemu-aarch64-static": "qemu-user-static",
+    "update-binfmts": "binfmt-support",
+}
+BINFMT = Path("/proc/sys/fs/binfmt_misc")
+
+
+def missing_packages(tools: dict[str, str] = TOOLS, path: str | None = None) -> list[str]:
+    """The Debian packages of the tools not on ``path`` (default: ``$PATH``), in order."""
+    return [pkg for tool, pkg in tools.items() if shutil.which(tool, path=path) is None]
+
+
+def install_packages(packages: list[str]) -> None:
+    """``apt-get update``, then ``apt-get install -y PACKAGES``, as root; a failure is a clear
+    stop naming the packages, never a traceback."""
+    if not packages:
+        return
+    named = " ".join(packages)
+    if shutil.which("apt-get") is None:
+        raise SystemExit(
+            f"make pi-rehearsal: needs {named}, and there is no apt-get here: install them"
+            " (Debian's packages of those names), then run it again"
+        )
+    say(f"installing what the rehearsal needs: apt-get update; apt-get install -y {named}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for argv in (["apt-get", "update"], ["apt-get", "install", "-y", *packages]):
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            said = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or [""]
+            raise SystemExit(
+                f"make pi-rehearsal: {' '.join(argv)} failed (exit status {done.returncode}):"
+                f" {said[0]}\n  fix: install {named} yourself (as root), then run it again"
             )
-        subprocess.run(["update-binfmts", "--enable", "qemu-aarch64"], capture_output=True)
-    if entry.exists() and "flags: " in entry.read_text():
-        with_credentials(entry)
-    return entry.exists() and "enabled" in entry.read_text()
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``argv``'s exit status and output; a program that is not there is status 127, said."""
+    try:
+        return subprocess.run(argv, capture_output=True, text=True)
+    except OSError as e:
+        return subprocess.CompletedProcess(argv, 127, "", f"{argv[0]}: {e.strerror or e}")
+
+
+def binfmt_ready(where: Path = BINFMT) -> tuple[bool, str]:
+    """Whether arm64 programs run through binfmt_misc here (mounted and registered if it can
+    be), and if not, why, in words."""
+    entry = where / "qemu-aarch64"
+    if not entry.exists():
+        if not (where / "register").exists():
+            done = _run(["mount", "-t", "binfmt_misc", "binfmt_misc", str(where)])
+            if done.returncode != 0 or not (where / "register").exists():
+                why = first_line(done.stderr + done.stdout) or f"exit status {done.returncode}"
+                return False, f"binfmt_misc cannot be mounted on {where} ({why})"
+        done = _run(["update-binfmts", "--enable", "qemu-aarch64"])
+        if not entry.exists():
+            why = first_line(done.stderr + done.stdout) or f"exit status {done.returncode}"
+            return False, (
+                f"qemu-aarch64 cannot be registered with binfmt_misc"
+                f" (update-binfmts --enable qemu-aarch64: {why})"
+            )
+    try:
+        if "flags: " in entry.read_text():
+            with_credentials(entry)
+    except (OSError, KeyError) as e:
+        return False, f"qemu-aarch64 cannot be re-registered with the C flag ({e})"
+    if entry.exists() and "enabled" in entry.read_text():
+        return True, ""
+    return False, f"{entry} is not enabled (echo 1 > {entry})"
 
 
 def with_credentials(entry: Path) -> None:
@@ -151,11 +217,15 @@ def base_system(suite: str) -> Path:
     tmp = base.with_name("base.part")
     shutil.rmtree(tmp, ignore_errors=True)
     say(f"building the arm64 {suite} system in {base} (once; ~20 min under qemu-user)")
-    subprocess.run(
+    done = subprocess.run(
         ["mmdebstrap", "--architectures=arm64", "--variant=apt", f"--include={PACKAGES}",
          suite, str(tmp), "http://deb.debian.org/debian"],
-        check=True,
     )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(
+            f"make pi-rehearsal: mmdebstrap could not build the arm64 {suite} system"
+            f" (exit status {done.returncode}; its own lines above say why)"
+        )
     tmp.rename(base)
     return base
 
@@ -168,9 +238,19 @@ class System:
         self.reuse = reuse
         self.root = CACHE / suite / "run"
         self.mounts: list[Path] = []
-        self.proot = not binfmt_ready()
-        if self.proot and not shutil.which("proot"):
-            raise SystemExit("no binfmt_misc here and no proot: apt-get install proot")
+        ready, why = binfmt_ready()
+        self.proot = not ready
+        if self.proot and not (CACHE / suite / "base" / "usr" / "bin" / "python3").exists():
+            # mmdebstrap runs the arm64 system's maintainer scripts through binfmt_misc
+            raise SystemExit(
+                f"make pi-rehearsal: {why}, so mmdebstrap cannot build the arm64 {suite}"
+                " system.\n  fix: run it on a host (or a VM, or a --privileged container)"
+                " where root can mount binfmt_misc: modprobe binfmt_misc; mount -t binfmt_misc"
+                " binfmt_misc /proc/sys/fs/binfmt_misc; update-binfmts --enable qemu-aarch64"
+            )
+        if self.proot:
+            say(f"{why}: the arm64 programs run through proot -q qemu-aarch64-static instead")
+            install_packages(missing_packages({"proot": "proot"}))
 
     def __enter__(self) -> System:
         base = base_system(self.suite)
@@ -429,22 +509,123 @@ def rehearse(suite: str, archive: Path, reuse: bool = False) -> int:
     return 0 if ok and all(rc == 0 for _, rc, _ in rows) else 1
 
 
+#: what a WorldKeeper sends before the first draw (docs/service.md, "Try it without hardware"):
+#: a Performance begun and the hero declared; a token laid before them is refused (P19, P23)
+#: and never reaches the journal
+FIRST_DRAW_HERO = "aria"
+FIRST_DRAW_COMMANDS = (
+    {"cmd": "begin_performance", "difficulty": 5},
+    {"cmd": "declare", "hero": FIRST_DRAW_HERO, "shade": "control", "capability": "skill",
+     "action": "target"},
+)  # fmt: skip
+FIRST_DRAW_RUN = "/run/rhuna-rehearsal-run"
+
+
+def hero_token(tags: dict[str, str], hero: str = FIRST_DRAW_HERO) -> tuple[str, str] | None:
+    """The tag (UID, token id) of one of ``hero``'s bag tokens in a registry's ``tags``:
+    an Ember first (always in the hero's own bag), else any token the hero's id begins."""
+    mine = sorted((t, u) for u, t in tags.items() if t.startswith(f"{hero}."))
+    embers = [(t, u) for t, u in mine if t.startswith(f"{hero}.ember.")]
+    found = (embers or mine)[:1]
+    return (found[0][1], found[0][0]) if found else None
+
+
+def drawn(history_json: str, token: str) -> dict[str, object] | None:
+    """The entry of ``history --json`` that is a ``draw`` of ``token`` from a reader (the token
+    laid on a Draw Board well: ``draw aria token=aria.ember.skill``, source ``reader:…``), or
+    None: any other entry (the Performance begun, a declare) is not the first draw."""
+    for line in history_json.splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(entry, dict):
+            continue
+        words = str(entry.get("command", "")).split()
+        if (
+            words[:1] == ["draw"]
+            and (f"token={token}" in words or f"token={json.dumps(token)}" in words)
+            and str(entry.get("source", "")).startswith("reader:")
+        ):
+            return entry
+    return None
+
+
 def first_draw(system: System, hub) -> tuple[str, int, str]:
-    """The service runs with the emulated hub: a token on a Draw Board well, until the journal
-    has its first command (the draw accepted)."""
-    uid = "04000000000001"  # enroll's first tag (the Hand's first)
-    hub.lay(1, uid)
-    cmd = "sudo -u rhuna rhuna-table history --config /etc/rhuna-table/rhuna.toml"
-    deadline = time.monotonic() + 600
-    done = None
-    while time.monotonic() < deadline:
-        done = system.run(cmd, timeout=300)
-        if done.returncode == 0 and re.search(r"#\s*1\b", done.stdout):
-            return (f"(rehearsal) token {uid} on well 1, then: {cmd}", 0, first_line(done.stdout))
-        time.sleep(2)
-    log = system.run("tail -n 3 /var/log/rhuna-table.log")
-    text = (done.stdout + done.stderr) if done else ""
-    return (f"(rehearsal) first draw: {cmd}", 1, first_line(text) + " | " + first_line(log.stdout))
+    """The first draw, as at the table: the service (the unit's ExecStart, as its user) with
+    ``run --commands`` begins a Performance and declares Aria, as a WorldKeeper would (the
+    wheel and the GM page are not reachable from here); then a token of hers on a Draw Board
+    well, until ``history`` has that token's ``draw`` from the reader (the draw accepted).
+    The service started by the guide's ``systemctl start`` is stopped for it and started
+    again afterwards."""
+    cfg = "/etc/rhuna-table/rhuna.toml"
+    what = f"(rehearsal) first draw: run --commands (begin_performance, declare {FIRST_DRAW_HERO})"
+    registry = system.root / "var" / "lib" / "rhuna-table" / "registry.json"
+    try:
+        tags = json.loads(registry.read_text())["tags"]
+    except (OSError, ValueError, KeyError) as e:
+        return (what, 1, f"no registry to find a token in: {registry}: {e}")
+    found = hero_token(tags)
+    if found is None:
+        return (what, 1, f"no token of {FIRST_DRAW_HERO}'s in {registry}")
+    uid, token = found
+    what += f", {token} ({uid}) on well 1, then: rhuna-table history --json"
+    run = Path(str(system.root) + FIRST_DRAW_RUN)
+    run.mkdir(parents=True, exist_ok=True)
+    run.chmod(0o755)
+    (run / "commands.jsonl").write_text("".join(json.dumps(c) + "\n" for c in FIRST_DRAW_COMMANDS))
+    (run / "commands.jsonl").chmod(0o644)
+    (run / "out.log").unlink(missing_ok=True)
+    system.run("systemctl stop rhuna-table", timeout=300)
+    user = re.search(
+        r"(?m)^User=(\S+)", (system.root / "etc/systemd/system/rhuna-table.service").read_text()
+    )
+    started = system.run(
+        f"cd /var/lib/rhuna-table && STATE_DIRECTORY=/var/lib/rhuna-table PYTHONUNBUFFERED=1"
+        f" setsid runuser -u {user.group(1) if user else 'rhuna'} -- rhuna-table run"
+        f" --config {cfg} --commands {FIRST_DRAW_RUN}/commands.jsonl --keep-running"
+        f" >{FIRST_DRAW_RUN}/out.log 2>&1 </dev/null & echo $! >{FIRST_DRAW_RUN}/pid",
+        timeout=60,
+    )
+    try:
+        if started.returncode != 0:
+            return (what, started.returncode, first_line(started.stdout + started.stderr))
+        acks = len(FIRST_DRAW_COMMANDS)
+        out = ""
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            out = (
+                (run / "out.log").read_text(errors="replace") if (run / "out.log").exists() else ""
+            )
+            if f"ack {acks}" in out or "refused" in out:
+                break
+            alive = system.run(f"kill -0 $(cat {FIRST_DRAW_RUN}/pid)")
+            if alive.returncode != 0:
+                break
+            time.sleep(1)
+        if f"ack {acks}" not in out:
+            said = [x for x in out.splitlines() if x.startswith("refused")] or out.splitlines()[-1:]
+            return (what, 1, "not acknowledged: " + (said[0][:80] if said else "(no output)"))
+        hub.lay(1, uid)
+        cmd = f"sudo -u rhuna rhuna-table history --config {cfg} --json"
+        done = None
+        while time.monotonic() < deadline:
+            done = system.run(cmd, timeout=300)
+            entry = drawn(done.stdout, token) if done.returncode == 0 else None
+            if entry is not None:
+                return (what, 0, f"#{entry.get('seq')} draw {token} from {entry.get('source')}")
+            time.sleep(2)
+        text = (done.stdout + done.stderr) if done else ""
+        last = text.strip().splitlines()[-1:] or [""]
+        return (what, 1, f"no draw of {token} in history; its last entry: {last[0][:80]}")
+    finally:
+        hub.lift(1)
+        system.run(
+            f"p=$(cat {FIRST_DRAW_RUN}/pid 2>/dev/null) && kill -TERM $p 2>/dev/null;"
+            f' while [ -n "$p" ] && kill -0 $p 2>/dev/null; do sleep 0.2; done',
+            timeout=300,
+        )
+        system.run("systemctl start rhuna-table", timeout=300)
 
 
 def recaps(system: System) -> tuple[str, int, str]:
@@ -497,6 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     archive = args.archive or max((ROOT / "dist").glob("rhuna-table-*.tar.gz"), default=None)
     if archive is None:
         raise SystemExit("make pi-rehearsal: no dist/rhuna-table-*.tar.gz: make dist first")
+    install_packages(missing_packages())
     return rehearse(args.suite, archive, args.reuse)
 
 

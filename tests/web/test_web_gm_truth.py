@@ -56,3 +56,32 @@ def test_a_negative_token_reads_minus_and_the_outcome_names_the_hero(rig: Any) -
     assert line.startswith("Aria · "), line
     assert line.split(" · ")[1] in ("SUCCESS", "FAILURE"), line
     screenshot(page, "gm-truth-outcome")
+
+
+def test_a_full_rest_prompt_is_named_in_words_and_its_choices_shown_once(rig: Any) -> None:
+    page, table, _ = rig
+    # T1, T7, T8: a Safe Rest; four Minor draws (the Major between) ask the Full Rest choice
+    table.command({"cmd": "start_session", "bag": "overworld", "seed": 1})
+    table.command({"cmd": "begin_rest", "kind": "safe"})
+    seed = 1
+    while not any(p.kind == "full_rest" for p in state(table).time.prompts):
+        assert seed < 40, "no Full Rest prompt after 40 draws"
+        table.command({"cmd": "draw_time", "seed": seed, "resolve": True})
+        seed += 1
+    [prompt] = [p for p in state(table).time.prompts if p.kind == "full_rest"]
+    tab(page, "time")
+    card = page.locator(f".card[data-prompt='{prompt.id}']")
+    card.wait_for(timeout=MS)
+    title = card.locator("h3").first.inner_text()
+    assert title == f"Full Rest (prompt {prompt.id})", title
+    assert "· full_rest" not in page.locator("#time-panel").inner_text()
+    # each resting hero's two choices, once on the whole tab: on the prompt's card
+    resting = state(table).time.rest.resting()
+    assert resting
+    panel = page.locator("#time-panel")
+    assert panel.locator("button:has-text('all Fatigue')").count() == len(resting)
+    assert card.locator("button:has-text('all Fatigue')").count() == len(resting)
+    card.scroll_into_view_if_needed()
+    screenshot(page, "gm-truth-full-rest")
+    card.locator("button:has-text('all Fatigue')").first.click()
+    replied(page, f"prompt-{prompt.id}")

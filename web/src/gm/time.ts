@@ -73,6 +73,22 @@ function fullRestChoices(t: TableRecord, ctx: Ctx, key: string): HTMLElement {
   return box;
 }
 
+/** A prompt's kind in words: the engine's kinds (engine/time: draws, rest, weather); a kind
+ *  this page does not know reads as itself, its underscores spaced. */
+const PROMPT_KINDS: Record<string, string> = {
+  full_rest: "Full Rest",
+  interrupt: "Interruption",
+  weather: "Weather",
+  opportunity: "Opportunity",
+  event: "Event",
+  escalation: "Escalation",
+};
+
+function promptTitle(p: v.Prompt): string {
+  const kind = PROMPT_KINDS[p.kind] ?? p.kind.replaceAll("_", " ");
+  return `${kind} (prompt ${p.id})`;
+}
+
 function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {
   const key = `prompt-${p.id}`;
   const answers: (HTMLElement | null)[] = [];
@@ -95,7 +111,7 @@ function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {
     );
   }
   const el = card(
-    `Prompt ${p.id} · ${p.kind}`,
+    promptTitle(p),
     h("p", {}, p.text),
     ...answers,
     ctx.outlets.get(key),
@@ -188,10 +204,14 @@ export const buildTime: Builder = (t, ctx) => {
     ),
   );
   if (b.rest) {
+    // the Full Rest prompt's card holds the choices while it is on the board: shown once
+    const asked = b.prompts.some((p) => p.kind === "full_rest");
     out.push(
       card(
         `Resting (${b.rest.kind}): ${b.rest.minor_draws} / ${b.rest.full_rest_at} Minor draws`,
-        fullRestChoices(t, ctx, "rest"),
+        asked
+          ? h("p", { class: "hint" }, "All Fatigue or 1 Strain: choose on the Full Rest prompt.")
+          : fullRestChoices(t, ctx, "rest"),
         row(
           gate(
             sender(ctx, "rest", "End the Rest", () => commands.end_rest()),

@@ -110,12 +110,7 @@ function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {
       row(sender(ctx, key, "Done", () => commands.acknowledge_prompt({ prompt: p.id }))),
     );
   }
-  const el = card(
-    promptTitle(p),
-    h("p", {}, p.text),
-    ...answers,
-    ctx.outlets.get(key),
-  );
+  const el = card(promptTitle(p), h("p", {}, p.text), ...answers, ctx.outlets.get(key));
   el.dataset.prompt = String(p.id);
   return el;
 }

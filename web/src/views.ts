@@ -32,7 +32,7 @@ function tokenEl(t: TokenView): HTMLElement {
     h("span", { class: "token-value" }, signed(t.value)),
     h("span", { class: "token-name" }, t.name),
   );
-  el.prepend(tokenArt(t.kind, t.shade));
+  el.prepend(tokenArt(t.kind, t.shade, t.name));
   return el;
 }
 
@@ -305,7 +305,7 @@ export function renderTime(section: HTMLElement, t: TimeView | null, withPrompts
         h(
           "span",
           { class: "weather" },
-          t.weather ? tokenArt("weather", null) : null,
+          t.weather ? tokenArt("weather", null, t.weather) : null,
           t.weather ? `Weather: ${t.weather}` : "No weather drawn",
         ),
       ),

@@ -129,7 +129,8 @@ def _copied(copy: Path | None, lead: str = "") -> str:
 
 
 def _keep(state_dir: Path, clock: Callable[[], float]) -> Path:
-    """Copy the journal and its log (as they are) into ``archive/damaged-<UTC time>/``."""
+    """Copy the journal, its log and the log's index (as they are) into
+    ``archive/damaged-<UTC time>/``: the index (``-shm``) is what tells a log cut short."""
     folder = state_dir / ARCHIVE
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(clock()))
     target = folder / f"damaged-{stamp}"
@@ -139,7 +140,7 @@ def _keep(state_dir: Path, clock: Callable[[], float]) -> Path:
         target = folder / f"damaged-{stamp}-{n}"
     try:
         target.mkdir(parents=True)
-        for suffix in ("", "-wal"):
+        for suffix in ("", "-wal", "-shm"):
             src = state_dir / f"{JOURNAL}{suffix}"
             if src.exists():
                 dst = target / src.name

@@ -99,14 +99,18 @@ class WalScan:
             return False  # good frames of a transaction never committed
         if self.broken == len(self.frames):
             return not self.ragged
-        return self._older(self.frames[self.broken])
+        # an older generation's leftover only when nothing of this generation is committed
+        # after it: damage that lowers a frame's salt-1 a little looks the same, frame by frame
+        return self._older(self.frames[self.broken]) and not self.lost_commits
 
     @property
     def lost_commits(self) -> list[Frame]:
-        """Committed frames of this generation that SQLite would drop: the damage."""
+        """Committed frames of this generation that SQLite would drop: the damage (the frame
+        that breaks the run too, when only its salts are damaged and it is a commit)."""
         if not self.header_ok:
             return [f for f in self.frames if f.good]
-        return [f for f in self.frames[self.broken + 1 :] if f.good and f.commit]
+        rest = self.frames[self.broken :]
+        return [f for f in rest if f.commit and (f.good or (f is rest[0] and self._salted(f)))]
 
     @property
     def fatal(self) -> bool:
@@ -114,8 +118,17 @@ class WalScan:
         return bool(self.lost_commits) or self.cut
 
     def _older(self, frame: Frame) -> bool:
+        """A leftover of an older generation of the log: its salt-1 a little behind the
+        header's, and it does not continue its predecessor's checksum (a leftover was chained
+        from the older generation's frames; a frame that continues this generation's chain
+        is this generation's, its salts damaged)."""
         behind = (self.salts[0] - frame.salts[0]) & 0xFFFFFFFF
-        return 0 < behind < _OLD_GENERATIONS
+        return 0 < behind < _OLD_GENERATIONS and not frame.sum_ok
+
+    @staticmethod
+    def _salted(frame: Frame) -> bool:
+        """This generation's frame whose salts alone are damaged (its page and checksum hold)."""
+        return not frame.salts_ok and frame.sum_ok and frame.page > 0
 
     def describe(self) -> str | None:
         """The log in words; None when it is whole."""
@@ -134,7 +147,7 @@ class WalScan:
             return (
                 f"{wal}: frame {bad.index} (page {bad.page}, byte {bad.offset}) of the"
                 f" write-ahead log is damaged (its {what}), and {len(self.lost_commits)}"
-                " committed frames follow it: SQLite would keep only the"
+                " committed frames are at or after it: SQLite would keep only the"
                 f" {self.kept} frames before it and lose the commands after them"
             )
         if self.cut:

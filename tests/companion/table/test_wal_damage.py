@@ -104,6 +104,8 @@ def _refused_then_recovered(folder: Path, commands: list[dict]) -> None:
     state = folder / "state"
     wal = state / f"{JOURNAL}-wal"
     damaged = wal.read_bytes() if wal.exists() else None
+    shm = state / f"{JOURNAL}-shm"
+    index = shm.read_bytes() if shm.exists() else None
     checked = subprocess.run(
         [sys.executable, "-m", "companion.cli", "check-config", str(folder / "rhuna.toml")],
         capture_output=True,
@@ -122,6 +124,9 @@ def _refused_then_recovered(folder: Path, commands: list[dict]) -> None:
         assert wal.read_bytes() == damaged, "SQLite must not touch the damaged log"
         copies = list((state / "archive").glob(f"damaged-*/{JOURNAL}-wal"))
         assert [c.read_bytes() for c in copies] == [damaged]
+    if damaged is not None and index is not None:  # the log's index too: it tells a cut log
+        kept = list((state / "archive").glob(f"damaged-*/{JOURNAL}-shm"))
+        assert [c.read_bytes() for c in kept] == [index]
     done = _recover(folder)
     assert done.returncode == 0, done.stderr
     assert "nothing lost" in done.stdout, done.stdout
@@ -140,15 +145,49 @@ def test_a_damaged_wal_header_with_frames_after_it_is_refused_and_recovered(kill
     _refused_then_recovered(folder, commands)
 
 
-@pytest.mark.parametrize("part", ["page", "salt"])
+def _lower(path: Path, at: int, how: str) -> None:
+    """The 32-bit salt at ``at`` made a little smaller, as a bit or two lost on the card do:
+    ``minus-1`` one less, ``bit`` its lowest set bit of the low 16 cleared."""
+    data = bytearray(path.read_bytes())
+    (salt,) = struct.unpack(">I", data[at : at + 4])
+    if how == "minus-1":
+        lowered = (salt - 1) & 0xFFFFFFFF
+    else:
+        low = salt & 0xFFFF
+        assert low, "no set bit in the salt's low 16 bits to clear"
+        lowered = salt & ~(low & -low)
+    data[at : at + 4] = struct.pack(">I", lowered)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "part",
+    ["page", "salt", "salt-1-minus-1", "salt-1-bit", "salt-2-minus-1", "salt-2-bit"],
+)
 def test_a_damaged_frame_mid_log_is_refused_and_recovered(killed, tmp_path, part):
+    """``salt-1-…``: salt-1 a little lower looked like an older generation's leftover: the
+    guard said nothing and SQLite kept the 146 commands before it (exit 0, 154 of 300 lost)."""
     folder, commands = _copy(killed, tmp_path)
     wal = folder / "state" / f"{JOURNAL}-wal"
     at = _frame(wal, 0.5)
     if part == "page":
         _flip(wal, at + 24 + 1000, 8)
+    elif part == "salt":
+        _flip(wal, at + 8, 2)  # salt-1 far off: taken for an older generation, before
     else:
-        _flip(wal, at + 8, 2)  # salt-1: taken for an older generation, before
+        salt, how = part[:6], part[7:]
+        _lower(wal, at + (8 if salt == "salt-1" else 12), how)
+    _refused_then_recovered(folder, commands)
+
+
+def test_a_last_commit_whose_salt_is_lowered_is_refused_and_recovered(killed, tmp_path):
+    """The damaged frame is the log's last, a commit: nothing follows it, yet it is this
+    generation's (it continues the checksum chain), so the last command would be lost."""
+    folder, commands = _copy(killed, tmp_path)
+    wal = folder / "state" / f"{JOURNAL}-wal"
+    found = read_scan(wal.with_name(JOURNAL))
+    assert found is not None and found.frames[-1].commit
+    _lower(wal, found.frames[-1].offset + 8, "minus-1")
     _refused_then_recovered(folder, commands)
 
 

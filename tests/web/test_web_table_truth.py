@@ -6,14 +6,18 @@ Chromium on the built pages, the real service and Mosquitto (tests/web/conftest.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.harness import missing_real_part
+from engine.view import table_view
+from tests.harness import ROOT, missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import screenshot
+from tests.harness.web import screenshot, served_table
 
 try:
     from playwright.sync_api import Page, expect
@@ -72,3 +76,38 @@ def test_each_kind_of_weather_has_its_own_picture(broker: Any, table: Any, page:
     table.command({"cmd": "set_weather", "name": "Storm"})
     expect(art).to_have_attribute("data-weather", "storm", timeout=MS)
     screenshot(page, "table-truth-weather")
+
+
+def fight_until_the_raider_dies(table: Any) -> dict[str, Any]:
+    """examples/fight.jsonl up to Bren's hammer: the raider dies (C9), Aria is injured (C8)."""
+    lines = (ROOT / "examples" / "fight.jsonl").read_text().splitlines()
+    for raw in [x for x in lines if x.strip() and not x.startswith("#")]:
+        table.command(json.loads(raw))
+        if table.service.loop.state.combat.roster["raider"].dead:
+            break
+    combat = json.loads(json.dumps(table_view(table.service.loop.state)))["combat"]
+    return {c["id"]: c for c in combat["combatants"]}
+
+
+@pytest.mark.parametrize("which", ["overlay", "table"])
+def test_the_dead_are_marked_on_the_wheel_and_injuries_shown(
+    tmp_path: Path, broker: Any, page: Page, which: str
+) -> None:
+    with served_table(tmp_path / "fight", broker, table_file=ROOT / "examples" / "fight.toml") as t:
+        page.goto(broker.url(f"{which}.html", table="fight"))
+        expect_live(page)
+        combatants = fight_until_the_raider_dies(t)
+        raider, aria = combatants["raider"], combatants["aria"]
+        assert raider["dead"] and aria["injuries"] > 0 and not aria["dead"]
+        wheel = page.locator("#combat .wheel")
+        dead = wheel.locator(".seat[data-combatant='raider']")
+        expect(dead).to_have_class(re.compile(r"\bdead\b"), timeout=MS)
+        # struck through, and the word: not by colour alone
+        expect(dead.locator("s")).to_have_text(raider["name"])
+        expect(dead).to_have_text(f"{raider['name']} dead")
+        # the engine's injuries against its limit (C8, C9)
+        expect(wheel.locator(".seat[data-combatant='aria']")).to_have_text(
+            f"{aria['name']} {aria['injuries']}/{aria['death_limit']} injuries"
+        )
+        page.locator("#combat").scroll_into_view_if_needed()
+        screenshot(page, f"{which}-truth-dead-on-the-wheel")

@@ -310,12 +310,23 @@ export function time(t: TableRecord, reader: Reader = "public"): TimeView | null
   };
 }
 
+/** One combatant on the wheel, as the engine's combat view says it (C8, C9). */
+export interface WheelSeat {
+  id: string;
+  name: string;
+  /** the engine's `dead` (C9): marked on every page, never by colour alone */
+  dead: boolean;
+  injuries: number;
+  /** more injuries than this and the combatant dies (C9) */
+  deathLimit: number;
+}
+
 export interface CombatView {
   fight: number;
   round: number;
   tick: number;
-  /** tick "1"…"6" → the names of who acts on it */
-  wheel: { tick: number; names: string[]; now: boolean }[];
+  /** tick "1"…"6" → the names of who acts on it, and each one's seat (dead, injuries) */
+  wheel: { tick: number; names: string[]; seats: WheelSeat[]; now: boolean }[];
   acting: string[];
   /** the attack forecast, only when the service published it as ready */
   forecast: string[];
@@ -329,6 +340,16 @@ export function combat(t: TableRecord): CombatView | null {
   const c = t.sections.combat;
   if (!c) return null;
   const name = (id: string) => c.combatants.find((x) => x.id === id)?.name ?? id;
+  const seat = (id: string): WheelSeat => {
+    const x = c.combatants.find((y) => y.id === id);
+    return {
+      id,
+      name: x?.name ?? id,
+      dead: x?.dead ?? false,
+      injuries: x?.injuries ?? 0,
+      deathLimit: x?.death_limit ?? 0,
+    };
+  };
   const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
   const forecastStatus: AnswerStatus = c.forecast_status ?? "ready";
   return {
@@ -339,6 +360,7 @@ export function combat(t: TableRecord): CombatView | null {
       .map(([tick, ids]) => ({
         tick: Number(tick),
         names: ids.map(name),
+        seats: ids.map(seat),
         now: Number(tick) === c.tick,
       }))
       .sort((a, b) => a.tick - b.tick),

@@ -13,6 +13,7 @@ import type {
   PerformanceView,
   TimeView,
   TokenView,
+  WheelSeat,
 } from "./model";
 import { tokenArt } from "./tokenart";
 
@@ -322,6 +323,28 @@ export function renderTime(section: HTMLElement, t: TimeView | null, withPrompts
   );
 }
 
+/** A combatant on the wheel: the dead struck through and called dead in words (C9), the
+ *  living with their injuries against the limit they die above ("3/6 injuries", C8). */
+function seatEl(seat: WheelSeat): HTMLElement {
+  if (seat.dead) {
+    return h(
+      "span",
+      { class: "seat dead", "data-combatant": seat.id },
+      h("s", {}, seat.name),
+      " ",
+      h("span", { class: "seat-state" }, "dead"),
+    );
+  }
+  return h(
+    "span",
+    { class: "seat", "data-combatant": seat.id },
+    seat.name,
+    seat.injuries
+      ? h("span", { class: "seat-state" }, ` ${seat.injuries}/${seat.deathLimit} injuries`)
+      : null,
+  );
+}
+
 /** During a fight: the six-tick wheel (who acts on which tick) and the attack forecast. */
 export function renderCombat(section: HTMLElement, c: CombatView | null): void {
   section.hidden = c === null;
@@ -340,7 +363,11 @@ export function renderCombat(section: HTMLElement, c: CombatView | null): void {
             "li",
             { class: w.now ? "tick now" : "tick", "data-tick": w.tick },
             h("span", { class: "tick-number" }, String(w.tick)),
-            h("span", { class: "tick-names" }, w.names.join(", ")),
+            h(
+              "span",
+              { class: "tick-names" },
+              ...w.seats.flatMap((seat, i) => [i ? ", " : null, seatEl(seat)]),
+            ),
           ),
         ),
       ),

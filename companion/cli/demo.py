@@ -248,13 +248,42 @@ def _print_urls(broker: Any, tables: list[str], serving: bool) -> None:
         print("   them served afterwards: .venv/bin/rhuna-table demo --serve)")
 
 
+def _injuries(state: TableState) -> dict[str, str]:
+    """hero id → its combatant's injuries in words ("6 injuries (dies above 6)", "dead"), for
+    each hero a fight has injured or killed (C8, C9); none without a fight."""
+    from engine.combat.pools import death_limit
+    from engine.combat.rules import CombatRules
+
+    if state.combat is None:
+        return {}
+    r = CombatRules(state.rules)
+    said: dict[str, str] = {}
+    for c in state.combat.roster.values():
+        if c.hero is None or c.hero not in state.heroes or not (c.injuries or c.dead):
+            continue
+        n = c.injury_count
+        words = f"{n} injur{'y' if n == 1 else 'ies'}"
+        said[c.hero] = f"{words}, dead" if c.dead else f"{words} (dies above {death_limit(c, r)})"
+    return said
+
+
 def sheets(state: TableState) -> list[str]:
-    return [
+    """The heroes' tracks; after a fight, each injured hero's combat injuries beside them and
+    why they are not Wounds (C8–C9 against P15)."""
+    injuries = _injuries(state)
+    lines = [
         f"  {h.name:<8} Fatigue {h.fatigue}/{h.fatigue_capacity}  "
         f"Strain {h.strain}/{h.strain_capacity}  Wounds {h.wounds}  "
         f"Favor {h.favor}  Redraws {h.redraws}  bag {len(state.bags[h.bag].contents)} tokens"
+        + (f"  · fight: {injuries[h.id]}" if h.id in injuries else "")
         for h in state.heroes.values()
     ]
+    if injuries:
+        lines.append(
+            "  (a fight's injuries (C8–C9) are not Wounds: a Wound comes from Strain past its"
+            " capacity (P14–P15))"
+        )
+    return lines
 
 
 def _show(outcome: Outcome) -> None:

@@ -56,3 +56,20 @@ def test_a_script_without_table_plays_on_the_example_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "mine.jsonl on" in out and "Performance 1 begins: Difficulty 4" in out
     assert "fight" not in out  # only the script asked for, not the default plays
+
+
+def test_the_closing_table_shows_a_fights_injuries_beside_the_tracks(tmp_path, capsys):
+    """Issue 41 item 8: after examples/fight.jsonl the closing table said `Wounds 0` for a hero
+    one injury from death; it shows the fight's injuries and why they are not Wounds."""
+    fight = EXAMPLE_TABLE.parent / "fight.toml"
+    script = EXAMPLE_TABLE.parent / "fight.jsonl"
+    args = ["demo", "--table", str(fight), "--script", str(script), "--out", str(tmp_path)]
+    assert main([*args, "--no-mqtt"]) == 0
+    out = capsys.readouterr().out
+    start, end = out.index("At the end:"), out.index("journal:")
+    closing = out[start:end]
+    [aria] = [line for line in closing.splitlines() if line.strip().startswith("Aria")]
+    assert "Wounds 0" in aria and "· fight: 6 injuries (dies above 6)" in aria, aria
+    assert "injuries (C8–C9) are not Wounds" in closing
+    # before the fight, no injuries: the opening table has no such line
+    assert "fight:" not in out[: out.index("token hub emulated")]

@@ -16,6 +16,7 @@ from settings.errors import ConfigError
 
 if TYPE_CHECKING:
     from companion.config import Config
+    from engine.state import TableState
     from hardware.config import GpioConfig
 
 
@@ -23,7 +24,7 @@ def plan(config: Config) -> list[str]:
     """What a start would do, line by line; :class:`ConfigErrors` listing everything a start
     would refuse (table, journal, state directory, registry, pins, MQTT) at once."""
     from companion.service import load_registry
-    from companion.table.store import JOURNAL, fingerprint, inspect
+    from companion.table.store import JOURNAL, inspect
     from engine import load_table
     from settings.checker import Problems
 
@@ -65,14 +66,10 @@ def plan(config: Config) -> list[str]:
         out.append(f"journal   {journal}: present, not readable here ({seen['error']})")
     elif state is not None:
         meta = seen["meta"]
-        if meta.get("fingerprint") != fingerprint(state):
-            problems.note(
-                ConfigError(
-                    f"{config.table_file}: this table file is not the one the journal in {journal}"
-                    f" was started with ({meta.get('table_file', '?')}) — put it back as it was,"
-                    " or start a new session: rhuna-table run --config … --new-session"
-                )
-            )
+        try:
+            _replays(config, state, bool(meta))
+        except ConfigError as e:
+            problems.note(e)
         out.append(
             f"journal   {journal}: #{seen['seq']} commands, snapshot #{seen['snapshot_seq']},"
             f" started {meta.get('created', '?')}; snapshots every {config.snapshot_every}"
@@ -131,6 +128,26 @@ def plan(config: Config) -> list[str]:
         out.append("record    no recap when a session ends ([record] recap = false)")
     problems.raise_if_any()
     return out
+
+
+def _replays(config: Config, initial: TableState, bound: bool) -> None:
+    """The start's replay, read-only: a StoreError (a ConfigError) for each journal whose
+    replay the start refuses (another table file; a row damaged on disk or that no longer
+    applies), with the start's words. ``bound``: the journal names its table file (a new
+    one is bound at the first start: nothing to replay)."""
+    import threading
+    import time
+
+    from companion.table import replay
+    from companion.table.journal import JOURNAL
+    from companion.table.journal_file import reading
+
+    if not bound:
+        return
+    with reading(config.state_dir) as db:
+        if db is not None:
+            path = config.state_dir / JOURNAL
+            replay.restore(db, threading.RLock(), path, initial, str(config.table_file), time.time)
 
 
 _STATE_FIX = (

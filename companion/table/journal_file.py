@@ -37,6 +37,7 @@ __all__ = [
     "damaged",
     "inspect",
     "is_damage",
+    "reading",
     "retryable",
     "transaction",
 ]
@@ -99,34 +100,47 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
         mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA busy_timeout=5000")
-        problems = [r[0] for r in db.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise sqlite3.DatabaseError("; ".join(problems[:3]))
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables and version == 0:
+        if _checked(db, path):
             db.executescript(
                 f"BEGIN IMMEDIATE;{SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
             )
-        elif version != SCHEMA_VERSION or not tables >= _TABLES:
-            raise StoreError(
-                f"{path}: journal format {version} is not the format this version writes"
-                f" ({SCHEMA_VERSION}) — run the version that wrote it, or start a new session"
-                " with --new-session (the old journal is archived)"
-            )
     except sqlite3.Error as e:
-        if is_damage(e):
-            raise damaged(path, e) from None
-        message = (
-            f"{path}: cannot use the journal ({e}) — check the disk (full? read-only?) and"
-            " that the service's user can write to it"
-        )
-        raise (StoreUnavailable if retryable(e) else StoreError)(message) from None
+        raise _cannot_use(path, e) from None
     if str(mode).lower() != "wal":
         raise StoreError(
             f"{path}: SQLite would not switch the journal to WAL mode (got {mode!r}) — put the"
             " state directory on a local file system"
         )
+
+
+def _checked(db: sqlite3.Connection, path: Path) -> bool:
+    """Integrity, then the format version: True for a new, empty database (no tables yet);
+    a StoreError for a journal of another format; sqlite3.DatabaseError for corruption. Only
+    reads: the start runs it, and ``check-config`` on a read-only connection."""
+    problems = [r[0] for r in db.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        raise sqlite3.DatabaseError("; ".join(problems[:3]))
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables and version == 0:
+        return True
+    if version != SCHEMA_VERSION or not tables >= _TABLES:
+        raise StoreError(
+            f"{path}: journal format {version} is not the format this version writes"
+            f" ({SCHEMA_VERSION}) — run the version that wrote it, or start a new session"
+            " with --new-session (the old journal is archived)"
+        )
+    return False
+
+
+def _cannot_use(path: Path, e: sqlite3.Error) -> StoreError:
+    if is_damage(e):
+        return damaged(path, e)
+    message = (
+        f"{path}: cannot use the journal ({e}) — check the disk (full? read-only?) and"
+        " that the service's user can write to it"
+    )
+    return (StoreUnavailable if retryable(e) else StoreError)(message)
 
 
 @contextlib.contextmanager
@@ -146,25 +160,52 @@ def transaction(db: sqlite3.Connection, lock: threading.RLock) -> Iterator[None]
 def inspect(state_dir: str | Path) -> dict[str, Any] | None:
     """What a journal holds, read-only (for ``check-config``); None when there is none.
 
-    Refuses (:class:`~companion.table.guard.JournalRefused`) every journal the service's start
-    refuses before SQLite opens it, with the same check and words; changes nothing.
+    Refuses every journal the service's start refuses, with the same checks and words, and
+    changes nothing: the check before SQLite opens it
+    (:class:`~companion.table.guard.JournalRefused`), then on a read-only connection the
+    integrity and the format version (a :class:`StoreError`). The replay's own refusals
+    (another table file, a row that no longer applies) are checked by the start's plan
+    (companion/ops/start_plan.py), on :func:`reading`'s connection too. A journal this user
+    cannot read (another user's, check-config run as oneself) is ``{"error": …}``.
     """
+    with reading(state_dir) as db:
+        if db is None:
+            return None
+        path = Path(state_dir) / JOURNAL
+        try:
+            if _checked(db, path):
+                return None  # an empty database: the start makes the journal in it
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            seq = db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
+            snap = db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
+        except sqlite3.Error as e:
+            if is_damage(e):
+                raise damaged(path, e) from None
+            return {"error": str(e)}
+    return {"meta": meta, "seq": seq, "snapshot_seq": snap}
+
+
+@contextlib.contextmanager
+def reading(state_dir: str | Path) -> Iterator[sqlite3.Connection | None]:
+    """The journal in ``state_dir`` on a read-only connection (None: there is none), after
+    the check a start runs before SQLite opens it (:func:`companion.table.guard.check`, which
+    copies nothing here). SQLite may rebuild the log's index (``-shm``) for it; the journal
+    and its log are not written, nor made."""
     from companion.table.guard import check
 
     check(Path(state_dir), keep=False)
     path = Path(state_dir) / JOURNAL
     if not path.exists() or not path.stat().st_size:
-        return None
+        yield None
+        return
+    # no log beside it: the file is the whole journal, read as it is (a read-only connection
+    # would create an empty log and its index)
+    alone = "" if Path(f"{path}-wal").exists() else "&immutable=1"
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            seq = db.execute("SELECT coalesce(max(seq), 0) FROM journal").fetchone()[0]
-            snap = db.execute("SELECT coalesce(max(seq), 0) FROM snapshots").fetchone()[0]
-        finally:
-            db.close()
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{alone}", uri=True)
     except sqlite3.Error as e:
-        if is_damage(e):
-            raise damaged(path, e) from None
-        return {"error": str(e)}
-    return {"meta": meta, "seq": seq, "snapshot_seq": snap}
+        raise _cannot_use(path, e) from None
+    try:
+        yield db
+    finally:
+        db.close()

@@ -10,6 +10,7 @@ by a real service, the broker is the harness's Mosquitto.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -191,3 +192,126 @@ def test_a_start_after_a_clean_stop_logs_no_warning(tmp_path):
             warnings = [line for line in t.lines if "WARNING" in line or "ERROR" in line]
             assert not warnings, t.text
         assert "stopped at #0" in t.text
+
+
+# --- the journal: check-config refuses every journal run refuses (issue 45 item 10) ------
+
+
+def _night(config: Path, n: int = 40, *, keep_log: bool = False) -> None:
+    """A journal of ``n`` commands in ``config``'s state directory. ``keep_log``: as a
+    kill -9 leaves it, the night in ``journal.sqlite-wal`` (its files copied while open)."""
+    import shutil
+
+    from companion.config import load_config
+    from companion.table.loop import TableLoop
+    from companion.table.store import JOURNAL, Store
+    from engine import load_table
+    from tags.registry import TagRegistry
+    from tests.harness.service import session
+
+    cfg = load_config(config)
+    initial = load_table(cfg.table_file)
+    live = cfg.state_dir.parent / "live" if keep_log else cfg.state_dir
+    with Store.open(live, snapshot_every=0) as store:
+        store.restore(initial, cfg.table_file)
+        loop = TableLoop(initial, TagRegistry(), journal=store.append)
+        for command in session(initial, n, seed=45, refused=0):
+            loop.submit(command, "test")
+            loop.step(0)
+        if keep_log:
+            cfg.state_dir.mkdir(exist_ok=True)
+            for suffix in ("", "-wal", "-shm"):
+                shutil.copyfile(live / f"{JOURNAL}{suffix}", cfg.state_dir / f"{JOURNAL}{suffix}")
+
+
+def _sql(config: Path, statement: str) -> None:
+    import sqlite3
+
+    from companion.table.store import JOURNAL
+
+    db = sqlite3.connect(config.parent / "state" / JOURNAL, isolation_level=None)
+    db.execute(statement)
+    db.close()
+
+
+def _scribble(config: Path) -> None:
+    from companion.table.store import JOURNAL
+
+    _sql(config, "PRAGMA wal_checkpoint(TRUNCATE)")
+    path = config.parent / "state" / JOURNAL
+    data = path.read_bytes()
+    path.write_bytes(data[:4096] + b"\xa5" * 4096 + data[8192:])
+
+
+def _wal(config: Path, how: str) -> None:
+    import struct
+
+    from companion.table.store import JOURNAL
+    from companion.table.wal import read_scan
+
+    state = config.parent / "state"
+    wal = state / f"{JOURNAL}-wal"
+    data = bytearray(wal.read_bytes())
+    if how == "header":
+        data[8:24] = bytes(b ^ 0xFF for b in data[8:24])
+    elif how == "salt":  # salt-1 of a frame mid-log one less
+        found = read_scan(state / JOURNAL)
+        assert found is not None and len(found.frames) > 20
+        at = found.frames[len(found.frames) // 2].offset + 8
+        (salt,) = struct.unpack(">I", data[at : at + 4])
+        data[at : at + 4] = struct.pack(">I", (salt - 1) & 0xFFFFFFFF)
+    wal.write_bytes(bytes(data))
+    if how == "no-main":
+        (state / JOURNAL).unlink()
+
+
+JOURNALS = {
+    "another-format": (False, lambda c: _sql(c, "PRAGMA user_version = 8")),
+    "scribbled-page": (False, _scribble),
+    "an-entry-no-longer-applies": (
+        False,
+        lambda c: _sql(c, """UPDATE journal SET command = '{"cmd": "teleport"}' WHERE seq = 3"""),
+    ),
+    "events-not-utf8": (
+        False,
+        lambda c: _sql(c, "UPDATE journal SET events = CAST(x'5bff5d' AS TEXT) WHERE seq = 7"),
+    ),
+    "another-table-file": (
+        False,
+        lambda c: _replace(c.parent / "table.toml", "favor = 2", "favor = 3"),
+    ),
+    "damaged-log-header": (True, lambda c: _wal(c, "header")),
+    "lowered-salt-mid-log": (True, lambda c: _wal(c, "salt")),
+    "log-without-its-journal": (True, lambda c: _wal(c, "no-main")),
+}
+
+
+@pytest.mark.parametrize("kind", list(JOURNALS))
+def test_every_journal_run_refuses_check_config_refuses_and_leaves_as_it_was(
+    tmp_path, capsys, kind
+):
+    """Was: a journal of format 8, a scribbled page, a row that no longer applies or is not
+    UTF-8: check-config said OK (exit 0) where run exits 2."""
+    import hashlib
+
+    config = write_config(tmp_path, state="snapshot_every = 0\n")
+    keep_log, damage = JOURNALS[kind]
+    _night(config, keep_log=keep_log)
+    damage(config)
+    state = tmp_path / "state"
+
+    def files() -> dict[str, str]:
+        return {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(state.iterdir())
+            if p.is_file() and not p.name.endswith("-shm")
+        }
+
+    before = files()
+    refused = check_config_refuses(config, capsys)
+    assert files() == before and not (state / "archive").exists()  # nothing written
+    said = run_refuses(config)
+    # the same words, but for the copy that run makes (check-config copies nothing)
+    assert refused == [
+        re.sub(r" A copy of the log as it was is in \S+/ \(kept, never deleted\)\.", "", said)
+    ]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from companion.cli import main
-from tests.harness import EXAMPLE_TABLE
+from companion.cli.stopping import INTERRUPTED
+from tests.harness import EXAMPLE_TABLE, ROOT
 
 
 def demo(tmp_path, *lines: str) -> int:
@@ -73,3 +76,17 @@ def test_the_closing_table_shows_a_fights_injuries_beside_the_tracks(tmp_path, c
     assert "injuries (C8–C9) are not Wounds" in closing
     # before the fight, no injuries: the opening table has no such line
     assert "fight:" not in out[: out.index("token hub emulated")]
+
+
+def test_the_readmes_ctrl_c_line_quotes_what_make_prints():
+    """Issue 41 item 13: the README quoted `make: *** [Makefile:…: demo] Interrupt`; a Ctrl-C of
+    `make demo` (seen in tmux, GNU Make 4.3) prints `make: *** [Makefile:38: demo] Error 130`:
+    the demo stops cleanly and exits 130, and make names its recipe's line and that status."""
+    readme = (ROOT / "README.md").read_text()
+    [quoted] = re.findall(
+        r"`(make: \*\*\* \[Makefile:[^`]*demo\][^`]*)`", readme.replace("\n", " ")
+    )
+    makefile = (ROOT / "Makefile").read_text().splitlines()
+    recipe = makefile.index("demo: $(STAMP) $(WEB_BUILT)") + 2  # the recipe's line, 1-based
+    assert makefile[recipe - 1].strip() == "$(BIN)/rhuna-table demo"
+    assert quoted == f"make: *** [Makefile:{recipe}: demo] Error {INTERRUPTED}"

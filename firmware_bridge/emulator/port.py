@@ -12,6 +12,7 @@ never the ``/dev/pts/N`` path, which changes on every replug.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import shutil
@@ -20,6 +21,8 @@ import threading
 import time
 import tty
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 class VirtualPort:
@@ -69,10 +72,20 @@ class VirtualPort:
             self.plugs += 1
 
     def unplug(self) -> None:
-        """Vanish: the link goes, the pty closes; the host's reads fail."""
+        """Vanish: the link goes, the pty closes; the host's reads fail. A link that cannot
+        be removed (its disk remounted read-only, say) is one logged line: the pty closes all
+        the same, and a stop goes on (the service's next start clears its links' folder)."""
         with self._lock:
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 self.link.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                log.warning(
+                    "%s: cannot remove the emulated port's link (%s); closing its pty anyway",
+                    self.link,
+                    e.strerror,
+                )
             for fd in (self._master, self._slave):
                 if fd is not None:
                     with contextlib.suppress(OSError):

@@ -39,8 +39,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.config import Config, ReaderConfig
+from companion.table.board import CROWDED_KEY, Board
 from companion.table.board import KEY as BOARD_KEY
-from companion.table.board import Board
 from companion.table.loop import Outcome, TableLoop, as_json
 from companion.table.panel_output import PanelOutput
 from companion.table.ponder import Ponder
@@ -248,7 +248,8 @@ class Service:
             self.loop.subscribe("log", self.outcome_log)
             self._display()
             # what each well holds beside what the engine drew: unsync said until resolved
-            self.board = Board(self.registry.token_id)
+            self.board = Board(self.registry.token_id, config.roles)
+            self._board_lock = threading.Lock()  # the loop's turn and the readers' notices
             self.loop.subscribe("board", self._board)
             self.extensions = (
                 list(extensions)
@@ -338,10 +339,20 @@ class Service:
     def _board(self, outcome: Outcome) -> None:
         """After every input (the loop's turn): the wells the engine does not account for,
         each an alert in words (the panel's banner, the status line) until resolved."""
-        if outcome.tag is not None:
-            self.board.tag(outcome.tag)
-        now = self.board.unsync(outcome.state)
-        for key in [k for k in list(self.alerts) if k.startswith(BOARD_KEY) and k not in now]:
+        with self._board_lock:
+            if outcome.tag is not None:
+                self.board.tag(outcome.tag)
+            self._board_said(outcome.state)
+
+    def _board_said(self, state: TableState) -> None:
+        """The board's unsync alerts against ``state``: new ones said, resolved ones cleared
+        (``_board_lock`` held)."""
+        now = self.board.unsync(state)
+        for key in [
+            k
+            for k in list(self.alerts)
+            if (k.startswith(BOARD_KEY) or k.startswith(CROWDED_KEY)) and k not in now
+        ]:
             self.alert(key, None)
         for key, text in now.items():
             if self.alerts.get(key) != text:
@@ -569,11 +580,13 @@ class Service:
             self.notifier.status(self.status_line())
 
     def _hub_notice(self, notice: HubNotice) -> None:
-        """A hub's "one token per well" (the reader's thread): a banner until the extra token
-        is lifted, told to the extensions (``hub_notice``); the drawn token stays drawn."""
+        """A hub's "one token per well" (the reader's thread): the board holds two or more
+        tags on that well, said until the extra token is lifted, and told to the extensions
+        (``hub_notice``); the drawn token stays drawn."""
         where = f"{notice.reader} channel {notice.channel}"
-        text = f"one token per well: lift the extra token ({where})"
-        self.alert(f"well {where}", text if notice.active else None)
+        with self._board_lock:
+            self.board.crowd(notice.reader, notice.channel, notice.active)
+            self._board_said(self.loop.state)
         log.warning("%s: %s", where, notice.detail if notice.active else "one token again")
         for ext in self.extensions:
             hook = getattr(ext, "hub_notice", None)
@@ -584,8 +597,10 @@ class Service:
                     log.exception("extension %r: hub_notice failed", ext)
 
     def alert(self, key: str, text: str | None) -> None:
-        """An extension's problem for the table to see (a second service on the same table
-        id): on the panel until cleared (``text`` None), and in ``systemctl status``."""
+        """A standing problem for the table to see (an unsync well, the panel not responding,
+        a second service on the same table id): on the panel until cleared (``text`` None),
+        in ``systemctl status``, and told to the extensions (``alert(key, text)``, any
+        thread: a hook must not wait, nor call this back for the same key)."""
         if self.output is not None:
             self.output.alert(key, text)
         if text is not None:
@@ -593,6 +608,15 @@ class Service:
             self.notifier.status(text)
         elif self.alerts.pop(key, None) is not None:
             self.notifier.status(self.status_line())
+        else:
+            return  # nothing was standing: nothing to tell
+        for ext in list(getattr(self, "extensions", ())):
+            hook = getattr(ext, "alert", None)
+            if hook is not None:
+                try:
+                    hook(key, text)
+                except Exception:
+                    log.exception("extension %r: alert failed", ext)
 
     def status_line(self) -> str:
         """One line for ``systemctl status``: the table, the journal, the readers."""

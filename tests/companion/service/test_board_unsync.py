@@ -276,7 +276,8 @@ def test_a_tag_on_an_enrolment_reader_never_reaches_the_board(tmp_path):
         table.hub.lay(6, UNKNOWN)  # a new tag, being enrolled
         table.hub.lay(3, uid_of(svc, "aria.weight.0"))  # for comparison: undrawn, unsync
         wait_until(lambda: "board draw-board channel 3" in svc.output.alerts, "channel 3 said")
-        wait_until(lambda: table.reader.tags.get(6) is not None, "the enrolment tag read")
+        # both tags taken in by the loop: the note below is taken after their turns are over
+        wait_until(lambda: svc.loop.processed >= 2, "both tags taken in")
         compared(table, 1)
         assert list(board_alerts(svc)) == ["board draw-board channel 3"]
         assert ("draw-board", 6) not in svc.board.wells

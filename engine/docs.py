@@ -67,8 +67,8 @@ states them too (`maxLength`, `maxItems`, `minimum`, `maximum`).
 
 **The bound on one command**: no accepted command may hold the table loop for more
 than 50 ms. With these limits the costliest one (`adjust_hero` with `strain: 99`, each
-point a step of the cascade) takes 3.4 ms of CPU on the development machine, and a
-typical one a few hundredths of a millisecond (`make bench`, docs/performance.md).
+point a step of the cascade) stays well inside it, and a typical one costs a small part
+of that (the figures: `make bench`, docs/performance.md).
 
 | limit | value | what it bounds | why |
 |---|---|---|---|
@@ -82,6 +82,7 @@ LIMITS_WHAT = {
     "array_items": "any one array, and the fields of any one object",
     "integer": "the magnitude of any whole number (seeds, day numbers)",
     "amount": "what one command adds to or takes from a track: the fields marked *amount*",
+    "roster": "the combatants on a table's roster, the table file's and those added (I-C2b)",
 }
 
 

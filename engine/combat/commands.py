@@ -14,7 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.combat import access, attack, flow, initiative, pools, wheel
-from engine.combat.roster import RosterError, hero_names, parse_combatant
+from engine.combat.roster import (
+    ROSTER_RULE,
+    RosterError,
+    hero_names,
+    parse_combatant,
+    roster_room,
+)
 from engine.combat.rules import CombatRules
 from engine.combat.state import ARITY, ActionKind, Combat, Combatant, Fight, WheelToken
 from engine.contracts import events as ev
@@ -71,6 +77,15 @@ def _fighters(state: TableState, args: StartCombatArgs) -> tuple[Combat, list[Co
                 fix='name it in "combatants" instead, or give the new one another id',
             )
         added.append(c)
+    too_many = roster_room(state.rules, len(combat.roster) + len(added)) if added else None
+    if too_many:
+        raise CommandRejected(
+            too_many,
+            rule=ROSTER_RULE,
+            field="add",
+            fix='name combatants already on the roster in "combatants" instead of adding new'
+            " ones, or start the next session with --new-session",
+        )
     for c in added:
         combat = combat.with_combatant(c)
     new = [c.id for c in added]

@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.combat import access, dice, flow, initiative, pools, wheel
-from engine.combat.roster import RosterError, hero_names, parse_combatant
+from engine.combat.roster import (
+    ROSTER_RULE,
+    RosterError,
+    hero_names,
+    parse_combatant,
+    roster_room,
+)
 from engine.combat.rules import CombatRules
 from engine.combat.state import ATTRIBUTES, Combat, Combatant, Fight, WheelToken
 from engine.contracts import events as ev
@@ -181,6 +187,15 @@ def add_combatant(state: TableState, args: AddCombatantArgs) -> Applied:
             rule="C2",
             field="combatant",
             fix="give the new one another id (join_combat brings an existing one in)",
+        )
+    too_many = roster_room(state.rules, len(combat.roster) + 1)
+    if too_many:
+        raise CommandRejected(
+            too_many,
+            rule=ROSTER_RULE,
+            field="combatant",
+            fix="bring in one already on the roster with join_combat, or start the next session"
+            " with --new-session (a combatant added during a session is not carried)",
         )
     wants_join = bool(args.get("join"))
     if not wants_join and (args.get("initiative") is not None or args.get("seed") is not None):

@@ -151,6 +151,22 @@ def parse_combatant(
     )
 
 
+#: the interpretation that bounds the roster (docs/rules.md): ``limits.roster`` combatants
+ROSTER_RULE = "I-C2b"
+
+
+def roster_room(rules: Mapping[str, Any], size: int) -> str | None:
+    """Why a roster of ``size`` combatants is past ``limits.roster`` (I-C2b); None when it
+    fits. The rules data's number, never a literal here; a table cannot change it."""
+    most = int(rules["limits"]["roster"])
+    if size <= most:
+        return None
+    return (
+        f"the roster would hold {size} combatants, more than {most}"
+        f" (limits.roster, {ROSTER_RULE}): {rules['limits']['why']['roster']}"
+    )
+
+
 def hero_names(state: TableState) -> dict[str, str]:
     return {h.id: h.name for h in state.heroes.values()}
 
@@ -173,4 +189,11 @@ def load_combatants(state: TableState, data: Any, source: str) -> TableState:
             raise ConfigError(f"{source}: combatants[{i}].id {c.id!r} is used twice")
         roster[c.id] = c
     combat = state.combat or Combat()
+    too_many = roster_room(state.rules, len({**combat.roster, **roster}))
+    if too_many:
+        raise ConfigError(
+            f"{source}: combatants: {too_many}. Fix: keep at most"
+            f" {state.rules['limits']['roster']} [[combatants]] in the table file (a foe met"
+            " later can be added during the session with add_combatant)"
+        )
     return replace(state, combat=replace(combat, roster={**combat.roster, **roster}))

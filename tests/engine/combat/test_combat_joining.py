@@ -11,6 +11,7 @@ from engine import CommandRejected, apply
 from engine.narrate import describe
 from engine.table import load_table_text
 from engine.view import table_view
+from settings.errors import ConfigError
 from tests.harness import EXAMPLE_TABLE
 from tests.harness.combat import acting, combatant, fight, sheet, token
 
@@ -202,3 +203,44 @@ def test_c9_c10_the_view_names_the_injury_types_and_conditions_a_remote_offers(e
     assert "bleeding" in terms["injuries"] and "prone" in terms["conditions"]
     s, _ = apply(example_state, {**GOB, "injury": terms["injuries"][-1]})  # each one is accepted
     assert combatant(s, "gob").weapon.injury == terms["injuries"][-1]
+
+
+def _full(state):
+    """``state`` with its roster filled to ``limits.roster`` by add_combatant."""
+    most = state.rules["limits"]["roster"]
+    for n in range(most - len(state.combat.roster if state.combat else ())):
+        state, _ = apply(state, {**GOB, "combatant": f"gob{n}"})
+    assert len(state.combat.roster) == most
+    return state
+
+
+def test_i_c2b_the_roster_holds_at_most_limits_roster_and_one_more_changes_nothing(
+    example_state,
+):
+    """Was: no bound (2,020 combatants made a 354 KB …/state and a 5–12 s restart)."""
+    full = _full(example_state)
+    assert full.rules["limits"]["roster"] == 64
+    before = copy.deepcopy(full)
+    v = refused(full, {**GOB, "combatant": "one-more"})
+    assert (v.rule, v.field, v.code) == ("I-C2b", "combatant", "illegal")
+    assert "65 combatants, more than 64 (limits.roster, I-C2b)" in v.message
+    assert "join_combat" in v.fix and "--new-session" in v.fix
+    assert full == before and "one-more" not in full.combat.roster
+    v = refused(full, {"cmd": "start_combat", "add": [{**_SHEET, "id": "x1"}]})
+    assert (v.rule, v.field) == ("I-C2b", "add") and "limits.roster" in v.message
+    assert full == before
+
+
+_SHEET = {"reflex": 1, "might": 1, "dodge": 1, "parry": 1, "fortitude": 1, "speed": 4}
+
+
+def test_i_c2b_a_table_file_with_more_combatants_than_the_limit_is_refused():
+    text = EXAMPLE_TABLE.read_text()
+    extra = "".join(
+        f'\n[[combatants]]\nid = "mook{n}"\nreflex = 1\nmight = 1\ndodge = 1\nparry = 1\n'
+        "fortitude = 1\nspeed = 4\n"
+        for n in range(65)
+    )
+    with pytest.raises(ConfigError) as e:
+        load_table_text(text + extra, "big.toml")
+    assert "limits.roster, I-C2b" in str(e.value) and "Fix: keep at most 64" in str(e.value)

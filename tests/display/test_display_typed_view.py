@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 from tests.harness import ROOT
+from tests.harness.contract_copies import mypy_cache
 
 #: (TypedDict, field) → the display module that reads it
 RENAMES = {
@@ -42,7 +43,7 @@ def test_a_field_renamed_in_the_view_contract_is_a_mypy_error_in_display(tmp_pat
         source = _renamed(source, typed, field)
     contract.write_text(source, "utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / ".mypy"), "display"],
+        [sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache(tmp_path)), "display"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert result.returncode != 0, result.stdout

@@ -41,6 +41,21 @@ def copy_product(into: Path, packages: tuple[str, ...] = PACKAGES) -> Path:
     return into
 
 
+def mypy_cache(into: Path) -> Path:
+    """A mypy cache directory for a copy under ``into``, started from the checkout's own
+    ``.mypy_cache`` when there is one (``make test`` runs ``make typecheck`` first).
+
+    mypy keys its cache by the module's relative path and checks each entry against the
+    file's size, mtime and hash, so the copy's unchanged modules and the standard library are
+    read from it, and only the changed contract and what depends on it are checked again:
+    the same errors as a cold run, in about a second instead of 20 (a cold run of the whole
+    product is about 16 s of CPU). Without a cache, a cold run."""
+    cache = into / ".mypy"
+    if (ROOT / ".mypy_cache").is_dir():
+        shutil.copytree(ROOT / ".mypy_cache", cache, dirs_exist_ok=True)
+    return cache
+
+
 def copy_web(into: Path) -> Path:
     """web/'s sources (not its generated types) as ``into/web``, docs/ as ``into/docs``."""
     if not (WEB / "node_modules" / ".bin" / "tsc").exists() or shutil.which("node") is None:

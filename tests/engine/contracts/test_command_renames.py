@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 from tests.harness import ROOT
+from tests.harness.contract_copies import mypy_cache
 
 PACKAGES = ("settings", "engine", "firmware_bridge", "tags", "hardware", "display", "companion")
 #: the producers mypy is run on (it follows their imports)
@@ -95,7 +96,7 @@ def test_a_field_renamed_in_the_command_contract_is_a_mypy_error_at_each_produce
         source = _renamed(source, command, field)
     contract.write_text(source, "utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / ".mypy"), *PRODUCERS],
+        [sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache(tmp_path)), *PRODUCERS],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode != 0, result.stdout

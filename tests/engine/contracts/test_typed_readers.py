@@ -14,7 +14,13 @@ import sys
 
 import pytest
 
-from tests.harness.contract_copies import PACKAGES, copy_product, renamed, with_kind
+from tests.harness.contract_copies import (
+    PACKAGES,
+    copy_product,
+    mypy_cache,
+    renamed,
+    with_kind,
+)
 
 #: (payload TypedDict, field) → the modules that read it (not those that build it)
 RENAMES = {
@@ -50,7 +56,7 @@ def mypy_errors(tmp_path_factory) -> list[tuple[str, int, str]]:
     terms = copy / "engine" / "contracts" / "terms.py"
     terms.write_text(with_kind(terms.read_text("utf-8"), NEW_KIND), "utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--cache-dir", str(copy / ".mypy"), *PACKAGES],
+        [sys.executable, "-m", "mypy", "--cache-dir", str(mypy_cache(copy)), *PACKAGES],
         cwd=copy, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode != 0, result.stdout

@@ -25,6 +25,7 @@ from engine import work as _work
 from engine.contracts.view import AnswerStatus, HeroView, TableView
 from engine.registry import Registry
 from engine.state import TableState
+from engine.tokens import Training
 
 T = TypeVar("T")
 
@@ -115,6 +116,7 @@ def _build(state: TableState, answers: dict[str, AnswerStatus]) -> TableView:
 
 def hero_view(state: TableState, hero_id: str) -> HeroView:
     h = state.heroes[hero_id]
+    exert_only = Training(state.rules["training"]["exert_only"])
     return {
         "id": h.id,
         "name": h.name,
@@ -126,6 +128,8 @@ def hero_view(state: TableState, hero_id: str) -> HeroView:
         "favor": h.favor,
         "redraws": h.redraws,
         "training": {k: v.value for k, v in sorted(h.training.items())},
+        "capabilities": {c: h.training_in(c).value for c in state.capabilities},
+        "exert": [c for c in state.capabilities if h.training_in(c) is exert_only],
         "pathways": list(h.pathways),
         "active_reserve": sorted(t for t in state.active_reserve if state.tokens[t].bag == h.bag),
         "bag_count": len(state.bags[h.bag].contents),

@@ -49,8 +49,13 @@ class HeroView(TypedDict):
     wounds: int
     favor: int
     redraws: int
-    #: capability → Training level
+    #: capability → Training level, as the sheet lists it
     training: dict[str, TrainingName]
+    #: every capability of the table (P2), in the table's order, with this hero's Training
+    #: in it: Untrained where the sheet lists none (P4). What a remote's declare offers
+    capabilities: dict[str, TrainingName]
+    #: the capabilities this hero may Exert in (P9: only at ``training.exert_only``)
+    exert: list[str]
     pathways: list[str]
     active_reserve: list[str]
     bag_count: int

@@ -85,3 +85,36 @@ def test_a_full_rest_prompt_is_named_in_words_and_its_choices_shown_once(rig: An
     screenshot(page, "gm-truth-full-rest")
     card.locator("button:has-text('all Fatigue')").first.click()
     replied(page, f"prompt-{prompt.id}")
+
+
+def test_every_capability_is_offered_with_its_level_and_exert_only_where_allowed(rig: Any) -> None:
+    """Issue 41 item 3: the declare card offered only the sheet's Training keys, so Exert and an
+    untrained Presence or Sense could not be declared from the remote (P2, P4, P9)."""
+    page, table, _ = rig
+    table.command({"cmd": "begin_performance", "difficulty": 4})
+    card = page.locator(".card", has_text="Aria: declare")
+    card.wait_for(timeout=MS)
+    capability = card.locator("select[name='capability']")
+    offered = capability.locator("option").all_inner_texts()
+    hero = state(table).heroes["aria"]
+    caps = list(state(table).capabilities)
+    # the sheet's Training first, then every other capability, Untrained (table order in each)
+    trained = [c for c in caps if c in hero.training]
+    untrained = [c for c in caps if c not in hero.training]
+    assert offered == [f"{c} ({hero.training_in(c).value})" for c in trained + untrained]
+    assert "charm (untrained)" in offered and "skill (adept)" in offered
+    exert = card.locator("input[name='exert']")
+    capability.select_option("skill")
+    assert exert.is_disabled()
+    assert "[P9]" in (card.locator("label.check").get_attribute("title") or "")
+    screenshot(page, "gm-truth-declare-trained")
+    # an untrained Presence, Exerted: the engine takes it
+    capability.select_option("charm")
+    assert exert.is_enabled()
+    exert.check()
+    card.locator("select[name='action']").select_option("target")
+    screenshot(page, "gm-truth-declare-exert")
+    card.locator("button:has-text('Declare Aria')").click()
+    replied(page, "declare-aria")
+    [c] = state(table).performance.contributions
+    assert (c.capability, c.training.value, c.exert) == ("charm", "untrained", True)

@@ -80,12 +80,23 @@ function begin(t: TableRecord, ctx: Ctx): HTMLElement {
 }
 
 function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): HTMLElement {
-  const training = t.heroes[hero.id]?.training ?? {};
+  const sheet = t.heroes[hero.id];
+  // every capability of the table with the hero's Training in it, Untrained ones too (the
+  // engine's answer, P2, P4); from an older service, the sheet's listed Training only
+  const levels: Record<string, string> = sheet?.capabilities ?? sheet?.training ?? {};
+  // where the engine takes an Exert (P9)
+  const exertable = new Set(sheet?.exert ?? []);
   const capability = h("select", {
     name: "capability",
     "aria-label": "Capability",
   }) as HTMLSelectElement;
-  for (const [cap, level] of Object.entries(training)) {
+  // the hero's trained capabilities first (the likely choice), then the Untrained, each in
+  // the table's order
+  const entries = Object.entries(levels);
+  for (const [cap, level] of [
+    ...entries.filter(([, l]) => l !== "untrained"),
+    ...entries.filter(([, l]) => l === "untrained"),
+  ]) {
     capability.append(h("option", { value: cap }, `${cap} (${level})`));
   }
   const shade = h(
@@ -100,13 +111,26 @@ function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): 
     ...["target", "defend", "gain", "spend"].map((a) => h("option", { value: a }, a)),
   ) as HTMLSelectElement;
   const exert = h("input", { type: "checkbox", name: "exert" }) as HTMLInputElement;
+  const exertLabel = h("label", { class: "check" }, exert, " Exert");
   const key = `declare-${hero.id}`;
   for (const el of [capability, shade, action, exert]) remember(el, `${key}/${el.name}`);
+  // Exert only where the engine says it would take it: an Untrained capability (P9)
+  const sync = () => {
+    const cap = capability.value;
+    const allowed = exertable.has(cap);
+    exert.disabled = !allowed;
+    if (!allowed) exert.checked = false;
+    exertLabel.title = allowed
+      ? "Exert: draw 3 in all, then Fatigue (P9)"
+      : `[P9] only Untrained heroes Exert: ${hero.name} is ${levels[cap] ?? "?"} in ${cap}`;
+  };
+  capability.addEventListener("change", sync);
+  sync();
   return card(
     `${hero.name}: declare`,
     row(shade, capability, action),
     row(
-      h("label", { class: "check" }, exert, " Exert"),
+      exertLabel,
       gate(
         sender(ctx, key, `Declare ${hero.name}`, () => {
           const cmd = commands.declare({

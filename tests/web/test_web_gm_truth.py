@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.harness.broker import WAIT
-from tests.harness.web import screenshot
+from tests.harness.web import axe, screenshot
 from tests.web import test_web_gm as gm
 
 # test_web_gm's own rig (and its module's Chromium): the accounts' broker, the service, a phone
@@ -108,6 +108,7 @@ def test_every_capability_is_offered_with_its_level_and_exert_only_where_allowed
     assert exert.is_disabled()
     assert "[P9]" in (card.locator("label.check").get_attribute("title") or "")
     screenshot(page, "gm-truth-declare-trained")
+    assert axe(page) == []  # the greyed Exert is an inactive control (WCAG 1.4.3's exception)
     # an untrained Presence, Exerted: the engine takes it
     capability.select_option("charm")
     assert exert.is_enabled()

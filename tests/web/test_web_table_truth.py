@@ -17,7 +17,7 @@ import pytest
 from engine.view import table_view
 from tests.harness import ROOT, missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import screenshot, served_table
+from tests.harness.web import axe, screenshot, served_table
 
 try:
     from playwright.sync_api import Page, expect
@@ -111,3 +111,5 @@ def test_the_dead_are_marked_on_the_wheel_and_injuries_shown(
         )
         page.locator("#combat").scroll_into_view_if_needed()
         screenshot(page, f"{which}-truth-dead-on-the-wheel")
+        # the marks pass WCAG 2.2 AA (the struck name and the small "dead" and injuries too)
+        assert axe(page) == []

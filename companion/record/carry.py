@@ -9,15 +9,19 @@ is narrated like any other. Carried:
 - each hero's Fatigue, Strain with its very tokens, Wounds, Favor, Redraws
   (P11, P13–P15, P18), Training and mastery (P4, P12) and Active Reserve (P17);
 - the Time Board's day, band and Minor draws done (T3) and the weather (T2, T11);
-- the combatants' injuries, conditions and renown (C8–C11).
+- the combatants' injuries, conditions, death and renown (C8–C11): the conditions go on
+  before the injuries, since the injury that killed comes last and nothing is put on the dead.
 
 Then ``start_session`` (T1: the weather holds when it is known). What the rules
 leave with the old session is not carried: an open Performance (its tokens go
 back at Reset, P22), Escalation (P21, it belongs to a Moment), the fight on the
 wheel, a pending Time draw, a Rest, prompts and the Undo history. Also not
-carried (no command sets them): worn armour, temporary tokens and their timers
-(T12), the Star Grid. The Time tokens lying on the band's spaces go back to
-their bags (``set_time`` returns them).
+carried (no command sets them): worn armour (I-C8), temporary tokens and their
+timers (T12), the Star Grid. Worn armour is not lost silently: each worn piece is
+one ``skipped`` line naming its durability and the way to keep it, ``rhuna-table
+sheet`` (which writes it into the next table file) and starting from that file.
+The Time tokens lying on the band's spaces go back to their bags (``set_time``
+returns them).
 
 The WorldKeeper resets any carried part with ``--reset`` (see :data:`PARTS`).
 """
@@ -156,16 +160,6 @@ def _combat_commands(
                     " (add it to [[combatants]] to carry its injuries)"
                 )
             continue
-        if "injuries" not in reset and was.injuries != now.injuries:
-            if now.injuries:
-                out.commands.append(commands.heal_injuries(combatant=cid, hits=now.injury_count))
-            for i in was.injuries:
-                cmd = commands.injure(combatant=cid, type=i.type, hits=i.hits)
-                if i.detail is not None:
-                    cmd["detail"] = i.detail
-                if i.source is not None:
-                    cmd["cause"] = i.source
-                out.commands.append(cmd)
         if "conditions" not in reset and was.conditions != now.conditions:
             for c in now.conditions:
                 remove = commands.remove_combat_condition(combatant=cid, condition=c.name)
@@ -179,6 +173,23 @@ def _combat_commands(
                 if c.source is not None:
                     add["source"] = c.source
                 out.commands.append(add)
+        if "injuries" not in reset and was.injuries != now.injuries:
+            if now.injuries:
+                out.commands.append(commands.heal_injuries(combatant=cid, hits=now.injury_count))
+            for i in was.injuries:
+                cmd = commands.injure(combatant=cid, type=i.type, hits=i.hits)
+                if i.detail is not None:
+                    cmd["detail"] = i.detail
+                if i.source is not None:
+                    cmd["cause"] = i.source
+                out.commands.append(cmd)
+        if was.armour != now.armour:
+            out.skipped.append(
+                f"combatant {cid!r}: its worn {was.armour.name} (durability"
+                f" {was.armour.durability}, the table file's {now.armour.durability}, I-C8) —"
+                " no command sets armour. To keep it: rhuna-table sheet SESSION --to NEXT.toml"
+                " (SESSION: the one just archived), then run the table from NEXT.toml"
+            )
         if "renown" not in reset and was.renown != now.renown:
             out.commands.append(
                 commands.adjust_renown(

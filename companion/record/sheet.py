@@ -6,8 +6,10 @@ gets the hero's Training (P4, mastery P12), Fatigue, Strain and the very Strain
 tokens in play (P13, P14), Wounds (P15), Favor (P18), Redraws (P11) and Active
 Reserve (P17); ``[time]`` the day, band and Minor draws done (T3); ``[weather]``
 the current weather when it came from a Weather token (T1, T2); each
-``[[combatants]]`` entry its renown (C11) and its armour's durability (I-C8). Loading the file
-gives the same heroes (tests/companion/record/test_record_sheet.py checks the round trip).
+``[[combatants]]`` entry its renown (C11), its armour's durability (I-C8), its injuries,
+conditions and death (C8–C10). Loading the file gives the same heroes and the same roster
+sheets, as ``run --new-session --carry`` does (tests/companion/record/test_record_sheet.py
+checks both ends).
 """
 
 from __future__ import annotations
@@ -83,10 +85,17 @@ def sheet_text(original: str, state: TableState, source: str = "table.toml") -> 
     return tomlkit.dumps(doc)
 
 
+def _inline(values: dict[str, Any]) -> Any:
+    table = tomlkit.inline_table()
+    table.update({k: v for k, v in values.items() if v is not None})
+    return table
+
+
 def _combatants(doc: Any, state: TableState) -> None:
-    """Each ``[[combatants]]`` entry: its renown (C11) and its armour's durability, worn in
-    the fights (I-C8). Injuries and conditions have no table-file keys (``run --carry``
-    carries them)."""
+    """Each ``[[combatants]]`` entry: its renown (C11), its armour's durability, worn in the
+    fights (I-C8), its injuries and conditions (C8–C10) and its death (C9), with the keys
+    ``injuries``, ``conditions`` and ``dead`` (engine/combat/roster.py), as ``--carry``
+    carries them. A key the session emptied is taken out (a healed combatant)."""
     roster = state.combat.roster if state.combat is not None else {}
     for entry in doc.get("combatants", []):
         c = roster.get(str(entry.get("id")))
@@ -94,6 +103,21 @@ def _combatants(doc: Any, state: TableState) -> None:
             continue
         if c.renown or "renown" in entry:
             entry["renown"] = c.renown
+        injuries = [
+            _inline({"type": i.type, "hits": i.hits, "detail": i.detail, "cause": i.source})
+            for i in c.injuries
+        ]
+        conditions = [
+            _inline(
+                {"name": k.name, "level": k.level, "attribute": k.attribute, "source": k.source}
+            )
+            for k in c.conditions
+        ]
+        for key, value in (("injuries", injuries), ("conditions", conditions), ("dead", c.dead)):
+            if value:
+                entry[key] = value
+            elif key in entry:
+                del entry[key]
         armour = entry.get("armour")
         if (armour is not None and "durability" in armour) or c.armour.durability:
             if armour is None:

@@ -18,7 +18,14 @@ speed = 6                # Move covers speed, Dash twice speed (C7)
 renown = 1               # C11
 weapon = { name = "sabre", damage = 2, injury = "bleeding" }       # DAMAGE dice (C6, C9)
 armour = { name = "leather", reduction = 1, durability = 4 }       # I-C8
+# what a session left on the sheet (``rhuna-table sheet`` writes them; table file only):
+injuries = [{ type = "bleeding", hits = 2, cause = "captain" }]     # C8, C9
+conditions = [{ name = "cursed", level = 1, attribute = "might" }]  # C10
+dead = true              # C9: only with more than twice FORTITUDE in injuries
 ```
+
+``injuries``, ``conditions`` and ``dead`` are the table file's alone (:func:`carried_state`):
+an inline sheet (``start_combat``'s ``add``, ``add_combatant``) starts unhurt.
 """
 
 from __future__ import annotations
@@ -27,7 +34,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.combat.rules import CombatRules, check
-from engine.combat.state import ATTRIBUTES, Armour, Combat, Combatant, Weapon
+from engine.combat.state import (
+    ATTRIBUTES,
+    Armour,
+    Combat,
+    Combatant,
+    Condition,
+    Injury,
+    Weapon,
+)
 from engine.immutable import replace
 from engine.rules import bound, shipped_rules
 from engine.state import TableState
@@ -38,6 +53,10 @@ from settings.errors import ConfigError
 _KEYS = {"id", "name", "hero", "side", *ATTRIBUTES, "speed", "renown", "weapon", "armour"}
 _WEAPON_KEYS = {"name", "damage", "injury", "attribute"}
 _ARMOUR_KEYS = {"name", "reduction", "durability"}
+#: what a session leaves on a sheet: the table file's keys only (``rhuna-table sheet``)
+CARRIED_KEYS = {"injuries", "conditions", "dead"}
+_INJURY_KEYS = {"type", "hits", "detail", "cause"}
+_CONDITION_KEYS = {"name", "level", "attribute", "source"}
 
 
 class RosterError(ValueError):
@@ -151,6 +170,98 @@ def parse_combatant(
     )
 
 
+def _text(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise RosterError(f"{where} must be text, not {value!r}")
+    return value
+
+
+def _entries(data: Mapping[str, Any], key: str, where: str, keys: set[str]) -> list[Any]:
+    value = data.get(key, [])
+    example = ", ".join(sorted(keys))
+    if not isinstance(value, list):
+        raise RosterError(f"{where}.{key} must be a list of tables like [{{ {example} }}]")
+    return [_table(v, f"{where}.{key}[{i}]", keys) for i, v in enumerate(value)]
+
+
+def carried_state(
+    c: Combatant, data: Mapping[str, Any], where: str, rules: Mapping[str, Any]
+) -> Combatant:
+    """``c`` with the ``injuries``, ``conditions`` and ``dead`` of its table-file entry: what
+    a session left on the sheet (C8–C10). Each is checked as the commands that make it check
+    it (``injure``, ``add_combat_condition``); ``dead`` must agree with the injuries (C9)."""
+    r = CombatRules(rules)
+    injuries = []
+    for i, v in enumerate(_entries(data, "injuries", where, _INJURY_KEYS)):
+        at = f"{where}.injuries[{i}]"
+        kind = v.get("type")
+        if kind not in r.injury_types:
+            raise RosterError(
+                f"{at}.type = {kind!r} is not an injury type (C9). Fix: use one of"
+                f" {', '.join(r.injury_types)}",
+                "C9",
+            )
+        hits = _count(v, "hits", at, rules, "hits", 1)
+        detail = _text(v.get("detail"), f"{at}.detail")
+        injuries.append(Injury(str(kind), hits, detail, _text(v.get("cause"), f"{at}.cause")))
+    conditions: list[Condition] = []
+    for i, v in enumerate(_entries(data, "conditions", where, _CONDITION_KEYS)):
+        at = f"{where}.conditions[{i}]"
+        name = v.get("name")
+        if name not in r.condition_names:
+            raise RosterError(
+                f"{at}.name = {name!r} is not a condition (C10). Fix: use one of"
+                f" {', '.join(r.condition_names)}",
+                "C10",
+            )
+        rule = r.condition(str(name))
+        level = _count(v, "level", at, rules, "condition_level", 1)
+        if level > int(rule["max_level"]):
+            raise RosterError(
+                f"{at}.level = {level}: {name} has at most {rule['max_level']} (C10)."
+                f" Fix: use 1 to {rule['max_level']}",
+                "C10",
+            )
+        attribute = v.get("attribute")
+        if int(rule["attribute_dice"]) > 0 and attribute not in ATTRIBUTES:
+            raise RosterError(
+                f"{at}.attribute = {attribute!r}: {name} takes dice from one attribute (C10)."
+                f" Fix: add attribute = one of {', '.join(ATTRIBUTES)}",
+                "C10",
+            )
+        if int(rule["attribute_dice"]) == 0 and attribute is not None:
+            raise RosterError(
+                f"{at}.attribute: {name} does not name an attribute (C10). Fix: leave it out",
+                "C10",
+            )
+        if any(k.name == name and k.attribute == attribute for k in conditions):
+            raise RosterError(
+                f"{at}: {name} is listed twice (C10). Fix: one entry with the levels added up",
+                "C10",
+            )
+        source = _text(v.get("source"), f"{at}.source")
+        conditions.append(Condition(str(name), level, attribute, source))
+    dead = data.get("dead", False)
+    if not isinstance(dead, bool):
+        raise RosterError(f"{where}.dead must be true or false, not {dead!r}", "C9")
+    c = replace(c, injuries=tuple(injuries), conditions=tuple(conditions), dead=dead)
+    count, limit = c.injury_count, r.death_multiplier * c.fortitude
+    if count > limit and not dead:
+        raise RosterError(
+            f"{where}: {count} injuries is more than {limit} (twice FORTITUDE): this combatant"
+            " is dead (C9). Fix: add dead = true, or list fewer injuries",
+            "C9",
+        )
+    if dead and count <= limit:
+        raise RosterError(
+            f"{where}.dead = true with {count} injuries, not more than {limit} (twice"
+            " FORTITUDE): only injuries kill (C9, I-C9a). Fix: list the injuries it died of,"
+            " or leave out dead",
+            "C9",
+        )
+    return c
+
+
 #: the interpretation that bounds the roster (docs/rules.md): ``limits.roster`` combatants
 ROSTER_RULE = "I-C2b"
 
@@ -181,8 +292,14 @@ def load_combatants(state: TableState, data: Any, source: str) -> TableState:
         raise ConfigError(f"{source}: combatants must be a list of [[combatants]] tables")
     roster: dict[str, Combatant] = {}
     for i, entry in enumerate(data):
+        where = f"combatants[{i}]"
         try:
-            c = parse_combatant(entry, f"combatants[{i}]", state.rules, hero_names(state))
+            sheet = entry
+            if isinstance(entry, Mapping):
+                sheet = {k: v for k, v in entry.items() if k not in CARRIED_KEYS}
+            c = parse_combatant(sheet, where, state.rules, hero_names(state))
+            if isinstance(entry, Mapping):
+                c = carried_state(c, entry, where, state.rules)
         except RosterError as e:
             raise ConfigError(f"{source}: {e}") from None
         if c.id in roster:

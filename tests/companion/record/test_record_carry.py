@@ -223,3 +223,33 @@ def test_without_a_snapshot_a_changed_table_file_is_one_line(tmp_path: Path, cap
     assert code == 2 and "\n" not in err
     assert "--carry: the last session's state cannot be read" in err and "without --carry" in err
     assert not (night.state_dir / "archive").exists()  # nothing was archived
+
+
+def test_carry_and_the_sheet_agree_on_death_injuries_and_conditions_c8_c10() -> None:
+    """The same night, carried and written as a sheet: the next session has the same dead,
+    the same injuries and the same conditions either way (a condition on one who then died
+    included: it goes on before the injury that killed). Worn armour, which no command sets,
+    is said for each piece with the way to keep it (the sheet), never lost silently (I-C8)."""
+    from companion.record.sheet import sheet_text
+    from engine import load_table_text
+    from tests.companion.record.test_record_sheet import a_bloody_night, roster_sheets
+
+    text, last = a_bloody_night()
+    start = load_table_text(text, "table.toml")
+    carried = carry(start, last)
+    first = start
+    for cmd in carried.commands:
+        first, _ = apply(first, cmd)
+    from_sheet = load_table_text(sheet_text(text, last), "next.toml")
+    wanted = {cid: s[:3] for cid, s in roster_sheets(last).items()}
+    assert {cid: s[:3] for cid, s in roster_sheets(first).items()} == wanted
+    assert {cid: s[:3] for cid, s in roster_sheets(from_sheet).items()} == wanted
+    assert roster_sheets(from_sheet) == roster_sheets(last)  # the sheet keeps the armour too
+    assert last.combat is not None and start.combat is not None
+    worn = {
+        cid for cid, c in last.combat.roster.items() if c.armour != start.combat.roster[cid].armour
+    }
+    assert worn == {"aria", "bren", "raider", "captain"}
+    for cid in worn:
+        (line,) = [s for s in carried.skipped if f"combatant {cid!r}: its worn" in s]
+        assert "rhuna-table sheet" in line and "I-C8" in line

@@ -4,6 +4,7 @@ same heroes (P4, P11–P18), with the Time Board's day and weather (T1–T3)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from companion.cli import main
 from companion.record.journal import open_journal
@@ -96,3 +97,56 @@ def test_the_sheet_never_replaces_a_file_silently(night: Night, tmp_path: Path, 
     assert main(["sheet", str(night.state_dir), "--to", str(tmp_path), "--force"]) == 2
     err = capsys.readouterr().err.strip()
     assert f"{tmp_path} is a folder" in err and "give a new file name" in err, err
+
+
+def a_bloody_night() -> tuple[str, TableState]:
+    """The example fight (the raider dies of Bren's hammer, armour worn, Aria bleeding), then
+    the captain, frightened, takes a fatal wound: death, injuries, a condition and worn armour
+    (C8–C10, I-C8), as the table file and the state the session left."""
+    from tests.harness.record import fight_commands, night_table
+
+    text = night_table()
+    state = load_table_text(text, "table.toml")
+    for cmd in [
+        *fight_commands(),
+        {"cmd": "add_combat_condition", "combatant": "aria", "condition": "fatigued", "level": 2},
+        {"cmd": "add_combat_condition", "combatant": "captain", "condition": "frightened"},
+        {"cmd": "injure", "combatant": "captain", "type": "burned", "hits": 4, "cause": "fire"},
+    ]:
+        state, _ = apply(state, cmd)
+    assert state.combat is not None
+    return text, state
+
+
+def roster_sheets(state: TableState) -> dict[str, Any]:
+    assert state.combat is not None
+    return {
+        cid: (c.dead, c.injuries, c.conditions, c.armour) for cid, c in state.combat.roster.items()
+    }
+
+
+def test_the_sheet_keeps_death_injuries_conditions_and_worn_armour_c8_c10(
+    tmp_path: Path,
+) -> None:
+    text, last = a_bloody_night()
+    sheets = roster_sheets(last)
+    assert sheets["raider"][0] and sheets["captain"][0] and not sheets["aria"][0]
+    assert sheets["aria"][1] and sheets["aria"][2] and sheets["captain"][2]
+    table = load_table_text(text, "table.toml")
+    assert table.combat is not None
+    assert sheets["aria"][3] != table.combat.roster["aria"].armour  # worn (I-C8)
+    nxt = sheet_text(text, last)
+    assert "dead = true" in nxt and 'cause = "fire"' in nxt
+    loaded = load_table_text(nxt, "next.toml")  # the next session, from the sheet
+    assert roster_sheets(loaded) == sheets
+    # the dead stay dead: the next fight starts without them (C9)
+    _, events = apply(loaded, {"cmd": "start_combat", "seed": 3})
+    assert events[0]["combatants"] == ["aria", "bren"]
+    # a healed combatant's keys go: the sheet of the next night is unhurt again
+    healed, _ = apply(loaded, {"cmd": "heal_injuries", "combatant": "aria", "hits": 6})
+    healed, _ = apply(
+        healed, {"cmd": "remove_combat_condition", "combatant": "aria", "condition": "fatigued"}
+    )
+    again = load_table_text(sheet_text(nxt, healed), "again.toml")
+    assert again.combat is not None
+    assert again.combat.roster["aria"].injuries == () == again.combat.roster["aria"].conditions

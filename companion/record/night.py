@@ -12,6 +12,9 @@ exactly those the table had) and collects:
   best-play odds before each group's first draw) against the actual ones;
 - the heroes' Fatigue/Strain/Wounds, the Time Board (T3) and the fights' rounds
   (C2, C4) over the night;
+- each Rest: who rested and who kept watch (T9), its Minor draws, each resting hero's
+  Full Rest choice (T8) and how it ended (T7, I-T10); and each change of the weather,
+  drawn or set (T1, T2, T4);
 - the narrated journal (time, source, command, events).
 
 Commands later taken back by ``undo`` stay on record, marked ``undone`` (they
@@ -138,6 +141,31 @@ class Fight:
     dead: list[str] = field(default_factory=list)
 
 
+@dataclass
+class RestRow:
+    """One Rest (T7–T10): whose it was, and how it went."""
+
+    seq: int
+    kind: str
+    resting: list[str]
+    watch: list[str]
+    minor_draws: int = 0
+    #: hero → "fatigue" (all Fatigue) or "strain" (1 Strain) when the Full Rest came (T8)
+    full_rest: dict[str, str] = field(default_factory=dict)
+    #: "ended", "interrupted" (I-T10), "full_rest"; None: still resting at the night's end
+    ended: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WeatherRow:
+    """The weather becoming ``name`` (T1, T2, T4): ``cause`` is the event's (``session
+    start``, ``weather result``, ``worldkeeper``) or ``held`` (a session begun under it)."""
+
+    seq: int
+    name: str
+    cause: str
+
+
 @dataclass(frozen=True, slots=True)
 class Note:
     """A WorldKeeper's note (I-T13) and who may read it."""
@@ -175,6 +203,8 @@ class Night:
     health: dict[str, list[Health]] = field(default_factory=dict)
     time: list[TimePoint] = field(default_factory=list)
     fights: list[Fight] = field(default_factory=list)
+    rests: list[RestRow] = field(default_factory=list)
+    weather: list[WeatherRow] = field(default_factory=list)
     #: odds of each group before and after each of its draws: (performance, heroes) → [(seq, p)]
     curves: dict[tuple[int, tuple[str, ...]], list[tuple[int, Fraction, Fraction]]] = field(
         default_factory=dict
@@ -260,6 +290,7 @@ def gather(journal: Journal, table: str | None = None, *, odds: bool = True) -> 
         fight = _combat(night, fight, step)
         _health(night, step)
         _time(night, step)
+        _rest_and_weather(night, step)
     night.final = state
     board = state.time
     night.session_number = board.session if board is not None and board.session else None
@@ -482,6 +513,31 @@ def _time(night: Night, step: Step) -> None:
     moved = a is None or b is None or (a.day, a.band, a.minor_done) != (b.day, b.band, b.minor_done)
     if drawn or moved:
         _time_point(night, step.entry.seq, step.after, drawn[0] if drawn else None)
+
+
+def _rest_and_weather(night: Night, step: Step) -> None:
+    seq = step.entry.seq
+    rest = night.rests[-1] if night.rests and night.rests[-1].ended is None else None
+    for event in step.entry.events:
+        if (began := ev.rest_started.of(event)) is not None:
+            rest = RestRow(seq, began["kind"], list(began["resting"]), list(began["watch"]))
+            night.rests.append(rest)
+        elif (done := ev.full_rest_completed.of(event)) is not None and rest is not None:
+            rest.full_rest = {h: c["choice"] for h, c in done["heroes"].items()}
+        elif (ended := ev.rest_ended.of(event)) is not None and rest is not None:
+            rest.ended, rest.minor_draws = ended["reason"], ended["minor_draws"]
+        elif (drawn := ev.weather_drawn.of(event)) is not None:
+            night.weather.append(WeatherRow(seq, drawn["name"], drawn["cause"]))
+        elif (changed := ev.weather_changed.of(event)) is not None:
+            night.weather.append(WeatherRow(seq, changed["name"], changed["cause"]))
+        elif (began_session := ev.session_started.of(event)) is not None:
+            held = began_session["weather"]
+            drawn_now = any(ev.weather_drawn.of(e) is not None for e in step.entry.events)
+            if held is not None and not drawn_now:
+                night.weather.append(WeatherRow(seq, held, "held"))
+    b = step.after.time
+    if rest is not None and rest.ended is None and b is not None and b.rest is not None:
+        rest.minor_draws = b.rest.minor_draws
 
 
 def _combat(night: Night, fight: Fight | None, step: Step) -> Fight | None:

@@ -144,8 +144,67 @@ def _odds_path(night: Night, g: GroupRow) -> str:
     return " → ".join(_pct(best) for _, best, _ in curve)
 
 
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+#: how a Rest ended (rest_ended's reason: T7, T8, I-T10)
+REST_END = {
+    "ended": "ended after {n}",
+    "full_rest": "ended at the Full Rest, after {n}",
+    "interrupted": "an Event interrupted it after {n}",
+}
+
+#: what made the weather (weather_drawn's or weather_changed's cause: T1, T2, T4)
+WEATHER_CAUSE = {
+    "session start": "drawn as the session began",
+    "weather result": "a Weather result on the Time Board",
+    "worldkeeper": "set at the table",
+    "held": "carried on from the last session",
+}
+
+
+def rest_lines(night: Night) -> list[str]:
+    """One sentence a Rest: whose it was (resting, keeping watch, T9), each resting hero's
+    Full Rest (T8) and how it ended (T7, I-T10)."""
+    out = []
+    for r in night.rests:
+        who = _and([night.names.get(h, h) for h in r.resting]) if r.resting else "nobody"
+        watch = f", {_and([night.names.get(h, h) for h in r.watch])} kept watch" if r.watch else ""
+        draws = f"{r.minor_draws} Minor draw{'' if r.minor_draws == 1 else 's'}"
+        full = ""
+        if r.full_rest:
+            got = {"fatigue": "all Fatigue back", "strain": "1 Strain back"}
+            full = "; Full Rest: " + ", ".join(
+                f"{night.names.get(h, h)} {got.get(c, c)}" for h, c in r.full_rest.items()
+            )
+        end = (
+            f"still resting at the night's end, after {draws}"
+            if r.ended is None
+            else REST_END.get(r.ended, r.ended + " after {n}").format(n=draws)
+        )
+        out.append(
+            f"{r.kind.title()} Rest: {who} rested{watch}{full}; {end}"
+            + (" [undone]" if r.seq in night.undone else "")
+        )
+    return out
+
+
+def weather_line(night: Night) -> str | None:
+    """What the weather became, each change with what made it (T1, T2, T4)."""
+    kept = [w for w in night.weather if w.seq not in night.undone]
+    if not kept:
+        return None
+    steps = " → ".join(f"{w.name} ({WEATHER_CAUSE.get(w.cause, w.cause)})" for w in kept)
+    last = kept[-1].name
+    return f"The weather: {steps}" + (
+        f"; the night ended under {last}" if len(kept) > 1 else "; so it stayed all night"
+    )
+
+
 def story(night: Night) -> list[str]:
-    """The night in sentences: one per Performance, fight and band of the Time Board."""
+    """The night in sentences: one per Performance, fight, Rest and band of the Time Board,
+    and the weather."""
     out: list[str] = []
     by_perf: dict[int, list[GroupRow]] = {}
     for g in night.groups:
@@ -203,6 +262,10 @@ def story(night: Night) -> list[str]:
             )
             + (" …" if len(draws) > 30 else "")
         )
+    out += rest_lines(night)
+    weather = weather_line(night)
+    if weather is not None:
+        out.append(weather)
     return out
 
 

@@ -236,3 +236,59 @@ def test_a_fight_night_shows_the_fight_its_gain_and_its_notes_and_no_empty_chart
     own = (fight_night.parent / "recap-worldkeeper.html").read_text("utf-8")
     assert "the lich heard every word" in own and "The WorldKeeper's recap" in own
     assert "Luck against the odds" not in body  # no check: no luck to tell
+
+
+@pytest.fixture(scope="module")
+def rest_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A night with a Safe Rest (Bren keeps watch, Aria and Cass rest to a Full Rest) and the
+    weather drawn at the start, then by a Weather result, then set at the table; exported."""
+    folder = tmp_path_factory.mktemp("rest-night")
+    config = setup_table(folder)
+    r = start(config)
+    try:
+        r.command({"cmd": "start_session", "bag": "overworld", "seed": 4})
+        r.command({"cmd": "adjust_hero", "hero": "cass", "fatigue": 2, "strain": 1})
+        r.command(
+            {
+                "cmd": "begin_rest",
+                "kind": "safe",
+                "watch": ["bren"],
+                "full_rest": {"aria": "fatigue", "cass": "strain"},
+            }
+        )
+        for seed in range(1, 7):  # the sixth draw is the fifth Minor one: the Full Rest (T8)
+            r.command({"cmd": "draw_time", "seed": seed, "resolve": True})
+        r.command({"cmd": "draw_weather", "bag": "overworld", "seed": 1})  # the Weather result
+        r.command({"cmd": "set_weather", "name": "Thick fog"})
+        r.command({"cmd": "note", "text": "the fog hides the lich", "audience": "worldkeeper"})
+    finally:
+        r.close()
+    state_dir = load_config(config).state_dir
+    out = folder / "recap"
+    assert main(["export", str(state_dir), "--to", str(out / "html")]) == 0
+    assert main(["export", str(state_dir), "--to", str(out / "md"), "--format", "md"]) == 0
+    return out
+
+
+def test_the_story_tells_the_rest_whose_it_was_and_what_the_weather_became(
+    browser: Any, rest_night: Path
+) -> None:
+    """Issue 41 item 10: the story has each Rest, naming who rested and who kept watch (T9),
+    the Full Rest each took (T8) and how it ended (T7); and the weather, each change with
+    what made it, and what it became (T1, T2, T4). In the players' recap, as shared."""
+    md = (rest_night / "md" / "recap.md").read_text("utf-8")
+    story = md.split("## The story", 1)[1].split("\n## ", 1)[0]
+    rest = [x for x in story.splitlines() if "Rest:" in x]
+    assert rest == [
+        "- Safe Rest: Aria and Cass rested, Bren kept watch; Full Rest: Aria all Fatigue back,"
+        " Cass 1 Strain back; ended at the Full Rest, after 5 Minor draws"
+    ], story
+    (weather,) = [x for x in story.splitlines() if x.startswith("- The weather: ")]
+    assert "(drawn as the session began) → " in weather, weather
+    assert "(a Weather result on the Time Board) → Thick fog (set at the table)" in weather
+    assert weather.endswith("; the night ended under Thick fog"), weather
+    body, _ = _look(browser, rest_night / "html" / "recap.html", "recap-rest-night")
+    assert "Safe Rest: Aria and Cass rested, Bren kept watch" in body
+    assert "the night ended under Thick fog" in body
+    shared = (rest_night / "html" / "recap.html").read_text("utf-8") + md
+    assert "lich" not in shared and "(P20)" not in shared and "WorldKeeper's own" not in shared

@@ -34,6 +34,9 @@ ONLINE = "online"
 
 #: room in paho's queue above ``max_queued`` for the status messages the bridge sends itself
 STATUS_HEADROOM = 8
+#: the ``qos`` a quiet QoS 0 packet is queued with (:meth:`Client.publish_quiet`): paho calls
+#: ``on_publish`` for a written packet whose ``qos`` is 0, and only for those
+_QUIET = -1
 
 
 class Client(mqtt.Client):
@@ -54,6 +57,20 @@ class Client(mqtt.Client):
         self.direct = True
         #: times a publishing thread wrote the queue itself (diagnostics, tests)
         self.written_now = 0
+        self._quiet = threading.local()  # .on: this thread is in publish_quiet
+
+    def publish_quiet(self, topic: str, payload: str | bytes, *, retain: bool) -> bool:
+        """A QoS 0 message no ``on_publish`` hears of: outside the window of QoS 1 messages
+        (``max_queued``, paho's queue, its in-flight limit), so any number go out at once, from
+        any thread — paho's own callbacks included (paho would otherwise call ``on_publish``
+        for it under the lock its ``on_message`` holds). True if it is on its way; lost with
+        the connection, as QoS 0 is."""
+        self._quiet.on = True
+        try:
+            info = self.publish(topic, payload, qos=0, retain=retain)
+        finally:
+            self._quiet.on = False
+        return info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS
 
     def loop_write(self) -> MQTTErrorCode:
         with self._writing:
@@ -74,6 +91,8 @@ class Client(mqtt.Client):
         """paho's: queue a packet and wake its thread to write it. A PUBLISH on a connected
         plain-TCP socket is written here instead when paho's thread is not writing; paho's
         thread is woken only if something is left (a full socket buffer, an error)."""
+        if qos == 0 and (command & 0xF0) == mqtt.PUBLISH and getattr(self._quiet, "on", False):
+            qos = _QUIET  # publish_quiet's: no on_publish when it is written
         if (
             not self.direct
             or (command & 0xF0) != mqtt.PUBLISH

@@ -12,16 +12,18 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from companion.mqtt.commands import BadRequest, parse_request
 from companion.mqtt.identity import Identity
 from companion.mqtt.items import Item, Refresh, Seen, SendReply
 from companion.mqtt.link import Link
-from companion.mqtt.messages import reply_error
+from companion.mqtt.messages import encode, reply_error
 from companion.table.loop import TableLoop
 from engine.errors import RuleViolation
 
@@ -29,6 +31,10 @@ log = logging.getLogger("rhuna.mqtt")
 
 #: commands submitted and not yet answered; past it a command is refused as "busy"
 MAX_PENDING = 1000
+#: a retained command refused is logged the first time and then every this many
+LOG_RETAINED_EVERY = 100
+#: seconds without a retained command before the command topics are subscribed again
+SWEEP_AFTER = 0.5
 
 
 class Intake:
@@ -42,6 +48,9 @@ class Intake:
         self._pending: dict[str, Any] = {}  # loop source → transaction to echo
         self._pending_lock = threading.Lock()
         self._requests = itertools.count(1)
+        # the sweep after a flood of retained commands (under the pending lock)
+        self._last_retained = 0.0
+        self._sweeper: threading.Timer | None = None
 
     def answered(self, source: str) -> tuple[bool, Any]:
         """Whether the outcome of ``source`` was a command from here (then it is answered now:
@@ -67,17 +76,21 @@ class Intake:
 
     def _retained_command(self, client: mqtt.Client, message: mqtt.MQTTMessage) -> bool:
         """A command the broker kept (published with retain) is never run: it would run again at
-        every reconnect. It is cleared (an empty retained message on its topic) and logged."""
-        assert self.link.topics is not None
-        name = self.link.topics.command_name(message.topic)
+        every reconnect. It is cleared (an empty retained message on its topic) and refused.
+
+        Both go out here, on paho's thread, at QoS 0 and outside the window of the QoS 1
+        messages (``max_queued``): a flood of them never waits behind the replies, nor the
+        replies behind it, and never fills paho's queue. A clear the broker did not get is
+        harmless: the command comes back at the next connection and is cleared again."""
+        topics = self.link.topics
+        assert topics is not None
+        name = topics.command_name(message.topic)
         if name is None:
             return False
         if message.payload and self.identity.acting:  # the holder answers it (one reply)
-            log.warning(
-                "MQTT: refused and cleared a retained command on %s (publish commands without"
-                " retain)",
-                message.topic,
-            )
+            quiet = self.link.client
+            assert quiet is not None
+            quiet.publish_quiet(message.topic, b"", retain=True)
             refusal = RuleViolation(
                 "a retained command is refused: commands published with the retain flag are"
                 " never run (the broker would hand it again at every reconnect)",
@@ -85,9 +98,52 @@ class Intake:
                 code="retained",
             )
             request = parse_request(name, bytes(message.payload))
-            self._tell(SendReply(reply_error(request.transaction, refusal)))
-            self.link.put(client, message.topic, b"")
+            reply = encode(reply_error(request.transaction, refusal))
+            quiet.publish_quiet(topics.reply, reply, retain=False)
+            self._retained_refused(message.topic)
         return True
+
+    def _retained_refused(self, topic: str) -> None:
+        """Count it, log the first and every :data:`LOG_RETAINED_EVERY`-th (a flood is not
+        thousands of lines), and sweep once the flood is over (:meth:`_sweep`)."""
+        self.link.stats.retained_refused += 1
+        refused = self.link.stats.retained_refused
+        if refused == 1 or refused % LOG_RETAINED_EVERY == 0:
+            log.warning(
+                "MQTT: refused and cleared a retained command on %s (publish commands without"
+                " retain)%s",
+                topic,
+                f"; {refused} so far" if refused > 1 else "",
+            )
+        with self._pending_lock:
+            self._last_retained = time.monotonic()
+            if self._sweeper is None:
+                self._sweeper = threading.Timer(SWEEP_AFTER, self._sweep)
+                self._sweeper.daemon = True
+                self._sweeper.start()
+
+    def _sweep(self) -> None:
+        """A timer's thread, once no retained command came for :data:`SWEEP_AFTER` s: subscribe
+        to the command topics again, so the broker hands the retained commands it kept but did
+        not send (past its ``max_queued_messages`` or ``max_queued_bytes`` for this client, it
+        drops the rest of a subscription's retained messages). Ours are cleared by now (one
+        connection's packets are handled in order): a sweep that finds none ends here."""
+        with self._pending_lock:
+            quiet = time.monotonic() - self._last_retained
+            if quiet < SWEEP_AFTER:
+                self._sweeper = threading.Timer(SWEEP_AFTER - quiet, self._sweep)
+                self._sweeper.daemon = True
+                self._sweeper.start()
+                return
+            self._sweeper = None
+        link, topics = self.link, self.link.topics
+        with link.cond:
+            up = link.connected and not link.stopping
+        client = link.client
+        if not up or client is None or topics is None:
+            return  # a new connection subscribes anew
+        options = SubscribeOptions(qos=1, retainAsPublished=True)
+        client.subscribe([(topics.command, options), (topics.command_filter, options)])
 
     def _take(self, topic: str, payload: bytes) -> None:
         topics, loop = self.link.topics, self.loop

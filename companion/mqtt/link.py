@@ -64,6 +64,8 @@ class BridgeStats:
     state_pondered: int = 0
     #: replies to commands from MQTT published in the loop's turn, right after their events
     reply_direct: int = 0
+    #: commands the broker kept (published with retain): refused and cleared, never run
+    retained_refused: int = 0
 
 
 def now() -> str:

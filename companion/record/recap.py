@@ -751,12 +751,24 @@ def markdown(night: Night, *, audience: str = "players") -> str:
             if shared or own
             else []
         ),
-        "## Luck against the odds",
-        "",
-        _md_table(LUCK_HEAD, luck_rows(night)),
-        "",
-        PERCENTILE_WORDS,
-        "",
+        # no check, no Performance: no empty table to puzzle over (as the HTML recap)
+        *(
+            [
+                "## Luck against the odds",
+                "",
+                _md_table(LUCK_HEAD, luck_rows(night)),
+                "",
+                PERCENTILE_WORDS,
+                "",
+            ]
+            if luck_rows(night)
+            else []
+        ),
+    ]
+    rows = [g for g in night.groups if g.heroes]
+    if not rows:
+        return "\n".join(out)
+    out += [
         "## Performances",
         "",
         _md_table(
@@ -783,8 +795,7 @@ def markdown(night: Night, *, audience: str = "players") -> str:
                     f"{g.strain:+d}",
                     f"{g.wounds:+d}",
                 )
-                for g in night.groups
-                if g.heroes
+                for g in rows
             ],
         ),
         "",

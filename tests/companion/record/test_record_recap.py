@@ -283,6 +283,8 @@ def test_the_story_tells_the_rest_whose_it_was_and_what_the_weather_became(
         "- Safe Rest: Aria and Cass rested, Bren kept watch; Full Rest: Aria all Fatigue back,"
         " Cass 1 Strain back; ended at the Full Rest, after 5 Minor draws"
     ], story
+    # no check and no Performance tonight: no empty tables in the Markdown either
+    assert "## Luck against the odds" not in md and "## Performances" not in md, md
     (weather,) = [x for x in story.splitlines() if x.startswith("- The weather: ")]
     assert "(drawn as the session began) → " in weather, weather
     assert "(a Weather result on the Time Board) → Thick fog (set at the table)" in weather

@@ -25,7 +25,14 @@ from companion.mqtt.identity import Identity
 from companion.mqtt.intake import Intake
 from companion.mqtt.items import Item, Told
 from companion.mqtt.link import Link, now
-from companion.mqtt.messages import StateEncoder, encode, event_message, reply_ok, stamped
+from companion.mqtt.messages import (
+    StateEncoder,
+    encode,
+    event_message,
+    event_publications,
+    reply_ok,
+    stamped,
+)
 from companion.table.loop import Outcome, TableLoop
 from companion.table.views import VIEWS, turn_view
 from engine.contracts.view import TableView
@@ -180,7 +187,9 @@ class FastPath:
                 link.seq += 1
                 message = event_message(link.seq, outcome.state, event, outcome.source, at)
                 messages.append(message)
-                link.publish(link.topics.events, encode(message), retain=False)
+                # a withheld event (the WorldKeeper's words) whole to …/gm_events first
+                for topic, payload in event_publications(link.topics, message, outcome.command):
+                    link.publish(topic, payload, retain=False)
             return messages
         finally:
             with link.cond:

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
 from companion.mqtt.topics import SECTIONS, Topics
-from companion.record.narrate import HistoryEntry
+from companion.record.narrate import HistoryEntry, command_text, parse_command_text
 from companion.record.session import Recap
 from companion.table import inputs
-from engine.contracts.events import NoticeMessage, audience
+from engine.contracts.events import NoticeMessage, WithheldMessage, audience
 from engine.contracts.schema import Ref
+from engine.contracts.view import LegalView, RosterEntry, UndoView
 from engine.errors import Refusal, RuleViolation
 from engine.events import Event
 from engine.narrate import describe
@@ -91,6 +92,19 @@ class HistoryMessage(TypedDict):
     recap: Recap | None
 
 
+class GmMessage(TypedDict):
+    """``…/gm``, retained, readable by the table's gm and service logins only (issue 42 item
+    4): the whole roster, an improvised foe not yet in a fight too (``…/state``'s roster is
+    the public one: the heroes and the combatants a fight has shown), and the next Undo's
+    words."""
+
+    roster: list[RosterEntry]
+    #: what the next Undo takes back, in words (``…/state``'s ``undo`` says its command alone)
+    undo: UndoView | None
+    #: which commands the table would take now, for every combatant of the whole roster
+    legal: LegalView | None
+
+
 class InfoMessage(TypedDict):
     """``…/info``, retained: which process publishes this table."""
 
@@ -152,6 +166,7 @@ class StateEncoder:
         self._bags: dict[int, tuple[object, object, str]] = {}
 
     def encode(self, view: Mapping[str, Any], state: TableState) -> str:
+        view = public_view(view)
         bags = view.get("bags")
         if not isinstance(bags, Mapping):
             return encode(view)
@@ -187,6 +202,65 @@ class StateEncoder:
         return text
 
 
+def public_roster(roster: Any) -> Any:
+    """The roster as a public login may read it: the heroes, and the combatants a fight has
+    shown (in one now, or dead); a foe the WorldKeeper has on the roster but has not brought
+    into a fight (an improvised one, issue 42 item 4) is the gm's alone (``…/gm``).
+
+    >>> [c["id"] for c in public_roster([{"id": "aria", "hero": "aria", "in_fight": False},
+    ...  {"id": "lich", "hero": None, "in_fight": False, "dead": False},
+    ...  {"id": "raider", "hero": None, "in_fight": True, "dead": False}])]
+    ['aria', 'raider']
+    """
+    if not isinstance(roster, list):
+        return roster
+    return [
+        c
+        for c in roster
+        if not isinstance(c, Mapping) or c.get("hero") or c.get("in_fight") or c.get("dead")
+    ]
+
+
+def public_undo(undo: Any) -> Any:
+    """What the next Undo takes back, as a public login may read it: its command's name, not
+    its words (they may hold a P20 prompt, a free-text cause, an improvised foe's name).
+
+    >>> public_undo({"cmd": "resolve", "text": "Aria: 3 vs 5 — FAILURE; resolve Impact (P20)"})
+    {'cmd': 'resolve', 'text': ''}
+    """
+    if not isinstance(undo, Mapping):
+        return undo
+    return {**undo, "text": ""}
+
+
+def public_view(view: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``view`` as a public login may read it (``…/state``): its roster (and the commands
+    legal for each combatant) without the foes no fight has shown (:func:`public_roster`), its
+    Undo without words (:func:`public_undo`)."""
+    if "roster" not in view and "undo" not in view:
+        return view
+    out = dict(view)
+    if "roster" in out:
+        out["roster"] = public_roster(out["roster"])
+        legal = out.get("legal")
+        if isinstance(legal, Mapping) and isinstance(legal.get("combatants"), Mapping):
+            shown = {c.get("id") for c in out["roster"] if isinstance(c, Mapping)}
+            kept = {k: v for k, v in legal["combatants"].items() if k in shown}
+            out["legal"] = {**legal, "combatants": kept}
+    if "undo" in out:
+        out["undo"] = public_undo(out["undo"])
+    return out
+
+
+def gm_message(view: Mapping[str, Any]) -> GmMessage:
+    """The retained ``…/gm``: what of the table only the gm (and the service) may read."""
+    return {
+        "roster": list(view.get("roster") or []),
+        "undo": view.get("undo"),
+        "legal": view.get("legal"),
+    }
+
+
 def without_tokens(bag: Any) -> Any:
     """A bag's view as ``…/state`` carries it: what is in it is on ``…/bags`` only."""
     if isinstance(bag, Mapping) and "tokens" in bag:
@@ -201,6 +275,7 @@ def state_payload(view: Mapping[str, Any]) -> dict[str, Any]:
     >>> state_payload({"bags": {"favor": {"name": "Favor", "count": 1, "tokens": []}}})
     {'bags': {'favor': {'name': 'Favor', 'count': 1}}}
     """
+    view = public_view(view)
     bags = view.get("bags")
     if not isinstance(bags, Mapping):
         return dict(view)
@@ -236,6 +311,139 @@ def event_message(seq: int, state: TableState, event: Event, source: str, at: st
     out["at"] = at
     out["audience"] = audience(event)  # who may read it (issue 31 item 2)
     return out
+
+
+#: events the engine calls public whose words are still the WorldKeeper's: an improvised foe
+#: (``add_combatant``'s ``combatant_added``: the foe the WorldKeeper is setting up in secret;
+#: the fight shows it once it joins, ``combatant_joined``)
+WITHHELD_EVENTS = frozenset({"combatant_added"})
+#: commands whose words are the WorldKeeper's alone: a public ``…/history`` keeps their row
+#: (its seq and time) without their words
+WITHHELD_COMMANDS = frozenset({"add_combatant"})
+#: a command's free-text fields (a cause, a reason, a detail, a note's words): a public
+#: ``…/history`` row says the command without them
+FREE_TEXT = ("cause", "reason", "detail", "text")
+#: the free-text causes of a command (``adjust_hero``'s cause, ``adjust_renown``'s reason,
+#: ``injure``'s cause): the WorldKeeper's words, which the events and the narration repeat;
+#: a public copy says ``…`` in their place
+FREE_CAUSES = ("cause", "reason")
+#: what a public copy says in place of a free-text cause
+UNSAID = "…"
+
+
+def free_words(command: Mapping[str, Any] | None) -> list[str]:
+    """The free-text causes ``command`` gave, longest first.
+
+    >>> free_words({"cmd": "adjust_hero", "cause": "the lich's whisper", "fatigue": 1})
+    ["the lich's whisper"]
+    """
+    if not command:
+        return []
+    words = {v for k in FREE_CAUSES if isinstance(v := command.get(k), str) and v.strip()}
+    return sorted(words, key=len, reverse=True)
+
+
+def unsaid(value: Any, words: Sequence[str]) -> Any:
+    """``value`` (JSON) with each of ``words`` in its texts replaced by :data:`UNSAID`.
+
+    >>> unsaid({"cause": "a curse", "text": "Aria gains 1 Fatigue (a curse)"}, ["a curse"])
+    {'cause': '…', 'text': 'Aria gains 1 Fatigue (…)'}
+    """
+    if isinstance(value, str):
+        for w in words:
+            value = value.replace(w, UNSAID)
+        return value
+    if isinstance(value, Mapping):
+        return {k: unsaid(v, words) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unsaid(v, words) for v in value]
+    return value
+
+
+def withheld(message: Mapping[str, Any]) -> bool:
+    """Whether an ``…/events`` message is for the WorldKeeper alone (issue 42 item 4): a
+    worldkeeper note or P20 prompt (its ``audience``), or an improvised foe.
+
+    >>> withheld({"type": "note", "audience": "worldkeeper"}), withheld({"type": "token_drawn"})
+    (True, False)
+    """
+    return message.get("audience") == "worldkeeper" or message.get("type") in WITHHELD_EVENTS
+
+
+def withheld_message(message: Mapping[str, Any]) -> WithheldMessage:
+    """The wordless stand-in ``…/events`` carries for a withheld event: its seq, no words.
+
+    >>> withheld_message({"seq": 4, "type": "note", "text": "the lich listens", "source": "cli",
+    ...                   "at": "t", "audience": "worldkeeper"})["text"]
+    ''
+    """
+    return {
+        "seq": int(message["seq"]),
+        "type": "withheld",
+        "text": "",
+        "source": str(message.get("source", "")),
+        "at": str(message.get("at", "")),
+        "audience": "worldkeeper",
+    }
+
+
+def event_publications(
+    topics: Topics, message: Mapping[str, Any], command: Mapping[str, Any] | None = None
+) -> list[tuple[str, str]]:
+    """(topic, payload) of one ``…/events`` message, in the order to publish them: a withheld
+    one goes whole to ``…/gm_events`` (only the gm and the service may read it, the broker's
+    ACL says so) and as its stand-in to ``…/events``; one that repeats a free-text cause of
+    its ``command`` whole to ``…/gm_events`` and without it to ``…/events`` (the same seq);
+    any other to ``…/events`` alone.
+
+    >>> t = Topics("rhuna", "k")
+    >>> [topic for topic, _ in event_publications(t, {"seq": 1, "type": "wear_prompt",
+    ...                                                "audience": "worldkeeper"})]
+    ['rhuna/k/gm_events', 'rhuna/k/events']
+    """
+    if withheld(message):
+        return [
+            (topics.gm_events, encode(message)),
+            (topics.events, encode(withheld_message(message))),
+        ]
+    words = free_words(command)
+    if words:
+        public = unsaid(message, words)
+        if public != message:  # a free-text cause: whole to the gm, said without it to all
+            return [(topics.gm_events, encode(message)), (topics.events, encode(public))]
+    return [(topics.events, encode(message))]
+
+
+def public_entry(entry: HistoryEntry) -> HistoryEntry:
+    """A ``…/history`` row as a public login may read it: without the worldkeeper lines, the
+    command without its free-text fields (a cause, a reason, a note's words), and a withheld
+    command (an improvised foe) without any of its words.
+
+    >>> row = {"seq": 3, "at": 0.0, "time": "t", "source": "gm", "events": ["aria: 1 Fatigue",
+    ...        "resolve Wear (P20)"], "audiences": ["public", "worldkeeper"], "outcomes": [],
+    ...        "command": 'adjust_hero aria fatigue=1 cause="a whisper"'}
+    >>> public = public_entry(row); public["command"], public["events"]
+    ('adjust_hero aria fatigue=1', ['aria: 1 Fatigue'])
+    """
+    kept = [
+        (e, a)
+        for e, a in zip(entry["events"], entry["audiences"], strict=False)
+        if a != "worldkeeper"
+    ]
+    try:
+        command = parse_command_text(entry["command"])
+    except Exception:  # not a command line: nothing of it is said
+        command = {"cmd": "?"}
+    if command.get("cmd") in WITHHELD_COMMANDS:
+        return {**entry, "command": str(command.get("cmd")), "events": [], "audiences": []}
+    said = command_text({k: v for k, v in command.items() if k not in FREE_TEXT})
+    words = free_words(command)
+    return {
+        **entry,
+        "command": said,
+        "events": [unsaid(e, words) for e, _ in kept],
+        "audiences": [a for _, a in kept],
+    }
 
 
 def notice_message(reader: str, channel: int, active: bool, at: str) -> NoticeMessage:
@@ -311,5 +519,6 @@ def reply_error(transaction: Any, violation: RuleViolation) -> ReplyError:
 
 
 def history_message(entries: Iterable[HistoryEntry], recap: Recap | None) -> HistoryMessage:
-    """The retained ``…/history``: ``entries`` oldest first, and the last session's recap."""
-    return {"entries": list(entries), "recap": recap}
+    """The retained ``…/history``: ``entries`` oldest first, and the last session's recap;
+    each entry as a public login may read it (:func:`public_entry`: ``…/history`` is public)."""
+    return {"entries": [public_entry(e) for e in entries], "recap": recap}

@@ -48,6 +48,8 @@ from companion.mqtt.messages import (
     encode,
     error_message,
     event_message,
+    event_publications,
+    gm_message,
     history_message,
     iter_state_messages,
     reply_error,
@@ -209,7 +211,10 @@ class Publisher:
                 link.seq += 1
                 message = event_message(link.seq, outcome.state, event, outcome.source, at)
                 events.append(message)
-                link.send(t.events, encode(message))
+                for topic, payload in event_publications(
+                    t, message, outcome.command
+                ):  # withheld: to the gm
+                    link.send(topic, payload)
             if outcome.events:
                 with link.cond:
                     link.unsent -= 1
@@ -297,6 +302,7 @@ class Publisher:
             ).items():
                 wanted[topic] = encode(config)
         wanted[topics.history] = encode(history_message(self.history, self.recap))
+        wanted[topics.gm] = encode(gm_message(view))  # the gm's alone (the broker's ACL)
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):
             link.retain(topic, "")  # a hero (and their HA sensors) no longer at the table

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from engine.contracts.view import RETAINED_SECTIONS
 
@@ -47,6 +48,10 @@ class Topic:
     #: ``…/state`` carries this section's payload under the same key, so the pages' store sets it
     #: from a ``…/state`` too (``bags`` is not: ``…/state``'s bags are without their tokens)
     in_state: bool = False
+    #: who may read it on the broker: ``public`` (every login of the table, and the wall), or
+    #: ``worldkeeper`` (the table's gm and service logins only): companion/ops/accounts.py
+    #: grants the public logins read on the ``public`` topics by name, and on nothing else
+    audience: Literal["public", "worldkeeper"] = "public"
 
 
 #: every topic of a table, in the order a page subscribes to the retained ones (``…/status``
@@ -57,12 +62,16 @@ class Topic:
 #: their store's sections (docs/mqtt.md, "Adding a topic").
 CATALOGUE: tuple[Topic, ...] = (
     Topic("events", False, "events.schema.json", type="EventMessage"),
+    # the WorldKeeper's words (issue 42 item 4): each event withheld from ``…/events`` (a
+    # worldkeeper note, a P20 prompt, an improvised foe), whole, before its wordless stand-in
+    Topic("gm_events", False, "events.schema.json", audience="worldkeeper"),
     Topic(
         "error",
         False,
         "error.schema.json",
         type="ErrorMessage",
         title="Rhuna table error (one rhuna/<table>/error message)",
+        audience="worldkeeper",
     ),
     Topic(
         "reply",
@@ -70,6 +79,7 @@ CATALOGUE: tuple[Topic, ...] = (
         "reply.schema.json",
         type="Reply",
         title="Rhuna table reply (one rhuna/<table>/reply message)",
+        audience="worldkeeper",
     ),
     Topic(
         "info",
@@ -101,11 +111,30 @@ CATALOGUE: tuple[Topic, ...] = (
         section=True,
     ),
     Topic("heroes/<id>", True, "state.schema.json#/x-topics/heroes~1<id>"),
+    Topic(
+        "gm",
+        True,
+        "gm.schema.json",
+        type="GmMessage",
+        title="Rhuna table, the WorldKeeper's (the retained rhuna/<table>/gm topic)",
+        audience="worldkeeper",
+    ),
     Topic("status", True, "text"),
     Topic("command", None, "commands.schema.json"),
     Topic("command/<name>", None, "commands.schema.json"),
 )
 _SUFFIXES = frozenset(t.suffix for t in CATALOGUE)
+
+#: the topics a public login (a viewer of the table: overlay, display …; the wall) may read,
+#: as topic filters under a table's root (``<id>``: any one level): every published topic
+#: whose audience is ``public``. Mosquitto's ACLs only allow, so these are granted by name
+#: and whatever is not here (``…/error``, ``…/reply``, ``…/gm_events``, a topic added later)
+#: stays the gm's and the service's.
+PUBLIC_FILTERS: tuple[str, ...] = tuple(
+    re.sub(r"<[a-z]+>", "+", t.suffix)
+    for t in CATALOGUE
+    if t.audience == "public" and t.retained is not None
+)
 
 
 def catalogue_json() -> dict[str, object]:
@@ -123,6 +152,7 @@ def catalogue_json() -> dict[str, object]:
                 "type": t.type,
                 "section": t.section,
                 "in_state": t.in_state,
+                "audience": t.audience,
             }
             for t in CATALOGUE
         ],
@@ -197,6 +227,16 @@ class Topics:
     def events(self) -> str:
         """One non-retained message per engine event, with a sequence number."""
         return self._of("events")
+
+    @property
+    def gm_events(self) -> str:
+        """The events withheld from ``…/events``, whole: the gm's and the service's only."""
+        return self._of("gm_events")
+
+    @property
+    def gm(self) -> str:
+        """What of the table is the gm's alone (the whole roster), retained."""
+        return self._of("gm")
 
     @property
     def error(self) -> str:

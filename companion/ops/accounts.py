@@ -5,14 +5,21 @@ folder holds:
 
 - ``<table>.service``: the service itself; it reads and writes its own topics
   (``rhuna/<table>/#``) and its Home Assistant discovery configs;
-- ``<table>.gm``: the WorldKeeper's remote; it reads the table and may publish
-  only to ``rhuna/<table>/command`` and ``rhuna/<table>/command/<name>``;
-- viewers (``<table>.overlay``, ``<table>.display`` by default): read the table,
-  publish nothing;
+- ``<table>.gm``: the WorldKeeper's remote; it reads the whole table, its
+  WorldKeeper-only topics too, and may publish only to ``rhuna/<table>/command``
+  and ``rhuna/<table>/command/<name>``;
+- viewers (``<table>.overlay``, ``<table>.display`` by default): read the table's
+  public topics, each by name, publish nothing;
 
 and one broker-wide read-only ``wall`` account for the convention wall, which
-shows every table. No account may write another table's topics, so tables on
-one broker cannot touch each other.
+reads every table's public topics. No account may write another table's topics,
+so tables on one broker cannot touch each other.
+
+The public topics are the catalogue's (companion.mqtt.topics.PUBLIC_FILTERS):
+Mosquitto's ACLs only allow, so a public login is granted read on each by name,
+never on ``rhuna/<table>/#``, and the WorldKeeper's words (``…/gm_events``,
+``…/error``, ``…/reply``: notes, P20 prompts, refusals, improvised foes) never
+reach it, whatever it subscribes to (issue 42 item 4).
 
 The source of truth is ``accounts.json`` (mode 0600: it holds the passwords in
 clear, since the service and the page URLs need them). Every change rewrites,
@@ -34,6 +41,9 @@ written to a log: only ``urls`` prints credentials, on stdout, when asked.
 topic read rhuna/kitchen/#
 topic write rhuna/kitchen/command
 topic write rhuna/kitchen/command/+
+>>> overlay = acl_text(acc).split("user kitchen.overlay")[1].split("user")[0]
+>>> "rhuna/kitchen/events" in overlay, "kitchen/#" in overlay, "reply" in overlay, "gm" in overlay
+(True, False, False, False)
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from companion.mqtt.discovery import ha_id
+from companion.mqtt.topics import PUBLIC_FILTERS
 from companion.ops.account_model import (  # the model shared with `rhuna-table venue`
     PBKDF2_ITERATIONS as PBKDF2_ITERATIONS,
 )
@@ -169,13 +180,25 @@ def rotate(
     return replace(acc, tables={**acc.tables, table: new}), [user(table, n) for n in wanted]
 
 
+def public_reads(table_root: str) -> list[str]:
+    """``topic read`` lines for a public login: each public topic of the table by name.
+
+    >>> public_reads("rhuna/+")[:2]
+    ['topic read rhuna/+/events', 'topic read rhuna/+/info']
+    """
+    return [f"topic read {table_root}/{suffix}" for suffix in PUBLIC_FILTERS]
+
+
 def acl_text(acc: Accounts) -> str:
-    """Mosquitto's ``acl_file``: each account may touch its own table only; viewers only read."""
+    """Mosquitto's ``acl_file``: each account may touch its own table only; viewers only read,
+    and only the public topics (the WorldKeeper's are the gm's and the service's)."""
     root = acc.base_topic
     out = [
         "# Written by `rhuna-table accounts` from accounts.json: edits here are overwritten.",
-        "# Each table's service reads and writes its own topics; its gm may only publish",
-        "# commands to it; its viewers and the wall may only read. No anonymous access.",
+        "# Each table's service reads and writes its own topics; its gm reads them all and may",
+        "# only publish commands to it; its viewers and the wall may only read, and only the",
+        "# public topics, each by name (the WorldKeeper's words are on the others: gm_events,",
+        "# error, reply). No anonymous access.",
     ]
     for table in sorted(acc.tables):
         t = f"{root}/{table}"
@@ -196,13 +219,15 @@ def acl_text(acc: Accounts) -> str:
             f"topic write {t}/command/+",
         ]
         for name in sorted(acc.tables[table].viewers):
-            out += ["", f"user {user(table, name)}", f"topic read {t}/#"]
+            out += ["", f"user {user(table, name)}", *public_reads(t)]
     if acc.wall is not None:
         out += [
             "",
-            "# the convention wall: every table, read only",
+            "# the convention wall: every table's public topics, read only",
             f"user {WALL}",
-            f"topic read {root}/#",
+            *public_reads(f"{root}/+"),
+            # the venue bridge's online flags (docs/convention.md)
+            f"topic read {root}/uplink/+",
         ]
     return "\n".join(out) + "\n"
 

@@ -750,3 +750,18 @@ class NoticeMessage(TypedDict):
     source: str
     at: str
     audience: Literal["table"]
+
+
+class WithheldMessage(TypedDict):
+    """What ``…/events`` carries in place of an event only the WorldKeeper may read (a
+    worldkeeper note, a P20 prompt, an improvised foe): its ``seq``, so a page's gap detection
+    sees the stream whole, and no words. The event itself goes, whole, to the topic only the
+    gm and the service can read (``…/gm_events``, docs/mqtt.md)."""
+
+    seq: int
+    type: Literal["withheld"]
+    #: empty: the words are the WorldKeeper's
+    text: Literal[""]
+    source: str
+    at: str
+    audience: Literal["worldkeeper"]

@@ -20,7 +20,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
-from engine.contracts.events import AUDIENCE, AUDIENCES, EVENTS, NoticeMessage
+from engine.contracts.events import AUDIENCE, AUDIENCES, EVENTS, NoticeMessage, WithheldMessage
 from engine.contracts.view import RETAINED_SECTIONS, HeroView, TableView
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -170,12 +170,15 @@ def events_schema() -> dict[str, Any]:
         )
     # not an engine event: a notice about the table, with no seq
     variants.append(schema_of(NoticeMessage, defs))
+    # an event only the WorldKeeper may read, withheld: its seq and no words
+    variants.append(schema_of(WithheldMessage, defs))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://rhuna-table/events.schema.json",
         "title": "Rhuna table event (one rhuna/<table>/events message)",
         "description": "An engine event (with its seq), or a notice about the table (type"
-        " notice: no seq, never journaled; gap detection ignores it).",
+        " notice: no seq, never journaled; gap detection ignores it), or an event withheld"
+        " (type withheld: its seq, no words; the event is on …/gm_events).",
         "oneOf": variants,
         "$defs": dict(sorted(defs.items())),
     }

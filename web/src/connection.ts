@@ -37,6 +37,9 @@ export interface ConnectionOptions {
   errors?: boolean;
   /** follow `…/reply` too (pages that send commands) */
   replies?: boolean;
+  /** follow the WorldKeeper's topics too (`…/gm_events`: the events withheld from `…/events`,
+   *  whole; `…/gm`: the whole roster): the gm's page, whose login alone may read them */
+  worldkeeper?: boolean;
   /** follow the venue's uplink flags too (`<base>/uplink/<table>`, docs/convention.md), in a
    *  subscription of their own: a table's own broker may refuse it, and that changes nothing */
   uplinks?: boolean;
@@ -88,6 +91,8 @@ export class Connection {
       events: this.opts.events ?? true,
       error: this.opts.errors ?? true,
       reply: this.opts.replies ?? false,
+      gm_events: this.opts.worldkeeper ?? false,
+      gm: this.opts.worldkeeper ?? false,
       // the service's clock (`now`, republished every few seconds): the age of its stamps
       info: true,
       heroes: this.opts.heroes ?? true,
@@ -318,8 +323,15 @@ export class Connection {
     },
     heroes: (hero, at) => this.store.setHero(at.table, at.param, hero, at.retained),
     events: (event, at) => {
+      // a withheld event's stand-in: the gm's page has the event itself from `…/gm_events`,
+      // published before it (the same seq: the stand-in is then a duplicate)
+      if (this.opts.worldkeeper && isEvent(event) && event.type === "withheld") return;
       if (isEvent(event) && this.store.addEvent(at.table, event)) this.repaint();
     },
+    gm_events: (event, at) => {
+      if (isEvent(event) && this.store.addEvent(at.table, event)) this.repaint();
+    },
+    gm: (gm, at) => this.store.setGm(at.table, gm),
     error: (error, at) => {
       if (error !== null) this.store.setError(at.table, error);
     },

@@ -10,6 +10,7 @@
 
 import type * as E from "./generated/error";
 import type { EventMessage as AnyEvent } from "./generated/events";
+import type * as G from "./generated/gm";
 import type * as H from "./generated/history";
 import type * as R from "./generated/reply";
 import type * as S from "./generated/state";
@@ -57,11 +58,18 @@ export type Costs = Record<string, HeroCost>;
  *  opens a gap (issue 30 item 6). */
 export type EventMessage = Exclude<AnyEvent, NoticeMessage>;
 
+/** `…/events`' stand-in for an event only the WorldKeeper may read (its `seq`, no words): the
+ *  event itself is on `…/gm_events`, which the gm's login alone may read (docs/mqtt.md). */
+export type WithheldMessage = Extract<AnyEvent, { type: "withheld" }>;
+
 /** `…/events`' notice: two tokens in one well, and its end (no `seq`, never journaled). */
 export type NoticeMessage = Extract<AnyEvent, { type: "notice" }>;
 
 /** `…/error`: a refused command or an unknown tag (docs/error.schema.json). */
 export type ErrorMessage = E.ErrorMessage;
+
+/** `…/gm`, retained, the gm's login only: the whole roster (docs/gm.schema.json). */
+export type GmMessage = G.GmMessage;
 
 /** `…/reply`: the envelope every command received on MQTT gets back (docs/reply.schema.json). */
 export type Reply = R.Reply;

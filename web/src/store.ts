@@ -8,7 +8,15 @@
  */
 
 import { PAGE_SECTIONS, type Payloads, stateSections } from "./generated/topics";
-import type { ErrorMessage, EventMessage, Hero, SectionName, Sections, Status } from "./payloads";
+import type {
+  ErrorMessage,
+  EventMessage,
+  GmMessage,
+  Hero,
+  SectionName,
+  Sections,
+  Status,
+} from "./payloads";
 
 export type Link = "connecting" | "online" | "offline";
 
@@ -99,6 +107,10 @@ export interface TableRecord {
   /** at a venue broker: the table's bridge (`rhuna/uplink/<table>`, retained "1"/"0", the
    *  bridge's notification topic); null where no uplink flag was heard (a table's own broker) */
   readonly uplink: "up" | "down" | null;
+  /** `…/gm` (the gm's login alone may read it): the whole roster, an improvised foe not yet
+   *  in a fight too, and the next Undo's words; `…/state` carries the public ones, and the
+   *  store sets these into it. null: not followed, or not come yet */
+  readonly gm: GmMessage | null;
 }
 
 export interface Snapshot {
@@ -133,6 +145,7 @@ export function emptyTable(id: string): TableRecord {
     events: [],
     lastError: null,
     lastErrorAt: null,
+    gm: null,
     lastSeq: null,
     odds: {},
     gaps: [],
@@ -245,7 +258,8 @@ export class Store {
           };
           return { ...next, odds: recordOdds(next) };
         }
-        const whole = (value ?? null) as Payloads["state"] | null;
+        // the gm's page: the whole roster and the Undo's words (`…/gm`) in the public ones' place
+        const whole = withGm((value ?? null) as Payloads["state"] | null, t.gm);
         const sections: Sections = { ...t.sections, state: whole, ...stateSections(whole) };
         const stamp = (whole as { changed_at?: unknown } | null)?.changed_at;
         const changedAt = typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
@@ -295,6 +309,19 @@ export class Store {
         return { ...t, heroes };
       },
       !retained,
+    );
+  }
+
+  /** `…/gm` (the gm's login only): the whole roster and the Undo's words, into `…/state` too */
+  setGm(table: string, gm: GmMessage | null): void {
+    this.update(
+      table,
+      (t) => {
+        const state = t.sections.state;
+        if (!state) return { ...t, gm };
+        return { ...t, gm, sections: { ...t.sections, state: withGm(state, gm) } };
+      },
+      false,
     );
   }
 
@@ -361,6 +388,13 @@ export class Store {
       for (const fn of this.listeners) fn(this.snap);
     });
   }
+}
+
+/** `…/state` with what `…/gm` says in place of its public roster, Undo and legal commands
+ *  (the gm's page) */
+function withGm(state: Payloads["state"] | null, gm: GmMessage | null): Payloads["state"] | null {
+  if (!state || !gm) return state;
+  return { ...state, roster: gm.roster, undo: gm.undo, legal: gm.legal ?? state.legal };
 }
 
 /** A page without `…/state` (the wall): when the table last changed by the service's own

@@ -10,7 +10,14 @@ import pytest
 
 from companion.mqtt import messages
 from companion.mqtt.schema import MESSAGES, TITLES, _payload_type
-from companion.mqtt.topics import CATALOGUE, SECTIONS, Topic, Topics, catalogue_json
+from companion.mqtt.topics import (
+    CATALOGUE,
+    PUBLIC_FILTERS,
+    SECTIONS,
+    Topic,
+    Topics,
+    catalogue_json,
+)
 from engine.contracts import view
 from tests.harness import ROOT
 
@@ -23,6 +30,26 @@ def test_docs_mqtt_md_lists_every_topic_of_the_catalogue_as_it_is():
     said = {m[1]: ({"yes": True, "no": False, "—": None}[m[2]], int(m[3])) for m in
             _ROW.finditer((DOCS / "mqtt.md").read_text("utf-8"))}  # fmt: skip
     assert said == {t.suffix: (t.retained, t.qos) for t in CATALOGUE}
+
+
+_WHO = re.compile(r"^\| `…/([^`]+)` \| (?:yes|no|—) \| \d \| ([^|]+?) \|", re.M)
+
+
+def test_docs_mqtt_md_says_who_reads_each_topic_as_the_acl_grants_it():
+    """issue 42 item 4: the table's "who reads it" is each entry's audience, and the public
+    logins' ACL filters are exactly the public topics the service publishes."""
+    said = dict(_WHO.findall((DOCS / "mqtt.md").read_text("utf-8")))
+    who = {"public": "everyone", "worldkeeper": "gm, service"}
+    assert said == {
+        t.suffix: "service (gm writes)" if t.retained is None else who[t.audience]
+        for t in CATALOGUE
+    }
+    assert set(PUBLIC_FILTERS) == {
+        t.suffix.replace("<id>", "+")
+        for t in CATALOGUE
+        if t.audience == "public" and t.retained is not None
+    }
+    assert not {"error", "reply", "gm_events", "gm", "command"} & set(PUBLIC_FILTERS)
 
 
 def test_every_builder_names_a_catalogue_topic_and_nothing_else_is_built():

@@ -108,6 +108,7 @@ const page = boot({
   connection: {
     sections: ["performance", "odds", "time", "combat", "state", "bags", "vocabulary"],
     replies: true,
+    worldkeeper: true, // the WorldKeeper's words: …/gm_events and …/gm (the gm login's alone)
   },
   render(snap, context, now) {
     const id = context.params.table;

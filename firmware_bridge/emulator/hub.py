@@ -39,6 +39,7 @@ class VirtualReader:
         self.dead = False
         self.collision = False
         self.stacked = False  # a second token under the first, drowned out: the REQA finds it
+        self.read_every = 1  # a detuned tag: read on one poll in this many, missed between
         self.polls = 0
         self.misses = 0
         self._run = 0
@@ -54,6 +55,9 @@ class VirtualReader:
             return hubcore.TWO_TAGS  # the stronger read, then the REQA after its HLTA answered
         if self.uid is None:
             return None
+        if self.read_every > 1 and self.polls % self.read_every:
+            self.misses += 1
+            return None  # detuned: the antenna reaches it on one poll in ``read_every`` only
         if self._run < self.max_run and self._rng.random() < self.miss_rate:
             self._run += 1
             self.misses += 1
@@ -142,6 +146,24 @@ class HubEmulator(EmulatedDevice):
         other out): the firmware's REQA after HLTA finds it (``hubcore.TWO_TAGS``)."""
         with self._lock:
             self.readers[channel].stacked = stacked
+
+    def detune(self, channel: int, every: int = 3) -> None:
+        """A detuned tag (a token off-centre, a weak antenna): ``channel`` reads it on one poll
+        in ``every`` and misses it between (``every=1``: tuned again)."""
+        with self._lock:
+            self.readers[channel].read_every = max(1, every)
+
+    def flicker(self, channel: int, rate: float = 0.5) -> None:
+        """A flickering read: the tag on ``channel`` misses ``rate`` of the polls, never enough in
+        a row to be removed (``rate=0``: steady again)."""
+        with self._lock:
+            self.readers[channel].miss_rate = rate
+
+    def reset(self) -> None:
+        """The hub resets (a brown-out, the watchdog): the board boots again on the same port,
+        without the cable leaving; what lies on the readers stays."""
+        with self._lock:
+            self._power_on()
 
     def break_reader(self, channel: int, dead: bool = True) -> None:
         """Make a reader stop answering (a loose SPI wire), or mend it."""

@@ -44,8 +44,8 @@ listed at once, each naming the key and the fix (the :mod:`settings.checker` sha
 ...            "table": [{"id": "k", "name": "K", "password": "p"}]}, "venue.toml")
 >>> [line for line in acl_text(v).splitlines() if line.startswith("topic write")]
 ['topic write rhuna/k/#', 'topic write rhuna/uplink/k']
->>> [line for line in bridge_text(v, v.tables[0]).splitlines() if line.startswith("topic ")]
-['topic rhuna/k/# out 1']
+>>> [line for line in bridge_text(v, v.tables[0]).splitlines() if line.startswith("topic ")][:2]
+['topic rhuna/k/events out 1', 'topic rhuna/k/info out 1']
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.mqtt.topics import PUBLIC_FILTERS
 from companion.ops.account_model import (
     SALT_BYTES,
     WALL,
@@ -461,8 +462,9 @@ def bridge_text(venue: Venue, table: VenueTable) -> str:
         f"keepalive_interval {venue.keepalive}",
         "notifications true",
         f"notification_topic {uplink_topic(venue, table.id)}",
-        "# the table's topics go out; nothing comes in unless the organiser enables it",
-        f"topic {t}/# out 1",
+        "# the table's public topics go out, each by name (the WorldKeeper's stay on the Pi:",
+        "# docs/mqtt.md, Topics); nothing comes in unless the organiser enables it",
+        *(f"topic {t}/{suffix} out 1" for suffix in PUBLIC_FILTERS),
     ]
     if table.commands_from_venue:
         lines += [f"topic {t}/command in 1", f"topic {t}/command/+ in 1"]

@@ -118,3 +118,22 @@ def test_a_bridge_login_writes_only_its_own_table(rig: Rig) -> None:
     assert json.loads(latest(again.messages, "/state")["t001"]) == {"own": True}
     again.close()
     w.close()
+
+
+def test_the_worldkeepers_topics_never_leave_the_table_s_pi(tmp_path: Path) -> None:
+    """Issue 42 item 4: a table's bridge sends its public topics out, each by name, so the
+    WorldKeeper's (…/gm_events, …/gm, …/error, …/reply) never reach the venue, where the wall
+    and the director read rhuna/#."""
+    r = Rig(tmp_path, 1, keepalive=5).start()
+    try:
+        [(t, b)] = r.tables.items()
+        w = wall(r)
+        w.wait(lambda ms: latest(ms, "/uplink").get(t) == b"1", "the uplink online")
+        for secret in ("gm_events", "gm", "error", "reply"):
+            send(b.port, f"rhuna/{t}/{secret}", {"secret": f"the lich on {secret}"})
+        send(b.port, f"rhuna/{t}/events", {"public": "after the secrets"})
+        w.wait(lambda ms: any(m.topic == f"rhuna/{t}/events" for m in ms), "the public event")
+        assert not [m.topic for m in w.messages if b"the lich" in m.payload]
+        w.close()
+    finally:
+        r.stop()

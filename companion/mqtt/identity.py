@@ -1,12 +1,15 @@
 """Who publishes this table: the client id, the claim in ``…/info``, a clash, stand-by, take-over.
 
 Each service claims its table id with its retained ``…/info`` (``instance`` random per
-start, host, pid, started). The first holder is kept — the earlier ``started``, then
-the smaller ``instance`` — so two started at once agree: both publish, both read the
-other's back, and the answer is decided on paho's thread before any later command on
-that connection is taken. One that finds an earlier claim whose holder is up stands
-by (``acting`` False): it runs no command and publishes nothing but the clash, again
-every :data:`CLASH_EVERY` s; when the holder goes offline it takes over (docs/mqtt.md).
+start, host, pid, started). The holder is the first claim the broker hands a connection
+— the retained one of a service that is up, else the first published — never a clock's
+answer: an online holder keeps its table, and a newcomer stands by whatever the two
+clocks say; two started at once agree (one topic's messages reach every subscriber in
+one order). It is decided on paho's thread before any later command on that connection
+is taken. One that stands by (``acting`` False) runs no command and publishes nothing
+but the clash, again every :data:`CLASH_EVERY` s — never the holder's ``…/status``,
+not even at its own clean stop; when the holder goes offline it takes over
+(docs/mqtt.md).
 
 paho's thread calls :meth:`Identity.claim`, :meth:`Identity.status_retained` and
 :meth:`Identity.status_seen` (they never wait); the publisher thread calls the rest.
@@ -54,7 +57,10 @@ class Identity:
         #: the client id, drawn at start (never published: a viewer that knew it could knock
         #: the service off the broker by connecting with it)
         self.client_id: str | None = None
-        self.started_at = now()
+        #: the clock of ``started`` and ``now`` (UTC, ISO 8601): the real one; a test gives a
+        #: service a skewed one (no claim is decided by it)
+        self.clock: Callable[[], str] = now
+        self.started_at = self.clock()
         #: called (the publisher's thread) with a key and a text to show, or None to clear it:
         #: the service puts it on the panel and in systemctl status
         self.on_alert: Callable[[str, str | None], None] | None = None
@@ -71,6 +77,10 @@ class Identity:
         #: the publisher's heartbeat)
         self.info_said = 0.0
         self._told_yielded: set[Any] = set()  # instances told they stand by for this one
+        #: the connection (``link.generation``) whose first claim on ``…/info`` is ``_first``
+        #: (an instance id; None: none seen yet on it): the holder (paho's thread)
+        self._generation = -1
+        self._first: Any = None
 
     def new_client_id(self, prefix: str | None, table_id: str) -> str:
         """A random part at each start, published nowhere: nobody can guess it and knock the
@@ -86,7 +96,7 @@ class Identity:
             "pid": os.getpid(),
             "started": self.started_at,
             "version": self.version,
-            "now": now(),
+            "now": self.clock(),
         }
 
     # --- paho's thread: never waits ----------------------------------------------------
@@ -99,20 +109,30 @@ class Identity:
             self.take_over(client)
 
     def claim(self, client: mqtt.Client, payload: bytes, retained: bool) -> None:
-        """A ``…/info``, ours or another service's on this table id. The first holder is kept —
-        the earlier ``started``, then the smaller ``instance`` — so when two start at once
-        (both publish, both read the other's back) both reach the same answer. Decided here,
-        before any command that follows it on the connection is taken."""
+        """A ``…/info``, ours or another service's on this table id. The first claim the broker
+        hands this connection holds the table: a service subscribes to ``…/info`` before it
+        publishes its own, and the broker hands every subscriber one topic's messages in one
+        order, so two services reach the same answer whatever their clocks say — the one
+        already up (its claim retained, or published first) keeps the table, a newcomer
+        stands by. Decided here, before any command that follows it on the connection is
+        taken."""
         link = self.link
         with link.cond:
             if link.stopping:
                 return  # its offline is out: the one that saw it holds the table now
+            generation = link.generation
+        if generation != self._generation:  # a new connection: its first claim decides again
+            self._generation, self._first = generation, None
         try:
             info = json.loads(payload) if payload else None
         except ValueError:
             info = None
-        if not isinstance(info, dict) or info.get("instance") == self.instance:
-            return  # ours
+        if not isinstance(info, dict):
+            return
+        if info.get("instance") == self.instance:  # ours, back from the broker
+            if self._first is None:
+                self._first = self.instance  # no live claim before it: this one holds
+            return
         if _predecessor(info):
             # the retained info of this table's last run on this machine (a restart, a
             # kill -9, a power cut): its process is gone, so nobody else publishes the table
@@ -128,16 +148,27 @@ class Identity:
                 info.get("pid"),
             )
             return
+        if info.get("standby") is not None or (
+            self._first is None and info.get("instance") in self._told_yielded
+        ):
+            return  # one that stands by (for this one, or says so): it holds nothing
+        if self._first is None:
+            self._first = info.get("instance")  # another held it first: stand by
+        if self._first == self.instance:  # this one holds: its claim stays the retained one
+            if self.acting and info.get("instance") not in self._told_yielded:
+                link.put(client, link.topics.info if link.topics else "", encode(self.info()))
+                self._tell(InfoSeen(payload))
+            return
         known = self.duplicate
         if not self.acting and known is not None and known.get("instance") == info.get("instance"):
             self.duplicate = info  # the holder's …/info again (its clock): nothing new to say
             return
-        if _claim_key(info) < _claim_key(dict(self.info())):
-            with link.cond:
-                self.acting = False
-            self.duplicate = info
-        else:  # ours is the earlier claim: it stays the retained one
-            link.put(client, link.topics.info if link.topics else "", encode(self.info()))
+        if info.get("instance") != self._first:
+            return  # a third one: this one stands by for the first it saw
+        with link.cond:
+            self.acting = False
+            link.standing_by = True
+        self.duplicate = info
         self._tell(InfoSeen(payload))
 
     def take_over(self, client: mqtt.Client) -> None:
@@ -147,6 +178,8 @@ class Identity:
         assert link.topics is not None
         with link.cond:
             self.acting = True
+            link.standing_by = False
+            self._generation, self._first = link.generation, self.instance
         other, self.duplicate = self.duplicate, None
         link.put(client, link.topics.info, encode(self.info()))
         link.put(client, link.topics.status, ONLINE)
@@ -186,7 +219,7 @@ class Identity:
         self._told_yielded.add(info.get("instance"))
         log.warning(
             "MQTT: another service started on table %r (host %s, pid %s, started %s); this one"
-            " started first and keeps the table: that one stands by",
+            " holds the table and keeps it: that one stands by",
             self.link.topics.table_id,
             info.get("host", "?"),
             info.get("pid", "?"),
@@ -266,9 +299,3 @@ def _predecessor(info: dict[str, Any]) -> bool:
     except PermissionError:
         return False  # alive, another user's
     return False
-
-
-def _claim_key(info: dict[str, Any]) -> tuple[str, str]:
-    """Which of two claims on a table id is first: the earlier start (ISO 8601 UTC, the same
-    width for every service), then the smaller instance id (the tie of two started at once)."""
-    return (str(info.get("started", "")), str(info.get("instance", "")))

@@ -31,7 +31,7 @@ from importlib import metadata
 
 import paho.mqtt.client as mqtt
 
-from companion.mqtt.client import Client
+from companion.mqtt.client import OFFLINE, Client
 from companion.mqtt.config import MqttConfig
 from companion.mqtt.messages import StateEncoder
 from companion.mqtt.topics import Topics
@@ -100,6 +100,9 @@ class Link:
         self.fast = False  # the loop's thread is publishing events right now
         self.flushing = False  # the publisher is sending what was kept while offline
         self.stopping = False
+        #: another service holds this table id and this one stands by (companion.mqtt.identity):
+        #: then ``…/status`` is the holder's, and this one never writes ``offline`` there
+        self.standing_by = False
         #: events, errors and replies kept while offline (the publisher's; read under cond)
         self.buffer: collections.deque[tuple[str, str]] = collections.deque()
         #: retained topic → payload last published (the publisher's; ``…/state`` also the
@@ -177,8 +180,17 @@ class Link:
     # --- paho's thread ------------------------------------------------------------------
 
     def put(self, client: mqtt.Client, topic: str, payload: str | bytes) -> int:
-        """paho's thread (never waits): a retained QoS 1 message, counted until its PUBACK."""
+        """paho's thread (never waits): a retained QoS 1 message, counted until its PUBACK.
+        Standing by, ``offline`` on ``…/status`` is not sent (0): the status is the holder's,
+        and a standby's clean stop must not flip it."""
         with self.cond:
+            if (
+                self.standing_by
+                and self.topics is not None
+                and topic == self.topics.status
+                and payload in (OFFLINE, OFFLINE.encode())
+            ):
+                return 0
             self.outstanding += 1
         return client.publish(topic, payload, qos=1, retain=True).mid
 

@@ -11,6 +11,8 @@ import * as model from "../model";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 const ALL = ["performance", "heroes", "time", "combat", "refusals"];
+/** all a stream says of a refusal (issue 42 item 4) */
+const PUBLIC_REFUSAL = "the WorldKeeper is correcting a draw";
 /** every outcome on stream, in order, one at a time, each up at least 4 s (../alerts.ts) */
 let table = "";
 const alerts = new AlertQueue((o, waiting) => dispatchOutcome("overlay", table, o, waiting));
@@ -44,14 +46,16 @@ boot({
     renderHeroes(section("heroes"), t ? model.heroes(t) : []);
     renderTime(section("time"), t ? model.time(t) : null, false);
     renderCombat(section("combat"), t ? model.combat(t) : null);
-    // a refusal, briefly and in a corner: the stream sees that the table said no, and why
-    // (the reveal delay holds it back like everything else, and it stays its full time)
+    // a refusal, briefly and in a corner: the stream sees that the table is putting a draw
+    // right, never the engine's words (they name what the WorldKeeper did, issue 42 item 4;
+    // the generated ACL keeps …/error off a viewer's login anyway). The reveal delay holds it
+    // back like everything else, and it stays its full time
     const refusal = t
       ? model.recentRefusal(t, now - ctx.params.delay, model.ERROR_SHOWN_BRIEF_MS)
       : null;
     const toast = section("refusals");
     toast.hidden = refusal === null;
-    setText(toast, refusal ? `✗ ${refusal.brief}` : "", false); // a live region: only on change
+    setText(toast, refusal ? `✗ ${PUBLIC_REFUSAL}` : "", false); // a live region: on change
     toast.dataset.code = refusal?.code ?? "";
   },
 });

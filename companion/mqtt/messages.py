@@ -233,15 +233,64 @@ def public_undo(undo: Any) -> Any:
     return {**undo, "text": ""}
 
 
+def public_combatants(combatants: Any, ids: set[Any]) -> Any:
+    """Roster or fight entries with each injury's ``source`` as a public login may read it: an
+    attacker's id as it is, a free-text cause (``injure``'s) as :data:`UNSAID`.
+
+    >>> public_combatants([{"id": "aria", "injury_list": [{"type": "bleeding", "hits": 1,
+    ...   "detail": None, "source": "the lich's curse"}, {"type": "cut", "hits": 1,
+    ...   "detail": None, "source": "raider"}]}], {"aria", "raider"})[0]["injury_list"]
+    [{'type': 'bleeding', 'hits': 1, 'detail': None, 'source': '…'}, {'type': 'cut', 'hits': 1, 'detail': None, 'source': 'raider'}]
+    """
+    if not isinstance(combatants, list):
+        return combatants
+    out = []
+    for c in combatants:
+        injuries = c.get("injury_list") if isinstance(c, Mapping) else None
+        if isinstance(injuries, list) and any(
+            isinstance(i, Mapping) and i.get("source") not in ids and i.get("source") is not None
+            for i in injuries
+        ):
+            said = [
+                {**i, "source": UNSAID}
+                if isinstance(i, Mapping) and i.get("source") not in ids and i.get("source")
+                else i
+                for i in injuries
+            ]
+            c = {**c, "injury_list": said}
+        out.append(c)
+    return out
+
+
+def combatant_ids(view: Mapping[str, Any]) -> set[Any]:
+    """Every combatant id of the whole roster (an injury's source when an attack caused it)."""
+    roster = view.get("roster")
+    if not isinstance(roster, list):
+        return set()
+    return {c.get("id") for c in roster if isinstance(c, Mapping)}
+
+
+def public_combat(combat: Any, ids: set[Any]) -> Any:
+    """``…/combat`` as a public login may read it: its combatants' free-text causes unsaid."""
+    if not isinstance(combat, Mapping) or "combatants" not in combat:
+        return combat
+    said = public_combatants(combat["combatants"], ids)
+    return combat if said == combat["combatants"] else {**combat, "combatants": said}
+
+
 def public_view(view: Mapping[str, Any]) -> Mapping[str, Any]:
     """``view`` as a public login may read it (``…/state``): its roster (and the commands
     legal for each combatant) without the foes no fight has shown (:func:`public_roster`), its
-    Undo without words (:func:`public_undo`)."""
+    Undo without words (:func:`public_undo`), no injury's free-text cause
+    (:func:`public_combatants`)."""
     if "roster" not in view and "undo" not in view:
         return view
     out = dict(view)
+    ids = combatant_ids(view)
+    if "combat" in out:
+        out["combat"] = public_combat(out["combat"], ids)
     if "roster" in out:
-        out["roster"] = public_roster(out["roster"])
+        out["roster"] = public_combatants(public_roster(out["roster"]), ids)
         legal = out.get("legal")
         if isinstance(legal, Mapping) and isinstance(legal.get("combatants"), Mapping):
             shown = {c.get("id") for c in out["roster"] if isinstance(c, Mapping)}
@@ -295,8 +344,10 @@ def iter_state_messages(
     ``whole=False``: all but ``…/state`` (already published)."""
     if whole:
         yield topics.state, encode(state_payload(view))
+    ids = combatant_ids(view)
     for name in SECTIONS:
-        yield topics.section(name), encode(view.get(name))
+        value = view.get(name)
+        yield topics.section(name), encode(public_combat(value, ids) if name == "combat" else value)
     for hero_id, hero in view["heroes"].items():
         yield topics.hero(hero_id), encode(hero)
 

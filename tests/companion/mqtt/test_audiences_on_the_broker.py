@@ -7,7 +7,7 @@ A real Mosquitto on the Pi's snippet with the generated accounts and ACL
 public login (the table's viewers, ``example.overlay`` and ``example.display``, and the
 convention ``wall``) subscribes to ``#`` and to ``rhuna/#``, as a curious viewer would; the
 service makes each kind of secret — a worldkeeper note, a P20 prompt, a refusal, an improvised
-foe, a free-text cause — and no message any public login receives carries its words, while
+foe, a free-text cause (of a Fatigue, of an injury) — and no message any public login receives carries its words, while
 the gm login receives every one of them.
 """
 
@@ -57,7 +57,7 @@ def test_no_public_login_reads_the_worldkeepers_words_the_gm_does(
 ) -> None:
     acc, port, _ = pi_broker
     table = acc.table("example")
-    note, foe, cause = marker("whisper"), marker("lich"), marker("cursed")
+    note, foe, cause, hex_ = marker("whisper"), marker("lich"), marker("cursed"), marker("hex")
     extra = (
         f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nusername = "example.service"\n'
         f'password = "{table.service}"\nreconnect_min_delay = 1\nreconnect_max_delay = 2\n'
@@ -90,6 +90,11 @@ def test_no_public_login_reads_the_worldkeepers_words_the_gm_does(
         # a free-text cause
         hurt = {"cmd": "adjust_hero", "hero": "aria", "fatigue": 1, "cause": cause}
         assert command(hurt)["status"] == "ok"
+        # an injury's free-text cause, on a combatant every page shows (a hero's)
+        champion = {**sheet, "cmd": "add_combatant", "combatant": "aria_c", "hero": "aria"}
+        assert command(champion)["status"] == "ok"
+        injured = {"cmd": "injure", "combatant": "aria_c", "type": "bleeding", "cause": hex_}
+        assert command(injured)["status"] == "ok", "the injury was refused"
         # a Performance resolved: its P20 prompt (resolve applicable Impact/Wear (P20))
         for body in (BEGIN, ARIA, *(draw("aria", seed=i) for i in range(4))):
             command(dict(body))
@@ -117,7 +122,7 @@ def test_no_public_login_reads_the_worldkeepers_words_the_gm_does(
                 lambda ms: any(m.topic == f"{R}/history" and b"resolve" in m.payload for m in ms),
                 "the resolve in …/history",
             )
-        secrets = [note, foe, cause, prompt]
+        secrets = [note, foe, cause, hex_, prompt]
         for w, (name, _) in zip(public, publics(acc), strict=True):
             assert leaked(w, secrets) == [], (name, leaked(w, secrets))
             topics = {m.topic for m in texts(w)}
@@ -145,6 +150,7 @@ def test_no_public_login_reads_the_worldkeepers_words_the_gm_does(
         gm.wait(has("gm_events", prompt), "the P20 prompt on …/gm_events")
         gm.wait(has("gm_events", foe), "the improvised foe on …/gm_events")
         gm.wait(has("gm_events", cause), "the free-text cause on …/gm_events")
+        gm.wait(has("gm", hex_), "the injury's cause on the retained …/gm")
         gm.wait(has("error", foe), "the refusal on …/error")
         gm.wait(has("gm", foe), "the improvised foe on the retained …/gm")
     finally:

@@ -179,7 +179,9 @@ class Identity:
         with link.cond:
             self.acting = True
             link.standing_by = False
-            self._generation, self._first = link.generation, self.instance
+            # the next claim decides again: two that stood by and took over together both
+            # publish; the one whose claim the broker took first holds, the other stands by
+            self._generation, self._first = link.generation, None
         other, self.duplicate = self.duplicate, None
         link.put(client, link.topics.info, encode(self.info()))
         link.put(client, link.topics.status, ONLINE)

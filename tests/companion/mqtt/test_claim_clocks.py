@@ -87,3 +87,51 @@ def test_an_online_holder_keeps_its_table_whatever_the_clocks(
         for r in loops:
             r.close()
         watcher.close()
+
+
+@pytest.mark.error_log  # those standing by say why at ERROR
+def test_two_standbys_take_over_as_one_when_the_holder_leaves(broker):
+    """The holder stops cleanly; both services that stood by for it take over, both claim, and
+    the claim the broker took first holds: one acts, the other stands by for it (the clocks,
+    one an hour behind and one a day ahead, decide nothing)."""
+    loops = [RunningLoop(example_loop()) for _ in range(3)]
+    holder, *standbys = (MqttBridge(bridge_config(broker.port)) for _ in loops)
+    _skewed(standbys[0], -HOUR)
+    _skewed(standbys[1], DAY)
+    try:
+        holder.start(loops[0].loop)
+        assert holder.wait_ready(WAIT)
+        for bridge, running in zip(standbys, loops[1:], strict=True):
+            bridge.start(running.loop)
+            wait_until(lambda b=bridge: b.duplicate is not None, "a newcomer stands by")
+        assert holder.identity.acting and not any(b.identity.acting for b in standbys)
+        holder.stop()
+
+        def one_acts() -> bool:
+            acting = [b for b in standbys if b.identity.acting]
+            others = [b for b in standbys if not b.identity.acting]
+            return (
+                len(acting) == 1
+                and len(others) == 1
+                and others[0].duplicate is not None
+                and others[0].duplicate["instance"] == acting[0].instance
+            )
+
+        wait_until(one_acts, lambda: f"acting: {[b.identity.acting for b in standbys]}")
+        (acting,) = [b for b in standbys if b.identity.acting]
+        watcher = Watcher(broker.port, [f"{R}/reply"])
+        try:
+            watcher.send(f"{R}/command", {**BEGIN, "transaction": "after"})
+            assert watcher.reply(f"{R}/reply", "after")["status"] == "ok"
+            running = loops[1 + standbys.index(acting)]
+            wait_until(lambda: running.loop.state.performance is not None, "the new holder's")
+            other = loops[1 + (1 - standbys.index(acting))]
+            assert other.loop.state.performance is None
+            assert [r["transaction"] for r in watcher.json_on(f"{R}/reply")] == ["after"]
+        finally:
+            watcher.close()
+    finally:
+        for b in (holder, *standbys):
+            b.stop()
+        for r in loops:
+            r.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from companion.cli import plain
 from companion.ops import accounts as A
@@ -85,8 +86,9 @@ def register(sub: Any) -> None:
         "--web-port",
         type=int,
         default=8080,
-        help="the service's page server ([web] port, 8080); 0: the pages from Mosquitto's"
-        " http_dir on WS_PORT instead (slower to paint: docs/web.md)",
+        help="the service's page server ([web] port, 8080) for the table display, the wall and"
+        " gm.html (the overlays, for OBS, always from Mosquitto's http_dir on WS_PORT: they"
+        " load while the service is down); 0: every page from WS_PORT (docs/web.md)",
     )
     url.add_argument("--http", help="where the pages are served (default http://HOST:WEB_PORT)")
     url.add_argument(
@@ -212,6 +214,20 @@ def run_urls(args: argparse.Namespace) -> int:
     acc = A.load(_folder(args))
     ws = f"ws://{args.host}:{args.ws_port}"
     http = args.http or f"http://{args.host}:{args.web_port or args.ws_port}"
+    # an OBS browser source loads its page once and never retries: an overlay from the page
+    # server, loaded while the service is down, stays blank. From Mosquitto's http_dir it loads
+    # whenever the broker is up, says offline, and goes live when the service is back
+    broker = args.http or f"http://{args.host}:{args.ws_port}"
+    from_broker = dict(A.urls(acc, args.table, http_base=broker, ws_url=ws, gm=args.gm))
+    moved = False
     for what, url in A.urls(acc, args.table, http_base=http, ws_url=ws, gm=args.gm):
+        if urlparse(url).path.endswith("/overlay.html") and from_broker[what] != url:
+            url, moved = from_broker[what], True
         print(f"{what}:\n  {url}")
+    if moved:
+        print(
+            f"(the overlays from Mosquitto's own pages on port {args.ws_port}: an OBS browser"
+            " source loads them even while the service is down, and they go live when it is"
+            " back; docs/web.md)"
+        )
     return 0

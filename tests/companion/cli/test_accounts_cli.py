@@ -203,3 +203,29 @@ def test_a_new_password_never_starts_with_a_dash(monkeypatch):
     stand_in = SimpleNamespace(token_urlsafe=lambda n: next(drawn))
     monkeypatch.setattr(account_model, "secrets", stand_in)
     assert account_model.new_password() == "_fine-Inside-"
+
+
+def test_the_obs_overlay_url_is_the_brokers_own_page_which_loads_with_the_service_down(
+    tmp_path, capsys
+):
+    """Issue 42 item 6: an OBS browser source loads once and never retries. The overlay from the
+    service's page server (8080), loaded while the service is down, stays blank for the night;
+    from Mosquitto's http_dir (the WebSocket's port) it loads whenever the broker is up and goes
+    live once the service is back. The other pages stay on the faster page server."""
+    folder = tmp_path / "mqtt"
+    run(capsys, folder, "add", "kitchen", "--viewer", "overlay", "--viewer", "stream2")
+    code, out = run(capsys, folder, "urls", "kitchen", "--host", "rhuna.local", "--gm")
+    assert code == 0
+    where = {urlparse(u).path: urlparse(u).netloc for u in re.findall(r"http://\S+", out)}
+    assert where["/overlay.html"] == "rhuna.local:9001"
+    assert out.count("http://rhuna.local:9001/overlay.html") == 2  # the second viewer's too
+    assert where["/table.html"] == where["/tables.html"] == where["/gm.html"] == "rhuna.local:8080"
+    assert "while the service is down" in out
+    # --http names one place for every page; --web-port 0 puts them all on the broker
+    code, out = run(capsys, folder, "urls", "kitchen", "--http", "https://pages.example")
+    assert {urlparse(u).netloc for u in re.findall(r"https?://\S+", out) if "html" in u} == {
+        "pages.example"
+    }
+    assert "while the service is down" not in out
+    code, out = run(capsys, folder, "urls", "kitchen", "--web-port", "0")
+    assert {urlparse(u).netloc for u in re.findall(r"http://\S+", out)} == {"localhost:9001"}

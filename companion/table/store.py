@@ -15,7 +15,8 @@ nothing that was acknowledged and never leaves half a command behind.
 - :mod:`~companion.table.guard`: the journal checked before SQLite opens it (nothing dropped
   in silence; a damaged log refused and copied to ``archive/``);
 - :mod:`~companion.table.replay`: restarting (initial state + snapshot + journal rows);
-- :mod:`~companion.table.snapshots`: the full state now and then, on its own thread;
+- :mod:`~companion.table.snapshots`: the full state now and then, on its own thread (its JSON
+  computed in a forked child, off the loop's GIL);
 - :mod:`~companion.table.journal`: the format (tables, rows, encodings), shared with the record.
 
 Layout of ``<state dir>``::
@@ -132,7 +133,8 @@ class Store:
         #: the state after the last committed command, for the next snapshot
         self._latest: TableState | None = None
         # one transaction at a time on the one connection (the loop's commits, the snapshot
-        # thread's inserts); the snapshot's CPU work (JSON, SHA-256, zlib) runs outside it
+        # thread's inserts); the snapshot's CPU work (JSON, SHA-256, zlib) runs outside it, in
+        # a child process
         self._db_lock = threading.RLock()
         self._snapshots = Snapshots(
             db,

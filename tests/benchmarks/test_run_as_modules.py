@@ -87,6 +87,13 @@ QUICK: dict[str, tuple[list[str], list[str]]] = {
             r"^floor: raw p50 \+ commit p50 +[\d.]+ ms",
         ],
     ),
+    "snapshots": (
+        ["--commands", "300", "--every", "100", "--rounds", "1"],
+        [
+            r"^snapshots on : p50 [\d.]+ ms  p99 [\d.]+ ms  max [\d.]+ ms",
+            r"^on/off: p50 [\d.]+×  p99 [\d.]+×  max [\d.]+×$",
+        ],
+    ),
     "record": (
         ["--runs", "1", "--journal", "200", "--format", "md"],
         [

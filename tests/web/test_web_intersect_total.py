@@ -1,29 +1,30 @@
-"""The panel and the pages set the same figure against the Difficulty for an Intersect group
-(issue 28 item 2, I-P10/P19): the engine's ``group_total``, never each hero's own total.
+"""An Intersect group's total is shown once, named as the group's, with each hero's share
+(issue 28 item 2, issue 41 item 6; I-P10, P19), on the overlay, the table display and gm.html,
+as the e-ink panel does (``BREN + DARA … 8/8``, each share on a line).
 
 Aria Intersects with Bren (tests/harness/answers.py ``INTERSECT``) and each draws one token,
-with seeds that leave the group's total different from either hero's own. The real engine's
-view is published retained on the service's topics in the bridge's order to a real Mosquitto;
-Debian's Chromium opens the overlay, and its DOM's total for each hero is compared with the
-panel's viewmodel figure (display.viewmodel.group_total) and the engine's ``group_total``."""
+with seeds that leave the group's total different from either hero's own. The figure set against
+the Difficulty is the engine's ``group_total`` (the panel's, display.viewmodel.group_total): no
+page adds it up. For the overlay and the table display the real engine's view is published
+retained on the service's topics in the bridge's order to a real Mosquitto; gm.html runs on
+test_web_gm's rig (the accounts' broker, the real service, a phone-size Chromium)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
+
 import engine
 from companion.mqtt.messages import iter_state_messages
 from companion.mqtt.topics import Topics
 from display import viewmodel
 from engine.view import table_view
-from tests.harness.answers import intersect_declare
+from tests.harness.answers import INTERSECT, intersect_declare
 from tests.harness.broker import WAIT, Watcher
-from tests.harness.web import (
-    SERVICE_PASSWORD,
-    SERVICE_USER,
-    playwright_chromium,
-)
+from tests.harness.web import SERVICE_PASSWORD, SERVICE_USER, screenshot
+from tests.web import test_web_gm as gm
 
 try:
     from playwright.sync_api import expect
@@ -32,10 +33,17 @@ except ImportError:  # a developer's machine without the test extras; in CI a fa
 
     missing_real_part("Playwright (pip package playwright, in the test extras)")
 
-MS = WAIT * 1000
+# test_web_gm's Chromium (it builds the pages first) and its rig for gm.html
+browser, rig = gm.browser, gm.rig
+
+MS = 2 * WAIT * 1000
 TOPICS = Topics("rhuna", "example")
 #: one draw each: Bren's token +1, Aria's -1, the group's 0 (checked below, not assumed)
 DRAWS = ({"cmd": "draw", "hero": "bren", "seed": 1}, {"cmd": "draw", "hero": "aria", "seed": 101})
+NAMES = {"aria": "Aria", "bren": "Bren"}
+#: the engine's order of the contributions (Bren declared first), the pages' order
+ORDER = ("bren", "aria")
+PAIR = "Bren + Aria"
 
 
 def _view() -> dict[str, Any]:
@@ -45,18 +53,27 @@ def _view() -> dict[str, Any]:
     return json.loads(json.dumps(table_view(state)))  # type: ignore[no-any-return]
 
 
-def test_overlay_and_panel_show_the_engines_intersect_group_total(broker):
-    view = _view()
-    perf = view["performance"]
+def _figures(perf: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    """The engine's group total and each hero's own total, checked to tell them apart."""
     cs = {c["hero"]: c for c in perf["contributions"]}
-    assert set(cs) == {"aria", "bren"}
-    group = {c["group_total"] for c in cs.values()}
-    assert len(group) == 1, f"one group, one total: {cs}"
-    [total] = group
+    assert tuple(cs) == ORDER
+    assert [sorted(g) for g in perf["groups"]] == [sorted(NAMES)]
+    [total] = {c["group_total"] for c in cs.values()}
     for hero, c in cs.items():
         assert c["total"] != total, f"{hero}'s own total must differ from the group's: {cs}"
         assert viewmodel.group_total(perf, hero) == total  # the panel's figure
+    return total, {hero: c["total"] for hero, c in cs.items()}
 
+
+@pytest.mark.parametrize(
+    ("page_name", "viewport"), [("overlay", (1280, 720)), ("table", (1280, 800))]
+)
+def test_the_intersect_total_shows_once_named_as_the_pairs(
+    broker: Any, browser: Any, page_name: str, viewport: tuple[int, int]
+) -> None:
+    view = _view()
+    perf = view["performance"]
+    total, shares = _figures(perf)
     watcher = Watcher(
         broker.port, [f"{TOPICS.root}/#"], username=SERVICE_USER, password=SERVICE_PASSWORD
     )
@@ -64,22 +81,51 @@ def test_overlay_and_panel_show_the_engines_intersect_group_total(broker):
         watcher.client.publish(TOPICS.status, "online", qos=1, retain=True).wait_for_publish(WAIT)
         for topic, payload in iter_state_messages(view, TOPICS):
             watcher.client.publish(topic, payload, qos=1, retain=True).wait_for_publish(WAIT)
-        with playwright_chromium() as browser:
-            context = browser.new_context(viewport={"width": 1280, "height": 720})
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(broker.url("overlay.html", motion="off"))
-            for hero in cs:
-                row = page.locator(f'#performance .contribution[data-hero="{hero}"]')
-                expect(row.locator(".total")).to_have_text(str(total), timeout=MS)
-                expect(row.locator(".of")).to_have_text(f" / {perf['difficulty']}")
-            shown = {}
-            for hero in cs:
-                cell = page.locator(f'#performance .contribution[data-hero="{hero}"] .total')
-                shown[hero] = int((cell.text_content() or "").strip())
-            context.close()
-        assert shown == {hero: viewmodel.group_total(perf, hero) for hero in cs}
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(broker.url(f"{page_name}.html", motion="off"))
+        perf_el = page.locator("#performance")
+        # the group's total, once, named with both heroes
+        group = perf_el.locator(".group-total")
+        expect(group).to_have_count(1, timeout=MS)
+        expect(group.locator(".group-names")).to_have_text(f"{PAIR} together")
+        expect(group.locator(".total")).to_have_text(str(total))
+        expect(group.locator(".of")).to_have_text(f" / {perf['difficulty']}")
+        expect(group.locator(".shares li")).to_have_text([f"{NAMES[h]} {shares[h]}" for h in ORDER])
+        # under each hero, their own share, never the group's figure against the Difficulty
+        for hero, own in shares.items():
+            row = perf_el.locator(f'.contribution[data-hero="{hero}"]')
+            expect(row.locator(".total")).to_have_text(str(own))
+            expect(row.locator(".of")).to_have_text(" share")
+        text = perf_el.inner_text()
+        assert text.count(f"/ {perf['difficulty']}") == 1, text
+        screenshot(page, f"intersect-total-{page_name}")
+        context.close()
         assert errors == []
     finally:
         watcher.close()
+
+
+def test_gm_shows_the_intersect_total_once_with_each_share(rig: Any) -> None:
+    page, table, _ = rig
+    for cmd in [*INTERSECT, *DRAWS]:
+        table.command(cmd)
+    perf = json.loads(json.dumps(table_view(gm.state(table))))["performance"]
+    total, shares = _figures(perf)
+    panel = page.locator("#performance-panel")
+    group = panel.locator(".group-total")
+    expect(group).to_have_count(1, timeout=MS)
+    expect(group.locator(".summary")).to_have_text(
+        f"{PAIR} together {total} / {perf['difficulty']}", timeout=MS
+    )
+    expect(group.locator(".shares li")).to_have_text([f"{NAMES[h]} {shares[h]}" for h in ORDER])
+    # each hero's card names their share, and the Difficulty only on the group's line
+    left = {c["hero"]: c["draws_left"] for c in perf["contributions"]}
+    for hero, own in shares.items():
+        draws = f"{left[hero]} draw{'' if left[hero] == 1 else 's'} left"
+        title = panel.locator(f".card > h3:text-is('{NAMES[hero]}: share {own} · {draws}')")
+        expect(title).to_have_count(1, timeout=MS)
+    assert panel.inner_text().count(f"/ {perf['difficulty']}") == 1, panel.inner_text()
+    screenshot(page, "intersect-total-gm")

@@ -13,6 +13,7 @@ import type {
   EventMessage,
   Hero,
   OddsGroup,
+  Performance,
 } from "./payloads";
 import { oddsKey, type Snapshot, type TableRecord } from "./store";
 
@@ -47,8 +48,23 @@ export interface ContributionView {
   /** the total of the hero's resolving group against the Difficulty, the engine's answer
    *  (`group_total`, I-P10/P19): an Intersect group's sum, else the hero's own total */
   groupTotal: number;
+  /** the key of the Intersect group the hero resolves in (a GroupView's), null: alone */
+  group: string | null;
   drawsLeft: number;
   allowed: number;
+}
+
+/** An Intersect group (I-P10): its heroes resolve together, one total against the Difficulty. */
+export interface GroupView {
+  /** the heroes' ids joined with "+" (the group's key) */
+  key: string;
+  heroes: string[];
+  /** "Bren + Dara" */
+  names: string;
+  /** the engine's `group_total`, set once against the Difficulty (never added up here) */
+  total: number;
+  /** each hero's own total, their share of it */
+  shares: { hero: string; name: string; total: number }[];
 }
 
 export interface OutcomeView {
@@ -82,6 +98,9 @@ export interface PerformanceView {
   weight: string;
   resolved: boolean;
   contributions: ContributionView[];
+  /** the Intersect groups (two heroes or more) among the contributions, as the engine groups
+   *  them (`groups`): each total shown once, named as the group's */
+  groups: GroupView[];
   /** the odds, only when the service published them as ready (never a previous state's) */
   odds: OddsView[];
   /** the odds' status, null: no odds section (none open, or the service sent none) */
@@ -123,7 +142,26 @@ function heroName(t: TableRecord, id: string): string {
   );
 }
 
-function contribution(c: Contribution): ContributionView {
+/** The engine's resolving groups of two heroes or more that have declared, each with the
+ *  engine's group total (`group_total`, the same on every member) and each hero's share. */
+function groups(p: Performance): GroupView[] {
+  const out: GroupView[] = [];
+  for (const g of p.groups ?? []) {
+    const members = p.contributions.filter((c) => g.includes(c.hero));
+    const [first] = members;
+    if (g.length < 2 || !first) continue;
+    out.push({
+      key: g.join("+"),
+      heroes: members.map((c) => c.hero),
+      names: members.map((c) => c.name).join(" + "),
+      total: first.group_total,
+      shares: members.map((c) => ({ hero: c.hero, name: c.name, total: c.total })),
+    });
+  }
+  return out;
+}
+
+function contribution(c: Contribution, all: readonly GroupView[] = []): ContributionView {
   const token = (favor: boolean) => (d: Contribution["drawn"][number]) => ({
     id: d.id,
     name: d.name,
@@ -145,6 +183,7 @@ function contribution(c: Contribution): ContributionView {
     exert: c.exert,
     total: c.total,
     groupTotal: c.group_total,
+    group: all.find((g) => g.heroes.includes(c.hero))?.key ?? null,
     drawsLeft: c.draws_left,
     allowed: c.allowed,
   };
@@ -219,12 +258,14 @@ export function performance(t: TableRecord, reader: Reader = "public"): Performa
   const o = t.sections.odds;
   // a section without a status is from a service before issue 27: its groups are its answer
   const oddsStatus: AnswerStatus | null = o ? (o.status ?? "ready") : null;
+  const together = groups(p);
   return {
     number: p.number,
     difficulty: p.difficulty,
     weight: p.weight,
     resolved: p.resolved,
-    contributions: p.contributions.map(contribution),
+    contributions: p.contributions.map((c) => contribution(c, together)),
+    groups: together,
     odds: oddsStatus === "ready" ? (o?.groups ?? []).map((g) => odds(t, g)) : [],
     oddsStatus,
     oddsNote: p.resolved ? null : answerNote("odds", oddsStatus),
@@ -619,13 +660,23 @@ export interface WallCard {
   figure: string;
 }
 
+/** Each figure set against the Difficulty, once: a hero alone ("Aria 3"), an Intersect group
+ *  once, named as the group's ("Bren + Dara together 4"). */
+function figures(p: PerformanceView, of: string): string[] {
+  const out: string[] = [];
+  for (const c of p.contributions) {
+    const g = p.groups.find((x) => x.key === c.group);
+    if (!g) out.push(`${c.heroName} ${c.groupTotal}${of}`);
+    else if (g.heroes[0] === c.hero) out.push(`${g.names} together ${g.total}${of}`);
+  }
+  return out;
+}
+
 export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard {
   const p = performance(t);
   let perf: string | null = null;
   if (p) {
-    const who =
-      p.contributions.map((c) => `${c.heroName} ${c.groupTotal}`).join(", ") ||
-      "no one declared yet";
+    const who = figures(p, "").join(", ") || "no one declared yet";
     perf = `Performance ${p.number} · Difficulty ${p.difficulty} · ${who}`;
   }
   // the outcome event's own words (its type says it is the outcome): a history entry joins
@@ -649,8 +700,7 @@ export function wallCard(snap: Snapshot, t: TableRecord, now: number): WallCard 
   }
   const refusal = recentRefusal(t, now)?.brief ?? null;
   const figure = p
-    ? p.contributions.map((c) => `${c.heroName} ${c.groupTotal}/${p.difficulty}`).join(" · ") ||
-      `Difficulty ${p.difficulty}`
+    ? figures(p, `/${p.difficulty}`).join(" · ") || `Difficulty ${p.difficulty}`
     : "—";
   return {
     id: t.id,

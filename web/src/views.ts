@@ -8,6 +8,7 @@ import { h, keyed, setText } from "./dom";
 import type {
   CombatView,
   ContributionView,
+  GroupView,
   HeroView,
   OutcomeView,
   PerformanceView,
@@ -65,6 +66,42 @@ function contributionEl(c: ContributionView): HTMLElement {
   );
 }
 
+/** An Intersect group's one total (I-P10): "Bren + Dara together 4 / 8", each share under it. */
+function groupEl(g: GroupView): HTMLElement {
+  return h(
+    "div",
+    { class: "group-total", "data-group": g.key },
+    h(
+      "div",
+      { class: "sum" },
+      h("span", { class: "group-names" }, `${g.names} together`),
+      h("span", { class: "total" }),
+      h("span", { class: "of" }),
+    ),
+    h("ul", { class: "shares" }),
+    h("div", { class: "bar" }, h("div", { class: "fill" })),
+  );
+}
+
+/** The rows in order: each hero alone, and an Intersect group's heroes side by side, their
+ *  one total after the last of them. */
+type Row = { hero: ContributionView } | { group: GroupView };
+
+function rowsOf(p: PerformanceView): Row[] {
+  const out: Row[] = [];
+  const done = new Set<string>();
+  for (const c of p.contributions) {
+    const g = p.groups.find((x) => x.key === c.group);
+    if (!g) out.push({ hero: c });
+    else if (!done.has(g.key)) {
+      done.add(g.key);
+      for (const m of p.contributions) if (m.group === g.key) out.push({ hero: m });
+      out.push({ group: g });
+    }
+  }
+  return out;
+}
+
 function part(root: Element, selector: string): HTMLElement {
   const el = root.querySelector(selector);
   if (!(el instanceof HTMLElement)) throw new Error(`missing ${selector}`);
@@ -113,10 +150,30 @@ export function renderPerformance(
     (p.weight !== "off" ? ` · Weight ${p.weight}` : "");
 
   const rows = part(section, ".contributions");
-  keyed(rows, p.contributions, (c) => c.hero, contributionEl, animate);
+  keyed(
+    rows,
+    rowsOf(p),
+    (r) => ("hero" in r ? r.hero.hero : `group:${r.group.key}`),
+    (r) => ("hero" in r ? contributionEl(r.hero) : groupEl(r.group)),
+    animate,
+  );
+  for (const g of p.groups) {
+    const el = part(rows, `[data-group="${CSS.escape(g.key)}"]`);
+    setText(part(el, ".total"), String(g.total), animate);
+    part(el, ".of").textContent = ` / ${p.difficulty}`;
+    keyed(
+      part(el, ".shares"),
+      g.shares.map((s) => ({ ...s, text: `${s.name} ${s.total}` })),
+      (s) => `${s.hero}|${s.text}`,
+      (s) => h("li", { class: "share", "data-hero": s.hero }, s.text),
+      false,
+    );
+    part(el, ".fill").style.width =
+      `${Math.min(100, (100 * Math.max(0, g.total)) / Math.max(1, p.difficulty))}%`;
+  }
   const now = Date.now();
   for (const c of p.contributions) {
-    const row = part(rows, `[data-hero="${CSS.escape(c.hero)}"]`);
+    const row = part(rows, `.contribution[data-hero="${CSS.escape(c.hero)}"]`);
     part(row, ".declaration").textContent = c.declaration;
     const list = part(row, ".tokens");
     // a token that left the drawn list for the set-aside one (a Redraw): struck, then gone
@@ -153,15 +210,19 @@ export function renderPerformance(
         if (t.struck) el.setAttribute("aria-label", `${t.name}, replaced by a Redraw`);
       }
     }
-    // against the Difficulty: the group's total (an Intersect group's sum), the engine's answer
-    setText(part(row, ".total"), String(c.groupTotal), animate);
-    part(row, ".of").textContent = ` / ${p.difficulty}`;
+    // against the Difficulty: the hero's total alone; in an Intersect group, the hero's own
+    // share, and the group's one total (the engine's) on the group's row after it
+    const shared = c.group !== null;
+    row.classList.toggle("in-group", shared);
+    setText(part(row, ".total"), String(shared ? c.total : c.groupTotal), animate);
+    part(row, ".of").textContent = shared ? " share" : ` / ${p.difficulty}`;
     part(row, ".left").textContent = p.resolved
       ? ""
       : c.drawsLeft === 1
         ? "1 draw left"
         : `${c.drawsLeft} draws left`;
     const fill = part(row, ".fill");
+    part(row, ".bar").hidden = shared;
     fill.style.width = `${Math.min(100, (100 * Math.max(0, c.groupTotal)) / Math.max(1, p.difficulty))}%`;
   }
 

@@ -183,8 +183,11 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
     { name: "replace", "aria-label": "token to redraw" },
     ...c.drawn.map((d) => h("option", { value: d.id }, d.name)),
   ) as HTMLSelectElement;
+  // in an Intersect group the hero's own total is a share: the group's one total is above
+  const shared = v.group(t, c.hero) !== null;
   return card(
-    `${c.name}: ${c.total} · ${c.draws_left} draw${c.draws_left === 1 ? "" : "s"} left`,
+    `${c.name}: ${shared ? `share ${c.total}` : `${c.total} / ${t.sections.performance?.difficulty ?? "?"}`}` +
+      ` · ${c.draws_left} draw${c.draws_left === 1 ? "" : "s"} left`,
     h("p", { class: "hint" }, `${c.shade} · ${c.capability} · ${c.action} · ${c.training}`),
     ctx.outlets.get(`declare-${c.hero}`),
     drawn,
@@ -276,8 +279,31 @@ export const buildPerformance: Builder = (t, ctx) => {
       ),
     );
   }
+  const shown = new Set<string>();
   for (const hero of v.heroes(t)) {
     const c = v.contribution(t, hero.id);
+    const members = c ? v.group(t, c.hero) : null;
+    const first = members?.[0];
+    if (members && first && !shown.has(first.hero)) {
+      // the group's one total against the Difficulty, once, named as the group's (I-P10)
+      shown.add(first.hero);
+      out.push(
+        h(
+          "div",
+          { class: "group-total", "data-group": members.map((m) => m.hero).join("+") },
+          h(
+            "p",
+            { class: "summary" },
+            `${members.map((m) => m.name).join(" + ")} together ${first.group_total} / ${perf.difficulty}`,
+          ),
+          h(
+            "ul",
+            { class: "shares" },
+            ...members.map((m) => h("li", { "data-hero": m.hero }, `${m.name} ${m.total}`)),
+          ),
+        ),
+      );
+    }
     if (c) out.push(contributionCard(t, ctx, c));
     else if (!perf.resolved) out.push(declare(t, ctx, hero));
   }

@@ -92,6 +92,15 @@ export function contribution(t: TableRecord, hero: string): Contribution | null 
   return performance(t)?.contributions.find((c) => c.hero === hero) ?? null;
 }
 
+/** The Intersect group (I-P10) `hero` resolves in, as the engine groups them (`groups`):
+ *  its declared heroes, null when the hero resolves alone. */
+export function group(t: TableRecord, hero: string): Contribution[] | null {
+  const p = performance(t);
+  const g = p?.groups?.find((x) => x.includes(hero));
+  if (!p || !g || g.length < 2) return null;
+  return p.contributions.filter((c) => g.includes(c.hero));
+}
+
 /** The bag a hero draws from, with what is in it now (from `…/state`). */
 export function heroBag(t: TableRecord, hero: string): Bag | null {
   return Object.values(bags(t)).find((b) => b.owner === hero) ?? null;

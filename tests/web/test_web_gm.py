@@ -331,7 +331,8 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     replied(page, "act")
     assert state(table).combat.fight.token("rat").time == 4  # tick 2 + Move 2
     # C6: Gob again (tick 4, higher initiative first, I-C3), with physical ATTACK and DEFENSE
-    # dice typed in; the DAMAGE and FORTITUDE pools left blank are rolled by the service
+    # dice typed in; the DAMAGE and FORTITUDE pools left blank are rolled by the service when
+    # asked to in words (issue 41 item 2: test_web_gm_dice.py has the two-step)
     card = page.locator(".card[data-acting='gob']")
     card.wait_for()
     card.locator("select[name='action']").select_option("attack")
@@ -339,7 +340,7 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     card.locator("summary:has-text('Physical dice')").click()
     card.locator("input[name='attack_dice']").fill("6 6")
     card.locator("input[name='defense_dice']").fill("1")
-    card.locator("button:has-text('Act: Gob')").click()
+    card.locator("button:has-text('Let the table roll the rest')").click()
     out = replied(page, "act")
     assert "ATTACK 6 6 vs" in out.inner_text()
     assert state(table).combat.fight.token("gob").time == 7

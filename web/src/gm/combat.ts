@@ -8,6 +8,7 @@
 import { h } from "../dom";
 import * as commands from "../generated/commands";
 import { FormError } from "./forms";
+import type { Outcome } from "./send";
 import {
   type Builder,
   type Ctx,
@@ -15,6 +16,7 @@ import {
   chosen,
   commandForm,
   gate,
+  keep,
   recall,
   remember,
   row,
@@ -22,6 +24,13 @@ import {
   sender,
 } from "./ui";
 import * as v from "./view";
+
+/** The four rolls of an attack, in the engine's order (C6, C8). */
+const ROLLS = ["attack_dice", "defense_dice", "damage_dice", "fortitude_dice"] as const;
+type RollName = (typeof ROLLS)[number];
+
+/** `3 dice`, `1 die`: a count of dice in words. */
+const many = (n: number): string => `${n} ${n === 1 ? "die" : "dice"}`;
 
 function dice(raw: string, field: string): number[] | null {
   const parts = raw.split(/[\s,]+/).filter(Boolean);
@@ -132,14 +141,89 @@ function actCard(
   remember(action, `act-${who.id}/action`);
   remember(target, `act-${who.id}/target`);
   remember(defense, `act-${who.id}/defense`);
+  // the rolls the engine asked for, after dice typed in left some blank (its refusal names the
+  // roll and its count, C6/C8): kept for this turn through repaints, in the engine's words
+  const askKey = `dice/${turn}/ask`;
+  const ask = h("div", { class: "dice-ask", role: "status" });
+  const details = h(
+    "details",
+    { class: "dice" },
+    h("summary", {}, "Physical dice (all blank: the service rolls them)"),
+  ) as HTMLDetailsElement;
+  const showAsk = () => {
+    const kept = recall(askKey) ?? "";
+    const [field = "", ...lines] = kept ? kept.split("\n") : [];
+    ask.replaceChildren(
+      ...(lines.length
+        ? [
+            h("strong", {}, "Roll now:"),
+            h("ul", {}, ...lines.map((l) => h("li", {}, l))),
+            h(
+              "p",
+              { class: "hint" },
+              "Type them in and press Act again, or let the table roll them.",
+            ),
+          ]
+        : []),
+    );
+    ask.hidden = lines.length === 0;
+    for (const name of ROLLS) {
+      const asked = lines.length > 0 && ROLLS.indexOf(name) >= ROLLS.indexOf(field as RollName);
+      inputs[name].classList.toggle("asked", asked && !inputs[name].value.trim());
+    }
+    if (lines.length) details.open = true;
+  };
+  const forget = () => {
+    keep(askKey, "");
+    showAsk();
+  };
+  const heard = (o: Outcome) => {
+    const err = o.state === "refused" ? o.reply.error : null;
+    const field = err?.field as RollName | undefined;
+    if (!err || !field || !ROLLS.includes(field)) {
+      forget();
+      return;
+    }
+    // the engine's ask (its count: the DAMAGE pool is the weapon's dice plus the attack's
+    // successes, known only once the attack is rolled); FORTITUDE's count is the view's
+    const lines = [err.message];
+    const foe = f.combatants.find((c) => c.id === target.value);
+    if (field === "damage_dice" && foe && !inputs.fortitude_dice.value.trim())
+      lines.push(`the FORTITUDE roll (${foe.name}): roll ${many(foe.fortitude_dice)}`);
+    keep(askKey, [field, ...lines].join("\n"));
+    showAsk();
+    if (inputs[field].isConnected) inputs[field].focus();
+  };
   const valid = (id: string | undefined): id is string =>
     id !== undefined && ordered.some((c) => c.id === id);
+  const command = (rollRest: boolean) => () => {
+    const a = action.value;
+    const cmd = commands.act({ combatant: who.id, action: chosen(action) });
+    if (arity(a)?.target) cmd.target = target.value;
+    if (arity(a)?.rolls) {
+      if (defense.value) cmd.defense = chosen(defense);
+      let typed = false;
+      for (const name of ROLLS) {
+        const d = dice(inputs[name].value, name);
+        if (d) {
+          cmd[name] = d;
+          typed = true;
+        }
+      }
+      // never a silent roll: with dice typed in, the service rolls none of the rest unless
+      // asked to in words ("Let the table roll the rest"); the engine asks for what is missing
+      if (!typed || rollRest) cmd.seed = seed();
+    }
+    return cmd;
+  };
+  const rest = sender(ctx, key, "Let the table roll the rest", command(true), {}, heard);
   const targeted = () => {
     const takes = arity(action.value)?.target ?? false;
     target.disabled = !takes || ordered.length === 0;
     const rolls = arity(action.value)?.rolls ?? false;
     defense.disabled = !rolls;
     for (const input of Object.values(inputs)) input.disabled = !rolls; // an attack's dice only
+    rest.disabled = !rolls;
     if (target.disabled) {
       target.value = "";
     } else if (!valid(target.value)) {
@@ -149,33 +233,27 @@ function actCard(
   };
   action.addEventListener("change", targeted);
   targeted();
+  // another action, target or defence: the rolls asked for were another attack's
+  for (const el of [action, target, defense]) el.addEventListener("change", forget);
+  details.append(
+    ...Object.values(inputs),
+    row(gate(rest, v.refusal(t, "act", { combatant: who.id }))),
+    h(
+      "p",
+      { class: "hint" },
+      "Dice typed in: the service rolls nothing else; it asks for each roll left blank, " +
+        "with its count. “Let the table roll the rest” has the service roll them.",
+    ),
+  );
+  showAsk();
   const el = card(
     `${who.name} acts (round ${f.round}, tick ${f.tick})`,
     row(action, target, defense),
-    h(
-      "details",
-      { class: "dice" },
-      h("summary", {}, "Physical dice (blank: the service rolls)"),
-      ...Object.values(inputs),
-    ),
+    details,
+    ask,
     row(
       gate(
-        sender(ctx, key, `Act: ${who.name}`, () => {
-          const a = action.value;
-          const cmd = commands.act({ combatant: who.id, action: chosen(action) });
-          if (arity(a)?.target) cmd.target = target.value;
-          if (arity(a)?.rolls) {
-            if (defense.value) cmd.defense = chosen(defense);
-            let missing = false;
-            for (const name of Object.keys(inputs) as (keyof typeof inputs)[]) {
-              const d = dice(inputs[name].value, name);
-              if (d) cmd[name] = d;
-              else missing = true;
-            }
-            if (missing) cmd.seed = seed();
-          }
-          return cmd;
-        }),
+        sender(ctx, key, `Act: ${who.name}`, command(false), {}, heard),
         v.refusal(t, "act", { combatant: who.id }),
       ),
     ),

@@ -10,7 +10,7 @@ import type { Refusal } from "../payloads";
 import type { TableRecord } from "../store";
 import { type Choices, FormError, fieldsFor, readFields } from "./forms";
 import { spec } from "./schema";
-import { type FormCommand, outlet, send } from "./send";
+import { type FormCommand, type Outcome, outlet, send } from "./send";
 
 /**
  * Which part of the published state a reply belongs to, by the outlet's key: the Performance
@@ -186,8 +186,9 @@ export function sender(
   label: string,
   command: () => Command | null,
   attrs: Record<string, string> = {},
+  after: ((outcome: Outcome) => void) | null = null,
 ): HTMLButtonElement {
-  return button(ctx, key, label, command, attrs);
+  return button(ctx, key, label, command, attrs, after);
 }
 
 /** `sender`'s button, also for a generated form's command (`commandForm`). */
@@ -197,6 +198,7 @@ function button(
   label: string,
   command: () => Command | FormCommand | null,
   attrs: Record<string, string> = {},
+  after: ((outcome: Outcome) => void) | null = null,
 ): HTMLButtonElement {
   const b = h("button", { type: "button", class: "btn", ...attrs }, label) as HTMLButtonElement;
   b.addEventListener("click", () => {
@@ -212,7 +214,7 @@ function button(
     }
     if (!cmd) return;
     ctx.outlets.stamp(key);
-    void send(ctx.connection, cmd, ctx.outlets.get(key), [b]);
+    void send(ctx.connection, cmd, ctx.outlets.get(key), [b]).then((o) => after?.(o));
   });
   return b;
 }

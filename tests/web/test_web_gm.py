@@ -19,7 +19,7 @@ import pytest
 
 from companion.record.journal import open_journal
 from engine.view import table_view
-from tests.harness import ROOT
+from tests.harness import ROOT, wait_until
 from tests.harness.broker import WAIT
 from tests.harness.web import (
     PHONE,
@@ -603,8 +603,12 @@ def test_what_the_table_would_refuse_is_disabled_with_its_rule_and_a_late_page_l
     assert small_targets(page) == []
     table.command({"cmd": "begin_performance", "difficulty": 3})
     exert = page.locator(".card:has-text('Aria: declare') input[name='exert']")
-    box = exert.bounding_box()
-    assert box and box["width"] >= 44 and box["height"] >= 44, box
+    # the card is drawn after the state comes in, and may be drawn again (its capabilities,
+    # Exert's reason): a box read at once may be the first layout's, or none
+    wait_until(
+        lambda: (b := exert.bounding_box()) is not None and b["width"] >= 44 and b["height"] >= 44,
+        lambda: f"Exert's checkbox at least 44 px, not {exert.bounding_box()}",
+    )
     for name in ("time", "combat", "all"):
         tab(page, name)
         if name == "all":

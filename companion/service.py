@@ -56,7 +56,7 @@ from engine import load_table
 from engine.state import TableState
 from firmware_bridge.emulator import HubEmulator
 from firmware_bridge.events import ReaderStatus
-from firmware_bridge.hub import HubNotice, HubReader
+from firmware_bridge.hub import READS_POORLY, HubNotice, HubReader
 from firmware_bridge.open_reader import open_reader
 from firmware_bridge.pn532 import PN532Reader
 from firmware_bridge.reader import SerialReader
@@ -582,12 +582,18 @@ class Service:
     def _hub_notice(self, notice: HubNotice) -> None:
         """A hub's "one token per well" (the reader's thread): the board holds two or more
         tags on that well, said until the extra token is lifted, and told to the extensions
-        (``hub_notice``); the drawn token stays drawn."""
+        (``hub_notice``); the drawn token stays drawn. A hub's "reads poorly" (a tag read now
+        and then, never counted) is the board's unsync for that well the same way."""
         where = f"{notice.reader} channel {notice.channel}"
+        poorly = notice.kind == READS_POORLY
         with self._board_lock:
-            self.board.crowd(notice.reader, notice.channel, notice.active)
+            if poorly:
+                self.board.reads_poorly(notice.reader, notice.channel, notice.uid, notice.active)
+            else:
+                self.board.crowd(notice.reader, notice.channel, notice.active)
             self._board_said(self.loop.state)
-        log.warning("%s: %s", where, notice.detail if notice.active else "one token again")
+        again = "read steadily again, or gone" if poorly else "one token again"
+        log.warning("%s: %s", where, notice.detail if notice.active else again)
         for ext in self.extensions:
             hook = getattr(ext, "hub_notice", None)
             if hook is not None:

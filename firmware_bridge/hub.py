@@ -19,6 +19,12 @@ Two tokens in one well are not a tag event: the hub reports a collision
 ``on_notice`` a :class:`HubNotice` for each, and keeps the wells in
 collision in :attr:`HubReader.collisions`, so the table can say "one token
 per well" while the first token stays drawn.
+
+A tag the hub reads now and then, never steadily enough to count (firmware 1.4:
+``ERROR reads_poorly`` with the UID, then ``reads_poorly_cleared``), is a
+:data:`READS_POORLY` notice the same way, kept in :attr:`HubReader.poorly`:
+never a tag event, so nothing is counted from it (issue 43). An older hub never
+sends it; an older host logs it as an unknown code.
 """
 
 from __future__ import annotations
@@ -68,14 +74,17 @@ class HubInfo:
 
 #: HubNotice.kind of two tokens (or more) on one reader
 ONE_TOKEN_PER_WELL = "one_token_per_well"
+#: HubNotice.kind of a tag read now and then, never steadily enough to count
+READS_POORLY = "reads_poorly"
 
 
 @dataclass(frozen=True, slots=True)
 class HubNotice:
     """Something the table should tell the players about one well, not a tag event.
 
-    ``kind`` is :data:`ONE_TOKEN_PER_WELL`; ``active`` is True when it starts and
-    False when it is over (the extra token lifted, or the hub restarted).
+    ``kind`` is :data:`ONE_TOKEN_PER_WELL` or :data:`READS_POORLY`; ``active`` is True when
+    it starts and False when it is over (the extra token lifted, the tag read steadily or
+    gone, or the hub restarted); ``uid`` is the tag read poorly (hex), when the hub said it.
     """
 
     reader: str
@@ -84,6 +93,7 @@ class HubNotice:
     active: bool
     detail: str
     timestamp: float
+    uid: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,6 +144,8 @@ class HubReader(SerialReader):
         self.on_notice = on_notice
         #: the wells where the hub reports several tokens now: channel -> the hub's text
         self.collisions: dict[int, str] = {}
+        #: the wells where the hub reads a tag poorly now: channel -> its UID (hex) or None
+        self.poorly: dict[int, str | None] = {}
         self.hello_timeout = hello_timeout
         self.lost_after = lost_after
         self.command_timeout = command_timeout
@@ -189,6 +201,8 @@ class HubReader(SerialReader):
         self._expected_seq = None
         port.reset_input_buffer()
         info, backlog = self._handshake(port)
+        for channel in list(self.poorly):  # a hub tells again, after its hello, what still does
+            self._poorly(channel, None, False)
         lost_after = self.lost_after or max(3 * info.heartbeat_ms / 1000, 0.5)
         self._online(
             f"hub {info.hub_id!r}, firmware {info.firmware_version}, {info.channels} channels"
@@ -300,6 +314,8 @@ class HubReader(SerialReader):
             self._expected_seq = (seq + 1) & 0xFF
             for channel in list(self.collisions):  # it tells again what still collides
                 self._collision(channel, False, "the hub restarted")
+            for channel in list(self.poorly):  # and what still reads poorly
+                self._poorly(channel, None, False)
             try:
                 self.info = HubInfo(*p.parse_hello(payload))
             except ValueError:
@@ -325,6 +341,8 @@ class HubReader(SerialReader):
             channel, uid = p.parse_tag(payload)
             self._check_channel(channel)
             if msg_type == p.PRESENT:
+                if channel in self.poorly:  # read steadily now (its clear lost on the line?)
+                    self._poorly(channel, None, False)
                 self._present(channel, uid)
             elif not self._removed(channel, uid):
                 self._resync(port, f"hub removed {format_uid(uid)} from channel {channel}")
@@ -349,6 +367,12 @@ class HubReader(SerialReader):
                 self._check_channel(channel)
                 log.info("%s: hub reports %s%s: %s", self.name, name, where, text)
                 self._collision(channel, code == p.ERR_COLLISION, text)
+            elif (
+                code in (p.ERR_READS_POORLY, p.ERR_READS_POORLY_CLEARED) and channel != p.NO_CHANNEL
+            ):
+                self._check_channel(channel)
+                log.info("%s: hub reports %s%s: %s", self.name, name, where, text)
+                self._poorly(channel, p.reads_poorly_uid(text), code == p.ERR_READS_POORLY)
             else:
                 log.warning("%s: hub reports %s%s: %s", self.name, name, where, text)
         elif msg_type == p.ACK:
@@ -370,6 +394,24 @@ class HubReader(SerialReader):
         if self.on_notice is None:
             return
         notice = HubNotice(self.name, channel, ONE_TOKEN_PER_WELL, active, text, self.clock())
+        try:
+            self.on_notice(notice)
+        except Exception:
+            self.stats.add("sink_errors")
+            log.exception("%s: the notice consumer raised", self.name)
+
+    def _poorly(self, channel: int, uid: bytes | None, active: bool) -> None:
+        if active == (channel in self.poorly):
+            return  # nothing new
+        hex_uid = format_uid(uid) if uid is not None else None
+        if active:
+            self.poorly[channel] = hex_uid
+        else:
+            hex_uid = self.poorly.pop(channel)
+        if self.on_notice is None:
+            return
+        detail = "a token reads poorly" if active else "read steadily again, or gone"
+        notice = HubNotice(self.name, channel, READS_POORLY, active, detail, self.clock(), hex_uid)
         try:
             self.on_notice(notice)
         except Exception:

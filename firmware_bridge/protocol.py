@@ -103,6 +103,12 @@ ERR_CRASH_RESTART = 8
 #: the collision on CHANNEL is over: one tag (or none) again. Added in firmware 1.2 within
 #: protocol v1: an older host logs it as an unknown code and carries on
 ERR_COLLISION_CLEARED = 9
+#: a tag on CHANNEL is read now and then, never steadily enough to count (a detuned tag, a token
+#: off-centre): TEXT is :func:`reads_poorly_text` (the UID read); ``…_CLEARED`` when it reads
+#: steadily or is gone. Added in firmware 1.4 within protocol v1 (issue 43): an older host logs
+#: them as unknown codes and carries on, and an older hub never sends them
+ERR_READS_POORLY = 10
+ERR_READS_POORLY_CLEARED = 11
 ERROR_NAMES = {
     ERR_READER_FAULT: "reader_fault",
     ERR_BAD_FRAME: "bad_frame",
@@ -113,7 +119,12 @@ ERROR_NAMES = {
     ERR_TX_OVERFLOW: "tx_overflow",
     ERR_CRASH_RESTART: "crash_restart",
     ERR_COLLISION_CLEARED: "collision_cleared",
+    ERR_READS_POORLY: "reads_poorly",
+    ERR_READS_POORLY_CLEARED: "reads_poorly_cleared",
 }
+
+#: the ERROR text of ERR_READS_POORLY, before the UID in hex
+READS_POORLY_PREFIX = "reads poorly: "
 
 # ACK status
 ACK_OK = 0
@@ -475,6 +486,34 @@ def error_payload(code: int, channel: int, text: str = "") -> bytes:
     """ERROR: ``CODE CHANNEL TEXT…`` (CHANNEL 0xFF = not about one channel)."""
     raw = text.encode()
     return bytes((code, channel)) + raw[:MAX_ERROR_TEXT]
+
+
+def reads_poorly_text(uid: bytes) -> str:
+    """ERR_READS_POORLY's text: the UID read, in hex (on the hub too: no ``bytes.hex``).
+
+    >>> reads_poorly_text(bytes.fromhex("04A1B2C3"))
+    'reads poorly: 04A1B2C3'
+    """
+    return READS_POORLY_PREFIX + "".join([f"{b:02X}" for b in uid])
+
+
+def reads_poorly_uid(text: str) -> "bytes | None":
+    """The UID in ERR_READS_POORLY's text, or None when the text does not hold one.
+
+    >>> reads_poorly_uid("reads poorly: 04A1B2C3").hex()
+    '04a1b2c3'
+    >>> reads_poorly_uid("reads poorly") is None
+    True
+    """
+    if not text.startswith(READS_POORLY_PREFIX):
+        return None
+    digits = text[len(READS_POORLY_PREFIX) :]
+    if len(digits) not in (8, 14, 20):
+        return None
+    try:
+        return bytes.fromhex(digits)
+    except ValueError:
+        return None
 
 
 def parse_error(payload: bytes) -> tuple[int, int, str]:

@@ -9,7 +9,9 @@ resolved. Nothing is counted from such a well: the engine has already refused wh
 (that is why it disagrees), and the notice stays until the token is taken away.
 
 A well holds one of: nothing, a known token, an unknown tag, two or more tags (the readers'
-"one token per well", :mod:`firmware_bridge.hub`). A well is in sync when what lies there is
+"one token per well", :mod:`firmware_bridge.hub`), or a tag that reads poorly (the hub's
+"reads poorly": read now and then, never steadily enough to count; unsync until it reads
+steadily, then counted as usual, or is taken away). A well is in sync when what lies there is
 where the engine says laying it put it (:func:`placed`), per kind:
 
 - a hero's token (Ember, Potential, Weight, Strain, a temporary token in a hero's bag) and a
@@ -64,6 +66,8 @@ class Board:
         self.wells: dict[Well, Holding] = {}
         #: wells the readers say hold two or more tags
         self.crowded: set[Well] = set()
+        #: wells the readers say hold a tag read poorly, never steadily enough to count: its UID
+        self.poorly: dict[Well, str | None] = {}
         #: tokens drawn or called on a well in the running, unresolved Performance
         self.laid: set[str] = set()
 
@@ -89,6 +93,16 @@ class Board:
             self.crowded.add((reader, channel))
         else:
             self.crowded.discard((reader, channel))
+
+    def reads_poorly(self, reader: str, channel: int, uid: str | None, active: bool) -> None:
+        """A hub's "reads poorly": a tag (``uid``, when the hub said it) read on this well now
+        and then, never steadily enough to count; or read steadily again, or gone."""
+        if not self.feeds(reader, channel):
+            return
+        if active:
+            self.poorly[(reader, channel)] = uid
+        else:
+            self.poorly.pop((reader, channel), None)
 
     def unsync(self, state: TableState) -> dict[str, str]:
         """Every well or token the engine does not account for: alert key -> what to say."""
@@ -130,6 +144,18 @@ class Board:
                 lying.add(under.token)
             # the readers' own words (the MQTT ``notice`` says the same, docs/mqtt.md)
             out[CROWDED_KEY + where] = f"one token per well: lift the extra token ({where})"
+        for well, uid in sorted(self.poorly.items()):
+            reader, channel = well
+            where = f"{reader} channel {channel}"
+            read = self._token_id(uid) if uid is not None else None
+            if read is not None and read in state.tokens:
+                which = f" ({state.tokens[read].name}?)"
+            else:
+                which = f" ({uid}?)" if uid is not None else ""
+            out[KEY + "poorly " + where] = (
+                f"unsync: {where}: a token reads poorly{which}: lay it flat in the middle of"
+                " the well"
+            )
         for token in sorted(self.laid):
             loc = state.location(token) if token in state.tokens else "supply"
             if not running or not loc.startswith("board:"):

@@ -149,7 +149,9 @@ class HubEmulator(EmulatedDevice):
 
     def detune(self, channel: int, every: int = 3) -> None:
         """A detuned tag (a token off-centre, a weak antenna): ``channel`` reads it on one poll
-        in ``every`` and misses it between (``every=1``: tuned again)."""
+        in ``every`` and misses it between (``every=1``: tuned again). The firmware never
+        counts it (never two reads in a row) and says it reads poorly (``ERROR reads_poorly``)
+        when ``every`` is 4 or less."""
         with self._lock:
             self.readers[channel].read_every = max(1, every)
 

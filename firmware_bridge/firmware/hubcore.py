@@ -26,6 +26,13 @@ raw poll:
   collision, and are told as ``collision`` with ``TWO_TAGS_TEXT``: a token laid
   over the drawn one never reads as that token alone and replaces it (issue 43,
   item 2).
+* a tag read now and then but never ``present_hits`` times in a row (a detuned tag, a token
+  off-centre) is never a token either, but it is not silence: when one UID is read on at least
+  ``poor_hits`` of the last ``poor_window`` polls while nothing is present, the hub tells the
+  host ``reads_poorly`` once (the UID in its text, :func:`protocol.reads_poorly_text`), and
+  ``reads_poorly_cleared`` when the tag reads steadily (it is then present, counted as usual)
+  or has not been read for ``poor_window`` polls (issue 43; docs/readers.md, "A token that
+  reads poorly").
 """
 
 try:
@@ -55,16 +62,33 @@ COLLISION_TEXT = "one token per well: lift the extra token"
 #: ... and of two tags found by the REQA after HLTA (the stronger one read, the other not)
 TWO_TAGS_TEXT = "two or more tags: lift the extra token"
 
+#: a tag read on at least POOR_HITS of the last POOR_WINDOW polls of its channel, never
+#: present_hits in a row, "reads poorly": a tag read one poll in three is flagged within 9 polls
+POOR_HITS = 3
+POOR_WINDOW = 9
+
 
 class ChannelTracker:
     """Turns one reader's raw polls into debounced present/removed decisions."""
 
-    def __init__(self, present_hits: int = 2, remove_misses: int = 3) -> None:
+    def __init__(
+        self,
+        present_hits: int = 2,
+        remove_misses: int = 3,
+        poor_hits: int = POOR_HITS,
+        poor_window: int = POOR_WINDOW,
+    ) -> None:
         if present_hits < 1 or remove_misses < 1:
             raise ValueError("present_hits and remove_misses must be at least 1")
         self.present_hits = present_hits
         self.remove_misses = remove_misses
+        # more reads than a steady tag needs, in a window that holds them with misses between
+        self.poor_hits = max(poor_hits, present_hits + 1)
+        self.poor_window = max(poor_window, self.poor_hits)
         self.uid: bytes | None = None  # the tag reported present, or None
+        #: a tag read now and then, never present_hits times in a row: flagged, never counted
+        self.poor: bytes | None = None
+        self._recent: list[bytes | None] = []  # the UIDs (or None) of the last poor_window polls
         self._candidate: bytes | None = None
         self._hits = 0
         self._misses = 0
@@ -81,7 +105,27 @@ class ChannelTracker:
             if result in (COLLISION, TWO_TAGS):  # a tag lies there: not a miss, whatever came before
                 self._misses = 0
                 self._forget()  # nor a step towards another tag's presence
+                self._remember(None)
             return []  # COLLISION / TWO_TAGS / NOISE: no presence decision either way
+        events = self._decide(result)
+        self._remember(None if result is None else bytes(result))
+        return events
+
+    def _remember(self, read: "bytes | None") -> None:
+        """The poll's UID into the window, then whether a tag reads poorly (:attr:`poor`)."""
+        recent = self._recent
+        recent.append(read)
+        if len(recent) > self.poor_window:
+            recent.pop(0)
+        if self.uid is not None:
+            self.poor = None  # read steadily now: present, counted as usual
+        elif self.poor is not None:
+            if self.poor not in recent:
+                self.poor = None  # not read for a whole window: gone
+        elif read is not None and recent.count(read) >= self.poor_hits:
+            self.poor = read
+
+    def _decide(self, result: "bytes | None") -> "list[tuple[int, bytes]]":
         events: list[tuple[int, bytes]] = []
         if self.uid is not None:
             if result == self.uid:
@@ -214,6 +258,10 @@ class Hub:
         self._pending_errors = []
         for code, channel, text in errors:
             self.send(p.ERROR, p.error_payload(code, channel, text))
+        for ch in range(len(self.trackers)):  # the host forgets its notices on a hello
+            poor = self.trackers[ch].poor
+            if poor is not None:
+                self.send(p.ERROR, p.error_payload(p.ERR_READS_POORLY, ch, p.reads_poorly_text(poor)))
 
     def _inventory(self) -> None:
         for ch in range(len(self.trackers)):
@@ -326,7 +374,14 @@ class Hub:
         """
         ch = self._next
         self._next = (ch + 1) % len(self.readers)
-        events = self.trackers[ch].update(self._poll(ch))
+        tracker = self.trackers[ch]
+        poor = tracker.poor
+        events = tracker.update(self._poll(ch))
+        if tracker.poor != poor:
+            if poor is not None:  # before a PRESENT that cleared it, so the host hears them in order
+                self._error(p.ERR_READS_POORLY_CLEARED, ch, p.reads_poorly_text(poor))
+            if tracker.poor is not None:
+                self._error(p.ERR_READS_POORLY, ch, p.reads_poorly_text(tracker.poor))
         if self.ready:
             if not self._hello_wanted:
                 for kind, uid in events:

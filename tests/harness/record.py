@@ -20,6 +20,8 @@ from typing import Any
 from companion.config import load_config
 from companion.service import Service
 from companion.table.loop import Outcome
+from engine import apply, load_table_text
+from engine.state import TableState
 from tests.harness import ROOT, WAIT
 from tests.harness.service import write_config
 
@@ -189,3 +191,27 @@ def play_night(folder: Path) -> Night:
         r.close()
     cfg = load_config(config)
     return Night(config, cfg.state_dir, cfg.table_file)
+
+
+def a_bloody_night() -> tuple[str, TableState]:
+    """The example fight (the raider dies of Bren's hammer, armour worn, Aria bleeding), then
+    the captain, frightened, takes a fatal wound: death, injuries, a condition and worn armour
+    (C8–C10, I-C8), as the table file and the state the session left."""
+    text = night_table()
+    state = load_table_text(text, "table.toml")
+    for cmd in [
+        *fight_commands(),
+        {"cmd": "add_combat_condition", "combatant": "aria", "condition": "fatigued", "level": 2},
+        {"cmd": "add_combat_condition", "combatant": "captain", "condition": "frightened"},
+        {"cmd": "injure", "combatant": "captain", "type": "burned", "hits": 4, "cause": "fire"},
+    ]:
+        state, _ = apply(state, cmd)
+    assert state.combat is not None
+    return text, state
+
+
+def roster_sheets(state: TableState) -> dict[str, Any]:
+    assert state.combat is not None
+    return {
+        cid: (c.dead, c.injuries, c.conditions, c.armour) for cid, c in state.combat.roster.items()
+    }

@@ -6,7 +6,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from tests.harness import wait_until
+from tests.harness import WAIT, wait_until
 
 
 class Systemd:
@@ -16,7 +16,9 @@ class Systemd:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._bound = ("\0" + address[1:]) if address.startswith("@") else address
         self.sock.bind(self._bound)
-        self.sock.settimeout(10)
+        # a service's start under load (its imports, the display's fork server) took longer
+        # than the 10 s this was: the harness's WAIT, like every other wait
+        self.sock.settimeout(WAIT)
         self.address = address
         self.messages: list[dict[str, str]] = []
 

@@ -228,7 +228,7 @@ class ServiceProcess:
         self.proc.stdin.write("".join(json.dumps(c) + "\n" for c in commands))
         self.proc.stdin.flush()
 
-    def answer(self, timeout: float = 20.0) -> str | None:
+    def answer(self, timeout: float = WAIT) -> str | None:
         return self.answers.get(timeout=timeout)
 
     def kill(self) -> list[str]:
@@ -239,7 +239,7 @@ class ServiceProcess:
 
     def rest(self) -> list[str]:
         out = []
-        while (line := self.answers.get(timeout=10)) is not None:
+        while (line := self.answers.get(timeout=WAIT)) is not None:
             out.append(line)
         self.log.close()
         return out

@@ -18,8 +18,8 @@ import engine
 from companion.record.journal import open_journal
 from engine.view import table_view
 from tests.harness.broker import WAIT
+from tests.harness.gm import replied, state, tab
 from tests.harness.web import screenshot
-from tests.web import test_web_gm as gm
 
 try:
     from playwright.sync_api import expect
@@ -28,9 +28,6 @@ except ImportError:  # a developer's machine without the test extras; in CI a fa
 
     missing_real_part("Playwright (pip package playwright, in the test extras)")
 
-# test_web_gm's own rig (and its module's Chromium)
-browser, rig = gm.browser, gm.rig
-replied, state, tab = gm.replied, gm.state, gm.tab
 
 MS = 2 * WAIT * 1000
 FOE = {"reflex": 1, "might": 2, "dodge": 1, "parry": 1, "fortitude": 3, "speed": 4, "damage": 2}

@@ -10,12 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.harness.broker import WAIT
+from tests.harness.gm import replied, state, tab
 from tests.harness.web import axe, screenshot
-from tests.web import test_web_gm as gm
-
-# test_web_gm's own rig (and its module's Chromium): the accounts' broker, the service, a phone
-browser, rig = gm.browser, gm.rig
-replied, state, tab = gm.replied, gm.state, gm.tab
 
 MS = 2 * WAIT * 1000
 

@@ -23,8 +23,8 @@ from display import viewmodel
 from engine.view import table_view
 from tests.harness.answers import INTERSECT, intersect_declare
 from tests.harness.broker import WAIT, Watcher
+from tests.harness.gm import state
 from tests.harness.web import SERVICE_PASSWORD, SERVICE_USER, screenshot
-from tests.web import test_web_gm as gm
 
 try:
     from playwright.sync_api import expect
@@ -33,8 +33,6 @@ except ImportError:  # a developer's machine without the test extras; in CI a fa
 
     missing_real_part("Playwright (pip package playwright, in the test extras)")
 
-# test_web_gm's Chromium (it builds the pages first) and its rig for gm.html
-browser, rig = gm.browser, gm.rig
 
 MS = 2 * WAIT * 1000
 TOPICS = Topics("rhuna", "example")
@@ -112,7 +110,7 @@ def test_gm_shows_the_intersect_total_once_with_each_share(rig: Any) -> None:
     page, table, _ = rig
     for cmd in [*INTERSECT, *DRAWS]:
         table.command(cmd)
-    perf = json.loads(json.dumps(table_view(gm.state(table))))["performance"]
+    perf = json.loads(json.dumps(table_view(state(table))))["performance"]
     total, shares = _figures(perf)
     panel = page.locator("#performance-panel")
     group = panel.locator(".group-total")

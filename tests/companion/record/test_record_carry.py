@@ -21,7 +21,7 @@ from companion.record.narrate import recent
 from engine import apply, load_table
 from engine.immutable import replace
 from engine.state import TableState
-from tests.harness.record import Night, play_night, start
+from tests.harness.record import Night, a_bloody_night, play_night, roster_sheets, start
 
 
 def last_state(night: Night) -> TableState:
@@ -232,7 +232,6 @@ def test_carry_and_the_sheet_agree_on_death_injuries_and_conditions_c8_c10() -> 
     is said for each piece with the way to keep it (the sheet), never lost silently (I-C8)."""
     from companion.record.sheet import sheet_text
     from engine import load_table_text
-    from tests.companion.record.test_record_sheet import a_bloody_night, roster_sheets
 
     text, last = a_bloody_night()
     start = load_table_text(text, "table.toml")

@@ -4,7 +4,6 @@ same heroes (P4, P11–P18), with the Time Board's day and weather (T1–T3)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from companion.cli import main
 from companion.record.journal import open_journal
@@ -12,7 +11,7 @@ from companion.record.sheet import sheet_text
 from engine import apply, load_table, load_table_text
 from engine.state import TableState
 from tests.harness import EXAMPLE_TABLE
-from tests.harness.record import Night
+from tests.harness.record import Night, a_bloody_night, roster_sheets
 
 
 def same_heroes(a: TableState, b: TableState) -> None:
@@ -97,32 +96,6 @@ def test_the_sheet_never_replaces_a_file_silently(night: Night, tmp_path: Path, 
     assert main(["sheet", str(night.state_dir), "--to", str(tmp_path), "--force"]) == 2
     err = capsys.readouterr().err.strip()
     assert f"{tmp_path} is a folder" in err and "give a new file name" in err, err
-
-
-def a_bloody_night() -> tuple[str, TableState]:
-    """The example fight (the raider dies of Bren's hammer, armour worn, Aria bleeding), then
-    the captain, frightened, takes a fatal wound: death, injuries, a condition and worn armour
-    (C8–C10, I-C8), as the table file and the state the session left."""
-    from tests.harness.record import fight_commands, night_table
-
-    text = night_table()
-    state = load_table_text(text, "table.toml")
-    for cmd in [
-        *fight_commands(),
-        {"cmd": "add_combat_condition", "combatant": "aria", "condition": "fatigued", "level": 2},
-        {"cmd": "add_combat_condition", "combatant": "captain", "condition": "frightened"},
-        {"cmd": "injure", "combatant": "captain", "type": "burned", "hits": 4, "cause": "fire"},
-    ]:
-        state, _ = apply(state, cmd)
-    assert state.combat is not None
-    return text, state
-
-
-def roster_sheets(state: TableState) -> dict[str, Any]:
-    assert state.combat is not None
-    return {
-        cid: (c.dead, c.injuries, c.conditions, c.armour) for cid, c in state.combat.roster.items()
-    }
 
 
 def test_the_sheet_keeps_death_injuries_conditions_and_worn_armour_c8_c10(

@@ -46,7 +46,7 @@ try:  # for the type checker only; MicroPython has neither module
 except ImportError:  # pragma: no cover
     pass
 
-FIRMWARE_VERSION = (1, 3, 0)
+FIRMWARE_VERSION = (1, 4, 0)
 
 #: message types reserved for host -> hub commands
 HOST_RANGE = tuple(range(0x40, 0x80))

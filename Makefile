@@ -67,9 +67,17 @@ bench-all: $(STAMP)
 	for b in benchmarks/*.py; do case $$b in */__init__.py|*/bench.py|*/soak.py) continue;; esac; \
 	  m=$$(basename $$b .py); echo "== benchmarks.$$m"; $(BIN)/python -m benchmarks.$$m || exit 1; done
 
-# the 100,000-command soak: RSS, threads and descriptors flat (make test runs a short one)
-soak: $(STAMP)
+# the long forms: the 100,000-command soak (RSS, threads and descriptors flat), 10,000 draws
+# with faults, snapshots on and off at 150 a second, kill -9 at 100 moments and the fault suite
+# (make test runs a short form of each)
+soak: $(STAMP) $(WEB_BUILT)
 	$(BIN)/python -m benchmarks.soak --commands 100000 --json test-artefacts/bench/soak.json
+	$(BIN)/python -m benchmarks.reads --draws 10000
+	$(BIN)/python -m benchmarks.snapshots
+	RHUNA_SOAK_KILLS=100 $(BIN)/pytest -p no:randomly -n $(TEST_JOBS) --dist loadfile \
+	  tests/companion/table/test_store_crash.py tests/companion/table/test_wal_damage.py \
+	  tests/companion/table/test_start_exits.py tests/companion/mqtt/test_retained_flood.py \
+	  tests/companion/mqtt/test_claim_clocks.py tests/companion/mqtt/test_broker_bounds.py
 
 bench-serial: $(STAMP)
 	$(BIN)/python -m benchmarks.serial_bridge

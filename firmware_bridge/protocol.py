@@ -507,12 +507,12 @@ def reads_poorly_uid(text: str) -> "bytes | None":
     """
     if not text.startswith(READS_POORLY_PREFIX):
         return None
-    digits = text[len(READS_POORLY_PREFIX) :]
-    if len(digits) not in (8, 14, 20):
-        return None
+    # the host's codec, like every UID read (the hub never calls this, and cannot import it)
+    from firmware_bridge.uid import UidError, parse_uid
+
     try:
-        return bytes.fromhex(digits)
-    except ValueError:
+        return parse_uid(text[len(READS_POORLY_PREFIX) :])
+    except UidError:
         return None
 
 

@@ -41,7 +41,7 @@ import serial
 
 from firmware_bridge import protocol as p
 from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader, read_available
-from firmware_bridge.uid import format_uid
+from firmware_bridge.uid import format_uid, reads_poorly_uid
 
 log = logging.getLogger(__name__)
 
@@ -372,7 +372,7 @@ class HubReader(SerialReader):
             ):
                 self._check_channel(channel)
                 log.info("%s: hub reports %s%s: %s", self.name, name, where, text)
-                self._poorly(channel, p.reads_poorly_uid(text), code == p.ERR_READS_POORLY)
+                self._poorly(channel, reads_poorly_uid(text), code == p.ERR_READS_POORLY)
             else:
                 log.warning("%s: hub reports %s%s: %s", self.name, name, where, text)
         elif msg_type == p.ACK:

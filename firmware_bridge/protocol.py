@@ -497,25 +497,6 @@ def reads_poorly_text(uid: bytes) -> str:
     return READS_POORLY_PREFIX + "".join([f"{b:02X}" for b in uid])
 
 
-def reads_poorly_uid(text: str) -> "bytes | None":
-    """The UID in ERR_READS_POORLY's text, or None when the text does not hold one.
-
-    >>> reads_poorly_uid("reads poorly: 04A1B2C3").hex()
-    '04a1b2c3'
-    >>> reads_poorly_uid("reads poorly") is None
-    True
-    """
-    if not text.startswith(READS_POORLY_PREFIX):
-        return None
-    # the host's codec, like every UID read (the hub never calls this, and cannot import it)
-    from firmware_bridge.uid import UidError, parse_uid
-
-    try:
-        return parse_uid(text[len(READS_POORLY_PREFIX) :])
-    except UidError:
-        return None
-
-
 def parse_error(payload: bytes) -> tuple[int, int, str]:
     """-> ``(code, channel, text)``; non-ASCII bytes in the text show as ``?``."""
     _need(payload, 2, "error")

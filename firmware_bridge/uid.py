@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from firmware_bridge.protocol import UID_LENGTHS
+from firmware_bridge.protocol import READS_POORLY_PREFIX, UID_LENGTHS
 
 __all__ = ["UID_LENGTHS", "UidError", "check_uid", "format_uid", "normalise_uid", "parse_uid"]
 
@@ -95,3 +95,20 @@ def format_uid(uid: bytes) -> str:
 def normalise_uid(text: str | bytes, lengths: Collection[int] | None = UID_LENGTHS) -> str:
     """:func:`parse_uid` then :func:`format_uid`: the one spelling the registry keys on."""
     return format_uid(parse_uid(text, lengths))
+
+
+def reads_poorly_uid(text: str) -> bytes | None:
+    """The UID in the hub's ``reads_poorly`` error text (protocol.reads_poorly_text), or None
+    when the text does not hold one (the host's side: the hub only writes it).
+
+    >>> reads_poorly_uid("reads poorly: 04A1B2C3").hex()
+    '04a1b2c3'
+    >>> reads_poorly_uid("reads poorly") is None
+    True
+    """
+    if not text.startswith(READS_POORLY_PREFIX):
+        return None
+    try:
+        return parse_uid(text[len(READS_POORLY_PREFIX) :])
+    except UidError:
+        return None

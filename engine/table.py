@@ -22,6 +22,7 @@ from engine.state import Bag, Hero, TableState
 from engine.tokens import Token, TokenKind, Training
 from settings.checker import Key, Section, unknown_key
 from settings.errors import ConfigError
+from settings.plain import check_file
 from settings.textfile import read_text
 
 FAVOR_BAG = "favor"
@@ -63,6 +64,7 @@ def _listing(label: str, keys: list[str]) -> Section:
 
 
 def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> TableState:
+    check_file(data, source)  # a name with an ESC or a U+202E: refused here, naming the key
     unknown = set(data) - _CORE - set(TABLE_SECTIONS)
     if unknown:
         name = sorted(unknown)[0]
@@ -76,7 +78,9 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
     if rules_file:
         rpath = (base or Path(".")) / rules_file
         try:
-            base_rules = merge_rules(base_rules, tomllib.loads(read_text(rpath)), str(rpath))
+            extra = tomllib.loads(read_text(rpath))
+            check_file(extra, str(rpath))
+            base_rules = merge_rules(base_rules, extra, str(rpath))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ConfigError(f"{source}: table.rules_file {rules_file!r}: {e}") from None
     rules = merge_rules(base_rules, _mapping(data.get("rules", {}), source, "rules"), source)

@@ -4,7 +4,9 @@ Each section's owner declares its keys here-style (``display/`` for ``[display]`
 ``firmware_bridge/`` for ``[[readers]]``, ``hardware/`` for ``[gpio]``, ``tags/`` for
 ``[registry]``, ``companion/mqtt`` for ``[mqtt]``, ``companion`` for ``[table]``,
 ``[state]`` and ``[log]``), as :mod:`engine.vocabulary` declares a command's
-fields. This module imports nothing of the project's but :mod:`settings.errors`. :meth:`Section.read` checks a parsed TOML table against the keys and
+fields. This module imports nothing of the project's but :mod:`settings.errors` and
+:mod:`settings.plain` (text is text: a string with a control character is refused).
+:meth:`Section.read` checks a parsed TOML table against the keys and
 fills in the defaults. Every problem has one shape, naming the file, the key
 and the fix, and is *collected*, not raised, so one ``check-config`` lists all
 of them; an unknown key says which known key was probably meant, listing only
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from settings.errors import ConfigError
+from settings.plain import WHY, shown, unsafe
 
 #: Key types → (what a value must be, the phrase for a value that is not)
 _TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -175,6 +178,9 @@ class Key:
             return f"{show(value)} {phrase}"
         if self.type == "string" and self.nonempty and not value.strip():
             return "is empty"
+        bad = unsafe(value) if self.type == "string" else None
+        if bad is not None:  # an ESC or a U+202E in a name would reach a terminal or a page
+            return f"holds the control character {shown(bad)} {WHY}"
         if self.enum is not None and value not in self.enum:
             return f"{show(value)} is not allowed"
         low = self.minimum is not None and value < self.minimum

@@ -1,9 +1,10 @@
 """A panel-sized palette picture plus the drawing calls the screens use.
 
-Every piece of text goes through :meth:`Canvas.text`, which fits it to its box
-and records what was asked for, what was drawn and where its ink landed. The
-record is what the text-fits tests check: nothing outside its box, nothing
-below the panel's minimum size, every cut marked with "…".
+Every piece of text goes through :meth:`Canvas.text` (or :meth:`Canvas.lines`), which
+writes each control character or bidi override as its escape (``\\x1b``, ``\\u202e``:
+:func:`settings.plain.shown`, text is text), fits it to its box and records what was asked
+for, what was drawn and where its ink landed. The record is what the text-fits tests check:
+nothing outside its box, nothing below the panel's minimum size, every cut marked with "…".
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PIL import Image, ImageDraw
 from display.layout import Box
 from display.panels import ACCENT, BLACK, WHITE, Colour, PanelSpec, palette
 from display.text import Font, fit, fit_lines, line_height
+from settings.plain import shown as plain
 
 Align = Literal["left", "center", "right"]
 VAlign = Literal["middle", "ink", "top"]
@@ -114,6 +116,7 @@ class Canvas:
         fill: int = BLACK,
     ) -> TextRecord:
         """Draw one line of ``text`` fitted into ``box``; returns what was drawn and where."""
+        text = plain(text)  # a name an old journal holds with an ESC or a U+202E: its escape
         floor = self.m.small if min_size is None else min_size
         size = self._height_cap(box, text, size, floor, bold, valign)
         fitted = fit(text, box.w - 1, size, min_size=min(floor, size), bold=bold)
@@ -131,6 +134,7 @@ class Canvas:
         fill: int = BLACK,
     ) -> list[TextRecord]:
         """Wrap ``text`` into ``box`` (shrinking, then cutting the last line), centred vertically."""
+        text = plain(text)
         floor = self.m.small if min_size is None else min_size
         fitted = fit_lines(text, box.w - 1, box.h, size, min_size=floor, bold=bold)
         lh = line_height(fitted.font)
@@ -154,8 +158,8 @@ class Canvas:
         from display.text import font, measure
 
         return (
-            int(measure(font(size, bold), text) + 0.999) + 1
-        )  # +1: the fitting keeps a pixel spare
+            int(measure(font(size, bold), plain(text)) + 0.999) + 1
+        )  # +1: the fitting keeps a pixel spare; measured as drawn (its escapes written out)
 
     def _height_cap(
         self, box: Box, text: str, size: int, floor: int, bold: bool, valign: VAlign

@@ -4,7 +4,7 @@
  * (a token drawn, a total changed, an outcome) animates.
  */
 
-import { h, keyed, setText } from "./dom";
+import { h, keyed, setText, shown } from "./dom";
 import type {
   CombatView,
   ContributionView,
@@ -132,7 +132,7 @@ export function renderPerformance(
   }
   section.dataset.state = p ? (p.resolved ? "resolved" : "open") : "none";
   const idleEl = part(section, ".idle");
-  idleEl.textContent = p ? "" : (idle ?? "");
+  idleEl.textContent = p ? "" : shown(idle ?? "");
   idleEl.hidden = p !== null || idle === null;
   if (!p) {
     for (const s of [".contributions", ".odds", ".costs"]) part(section, s).replaceChildren();
@@ -174,7 +174,7 @@ export function renderPerformance(
   const now = Date.now();
   for (const c of p.contributions) {
     const row = part(rows, `.contribution[data-hero="${CSS.escape(c.hero)}"]`);
-    part(row, ".declaration").textContent = c.declaration;
+    setText(part(row, ".declaration"), c.declaration, false);
     const list = part(row, ".tokens");
     // a token that left the drawn list for the set-aside one (a Redraw): struck, then gone
     const gone = struck.get(list) ?? new Map<string, { token: TokenView; until: number }>();
@@ -298,7 +298,8 @@ function outcomeEl(o: OutcomeView): HTMLElement {
 /** The words standing in for an answer not published (yet): real text, `data-status` for
  * its look, hidden when there is nothing to say. */
 function answerNote(el: HTMLElement, note: string | null, status: string | null): void {
-  if (el.textContent !== (note ?? "")) el.textContent = note ?? ""; // a change only
+  const text = shown(note ?? "");
+  if (el.textContent !== text) el.textContent = text; // a change only
   el.hidden = note === null;
   el.dataset.status = note === null ? "" : (status ?? "");
 }

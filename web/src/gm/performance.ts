@@ -4,7 +4,7 @@
  * damaged token) or let the service draw; Redraw, Call Favor, resolve, reset, cancel.
  */
 
-import { h } from "../dom";
+import { h, shown } from "../dom";
 import * as commands from "../generated/commands";
 import type { Contribution } from "../payloads";
 import type { TableRecord } from "../store";
@@ -122,7 +122,7 @@ function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): 
     if (!allowed) exert.checked = false;
     exertLabel.title = allowed
       ? "Exert: draw 3 in all, then Fatigue (P9)"
-      : `[P9] only Untrained heroes Exert: ${hero.name} is ${levels[cap] ?? "?"} in ${cap}`;
+      : shown(`[P9] only Untrained heroes Exert: ${hero.name} is ${levels[cap] ?? "?"} in ${cap}`);
   };
   capability.addEventListener("change", sync);
   sync();

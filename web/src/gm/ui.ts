@@ -4,7 +4,7 @@
  */
 
 import type { Connection } from "../connection";
-import { h } from "../dom";
+import { h, shown } from "../dom";
 import type { Command, CommandName, FieldsOf } from "../generated/commands";
 import type { Refusal } from "../payloads";
 import type { TableRecord } from "../store";
@@ -209,7 +209,7 @@ function button(
       const out = ctx.outlets.get(key);
       ctx.outlets.stamp(key);
       out.dataset.state = "invalid";
-      out.textContent = e instanceof Error ? `✗ ${e.message}` : String(e);
+      out.textContent = shown(e instanceof Error ? `✗ ${e.message}` : String(e));
       return;
     }
     if (!cmd) return;
@@ -246,7 +246,7 @@ export function gate<T extends HTMLButtonElement>(b: T, refused: Refusal | null)
   const rule = refused.rule ? `[${refused.rule}] ` : "";
   const text = `${rule}${refused.message}${refused.fix ? ` — ${refused.fix}` : ""}`;
   b.disabled = true;
-  b.title = text;
+  b.title = shown(text);
   b.dataset.refused = refused.rule ?? refused.code;
   b.setAttribute("aria-describedby", hintId(text));
   if (refused.rule) b.append(h("small", { class: "why", "aria-hidden": "true" }, refused.rule));

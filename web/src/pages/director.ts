@@ -184,7 +184,7 @@ boot({
         `Around the tables · ${order.indexOf(f.table ?? "") + 1} of ${order.length}` +
         (tableLive && tableLive.state !== "live" ? ` · ${tableLive.label}` : "");
     else why = roster.problem ?? "No table has said anything yet";
-    byId("feature-why").textContent = why;
+    setText(byId("feature-why"), why, false);
     byId("feature").dataset.reason = f.reason;
 
     const animate = ctx.motion() && !switched;

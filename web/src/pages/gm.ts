@@ -9,7 +9,7 @@
  */
 
 import { boot, renderStatus } from "../app";
-import { byId, h } from "../dom";
+import { byId, h, shown as plain } from "../dom";
 import * as commands from "../generated/commands";
 import { buildCombat } from "../gm/combat";
 import { buildPerformance } from "../gm/performance";
@@ -113,7 +113,7 @@ const page = boot({
   render(snap, context, now) {
     const id = context.params.table;
     renderStatus(snap, id, now);
-    byId("table-name").textContent = `Table ${id} · WorldKeeper`;
+    byId("table-name").textContent = plain(`Table ${id} · WorldKeeper`);
     const t = snap.tables.get(id);
     const first = ctx === null;
     if (t?.sections.vocabulary && useVocabulary(t.sections.vocabulary)) {

@@ -5,7 +5,7 @@
  */
 
 import { boot, renderStatus } from "../app";
-import { byId, h, keyed, setText } from "../dom";
+import { byId, h, keyed, setText, shown } from "../dom";
 import * as model from "../model";
 import type { TableRecord } from "../store";
 import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
@@ -67,7 +67,7 @@ boot({
     renderStatus(snap, id, now);
     const t = snap.tables.get(id);
     const animate = ctx.motion();
-    byId("table-name").textContent = `Table ${id}`;
+    byId("table-name").textContent = shown(`Table ${id}`);
     const refusal = t ? model.recentError(t, now) : null;
     const banner = byId("refusal");
     banner.hidden = refusal === null;
@@ -106,7 +106,7 @@ boot({
     byId("recap-line").hidden = last === null;
     if (last) {
       link.setAttribute("href", last.href);
-      link.textContent = `The last session's recap (${last.session})`;
+      link.textContent = shown(`The last session's recap (${last.session})`);
     }
   },
 });

@@ -127,7 +127,7 @@ boot({
     pageEl.hidden = !shown;
     pageEl.dataset.page = String(pageNo + 1);
     pageEl.dataset.pages = String(pages);
-    pageEl.textContent = shown;
+    setText(pageEl, shown, false);
     wall.replaceChildren(
       ...cards.map((c) =>
         h(

@@ -147,15 +147,14 @@ class JsonLinesCommands:
             self._unwritten.put_nowait(None)
 
     def drain(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` s until every answer queued is written; False if not."""
-        done = threading.Event()
+        """Wait up to ``timeout`` s until every answer queued is written; False if not.
 
-        def wait() -> None:
-            self._unwritten.join()
-            done.set()
-
-        threading.Thread(target=wait, daemon=True).start()
-        return done.wait(timeout)
+        On the queue's own condition, not a helper thread blocked in ``join()``: such a thread
+        outlived a drain that timed out (nobody reading the answers) for good, and even a
+        drain that succeeds left one alive for a moment, which the soak counted as a leak."""
+        done = self._unwritten.all_tasks_done
+        with done:
+            return done.wait_for(lambda: self._unwritten.unfinished_tasks == 0, timeout)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait until the stream has ended (tests, and ``--commands FILE``)."""

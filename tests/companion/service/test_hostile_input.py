@@ -360,3 +360,38 @@ def test_an_unread_stdout_never_stops_the_table(tmp_path):
         log.close()
         systemd.close()
     assert "nobody reads the answers" in log_path.read_text("utf-8")
+
+
+def test_a_drain_leaves_no_thread_behind_even_when_nobody_reads():
+    """``drain`` waits on the answers' queue itself: it used to start a helper thread blocked
+    in ``Queue.join()``, which a drain that timed out (a reader that never reads) left alive
+    for good, and which the soak then counted as a leak (``threads grew 9 → 10``)."""
+    import io
+
+    class Stuck(io.StringIO):
+        """An ``out`` whose reader never reads: every write blocks until released."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.release = threading.Event()
+
+        def write(self, s: str) -> int:
+            self.release.wait(WAIT)
+            return super().write(s)
+
+    out = Stuck()
+    loop = TableLoop(load_table("examples/table.toml"), TagRegistry(), journal=lambda o: 1)
+    source = JsonLinesCommands(io.BytesIO(json.dumps(FAVOR).encode() + b"\n"), out)
+    source.start(loop)
+    try:
+        source.join(WAIT)
+        wait_until(lambda: loop.step(0.1) is not None, "the command's turn")
+        before = threading.active_count()
+        assert source.drain(0.05) is False  # the writer is stuck: not drained
+        assert threading.active_count() == before, [t.name for t in threading.enumerate()]
+        out.release.set()
+        assert source.drain(WAIT) is True
+        assert threading.active_count() == before
+    finally:
+        out.release.set()
+        source.stop()

@@ -52,9 +52,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
 # the suite's files on TEST_JOBS workers (pytest-xdist; a file stays on one worker, so its
-# module fixtures — a broker, a browser — are shared as before); 2, one per core: at 3 the
-# load it made failed a timing test in two of four fresh-clone runs. TEST_JOBS=0: serially
-TEST_JOBS ?= 2
+# module fixtures — a broker, a browser — are shared as before). 4 on 2 cores: the suite
+# mostly waits (on Mosquitto, Chromium, ptys, a service's start), and at 2 it used one core
+# of two; no test judges wall time (tests/test_harness.py), so more workers only wait longer
+# on a loaded machine. TEST_JOBS=0: serially
+TEST_JOBS ?= 4
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
 

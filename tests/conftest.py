@@ -90,3 +90,34 @@ def _no_state_leaks_to_the_next_test() -> Iterator[None]:
             signal.signal(s, handler)
     if leaks:
         pytest.fail("the test left " + "; ".join(leaks) + " (use monkeypatch)", pytrace=False)
+
+
+#: the files that run longest (a Chromium, a rig of brokers, a real install, a benchmark's quick
+#: run, kill -9 at twenty moments), handed to pytest-xdist's workers first: `--dist loadfile`
+#: gives out files in the order collected, and collected last (tests/web/ sorts after the rest)
+#: the suite ended on one worker running them alone while the others waited
+LONGEST_FIRST = (
+    "tests/web/",
+    "tests/companion/table/test_store_crash.py",
+    "tests/companion/ops/",
+    "tests/benchmarks/",
+    "tests/systemd/",
+    "tests/engine/test_engine_properties.py",
+    "tests/companion/mqtt/test_mqtt_claim.py",
+    "tests/scripts/",
+    "tests/engine/performance/",
+    "tests/hardware/test_gpio_properties.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest first (:data:`LONGEST_FIRST`), otherwise as collected (a stable sort: the same
+    order on every worker, which xdist requires)."""
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next(
+            (i for i, p in enumerate(LONGEST_FIRST) if path.startswith(p)), len(LONGEST_FIRST)
+        )
+
+    items.sort(key=rank)

@@ -55,10 +55,12 @@ typecheck: $(STAMP)
 # module fixtures — a broker, a browser — are shared as before). 4 on 2 cores: the suite
 # mostly waits (on Mosquitto, Chromium, ptys, a service's start), and at 2 it used one core
 # of two; no test judges wall time (tests/test_harness.py), so more workers only wait longer
-# on a loaded machine. TEST_JOBS=0: serially
+# on a loaded machine. --no-loadscope-reorder: the files in tests/conftest.py's order, longest
+# first (xdist's own order is by the number of tests, which put Chromium's files last).
+# TEST_JOBS=0: serially
 TEST_JOBS ?= 4
 unit: $(STAMP) $(WEB_BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
 # every figure in one table, with its target and verdict (JSON: test-artefacts/bench/)
 bench: $(STAMP)

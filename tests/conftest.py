@@ -93,9 +93,9 @@ def _no_state_leaks_to_the_next_test() -> Iterator[None]:
 
 
 #: the files that run longest (a Chromium, a rig of brokers, a real install, a benchmark's quick
-#: run, kill -9 at twenty moments), handed to pytest-xdist's workers first: `--dist loadfile`
-#: gives out files in the order collected, and collected last (tests/web/ sorts after the rest)
-#: the suite ended on one worker running them alone while the others waited
+#: run, kill -9 at twenty moments), handed to pytest-xdist's workers first (the Makefile's
+#: `--dist loadfile --no-loadscope-reorder` gives out files in this order; xdist's own puts the
+#: files with the most tests first, so Chromium's few long ones ran last, alone)
 LONGEST_FIRST = (
     "tests/web/",
     "tests/companion/table/test_store_crash.py",

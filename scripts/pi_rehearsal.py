@@ -344,9 +344,22 @@ esac
 """
 
 
+def hosts_naming(text: str, hostname: str) -> str:
+    """``/etc/hosts``'s text with a ``127.0.1.1 HOSTNAME`` line (as Debian's installer and
+    Raspberry Pi OS write it) unless a line already names the host: the chroot shares the
+    host's name (its UTS namespace) but not its /etc/hosts, and sudo then says "unable to
+    resolve host" as every ``sudo`` row's first line."""
+    for line in text.splitlines():
+        if hostname in line.split("#", 1)[0].split()[1:]:
+            return text
+    return text + ("" if not text or text.endswith("\n") else "\n") + f"127.0.1.1\t{hostname}\n"
+
+
 def prepare(system: System, archive: Path, hub_link: str) -> list[tuple[str, int, str]]:
     """The user, its sudo, the archive in its home, the stand-ins; rows for the table."""
     rows = []
+    hosts = system.root / "etc" / "hosts"
+    hosts.write_text(hosts_naming(hosts.read_text() if hosts.exists() else "", os.uname().nodename))
     done = system.run(
         f"(id {USER} >/dev/null 2>&1 || useradd -m -s /bin/bash {USER}) && echo '{USER} ALL=(ALL) NOPASSWD: ALL'"
         f" > /etc/sudoers.d/010_{USER}-nopasswd && chmod 0440 /etc/sudoers.d/010_{USER}-nopasswd"

@@ -206,3 +206,15 @@ def test_the_guide_flashes_the_hub_before_asking_its_port_and_stops_the_service_
     )
     commands = [x.strip() for x in flash.lines[1:] if x.strip() and not x.strip().startswith("#")]
     assert commands[0] == "sudo systemctl stop rhuna-table", commands[:3]
+
+
+def test_the_systems_hosts_names_the_host_so_sudo_resolves_it():
+    """The chroot has the host's name but its own /etc/hosts: without a line naming it, every
+    ``sudo`` row's first line was "sudo: unable to resolve host vm" (the note of stop 46)."""
+    bare = "127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n"
+    named = pr.hosts_naming(bare, "vm")
+    assert named == bare + "127.0.1.1\tvm\n"
+    assert pr.hosts_naming(named, "vm") == named  # once only
+    assert pr.hosts_naming("127.0.0.1 localhost", "vm") == "127.0.0.1 localhost\n127.0.1.1\tvm\n"
+    assert pr.hosts_naming("127.0.0.1 vmx # vm\n", "vm").endswith("127.0.1.1\tvm\n")
+    assert pr.hosts_naming("", "pi") == "127.0.1.1\tpi\n"

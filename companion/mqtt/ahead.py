@@ -26,6 +26,7 @@ import threading
 from companion.mqtt.messages import StateEncoder
 from companion.table.views import VIEWS
 from engine.state import TableState
+from settings.latest import LatestWins
 
 log = logging.getLogger("rhuna.mqtt")
 
@@ -38,45 +39,37 @@ class StateAhead:
 
     ``ask`` and ``take`` are for the loop's turn (any thread, one turn at a time); ``ask``
     never waits. Only the newest state asked for is computed: one asked while another is
-    being computed replaces any not yet begun."""
+    being computed replaces any not yet begun (:class:`settings.latest.LatestWins`)."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
         self._encoder = StateEncoder()  # this thread's own: the bridge's is the publisher's
-        self._wanted: TableState | None = None
-        self._busy: TableState | None = None
+        self._work: LatestWins[TableState] = LatestWins(self._compute, name="mqtt-state-ahead")
+        self._lock = threading.Lock()  # guards _done between the thread and take
         self._done: tuple[TableState, str | None] | None = None
-        self._stopping = False
-        self._thread: threading.Thread | None = None
         #: payloads computed, and taken by a turn (diagnostics, tests)
         self.computed = 0
         self.taken = 0
 
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The computing thread (None before start and once stopped)."""
+        return self._work.thread
+
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="mqtt-state-ahead", daemon=True)
-        self._thread.start()
+        self._work.start()
 
     def stop(self, timeout: float = 2.0) -> None:
-        with self._cond:
-            self._stopping = True
-            self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        self._work.stop(timeout=timeout)
 
     def ask(self, state: TableState) -> None:
         """Compute ``state``'s payload now, on the thread (the state is not committed yet)."""
-        with self._cond:
-            self._wanted = state
-            self._cond.notify_all()
+        self._work.submit(state)
 
     def take(self, state: TableState, timeout: float = TAKE_TIMEOUT) -> str | None:
         """``state``'s ``…/state`` payload, waiting for it if it is being computed; None if
         it was not asked for, or could not be computed in time (the caller computes it)."""
-        with self._cond:
-            self._cond.wait_for(
-                lambda: state is not self._wanted and state is not self._busy, timeout
-            )
+        self._work.wait_past(state, timeout)
+        with self._lock:
             done = self._done
             if done is None or done[0] is not state:
                 return None
@@ -84,22 +77,12 @@ class StateAhead:
             self.taken += 1
             return done[1]
 
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._wanted is not None or self._stopping)
-                if self._stopping:
-                    return
-                state, self._wanted = self._wanted, None
-                self._busy = state
-            assert state is not None
-            try:
-                payload: str | None = self._encoder.encode(VIEWS(state), state)
-            except Exception:  # the turn computes it itself, and reports what fails
-                log.debug("MQTT: could not compute the state ahead", exc_info=True)
-                payload = None
-            with self._cond:
-                self._busy = None
-                self._done = (state, payload)
-                self.computed += 1
-                self._cond.notify_all()
+    def _compute(self, state: TableState) -> None:
+        try:
+            payload: str | None = self._encoder.encode(VIEWS(state), state)
+        except Exception:  # the turn computes it itself, and reports what fails
+            log.debug("MQTT: could not compute the state ahead", exc_info=True)
+            payload = None
+        with self._lock:
+            self._done = (state, payload)
+            self.computed += 1

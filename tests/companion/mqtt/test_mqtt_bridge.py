@@ -552,7 +552,7 @@ def test_the_ahead_payload_is_only_ever_its_own_states(example_state):
     and the same JSON as that state's view; a state it was not asked for gets None."""
     ahead = StateAhead()
     ahead.start()
-    thread = ahead._thread
+    thread = ahead.thread
     assert thread is not None
     try:
         first, second = example_state, run(example_state, BEGIN)[0]
@@ -579,7 +579,7 @@ def test_the_ahead_thread_and_its_hint_go_with_the_bridge(broker, example_state)
         assert bridge.wait_ready(WAIT)
         ahead = bridge.fast.ahead
         assert ahead is not None and running.loop._before_commit
-        thread = ahead._thread
+        thread = ahead.thread
         assert thread is not None and thread.is_alive()
     assert not running.loop._before_commit
     assert not thread.is_alive() and bridge.fast.ahead is None

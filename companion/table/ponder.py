@@ -31,13 +31,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from functools import partial
 from typing import Any
 
 from companion.table import trace
 from engine import CommandRejected, Event, apply
 from engine.state import TableState
 from engine.tokens import TokenKind
+from settings.latest import LatestWins
 from tags.commands import command_for_token
 
 log = logging.getLogger("rhuna.ponder")
@@ -108,20 +108,20 @@ class Ponder:
     """One thread that applies the likely next commands of the current state ahead.
 
     :meth:`think` (after a turn) and :meth:`recall` (in a turn) are for the loop, from
-    whichever thread has its turn; neither waits for the pondering thread."""
+    whichever thread has its turn; neither waits for the pondering thread. The thread is a
+    :class:`settings.latest.LatestWins`: the state the table waits in is its newest item,
+    settled for :meth:`settle`, and a turn (``recall``: hold) or a newer state supersedes it."""
 
     __slots__ = (
         "_answers",
         "_answers_for",
-        "_base",
         "_began",
         "_candidates",
         "_clock",
-        "_cond",
+        "_lock",
         "_settle",
-        "_stopping",
-        "_thread",
         "_warmers",
+        "_work",
         "pondered",
         "recalled",
         "turn",
@@ -136,14 +136,16 @@ class Ponder:
         self._candidates = candidates
         self._settle = settle
         self._clock = clock
-        self._cond = threading.Condition()
-        self._base: TableState | None = None  # the state being pondered, None: hold
+        self._lock = threading.Lock()
         self._answers: dict[Key, tuple[TableState, tuple[Event, ...]]] = {}
         self._answers_for: TableState | None = None
         self._warmers: tuple[tuple[object, Warmer], ...] = ()
-        self._stopping = False
-        self._thread: threading.Thread | None = None
         self._began: float | None = None  # the clock when the turn in progress recalled
+        # the state being pondered (its newest item); still for settle() first, on the real
+        # clock (``clock`` times the turns only)
+        self._work: LatestWins[TableState] = LatestWins(
+            self._think_through, name="ponder", settle=self.settle
+        )
         #: the recent turns' wall time (s): jumps up with a long one, decays by a fifth a turn
         self.turn = 0.0
         #: commands applied ahead, and recalled by a turn (diagnostics, tests)
@@ -154,40 +156,37 @@ class Ponder:
 
     def warm(self, owner: object, fn: Warmer) -> None:
         """Tell ``fn`` each pondered state (on the pondering thread) to prepare its output."""
-        with self._cond:
+        with self._lock:
             self._warmers = (*self._warmers, (owner, fn))
 
     def unwarm(self, owner: object) -> None:
-        with self._cond:
+        with self._lock:
             self._warmers = tuple((o, f) for o, f in self._warmers if o != owner)
 
     # --- the loop ---------------------------------------------------------------
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="ponder", daemon=True)
-        self._thread.start()
+        self._work.start()
 
     def stop(self, timeout: float = 2.0) -> None:
-        with self._cond:
-            self._stopping = True
-            self._base = None
-            self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        self._work.stop(timeout=timeout)
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The pondering thread (None before start and once stopped)."""
+        return self._work.thread
 
     def think(self, state: TableState) -> None:
         """The table waits in ``state``: ponder what may come next (never waits)."""
-        with self._cond:
+        with self._lock:
             if self._began is not None:  # the turn that recalled has ended
                 took, self._began = self._clock() - self._began, None
                 self.turn = max(took, 0.8 * self.turn)
-            if self._stopping or self._base is state:
+            if self._work.stopping or self._work.latest is state:
                 return
-            self._base = state
             if self._answers_for is not state:
                 self._answers, self._answers_for = {}, state
-            self._cond.notify_all()
+            self._work.offer(state)
 
     def recall(
         self, state: TableState, command: Any
@@ -195,8 +194,8 @@ class Ponder:
         """``apply(state, command)`` if it was pondered, else None; either way a turn has
         begun, so pondering stops at its next check (until :meth:`think`)."""
         key = command_key(command)
-        with self._cond:
-            self._base = None
+        self._work.cancel()  # hold
+        with self._lock:
             self._began = self._clock()
             if key is None or self._answers_for is not state:
                 return None
@@ -212,35 +211,22 @@ class Ponder:
         slow turns (:data:`SETTLE_TURNS`), never more than :data:`SETTLE_MAX`."""
         return min(SETTLE_MAX, max(self._settle, SETTLE_TURNS * self.turn))
 
-    def _moved(self, state: TableState) -> bool:
-        """The table is no longer waiting in ``state`` (read without the lock: a hint)."""
-        return self._base is not state or self._stopping
+    def _moved(self) -> bool:
+        """The table is no longer waiting in the state being pondered (a hint)."""
+        return self._work.superseded()
 
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._base is not None or self._stopping)
-                if self._stopping:
-                    return
-                state = self._base
-                assert state is not None
-                # still for SETTLE: a turn that begins meanwhile holds (base None) or moves on
-                if self._cond.wait_for(partial(self._moved, state), self.settle()):
-                    continue
-            t = trace.clocks() if trace.ON else None
-            try:
-                self._ponder(state)
-            except Exception:  # never the table's problem: the turn computes it itself
-                log.debug("ponder: gave up on a state", exc_info=True)
-            if t is not None:
-                trace.phase("ponder", t, f"pondered={self.pondered}")
-            with self._cond:
-                if self._base is state:
-                    self._base = None  # done: wait for the next state
+    def _think_through(self, state: TableState) -> None:
+        t = trace.clocks() if trace.ON else None
+        try:
+            self._ponder(state)
+        except Exception:  # never the table's problem: the turn computes it itself
+            log.debug("ponder: gave up on a state", exc_info=True)
+        if t is not None:
+            trace.phase("ponder", t, f"pondered={self.pondered}")
 
     def _ponder(self, state: TableState) -> None:
         for command in self._candidates(state):
-            if self._moved(state):
+            if self._moved():
                 return
             key = command_key(command)
             if key is None or key in self._answers:  # pondered before a turn held it
@@ -249,14 +235,14 @@ class Ponder:
                 after, events = apply(state, command)
             except CommandRejected:
                 continue  # the turn refuses it in its own time
-            with self._cond:
+            with self._lock:
                 if self._answers_for is not state:
                     return
                 self._answers[key] = (after, tuple(events))
                 self.pondered += 1
                 warmers = self._warmers
             for owner, warm in warmers:
-                if self._moved(state):
+                if self._moved():
                     return
                 try:
                     warm(after)

@@ -270,4 +270,4 @@ def test_a_token_laid_in_a_performance_was_pondered_and_the_heap_frozen_p6(tmp_p
         wait_for_the_panel(service, outcome.state, lambda: None)  # the pondered view, shown
     finally:
         running.close()
-    assert ponder._thread is None and gc.get_freeze_count() == 0
+    assert ponder.thread is None and gc.get_freeze_count() == 0

@@ -32,6 +32,7 @@ from display.forkserver_signals import start
 from display.process import PRELOAD
 from engine.contracts.view import TableView
 from engine.state import TableState
+from settings.latest import LatestWins
 
 log = logging.getLogger("rhuna.answers")
 
@@ -81,117 +82,81 @@ class AnswerWorker:
 
     ``ask(state)`` never waits: the state goes to the child at once, and a child still busy
     with an older state is killed first. ``done(state, view)`` is told on the worker's own
-    thread when the answer comes.
+    thread when the answer comes. The thread is a :class:`settings.latest.LatestWins`: the
+    newest state asked is its item, and a newer ask, ``moved_on`` or ``stop`` supersedes the
+    one in the child, which is then killed (the call's end is told apart from a child that
+    died by :meth:`~settings.latest.LatestWins.superseded`).
     """
 
     __slots__ = (
         "_busy",
-        "_cancelled",
-        "_cond",
         "_conn",
         "_done",
+        "_lock",
         "_process",
-        "_stopping",
-        "_thread",
-        "_wanted",
+        "_work",
         "stats",
     )
 
     def __init__(self, done: Done) -> None:
         self._done = done
-        self._cond = threading.Condition()
-        self._wanted: TableState | None = None  # the newest state asked, not yet sent
+        self._work: LatestWins[TableState] = LatestWins(self._answer, name="answers")
+        self._lock = threading.Lock()  # the counters askers share
         self._busy: TableState | None = None  # the state the child is computing now
-        self._cancelled = False  # the child was killed on purpose (the table moved on)
-        self._stopping = False
-        self._thread: threading.Thread | None = None
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
         self.stats = AnswerStats()
 
     def start(self) -> None:
         """Start the worker's thread (idempotent); the child starts with the first ask."""
-        with self._cond:
-            if self._thread is not None:
-                return
-            self._stopping = False
-            self._thread = threading.Thread(target=self._run, name="answers", daemon=True)
-            self._thread.start()
+        self._work.start()
 
     def ask(self, state: TableState) -> None:
         """Compute ``state``'s pending answers (any thread; never waits). A child busy with an
         older state is killed: only the newest state's answers are worth having."""
-        with self._cond:
-            if self._stopping:
-                return
-            if state is self._busy or state is self._wanted:
-                return  # asked already (the bridge and the panel both ask)
-            self._wanted = state
+        if not self._work.offer(state):
+            return  # asked already (the bridge and the panel both ask), or stopping
+        with self._lock:
             self.stats.asked += 1
-            self._cond.notify_all()
-            busy = self._process if self._busy is not None else None
-            self._cancelled = self._cancelled or busy is not None
-        if busy is not None:
-            self._kill(busy)
+        self._kill_unless(state)
 
     def moved_on(self, state: TableState) -> None:
         """The table is at ``state``, which needs no answer: a child still computing an older
         state's is killed (any thread; never waits). It would only spend the CPU the table
         shares with it — on a board with one slow core, or under a CPU quota, all of it."""
-        with self._cond:
-            if self._wanted is not None and self._wanted is not state:
-                self._wanted = None
-            busy = self._busy
-            process = self._process if busy is not None and busy is not state else None
-            self._cancelled = self._cancelled or process is not None
-        if process is not None:
-            self._kill(process)
+        if self._work.cancel(keep=state):
+            self._kill_unless(state)
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop the thread and the child (idempotent)."""
-        with self._cond:
-            self._stopping = True
-            self._wanted = None
-            thread, self._thread = self._thread, None
-            self._cond.notify_all()
-            busy = self._process
+        self._work.request_stop()
+        busy = self._process
         if busy is not None:
             self._kill(busy)
-        if thread is not None:
-            thread.join(timeout)
+        self._work.join(timeout)
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
 
     # --- the worker's thread ------------------------------------------------------------
 
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._stopping or self._wanted is not None)
-                if self._stopping:
-                    return
-                state, self._wanted = self._wanted, None
-                self._busy, self._cancelled = state, False
-            assert state is not None
+    def _answer(self, state: TableState) -> None:
+        try:
+            view = self._compute(state)
+        except Exception:  # the child could not even start: the table goes on without
+            self.stats.failed += 1
+            log.exception("answers: could not compute a pending answer")
+            view = None
+        if view is not None:
+            self.stats.answered += 1
             try:
-                view = self._compute(state)
-            except Exception:  # the child could not even start: the table goes on without
-                self.stats.failed += 1
-                log.exception("answers: could not compute a pending answer")
-                view = None
-            finally:
-                with self._cond:
-                    self._busy = None
-            if view is not None:
-                self.stats.answered += 1
-                try:
-                    self._done(state, view)
-                except Exception:
-                    log.exception("answers: telling the outputs failed")
+                self._done(state, view)
+            except Exception:
+                log.exception("answers: telling the outputs failed")
 
     def _compute(self, state: TableState) -> TableView | None:
         """``state``'s whole view from the child; None when it was cancelled or failed."""
+        self._busy = state
         try:
             conn = self._child_conn()
             conn.send(state)
@@ -200,10 +165,7 @@ class AnswerWorker:
         except (EOFError, OSError, ValueError) as e:  # killed (cancelled or stopping), or died
             process = self._process
             self._process, self._conn = None, None
-            with self._cond:
-                cancelled = self._cancelled or self._stopping
-                self._cancelled = False
-            if cancelled:
+            if self._work.superseded():
                 self.stats.cancelled += 1
             else:
                 self.stats.failed += 1
@@ -212,6 +174,8 @@ class AnswerWorker:
                 with contextlib.suppress(Exception):
                     process.join(1.0)
             return None
+        finally:
+            self._busy = None
 
     def _child_conn(self) -> Connection:
         if self._conn is not None and self._process is not None and self._process.is_alive():
@@ -224,6 +188,12 @@ class AnswerWorker:
         theirs.close()
         self._conn, self._process = ours, process
         return ours
+
+    def _kill_unless(self, state: TableState) -> None:
+        """Kill the child if it is computing another state than ``state``."""
+        busy, process = self._busy, self._process
+        if busy is not None and busy is not state and process is not None:
+            self._kill(process)
 
     @staticmethod
     def _kill(process: multiprocessing.process.BaseProcess) -> None:

@@ -25,7 +25,7 @@ from firmware_bridge.line_reader import LineReader
 from firmware_bridge.pn532 import PN532Reader
 from firmware_bridge.reader import Backoff, SerialReader
 from firmware_bridge.stats import ReaderStats
-from firmware_bridge.uid import UID_LENGTHS, UidError, format_uid, normalise_uid, parse_uid
+from firmware_bridge.uid import UID_LENGTHS, Uid, UidError, format_uid, normalise_uid, parse_uid
 
 #: reader backends by the name a table's config uses
 READERS: dict[str, type[SerialReader]] = {
@@ -46,6 +46,7 @@ __all__ = [
     "ReaderStatus",
     "SerialReader",
     "TagEvent",
+    "Uid",
     "UidError",
     "format_uid",
     "normalise_uid",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from firmware_bridge.uid import format_uid, parse_uid  # noqa: F401 - the codec, re-exported
+from firmware_bridge.uid import Uid, format_uid, parse_uid  # noqa: F401 - the codec, re-exported
 
 
 class Presence(StrEnum):
@@ -25,18 +25,19 @@ class Presence(StrEnum):
 class TagEvent:
     """A tag laid on (``present``) or taken off (``removed``) one reader channel.
 
-    ``uid`` is upper-case hex without separators (the registry's key);
-    ``timestamp`` comes from the reader's injectable clock (``time.monotonic``
-    by default) at the moment the host learned of the change.
+    ``uid`` is the canonical :class:`~firmware_bridge.uid.Uid` the reader made from the
+    frame's bytes (upper-case hex without separators: the registry's key, looked up as it
+    is); ``timestamp`` comes from the reader's injectable clock (``time.monotonic`` by
+    default) at the moment the host learned of the change.
 
-    >>> e = TagEvent("hub", 2, "04A1B2C3", Presence.PRESENT, 12.5)
-    >>> e.present, e.uid_bytes, e.to_json()["presence"]
-    (True, b'\\x04\\xa1\\xb2\\xc3', 'present')
+    >>> e = TagEvent("hub", 2, Uid(b"\\x04\\xa1\\xb2\\xc3"), Presence.PRESENT, 12.5)
+    >>> e.present, e.uid, e.uid_bytes, e.to_json()["presence"]
+    (True, '04A1B2C3', b'\\x04\\xa1\\xb2\\xc3', 'present')
     """
 
     reader: str
     channel: int
-    uid: str
+    uid: Uid
     presence: Presence
     timestamp: float
 
@@ -52,7 +53,7 @@ class TagEvent:
         return {
             "reader": self.reader,
             "channel": self.channel,
-            "uid": self.uid,
+            "uid": str(self.uid),
             "presence": self.presence.value,
             "timestamp": self.timestamp,
         }

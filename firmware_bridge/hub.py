@@ -41,7 +41,7 @@ import serial
 
 from firmware_bridge import protocol as p
 from firmware_bridge.reader import HandshakeFailed, LinkLost, SerialReader, read_available
-from firmware_bridge.uid import format_uid, reads_poorly_uid
+from firmware_bridge.uid import Uid, format_uid, reads_poorly_uid
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class HubNotice:
     active: bool
     detail: str
     timestamp: float
-    uid: str | None = None
+    uid: Uid | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,7 +145,7 @@ class HubReader(SerialReader):
         #: the wells where the hub reports several tokens now: channel -> the hub's text
         self.collisions: dict[int, str] = {}
         #: the wells where the hub reads a tag poorly now: channel -> its UID (hex) or None
-        self.poorly: dict[int, str | None] = {}
+        self.poorly: dict[int, Uid | None] = {}
         self.hello_timeout = hello_timeout
         self.lost_after = lost_after
         self.command_timeout = command_timeout

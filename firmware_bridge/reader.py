@@ -32,7 +32,7 @@ import serial
 
 from firmware_bridge.events import Presence, ReaderStatus, TagEvent
 from firmware_bridge.stats import ReaderStats
-from firmware_bridge.uid import format_uid
+from firmware_bridge.uid import Uid
 
 Sink = Callable[[TagEvent], object] | queue.Queue[TagEvent]
 StatusSink = Callable[[ReaderStatus], object]
@@ -239,12 +239,13 @@ class SerialReader(ABC):
         return self._stop.is_set()
 
     def _emit(self, channel: int, uid: bytes, presence: Presence) -> None:
-        """Record the change in :attr:`tags` and hand a TagEvent to the sink."""
+        """Record the change in :attr:`tags` and hand a TagEvent to the sink: its UID the
+        canonical :class:`~firmware_bridge.uid.Uid`, made here once from the parsed bytes."""
         if presence is Presence.PRESENT:
             self.tags[channel] = uid
         else:
             self.tags.pop(channel, None)
-        event = TagEvent(self.name, channel, format_uid(uid), presence, self.clock())
+        event = TagEvent(self.name, channel, Uid(uid), presence, self.clock())
         self.stats.add("events")
         try:
             if isinstance(self._sink, queue.Queue):

@@ -1,7 +1,7 @@
-"""The one UID codec: text ↔ bytes for RFID tag UIDs, and which lengths are valid.
+"""The one UID codec and its value: :class:`Uid`, text ↔ bytes, and which lengths are valid.
 
 Every place that reads or writes a UID uses this module: the readers and their
-emulators (``firmware_bridge``), the tag registry and enrolment (``hardware``).
+emulators (``firmware_bridge``), the tag registry and enrolment (``tags``).
 A UID of ISO/IEC 14443-3 type A has 4, 7 or 10 bytes (cascade levels 1–3); the
 lengths are the wire protocol's (:data:`firmware_bridge.protocol.UID_LENGTHS`,
 the file the hub firmware shares), so the hub, the host and the registry agree.
@@ -9,6 +9,11 @@ the file the hub firmware shares), so the hub, the host and the registry agree.
 Text forms accepted: hex digits, upper or lower case, with an optional ``0x``
 and ``:``, ``-``, ``.`` or spaces between them. Anything else is refused,
 never skipped: ``04:A1:ZZ:B2:C3`` is an error, not ``04A1B2C3``.
+
+A UID travels as a :class:`Uid`, its canonical value: made once from the bytes where a
+reader turns a frame into a :class:`~firmware_bridge.events.TagEvent`, and used as it is by
+the tag registry (its key), never formatted and parsed again on the way. Text is read only at
+the edges (a person's, the enrolment file's), by :func:`parse_uid` / :func:`normalise_uid`.
 
 >>> format_uid(parse_uid("04:a1:b2:c3"))
 '04A1B2C3'
@@ -21,8 +26,10 @@ never skipped: ``04:A1:ZZ:B2:C3`` is an error, not ``04A1B2C3``.
 '04:A1:ZZ:B2:C3' is not a hex UID: 'Z' is not a hex digit (write it like 04A1B2C3 or 04:A1:B2:C3)
 
 This module imports nothing but ``protocol`` (no serial port, no threads), which
-is why ``hardware/`` may import it: the UID is a fact of the RFID side, born in
-``firmware_bridge``, and the registry must read it exactly as the readers write it.
+is why ``tags/`` imports it: the UID is a fact of the RFID side, born in
+``firmware_bridge`` (the lowest room both may import: ``firmware_bridge`` imports only
+``settings``, ``tags`` imports ``firmware_bridge``), and the registry must read it exactly as
+the readers write it.
 """
 
 from __future__ import annotations
@@ -31,7 +38,15 @@ from collections.abc import Collection
 
 from firmware_bridge.protocol import READS_POORLY_PREFIX, UID_LENGTHS
 
-__all__ = ["UID_LENGTHS", "UidError", "check_uid", "format_uid", "normalise_uid", "parse_uid"]
+__all__ = [
+    "UID_LENGTHS",
+    "Uid",
+    "UidError",
+    "check_uid",
+    "format_uid",
+    "normalise_uid",
+    "parse_uid",
+]
 
 _SEPARATORS = frozenset(":-. \t")
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -39,6 +54,38 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 class UidError(ValueError):
     """A UID that is not one: the message quotes it and says what a UID looks like."""
+
+
+class Uid(str):
+    """A tag's UID, canonical: the upper-case hex of its bytes, without separators.
+
+    Made from the bytes a reader parsed (``Uid(raw)``), never from text: text is read by
+    :func:`normalise_uid`, which refuses what is not a UID. So a ``Uid`` needs no reading
+    again: the registry keys on it as it is. It *is* its text (a ``str``: equal to it, hashed
+    as it, shown, logged and written to JSON as it), so the edges need no formatting.
+
+    >>> uid = Uid(b"\\x04\\xa1\\xb2\\xc3")
+    >>> uid, uid == "04A1B2C3", uid.raw
+    ('04A1B2C3', True, b'\\x04\\xa1\\xb2\\xc3')
+    >>> Uid("04A1B2C3")
+    Traceback (most recent call last):
+    TypeError: a Uid is made from a UID's bytes; read text with normalise_uid
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, raw: bytes | bytearray | memoryview) -> Uid:
+        if isinstance(raw, str):
+            raise TypeError("a Uid is made from a UID's bytes; read text with normalise_uid")
+        return super().__new__(cls, bytes(raw).hex().upper())
+
+    @property
+    def raw(self) -> bytes:
+        """The UID's bytes."""
+        return bytes.fromhex(self)
+
+    def __getnewargs__(self) -> tuple[bytes]:  # type: ignore[override]  # pickle and copy
+        return (self.raw,)
 
 
 def _lengths_text(lengths: Collection[int]) -> str:
@@ -87,14 +134,15 @@ def parse_uid(text: str | bytes, lengths: Collection[int] | None = UID_LENGTHS) 
     return check_uid(bytes.fromhex("".join(digits)), lengths)
 
 
-def format_uid(uid: bytes) -> str:
-    """The canonical text form of a UID: upper-case hex, no separators."""
-    return bytes(uid).hex().upper()
+def format_uid(uid: bytes) -> Uid:
+    """The canonical form of a UID's bytes, a :class:`Uid`: upper-case hex, no separators."""
+    return Uid(uid)
 
 
-def normalise_uid(text: str | bytes, lengths: Collection[int] | None = UID_LENGTHS) -> str:
-    """:func:`parse_uid` then :func:`format_uid`: the one spelling the registry keys on."""
-    return format_uid(parse_uid(text, lengths))
+def normalise_uid(text: str | bytes, lengths: Collection[int] | None = UID_LENGTHS) -> Uid:
+    """:func:`parse_uid` then :func:`format_uid`: text read at an edge, as the :class:`Uid`
+    the registry keys on."""
+    return Uid(parse_uid(text, lengths))
 
 
 def reads_poorly_uid(text: str) -> bytes | None:

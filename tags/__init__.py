@@ -6,8 +6,9 @@
 * :mod:`tags.enroll` — enrolment: walking a bag's tokens and giving each its tag;
 * :mod:`tags.commands` — a tag laid on a reader, by the reader's role, to a command.
 
-The UID codec stays with the readers that produce UIDs
-(:mod:`firmware_bridge.uid`): the readers normalise every UID before a
-:class:`~firmware_bridge.events.TagEvent` carries it. This package imports the
+The UID codec and its value stay with the readers that produce UIDs
+(:mod:`firmware_bridge.uid`): a reader makes each UID a canonical
+:class:`~firmware_bridge.uid.Uid` once, the :class:`~firmware_bridge.events.TagEvent`
+carries it, and the registry looks it up as it is. This package imports the
 engine, the readers' events and :mod:`settings`; never the service.
 """

@@ -17,9 +17,10 @@ between polls and feeds a hardware watchdog: if anything wedges the loop,
 the board restarts within ``watchdog_ms`` and says so in its next hello.
 
 Maintenance (a firmware update): the host's MAINTENANCE command, or BOOTSEL
-held for a second while the hub runs, leaves a flag file and restarts; the
-next boot sees the flag and stops in the REPL with Ctrl-C on and no watchdog,
-so ``mpremote`` can copy files. The rp2 watchdog cannot be stopped once
+held for a second while the hub runs, then let go, leaves a flag file and
+restarts (not while it is held: the RP2040 would start its USB boot drive);
+the next boot sees the flag and stops in the REPL with Ctrl-C on and no
+watchdog, so ``mpremote`` can copy files. The rp2 watchdog cannot be stopped once
 started, which is why this needs a restart. ``main.py`` checks the flag (and
 BOOTSEL) itself, before it imports this module, so an update of this file that
 does not import still leaves the board reachable.
@@ -309,8 +310,10 @@ BOOTSEL_HOLD_MS = 1000
 def run(hub, transport, feedback, watchdog_ms=2000, loops=None, wdt=None):
     """The main loop: host bytes, one reader poll, LEDs, watchdog. ``loops`` bounds it for tests.
 
-    BOOTSEL held for ``BOOTSEL_HOLD_MS`` enters maintenance (checked once per
-    heartbeat-ish tick, as ``rp2.bootsel_button()`` briefly stalls flash access).
+    BOOTSEL held for ``BOOTSEL_HOLD_MS`` and let go enters maintenance (checked once per
+    heartbeat-ish tick, as ``rp2.bootsel_button()`` briefly stalls flash access). Not while
+    it is still held: a reset with BOOTSEL down starts the RP2040's USB boot drive, not
+    ``main.py`` (RP2040 datasheet, 2.7.2).
     """
     if wdt is None and watchdog_ms:
         wdt = machine.WDT(timeout=watchdog_ms)
@@ -330,12 +333,13 @@ def run(hub, transport, feedback, watchdog_ms=2000, loops=None, wdt=None):
         feedback.update(now)
         if utime.ticks_diff(now, last_check) >= 100:
             last_check = now
-            if not _bootsel():
+            if _bootsel():
+                if held_since is None:
+                    held_since = now
+            elif held_since is not None:
+                if utime.ticks_diff(now, held_since) >= BOOTSEL_HOLD_MS:
+                    enter_maintenance()
                 held_since = None
-            elif held_since is None:
-                held_since = now
-            elif utime.ticks_diff(now, held_since) >= BOOTSEL_HOLD_MS:
-                enter_maintenance()
         _feed(wdt)
         n += 1
 

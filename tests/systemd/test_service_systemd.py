@@ -207,3 +207,29 @@ def test_install_again_keeps_the_config_and_the_venv(tmp_path):
     copies = [line for line in out.splitlines() if line.startswith("would run: install -m")]
     assert copies and not any(f" {config}/" in line for line in copies)
     assert f"would write: {config}/rhuna.toml" not in out
+
+
+def test_install_updates_the_package_lists_once_before_the_first_apt_install(tmp_path):
+    """Issue 44, D7: a fresh system's package lists are empty or old, and install.sh ran
+    ``apt-get install`` without ``apt-get update``. A dpkg that knows no package makes every
+    Debian package wanted; the dry run must update first, and only once."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool, body in (("dpkg", "exit 1"), ("apt-get", f"touch {tmp_path}/apt-ran; exit 1")):
+        (bin_dir / tool).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / tool).chmod(0o755)
+    out = dry_run(
+        tmp_path,
+        "--prefix",
+        str(tmp_path / "opt"),
+        "--extras",
+        "inky",
+        CONFIG_DIR=str(tmp_path / "etc"),
+        SERVICE_USER="rhuna-test-nobody",
+        PATH=f"{bin_dir}:{os.environ['PATH']}",
+    )
+    apt = [line for line in out.splitlines() if line.startswith("would run: apt-get")]
+    assert apt[:1] == ["would run: apt-get update"], apt
+    assert apt.count("would run: apt-get update") == 1, apt
+    assert any(line.startswith("would run: apt-get install -y ") for line in apt[1:]), apt
+    assert not (tmp_path / "apt-ran").exists()  # a dry run runs no apt-get

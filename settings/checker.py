@@ -130,6 +130,27 @@ class Problems:
             raise ConfigErrors(list(self.found))
 
 
+class Refused(ValueError):
+    """What a :attr:`Key.parse` raises for a value it will not take: the problem and the fix
+    ("": the key's own ``problem`` and fix)."""
+
+    def __init__(self, problem: str = "", fix: str = "") -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.fix = fix
+
+
+def only(test: Callable[[Any], object]) -> Callable[[Any], Any]:
+    """A :attr:`Key.parse` keeping what ``test`` passes, refusing the rest in the key's words."""
+
+    def parse(value: Any) -> Any:
+        if not test(value):
+            raise Refused()
+        return value
+
+    return parse
+
+
 @dataclass(frozen=True, slots=True)
 class Key:
     """One key of a config section: its type, what it is for, its default and its limits."""
@@ -148,6 +169,11 @@ class Key:
     required: bool = False
     #: strings only: an empty or blank one is refused
     nonempty: bool = True
+    #: how every value that does not fit is refused, ``{value}`` standing for it
+    #: (``"{value} is not a port number"``); None: the type's, the list's or the range's words
+    problem: str | None = None
+    #: a value that fits → what to keep (``"gpio16"`` → ``"GPIO16"``); raises :class:`Refused`
+    parse: Callable[[Any], Any] | None = None
 
     def how(self, name: str) -> str:
         """The fix for a value of the wrong type or out of range."""
@@ -171,8 +197,31 @@ class Key:
             return f"write [{name}] or {name} = {{ … }}"
         return f"see the example config: {self.description}"
 
+    def take(self, value: Any, name: str) -> Any:
+        """What to keep of ``value``, or :class:`Refused` (the problem and the fix)."""
+        if self.off and (value is False or value is None):
+            return None
+        why = self.check(value, name)
+        if why is not None:
+            raise Refused(why, self.how(name))
+        if self.parse is None:
+            return value
+        try:
+            return self.parse(value)
+        except Refused as r:
+            problem = r.problem or (self.problem or "{value} is not allowed").format(
+                value=show(value)
+            )
+            raise Refused(problem, r.fix or self.how(name)) from None
+
     def check(self, value: Any, name: str) -> str | None:
         """Why ``value`` does not fit, or None."""
+        why = self._why(value)
+        if why is None or self.problem is None:
+            return why
+        return self.problem.format(value=show(value))
+
+    def _why(self, value: Any) -> str | None:
         ok, phrase = _TYPES[self.type]
         if not ok(value):
             return f"{show(value)} {phrase}"
@@ -228,22 +277,29 @@ class Section:
             if name in self.passthrough:
                 out[name] = v
                 continue
-            key = self.keys.get(name)
-            if key is None:
+            if name not in self.keys:
                 problems.add(f"{self.name}.{name}", *self.unknown(name))
                 continue
-            if key.off and (v is False or v is None):
-                out[name] = None
-                continue
-            why = key.check(v, name)
-            if why is not None:
-                problems.add(f"{self.name}.{name}", why, key.how(name))
-                continue
-            out[name] = v
+            out[name], _ = self.value(value, name, problems)
         for name, key in self.keys.items():
             if key.required and name not in value:
                 problems.add(f"{self.name}.{name}", "missing", key.how(name))
         return out
+
+    def value(self, data: Mapping[str, Any], name: str, problems: Problems) -> tuple[Any, bool]:
+        """One key of ``data`` (a table), checked: (what to keep, True), or (its default,
+        False) with the problem in ``problems``. A missing key gives its default (a required
+        one: not ok, "missing"); unknown keys are the caller's (:meth:`unknown`)."""
+        key = self.keys[name]
+        if name not in data:
+            if key.required:
+                problems.add(f"{self.name}.{name}", "missing", key.how(name))
+            return key.default, not key.required
+        try:
+            return key.take(data[name], name), True
+        except Refused as r:
+            problems.add(f"{self.name}.{name}", r.problem, r.fix)
+            return key.default, False
 
 
 def unknown_key(

@@ -1,7 +1,8 @@
 """The ``[gpio]`` section of the service config: which pin is which, what each button does.
 
 Everything has a default that suits a Pi with an e-ink HAT and an RFID hub on USB,
-so a table only writes what differs. A broken section raises :class:`ConfigError`
+so a table only writes what differs. The section is declared with :mod:`settings.checker`
+(:data:`GPIO`, :data:`ENCODER`, :data:`BUTTON`): a broken one raises :class:`ConfigError`
 naming the file, the key and the fix — never a traceback.
 
 >>> cfg = GpioConfig.from_toml_text('[gpio.buttons]\\nresolve = 23\\nundo = false')
@@ -18,14 +19,14 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from engine.errors import CommandRejected
 from engine.tokens import WeightMode
 from engine.vocabulary import parse_command
-from settings.checker import Key, Problems, Section
+from settings.checker import Key, Problems, Refused, Section
 from settings.checker import show as _show
 from settings.errors import ConfigError
 from settings.textfile import read_text
@@ -45,6 +46,8 @@ ACTIONS: dict[str, str] = {
     "hero": "next hero on the wheel",
     "confirm": "confirm this ring (the same as pushing the encoder)",
 }
+
+_ACTIONS_FIX = f"buttons are named by what they do: {', '.join(ACTIONS)}"
 
 DEFAULT_BUTTONS: dict[str, Pin] = {
     "resolve": 16,
@@ -134,259 +137,20 @@ class GpioConfig:
 
     @classmethod
     def from_mapping(cls, data: Any, source: str = "<config>", section: str = "gpio") -> GpioConfig:
-        """Build from the section's parsed TOML; every error names ``source`` and the key."""
-        return _Reader(source, section).config(data)
-
-
-class _Reader:
-    """Checks one ``[gpio]`` section key by key, naming each in its errors."""
-
-    def __init__(self, source: str, section: str) -> None:
-        self.source = source
-        self.section = section
-
-    def fail(self, key: str, problem: str, fix: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {self.section}.{key}: {problem} — {fix}")
-
-    def table(self, value: Any, key: str, known: set[str]) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(key, f"expected a table, got {_show(value)}", f"write [{key}]")
-        unknown = set(value) - known
-        if unknown:
-            bad = sorted(unknown)[0]
-            where = f"{self.section}.{key}"
-            keys = {k: Key("any", k) for k in sorted(known)}
-            raise self.fail(f"{key}.{bad}", *Section(where, keys).unknown(bad))
-        return value
-
-    def config(self, data: Any) -> GpioConfig:
-        d = GpioConfig()
-        top = {
-            "encoder",
-            "buttons",
-            "pull_up",
-            "bounce_time",
-            "pin_factory",
-            "hero_ring",
-            "training_mismatch",
-            "call_favor",
-            "time",
-            "weight",
-        }
+        """Build from the section's parsed TOML (without ``enabled``, which is
+        :func:`read_gpio`'s); every key's problem at once, naming ``source`` and the key."""
         if not isinstance(data, dict):
             raise ConfigError(
-                f"{self.source}: {self.section}: {_show(data)} is not a table — write [{self.section}]"
+                f"{source}: {section}: {_show(data)} is not a table — write [{section}]"
             )
-        problems = Problems(self.source)
-        listing = Section(self.section, {k: Key("any", k) for k in ("enabled", *sorted(top))})
-        for bad in sorted(set(data) - top):
-            problems.add(f"{self.section}.{bad}", *listing.unknown(bad))
-
-        def each(read: Any, default: Any) -> Any:
-            """One key's value, or (its problem kept) the default: every problem is listed."""
-            try:
-                return read()
-            except ConfigError as e:
-                problems.absorb(e)
-                return default
-
-        enc = each(
-            lambda: self.table(
-                data.get("encoder", {}),
-                "encoder",
-                {"a", "b", "push", "bounce_time", "steps_per_choice", "half_step"},
-            ),
-            {},
-        )
-        a = each(lambda: self.pin(enc.get("a", d.encoder_a), "encoder.a"), d.encoder_a)
-        b = each(lambda: self.pin(enc.get("b", d.encoder_b), "encoder.b"), d.encoder_b)
-        push = each(
-            lambda: self.optional_pin(enc.get("push", d.encoder_push), "encoder.push"),
-            d.encoder_push,
-        )
-        steps = enc.get("steps_per_choice", d.steps_per_choice)
-        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 16:
-            problems.add(
-                f"{self.section}.encoder.steps_per_choice",
-                f"{_show(steps)} is not a whole number from 1 to 16",
-                "use 1 (one detent per position) or 2 for encoders with two steps a detent",
-            )
-            steps = d.steps_per_choice
-        cfg = GpioConfig(
-            encoder_a=a,
-            encoder_b=b,
-            encoder_push=push,
-            encoder_bounce_time=each(
-                lambda: self.seconds(enc.get("bounce_time", 0), "encoder.bounce_time"), None
-            ),
-            steps_per_choice=steps,
-            half_step=each(
-                lambda: self.boolean(enc.get("half_step", d.half_step), "encoder.half_step"),
-                d.half_step,
-            ),
-            buttons=each(lambda: self.buttons(data.get("buttons")), _default_buttons()),
-            pull_up=each(lambda: self.boolean(data.get("pull_up", d.pull_up), "pull_up"), True),
-            bounce_time=each(
-                lambda: self.seconds(data.get("bounce_time", d.bounce_time), "bounce_time"),
-                d.bounce_time,
-            ),
-            pin_factory=each(lambda: self.pin_factory(data.get("pin_factory")), None),
-            hero_ring=each(
-                lambda: self.boolean(data.get("hero_ring", d.hero_ring), "hero_ring"), True
-            ),
-            training_mismatch=each(
-                lambda: self.choice(
-                    data.get("training_mismatch", d.training_mismatch),
-                    "training_mismatch",
-                    TRAINING_MISMATCH,
-                ),
-                d.training_mismatch,
-            ),
-            call_favor=each(
-                lambda: self.choice(data.get("call_favor", d.call_favor), "call_favor", DRAW_MODES),
-                d.call_favor,
-            ),
-            time=each(lambda: self.choice(data.get("time", d.time), "time", DRAW_MODES), d.time),
-            weight=each(
-                lambda: self.choice(data.get("weight", d.weight), "weight", tuple(WeightMode)),
-                d.weight,
-            ),
-        )
+        problems = Problems(source)
+        config = _check(data, problems, section)
         problems.raise_if_any()  # every key's problem at once (the wiring needs good pins)
-        self.check_wiring(cfg)
-        return cfg
-
-    def check_wiring(self, cfg: GpioConfig) -> None:
-        if cfg.encoder_push is None and not any(
-            b.action == "confirm" for b in cfg.buttons.values()
-        ):
-            raise self.fail(
-                "encoder.push",
-                "without the encoder's push switch nothing confirms a ring",
-                "wire the push, or a button: [gpio.buttons] confirm = <pin>",
-            )
-        used: dict[str, str] = {}
-        wired: list[tuple[str, Pin | None]] = [
-            ("encoder.a", cfg.encoder_a),
-            ("encoder.b", cfg.encoder_b),
-            ("encoder.push", cfg.encoder_push),
-            *((f"buttons.{name}", b.pin) for name, b in cfg.buttons.items()),
-        ]
-        for key, pin in wired:
-            if pin is None:
-                continue
-            norm = _normalise(pin)
-            if norm in used:
-                raise self.fail(
-                    key,
-                    f"pin {pin!r} is already {self.section}.{used[norm]}",
-                    "give every switch its own GPIO pin",
-                )
-            used[norm] = key
-
-    def pin(self, value: Any, key: str) -> Pin:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if 0 <= value <= _BCM_MAX:
-                return value
-            raise self.fail(
-                key,
-                f"GPIO {value} is not on the Pi's header",
-                f'use a BCM GPIO number 0–{_BCM_MAX}, or a name like "BOARD36"',
-            )
-        if isinstance(value, str) and _PIN_NAME.match(value.strip()):
-            return value.strip().upper()
-        raise self.fail(
-            key,
-            f"{_show(value)} is not a pin",
-            f'use a BCM GPIO number 0–{_BCM_MAX} or a name like "GPIO16", "BOARD36", "J8:36"',
-        )
-
-    def optional_pin(self, value: Any, key: str) -> Pin | None:
-        if value is False or value is None:
-            return None
-        return self.pin(value, key)
-
-    def buttons(self, value: Any) -> dict[str, ButtonConfig]:
-        if value is None:
-            return _default_buttons()
-        if not isinstance(value, dict):
-            raise self.fail(
-                "buttons", f"expected a table, got {_show(value)}", "write [gpio.buttons]"
-            )
-        out = _default_buttons()
-        for name, spec in value.items():
-            key = f"buttons.{name}"
-            if spec is False:
-                out.pop(name, None)
-                if name not in ACTIONS:
-                    raise self.fail(key, "unknown button", _actions_fix())
-                continue
-            if isinstance(spec, dict):
-                out[name] = self.custom_button(name, spec, key)
-                continue
-            if name not in ACTIONS:
-                raise self.fail(
-                    key,
-                    "unknown button",
-                    _actions_fix() + ', or a fixed command: { pin = 7, command = { cmd = "…" } }',
-                )
-            out[name] = ButtonConfig(self.pin(spec, key), action=name)
-        return out
-
-    def custom_button(self, name: str, spec: dict[str, Any], key: str) -> ButtonConfig:
-        spec = self.table(spec, key, {"pin", "action", "command"})
-        if "pin" not in spec:
-            raise self.fail(f"{key}.pin", "missing", "add pin = <BCM number>")
-        pin = self.pin(spec["pin"], f"{key}.pin")
-        action, command = spec.get("action"), spec.get("command")
-        if (action is None) == (command is None):
-            if action is None and name in ACTIONS:
-                return ButtonConfig(pin, action=name)
-            raise self.fail(key, "give either action or command", _actions_fix())
-        if action is not None:
-            if action not in ACTIONS:
-                raise self.fail(f"{key}.action", f"unknown action {_show(action)}", _actions_fix())
-            return ButtonConfig(pin, action=str(action))
-        if not isinstance(command, dict):
-            raise self.fail(
-                f"{key}.command", f"expected a table, got {_show(command)}", 'write { cmd = "…" }'
-            )
-        try:
-            parse_command(command)
-        except CommandRejected as e:  # its own fix, printed once
-            v = e.violation
-            raise self.fail(f"{key}.command", v.message, v.fix or "see docs/commands.md") from None
-        return ButtonConfig(pin, command=dict(command))
-
-    def boolean(self, value: Any, key: str) -> bool:
-        if isinstance(value, bool):
-            return value
-        raise self.fail(key, f"{_show(value)} is not true or false", "write true or false")
-
-    def seconds(self, value: Any, key: str) -> float | None:
-        if value is None or value is False:
-            return None
-        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
-            return float(value) or None
-        raise self.fail(
-            key, f"{_show(value)} is not a time in seconds from 0 to 1", "e.g. 0.02 (0: none)"
-        )
-
-    def choice(self, value: Any, key: str, allowed: tuple[str, ...]) -> str:
-        if isinstance(value, str) and value in allowed:
-            return value
-        raise self.fail(key, f"{_show(value)} is not allowed", f"use one of: {', '.join(allowed)}")
-
-    def pin_factory(self, value: Any) -> str | None:
-        if value is None:
-            return None
-        if isinstance(value, str) and value.lower() in PIN_FACTORIES:
-            return value.lower()
-        raise self.fail(
-            "pin_factory",
-            f"{_show(value)} is not a gpiozero pin factory",
-            f"use one of: {', '.join(PIN_FACTORIES)} (Pi 5 / bookworm: lgpio)",
-        )
+        assert config is not None
+        clash = _wiring(config, section)
+        if clash is not None:
+            raise problems.error(*clash)
+        return config
 
 
 def read_gpio(value: Any, problems: Problems) -> GpioConfig | None:
@@ -394,22 +158,272 @@ def read_gpio(value: Any, problems: Problems) -> GpioConfig | None:
     if not isinstance(value, dict):
         problems.add("gpio", f"expected a table, got {_show(value)}", "write [gpio]")
         return None
-    rest = dict(value)
-    enabled = rest.pop("enabled", True)
-    if not isinstance(enabled, bool):
-        problems.add(
-            "gpio.enabled", f"{_show(enabled)} is not true or false", "write true or false"
-        )
-    try:
-        config = GpioConfig.from_mapping(rest, problems.file, "gpio")
-    except ConfigError as e:
-        problems.absorb(e)
+    enabled, ok = GPIO.value(value, "enabled", problems)
+    config = _check({k: v for k, v in value.items() if k != "enabled"}, problems, "gpio")
+    clash = None if config is None else _wiring(config, "gpio")
+    if clash is not None:
+        problems.add(*clash)
         return None
-    return config if enabled is True else None
+    return config if ok and enabled is True else None
 
 
-def _actions_fix() -> str:
-    return f"buttons are named by what they do: {', '.join(ACTIONS)}"
+# --- the section, declared ------------------------------------------------------------------
+
+_D = GpioConfig()
+_PIN_FIX = f'use a BCM GPIO number 0–{_BCM_MAX} or a name like "GPIO16", "BOARD36", "J8:36"'
+
+
+def _pin(value: Any) -> Pin:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value <= _BCM_MAX:
+            return value
+        raise Refused(
+            f"GPIO {value} is not on the Pi's header",
+            f'use a BCM GPIO number 0–{_BCM_MAX}, or a name like "BOARD36"',
+        )
+    if isinstance(value, str) and _PIN_NAME.match(value.strip()):
+        return value.strip().upper()
+    raise Refused(f"{_show(value)} is not a pin", _PIN_FIX)
+
+
+def _debounce(value: float) -> float | None:
+    if not 0 <= value <= 1:  # NaN too
+        raise Refused()
+    return float(value) or None
+
+
+def _pin_factory(value: Any) -> str:
+    if isinstance(value, str) and value.lower() in PIN_FACTORIES:
+        return value.lower()
+    raise Refused()
+
+
+def _command(value: dict[str, Any]) -> dict[str, Any]:
+    try:
+        parse_command(value)
+    except CommandRejected as e:  # its own fix, printed once
+        raise Refused(e.violation.message, e.violation.fix or "see docs/commands.md") from None
+    return dict(value)
+
+
+def _a_pin(default: Pin | None, what: str, **more: Any) -> Key:
+    return Key("any", what, default, parse=_pin, **more)
+
+
+def _seconds(default: float | None, what: str) -> Key:
+    return Key(
+        "number",
+        what,
+        default,
+        minimum=0,
+        maximum=1,
+        off=True,
+        problem="{value} is not a time in seconds from 0 to 1",
+        fix="e.g. 0.02 (0: none)",
+        parse=_debounce,
+    )
+
+
+def _table(what: str, fix: str) -> Key:
+    return Key("table", what, problem="expected a table, got {value}", fix=fix)
+
+
+#: ``[gpio]``: the listing of an unknown key names ``enabled`` first, then the keys A–Z
+GPIO = Section(
+    "gpio",
+    {
+        "enabled": Key("boolean", "whether the wheel and buttons are wired", True),
+        "bounce_time": _seconds(_D.bounce_time, "seconds of software debounce on buttons"),
+        "buttons": _table("what each button does", "write [gpio.buttons]"),
+        "call_favor": Key("any", "how Call Favor gets its token", _D.call_favor, enum=DRAW_MODES),
+        "encoder": _table("the Performance Wheel's encoder", "write [encoder]"),
+        "hero_ring": Key("boolean", "pick the declaring hero on a ring", _D.hero_ring),
+        "pin_factory": Key(
+            "any",
+            "gpiozero's pin factory",
+            problem="{value} is not a gpiozero pin factory",
+            fix=f"use one of: {', '.join(PIN_FACTORIES)} (Pi 5 / bookworm: lgpio)",
+            parse=_pin_factory,
+        ),
+        "pull_up": Key("boolean", "switches wired to ground, on the Pi's pull-up", _D.pull_up),
+        "time": Key("any", "how the Time button gets its token", _D.time, enum=DRAW_MODES),
+        "training_mismatch": Key(
+            "any", "a Training ring against the sheet", _D.training_mismatch, enum=TRAINING_MISMATCH
+        ),
+        "weight": Key(
+            "any", "WEIGHT of a Performance begun on the wheel", _D.weight, enum=tuple(WeightMode)
+        ),
+    },
+)
+#: ``[gpio.encoder]`` (keys A–Z, as the listing of an unknown one shows them)
+ENCODER = Section(
+    "gpio.encoder",
+    {
+        "a": _a_pin(_D.encoder_a, "the encoder's A pin"),
+        "b": _a_pin(_D.encoder_b, "the encoder's B pin"),
+        "bounce_time": _seconds(_D.encoder_bounce_time, "seconds of debounce on A and B"),
+        "half_step": Key("boolean", "count both halves of a quadrature cycle", _D.half_step),
+        "push": _a_pin(_D.encoder_push, "the encoder's push switch", off=True),
+        "steps_per_choice": Key(
+            "integer",
+            "encoder steps per wheel position",
+            _D.steps_per_choice,
+            minimum=1,
+            maximum=16,
+            problem="{value} is not a whole number from 1 to 16",
+            fix="use 1 (one detent per position) or 2 for encoders with two steps a detent",
+        ),
+    },
+)
+#: a button of its own, ``[gpio.buttons] <name> = { pin = …, action = … | command = { … } }``
+BUTTON = Section(
+    "gpio.buttons.<name>",
+    {
+        "action": Key(
+            "any",
+            "a named action",
+            enum=tuple(ACTIONS),
+            problem="unknown action {value}",
+            fix=_ACTIONS_FIX,
+        ),
+        "command": Key(
+            "table",
+            "a fixed command",
+            problem="expected a table, got {value}",
+            fix='write { cmd = "…" }',
+            parse=_command,
+        ),
+        "pin": _a_pin(None, "the button's pin", required=True, fix="add pin = <BCM number>"),
+    },
+)
+_BUTTON_PIN = _a_pin(None, "the button's pin")
+
+
+def _first_stray(section: Section, data: Mapping[str, Any], problems: Problems) -> bool:
+    """The first unknown key (A–Z) of a sub-table, refused; True when there was one."""
+    strays = sorted(set(data) - set(section.keys))
+    if strays:
+        problems.add(f"{section.name}.{strays[0]}", *section.unknown(strays[0]))
+    return bool(strays)
+
+
+#: the order their problems are listed in (after [gpio.encoder]'s and [gpio.buttons]')
+_WHEEL_ORDER = ("a", "b", "push", "steps_per_choice", "bounce_time", "half_step")
+_GPIO_ORDER = (
+    *("pull_up", "bounce_time", "pin_factory", "hero_ring"),
+    *("training_mismatch", "call_favor", "time", "weight"),
+)
+
+
+def _check(data: dict[str, Any], problems: Problems, name: str) -> GpioConfig | None:
+    """Every key of the section (without ``enabled``) in the order the wiring reads them,
+    unknown keys first; None when one is wrong (its problem in ``problems``)."""
+    before = len(problems)
+    gpio, encoder = replace(GPIO, name=name), replace(ENCODER, name=f"{name}.encoder")
+    for stray in sorted(k for k in data if k not in GPIO.keys or k == "enabled"):
+        problems.add(f"{name}.{stray}", *gpio.unknown(stray))
+    enc = gpio.value(data, "encoder", problems)[0] or {}
+    if _first_stray(encoder, enc, problems):
+        enc = {}  # its keys are not read: the defaults
+    wheel = {k: encoder.value(enc, k, problems)[0] for k in _WHEEL_ORDER}
+    buttons, ok = gpio.value(data, "buttons", problems)
+    buttons = _buttons(buttons, problems, name) if ok and buttons is not None else None
+    keys = {k: gpio.value(data, k, problems)[0] for k in _GPIO_ORDER}
+    if len(problems) > before:
+        return None
+    return GpioConfig(
+        encoder_a=wheel["a"],
+        encoder_b=wheel["b"],
+        encoder_push=wheel["push"],
+        encoder_bounce_time=wheel["bounce_time"],
+        steps_per_choice=wheel["steps_per_choice"],
+        half_step=wheel["half_step"],
+        buttons=_default_buttons() if buttons is None else buttons,
+        **keys,
+    )
+
+
+def _buttons(
+    value: dict[str, Any], problems: Problems, section: str
+) -> dict[str, ButtonConfig] | None:
+    """``[gpio.buttons]`` over the defaults; None at the first problem."""
+    out = _default_buttons()
+    for name, spec in value.items():
+        key = f"{section}.buttons.{name}"
+        if spec is False:
+            out.pop(name, None)
+            if name not in ACTIONS:
+                problems.add(key, "unknown button", _ACTIONS_FIX)
+                return None
+            continue
+        if isinstance(spec, dict):
+            button = _custom_button(name, spec, replace(BUTTON, name=key), problems)
+            if button is None:
+                return None
+            out[name] = button
+            continue
+        if name not in ACTIONS:
+            fix = _ACTIONS_FIX + ', or a fixed command: { pin = 7, command = { cmd = "…" } }'
+            problems.add(key, "unknown button", fix)
+            return None
+        try:
+            out[name] = ButtonConfig(_BUTTON_PIN.take(spec, name), action=name)
+        except Refused as r:
+            problems.add(key, r.problem, r.fix)
+            return None
+    return out
+
+
+def _custom_button(
+    name: str, spec: dict[str, Any], button: Section, problems: Problems
+) -> ButtonConfig | None:
+    if _first_stray(button, spec, problems):
+        return None
+    pin, ok = button.value(spec, "pin", problems)
+    if not ok:
+        return None
+    action, command = spec.get("action"), spec.get("command")
+    if (action is None) == (command is None):
+        if action is None and name in ACTIONS:
+            return ButtonConfig(pin, action=name)
+        problems.add(button.name, "give either action or command", _ACTIONS_FIX)
+        return None
+    which = "action" if action is not None else "command"
+    value, ok = button.value(spec, which, problems)
+    if not ok:
+        return None
+    return (
+        ButtonConfig(pin, action=value) if which == "action" else ButtonConfig(pin, command=value)
+    )
+
+
+def _wiring(cfg: GpioConfig, section: str) -> tuple[str, str, str] | None:
+    """The first wiring problem (key, problem, fix): nothing confirms, or a pin twice."""
+    if cfg.encoder_push is None and not any(b.action == "confirm" for b in cfg.buttons.values()):
+        return (
+            f"{section}.encoder.push",
+            "without the encoder's push switch nothing confirms a ring",
+            "wire the push, or a button: [gpio.buttons] confirm = <pin>",
+        )
+    used: dict[str, str] = {}
+    wired: list[tuple[str, Pin | None]] = [
+        ("encoder.a", cfg.encoder_a),
+        ("encoder.b", cfg.encoder_b),
+        ("encoder.push", cfg.encoder_push),
+        *((f"buttons.{name}", b.pin) for name, b in cfg.buttons.items()),
+    ]
+    for key, pin in wired:
+        if pin is None:
+            continue
+        norm = _normalise(pin)
+        if norm in used:
+            return (
+                f"{section}.{key}",
+                f"pin {pin!r} is already {section}.{used[norm]}",
+                "give every switch its own GPIO pin",
+            )
+        used[norm] = key
+    return None
 
 
 def _normalise(pin: Pin) -> str:

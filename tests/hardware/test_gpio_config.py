@@ -7,8 +7,9 @@ import pytest
 from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
-from hardware.config import DEFAULT_BUTTONS, GpioConfig
+from hardware.config import DEFAULT_BUTTONS, ENCODER, GPIO, GpioConfig
 from hardware.controls import TableControls, make_pin_factory
+from settings.checker import ConfigErrors, Section
 from settings.errors import ConfigError
 
 
@@ -146,3 +147,36 @@ def test_a_pin_held_elsewhere_names_the_key_and_frees_the_others(example_state):
         lambda c, source: sent.append(c), lambda: example_state, pin_factory=factory
     ) as controls:
         assert controls.selection()["ring"] == "difficulty"
+
+
+def test_the_section_is_declared_with_the_settings_checker_and_its_defaults_are_the_configs():
+    d = GpioConfig()
+    assert isinstance(GPIO, Section) and isinstance(ENCODER, Section)
+    top = {k: key.default for k, key in GPIO.keys.items() if k not in ("encoder", "buttons")}
+    assert top == {"enabled": True} | {k: getattr(d, k) for k in top if k != "enabled"}
+    wheel = {k: ENCODER.keys[k].default for k in ("a", "b", "push", "bounce_time")}
+    assert wheel == {
+        "a": d.encoder_a,
+        "b": d.encoder_b,
+        "push": d.encoder_push,
+        "bounce_time": d.encoder_bounce_time,
+    }
+    assert ENCODER.keys["steps_per_choice"].default == d.steps_per_choice
+    assert ENCODER.keys["half_step"].default == d.half_step
+
+
+def test_every_key_problem_is_listed_unknown_keys_first_then_in_wiring_order():
+    with pytest.raises(ConfigErrors) as e:
+        load(
+            "[gpio]\nzeta = 1\nweight = 3\npull_up = 1\nalpha = 2\n"
+            "[gpio.encoder]\nhalf_step = 1\na = 99\n[gpio.buttons]\nresolve = 98\nundo = 97\n"
+        )
+    assert [m.split(": ")[1] for m in e.value.errors] == [
+        "gpio.alpha",
+        "gpio.zeta",
+        "gpio.encoder.a",
+        "gpio.encoder.half_step",
+        "gpio.buttons.resolve",  # the first button's problem only
+        "gpio.pull_up",
+        "gpio.weight",
+    ]

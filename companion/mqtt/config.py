@@ -1,8 +1,9 @@
 """The ``[mqtt]`` table of the service config: which broker, which topics, how to log in.
 
 Every key has a default that suits a Pi running its own Mosquitto, so a table
-writes only what differs. A broken key raises :class:`ConfigError` naming the
-file, the key and the fix — never a traceback.
+writes only what differs. The table is declared with :mod:`settings.checker`
+(:data:`MQTT`, :data:`TLS`, :data:`HOMEASSISTANT`): a broken key raises
+:class:`ConfigError` naming the file, the key and the fix — never a traceback.
 
 >>> cfg = load_mqtt_config({"host": "broker.lan", "homeassistant": True}, "rhuna.toml")
 >>> cfg.host, cfg.broker_port, cfg.homeassistant.enabled, cfg.homeassistant.discovery_topic
@@ -23,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from settings.checker import Key, Problems, Section
-from settings.checker import show as _show
+from settings.checker import Key, Problems, Refused, Section, only
 from settings.errors import ConfigError
 from settings.textfile import read_text
 
@@ -92,249 +92,255 @@ def load_mqtt_config(data: Any, source: str = "<config>") -> MqttConfig:
 
     Relative TLS and password-file paths are read beside ``source`` when it is a file.
     """
-    return _Reader(source).config(data)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: [mqtt] must be a table — write [mqtt] and its keys")
+    problems = Problems(source)
+    config = read_mqtt(data, problems)
+    problems.raise_if_any()
+    return config
 
 
-#: every key, in the order the example config documents them (suggestions follow it)
-_ORDER = (
-    "enabled",
-    "host",
-    "port",
-    "client_id",
-    "username",
-    "password",
-    "password_file",
-    "keepalive",
-    "tls",
-    "base_topic",
-    "table_id",
-    "max_queued",
-    "reconnect_min_delay",
-    "reconnect_max_delay",
-    "homeassistant",
-    "ca",
-    "cert",
-    "key",
-    "insecure",
-    "discovery_topic",
-    "status_topic",
+# --- the table, declared --------------------------------------------------------------------
+
+_D = MqttConfig()
+
+
+_NAME = only(lambda v: isinstance(v, str) and v.strip())
+
+
+def _client_id(value: Any) -> str:
+    if len(_NAME(value).encode()) > 65535:
+        raise Refused("too long", "use a short name such as rhuna-kitchen")
+    return str(value)
+
+
+def _text(key: str, what: str, default: str | None = None, parse: Any = _NAME) -> Key:
+    fix = f'write {key} = "…"'
+    return Key("any", what, default, problem="{value} is not a name", fix=fix, parse=parse)
+
+
+def _whole(what: str, default: int, low: int, high: int) -> Key:
+    return Key(
+        "integer",
+        what,
+        default,
+        minimum=low,
+        maximum=high,
+        problem=f"{{value}} is not a whole number from {low} to {high}",
+        fix=f"use {default}",
+    )
+
+
+def _level_key(what: str, default: str | None) -> Key:
+    return Key(
+        "any",
+        what,
+        default,
+        problem="{value} cannot be one level of an MQTT topic",
+        fix="use letters, digits, '-', '_' or '.' only (no '/', '+', '#' or spaces)",
+        parse=only(lambda v: isinstance(v, str) and _LEVEL.match(v)),
+    )
+
+
+def _file(key: str, what: str) -> Key:
+    fix, parse = f'write {key} = "/path/…"', only(lambda v: isinstance(v, str) and v)
+    return Key("any", what, problem="{value} is not a file name", fix=fix, parse=parse)
+
+
+def _ha_topic(what: str, default: str) -> Key:
+    fix = f"write a topic without '+' or '#', such as {default!r}"
+    parse = only(lambda v: isinstance(v, str) and v and not any(c in v for c in "+#"))
+    return Key("any", what, default, problem="{value} is not a topic", fix=fix, parse=parse)
+
+
+#: ``[mqtt]``, in the order the example config documents it (an unknown key's listing)
+MQTT = Section(
+    "mqtt",
+    {
+        "enabled": Key("boolean", "whether the bridge runs", _D.enabled),
+        "host": _text("host", "the broker's host", _D.host),
+        "port": Key(
+            "integer",
+            "the broker's port",
+            minimum=1,
+            maximum=65535,
+            problem="{value} is not a port number",
+            fix="write a whole number from 1 to 65535, without quotes",
+        ),
+        "client_id": _text("client_id", "the client id", parse=_client_id),
+        "username": _text("username", "the broker account"),
+        "password": _text("password", "its password"),
+        "password_file": _file("password_file", "a file holding the password"),
+        "keepalive": _whole("seconds between keepalive pings", _D.keepalive, 5, 65535),
+        "tls": Key(
+            "any",
+            "TLS to the broker",
+            off=True,
+            problem="expected true or a table, got {value}",
+            fix="write [mqtt.tls]",
+            parse=only(lambda v: isinstance(v, bool | dict)),
+        ),
+        "base_topic": _level_key("the topics' first level", _D.base_topic),
+        "table_id": _level_key("the table's level of the topics", _D.table_id),
+        "max_queued": _whole(
+            "messages kept while the broker is away", _D.max_queued, 10, 1_000_000
+        ),
+        "reconnect_min_delay": _whole(
+            "seconds before reconnecting", _D.reconnect_min_delay, 1, 3600
+        ),
+        "reconnect_max_delay": _whole(
+            "seconds at most between attempts", _D.reconnect_max_delay, 1, 86400
+        ),
+        "homeassistant": Key(
+            "any",
+            "Home Assistant discovery",
+            problem="expected true, false or a table, got {value}",
+            fix="write homeassistant = true or [mqtt.homeassistant]",
+            parse=only(lambda v: isinstance(v, bool | dict)),
+        ),
+    },
 )
-_TLS = {"ca", "cert", "key", "insecure"}
-_HA = {"enabled", "discovery_topic", "status_topic"}
-#: the [mqtt] table's own keys: _ORDER up to the sub-tables' keys
-_TOP = set(_ORDER[: _ORDER.index("ca")])
+#: ``[mqtt.tls]``
+TLS = Section(
+    "mqtt.tls",
+    {
+        "ca": _file("tls.ca", "the certificate authority's certificate"),
+        "cert": _file("tls.cert", "the client certificate"),
+        "key": _file("tls.key", "the client certificate's key"),
+        "insecure": Key("boolean", "skip the broker's hostname check", False),
+    },
+)
+#: ``[mqtt.homeassistant]`` (a table of it is on unless ``enabled = false``)
+HOMEASSISTANT = Section(
+    "mqtt.homeassistant",
+    {
+        "enabled": Key("boolean", "Home Assistant discovery on", True),
+        "discovery_topic": _ha_topic("HA's discovery prefix", _D.homeassistant.discovery_topic),
+        "status_topic": _ha_topic("where HA says online", _D.homeassistant.status_topic),
+    },
+)
 
 
-class _Reader:
-    """Reads one ``[mqtt]`` table, naming each key in its errors."""
+def read_mqtt(data: dict[str, Any], problems: Problems) -> MqttConfig:
+    """Check ``[mqtt]`` into ``problems`` (unknown keys first, then the keys in the order the
+    bridge needs them); with a problem, the defaults stand in for the wrong keys."""
+    source = problems.file
+    here = Path(source)
+    base = here.parent if here.suffix and not source.startswith("<") else Path.cwd()
+    for name in data:
+        if name not in MQTT.keys:
+            problems.add(f"mqtt.{name}", *MQTT.unknown(name))
 
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems = Problems(source)
-        here = Path(source)
-        self.base = here.parent if here.suffix and not source.startswith("<") else Path.cwd()
+    def get(name: str) -> tuple[Any, bool]:
+        return MQTT.value(data, name, problems)
 
-    def fail(self, key: str, problem: str, fix: str) -> ConfigError:
-        return ConfigError(f"{self.source}: mqtt.{key}: {problem} — {fix}")
-
-    def known(self, data: dict[str, Any], known: set[str], where: str) -> None:
-        order = [k for k in _ORDER if k in known] or sorted(known)
-        section = Section(f"mqtt.{where}".rstrip("."), {k: Key("any", k) for k in order})
-        for name in data:
-            if name not in known:
-                self.problems.add(f"mqtt.{where}{name}", *section.unknown(name))
-
-    def each(self, read: Any, default: Any) -> Any:
-        """One key's value, or (its problem kept) the default: every problem is listed."""
-        try:
-            return read()
-        except ConfigError as e:
-            self.problems.absorb(e)
-            return default
-
-    def config(self, data: Any) -> MqttConfig:
-        if not isinstance(data, dict):
-            raise ConfigError(f"{self.source}: [mqtt] must be a table — write [mqtt] and its keys")
-        self.problems = Problems(self.source)
-        self.known(data, _TOP, "")
-        d = MqttConfig()
-        config = self.each(lambda: self._config(data, d), d)
-        self.problems.raise_if_any()
-        return config  # type: ignore[no-any-return]
-
-    def _config(self, data: dict[str, Any], d: MqttConfig) -> MqttConfig:
-        each = self.each
-        password = each(lambda: self.optional_text(data, "password"), None)
-        if "password_file" in data:
-            if password is not None:
-                self.problems.add(
-                    "mqtt.password_file", "given together with password", "keep only one of the two"
-                )
-            password = each(lambda: self.read_secret(data["password_file"]), None)
-        username = each(lambda: self.optional_text(data, "username"), None)
-        if password is not None and username is None:
-            self.problems.add("mqtt.password", "a password without a username", "add username = …")
-        low = each(
-            lambda: self.whole(data, "reconnect_min_delay", d.reconnect_min_delay, 1, 3600), 1
+    password = get("password")[0]
+    if "password_file" in data:
+        if password is not None:
+            problems.add(
+                "mqtt.password_file", "given together with password", "keep only one of the two"
+            )
+        password = _secret(data, base, problems)
+    username = get("username")[0]
+    if password is not None and username is None:
+        problems.add("mqtt.password", "a password without a username", "add username = …")
+    low, low_ok = get("reconnect_min_delay")
+    high, high_ok = get("reconnect_max_delay")
+    if low_ok and high_ok and high < low:
+        problems.add(
+            "mqtt.reconnect_max_delay",
+            f"{high} s is shorter than reconnect_min_delay ({low} s)",
+            "make it at least reconnect_min_delay",
         )
-        high = each(
-            lambda: self.whole(data, "reconnect_max_delay", d.reconnect_max_delay, 1, 86400), 86400
+    first = {k: get(k)[0] for k in ("enabled", "host", "port", "client_id", "keepalive")}
+    tls = _tls(get("tls")[0], base, problems)
+    last = {k: get(k)[0] for k in ("base_topic", "table_id", "max_queued")}
+    return MqttConfig(
+        **first,
+        username=username,
+        password=password,
+        tls=tls,
+        **last,
+        reconnect_min_delay=low,
+        reconnect_max_delay=high,
+        homeassistant=_homeassistant(get("homeassistant")[0], problems),
+    )
+
+
+def _existing(
+    section: Section, data: dict[str, Any], name: str, base: Path, problems: Problems
+) -> tuple[Path | None, bool]:
+    """A file key's path (relative: from ``base``), which must exist; (None, True): not given."""
+    value, ok = section.value(data, name, problems)
+    if not ok or value is None:
+        return None, ok
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else base / path
+    if not path.is_file():
+        problems.add(
+            f"{section.name}.{name}", f"{path} does not exist", "give the path of an existing file"
         )
-        if high < low:
-            self.problems.add(
-                "mqtt.reconnect_max_delay",
-                f"{high} s is shorter than reconnect_min_delay ({low} s)",
-                "make it at least reconnect_min_delay",
-            )
-        return MqttConfig(
-            enabled=each(lambda: self.flag(data, "enabled", d.enabled), d.enabled),
-            host=each(lambda: self.text(data, "host", d.host), d.host),
-            port=each(lambda: self.port(data), None),
-            client_id=each(lambda: self.client_id(data), None),
-            username=username,
-            password=password,
-            keepalive=each(lambda: self.whole(data, "keepalive", d.keepalive, 5, 65535), 60),
-            tls=each(lambda: self.tls(data.get("tls")), None),
-            base_topic=each(lambda: self.topic_level(data, "base_topic", d.base_topic), "rhuna"),
-            table_id=each(lambda: self.topic_level(data, "table_id", None), None),
-            max_queued=each(
-                lambda: self.whole(data, "max_queued", d.max_queued, 10, 1_000_000), 1000
-            ),
-            reconnect_min_delay=low,
-            reconnect_max_delay=high,
-            homeassistant=each(
-                lambda: self.homeassistant(data.get("homeassistant")), d.homeassistant
-            ),
+        return None, False
+    return path, True
+
+
+def _secret(data: dict[str, Any], base: Path, problems: Problems) -> str | None:
+    path, _ = _existing(MQTT, data, "password_file", base, problems)
+    if path is None:
+        return None
+    try:
+        secret = read_text(path).strip()
+    except OSError as e:
+        problems.add(
+            "mqtt.password_file", f"cannot read {path} ({e.strerror})", "check its permissions"
         )
+        return None
+    except ConfigError as e:  # not UTF-8: the message names the file and says what to do
+        problem, _, fix = str(e).partition(" — ")
+        problems.add("mqtt.password_file", problem, fix)
+        return None
+    if not secret:
+        problems.add("mqtt.password_file", f"{path} is empty", "write the password in it")
+        return None
+    return secret
 
-    # --- one key each -----------------------------------------------------------
 
-    def flag(self, data: dict[str, Any], key: str, default: bool, where: str = "") -> bool:
-        value = data.get(key, default)
-        if not isinstance(value, bool):
-            raise self.fail(
-                f"{where}{key}", f"{_show(value)} is not true or false", "write true or false"
-            )
-        return value
+def _tls(value: Any, base: Path, problems: Problems) -> TlsConfig | None:
+    """``tls = true`` or ``[mqtt.tls]``; its first wrong file stops it (None)."""
+    if value is None or value is True:
+        return None if value is None else TlsConfig()
+    for name in value:
+        if name not in TLS.keys:
+            problems.add(f"mqtt.tls.{name}", *TLS.unknown(name))
+    cert, ok = _existing(TLS, value, "cert", base, problems)
+    if not ok:
+        return None
+    key, ok = _existing(TLS, value, "key", base, problems)
+    if not ok:
+        return None
+    if key is not None and cert is None:
+        problems.add("mqtt.tls.key", "a client key without tls.cert", "add tls.cert = …")
+        return None
+    ca, ok = _existing(TLS, value, "ca", base, problems)
+    if not ok:
+        return None
+    insecure, ok = TLS.value(value, "insecure", problems)
+    if not ok:
+        return None
+    return TlsConfig(ca=ca, cert=cert, key=key, insecure=insecure)
 
-    def text(self, data: dict[str, Any], key: str, default: str) -> str:
-        value = data.get(key, default)
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"{_show(value)} is not a name", f'write {key} = "…"')
-        return value
 
-    def optional_text(self, data: dict[str, Any], key: str) -> str | None:
-        return self.text(data, key, "") if key in data else None
-
-    def whole(self, data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
-        value = data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise self.fail(
-                key, f"{_show(value)} is not a whole number from {low} to {high}", f"use {default}"
-            )
-        return value
-
-    def port(self, data: dict[str, Any]) -> int | None:
-        if "port" not in data:
-            return None
-        value = data["port"]
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
-            raise self.fail(
-                "port",
-                f"{_show(value)} is not a port number",
-                "write a whole number from 1 to 65535, without quotes",
-            )
-        return value
-
-    def client_id(self, data: dict[str, Any]) -> str | None:
-        if "client_id" not in data:
-            return None
-        value = self.text(data, "client_id", "")
-        if len(value.encode()) > 65535:
-            raise self.fail("client_id", "too long", "use a short name such as rhuna-kitchen")
-        return value
-
-    def topic_level(self, data: dict[str, Any], key: str, default: str | None) -> Any:
-        if key not in data:
-            return default
-        value = data[key]
-        if not isinstance(value, str) or not _LEVEL.match(value):
-            raise self.fail(
-                key,
-                f"{_show(value)} cannot be one level of an MQTT topic",
-                "use letters, digits, '-', '_' or '.' only (no '/', '+', '#' or spaces)",
-            )
-        return value
-
-    def path(self, value: Any, key: str) -> Path:
-        if not isinstance(value, str) or not value:
-            raise self.fail(key, f"{_show(value)} is not a file name", f'write {key} = "/path/…"')
-        path = Path(value).expanduser()
-        path = path if path.is_absolute() else self.base / path
-        if not path.is_file():
-            raise self.fail(key, f"{path} does not exist", "give the path of an existing file")
-        return path
-
-    def read_secret(self, value: Any) -> str:
-        path = self.path(value, "password_file")
-        try:
-            secret = read_text(path).strip()
-        except OSError as e:
-            raise self.fail(
-                "password_file", f"cannot read {path} ({e.strerror})", "check its permissions"
-            ) from None
-        except ConfigError as e:  # not UTF-8: the message names the file and says what to do
-            problem, _, fix = str(e).partition(" — ")
-            raise self.fail("password_file", problem, fix) from None
-        if not secret:
-            raise self.fail("password_file", f"{path} is empty", "write the password in it")
-        return secret
-
-    def tls(self, value: Any) -> TlsConfig | None:
-        if value is None or value is False:
-            return None
-        if value is True:
-            return TlsConfig()
-        if not isinstance(value, dict):
-            raise self.fail(
-                "tls", f"expected true or a table, got {_show(value)}", "write [mqtt.tls]"
-            )
-        self.known(value, _TLS, "tls.")
-        cert = self.path(value["cert"], "tls.cert") if "cert" in value else None
-        key = self.path(value["key"], "tls.key") if "key" in value else None
-        if key is not None and cert is None:
-            raise self.fail("tls.key", "a client key without tls.cert", "add tls.cert = …")
-        return TlsConfig(
-            ca=self.path(value["ca"], "tls.ca") if "ca" in value else None,
-            cert=cert,
-            key=key,
-            insecure=self.flag(value, "insecure", False, "tls."),
-        )
-
-    def homeassistant(self, value: Any) -> HomeAssistantConfig:
-        if value is None:
+def _homeassistant(value: Any, problems: Problems) -> HomeAssistantConfig:
+    """``homeassistant = true|false`` or its table; its first problem stops it (the defaults)."""
+    if value is None or isinstance(value, bool):
+        return HomeAssistantConfig() if value is None else HomeAssistantConfig(enabled=value)
+    for name in value:
+        if name not in HOMEASSISTANT.keys:
+            problems.add(f"mqtt.homeassistant.{name}", *HOMEASSISTANT.unknown(name))
+    read = {}
+    for name in ("discovery_topic", "status_topic", "enabled"):
+        read[name], ok = HOMEASSISTANT.value(value, name, problems)
+        if not ok:
             return HomeAssistantConfig()
-        if isinstance(value, bool):
-            return HomeAssistantConfig(enabled=value)
-        if not isinstance(value, dict):
-            raise self.fail(
-                "homeassistant",
-                f"expected true, false or a table, got {_show(value)}",
-                "write homeassistant = true or [mqtt.homeassistant]",
-            )
-        self.known(value, _HA, "homeassistant.")
-        d = HomeAssistantConfig()
-        prefix = value.get("discovery_topic", d.discovery_topic)
-        status = value.get("status_topic", d.status_topic)
-        for key, topic in (("discovery_topic", prefix), ("status_topic", status)):
-            if not isinstance(topic, str) or not topic or any(c in topic for c in "+#"):
-                raise self.fail(
-                    f"homeassistant.{key}",
-                    f"{_show(topic)} is not a topic",
-                    f"write a topic without '+' or '#', such as {getattr(d, key)!r}",
-                )
-        return HomeAssistantConfig(
-            enabled=self.flag(value, "enabled", True, "homeassistant."),
-            discovery_topic=prefix.rstrip("/"),
-            status_topic=status,
-        )
+    read["discovery_topic"] = read["discovery_topic"].rstrip("/")
+    return HomeAssistantConfig(**read)

@@ -6,7 +6,15 @@ import tomllib
 
 import pytest
 
-from companion.mqtt.config import MqttConfig, load_mqtt_config
+from companion.mqtt.config import (
+    HOMEASSISTANT,
+    MQTT,
+    TLS,
+    HomeAssistantConfig,
+    MqttConfig,
+    load_mqtt_config,
+)
+from settings.checker import ConfigErrors, Section
 from settings.errors import ConfigError
 
 
@@ -104,3 +112,26 @@ def test_password_file_must_exist_and_hold_a_password(tmp_path):
         load_mqtt_config({"username": "u", "password_file": "empty"}, source)
     with pytest.raises(ConfigError, match="keep only one"):
         load_mqtt_config({"username": "u", "password": "p", "password_file": "empty"}, source)
+
+
+def test_the_table_is_declared_with_the_settings_checker_and_its_defaults_are_the_configs():
+    d = MqttConfig()
+    assert all(isinstance(s, Section) for s in (MQTT, TLS, HOMEASSISTANT))
+    plain = [k for k in MQTT.keys if hasattr(d, k) and k not in ("tls", "homeassistant")]
+    assert {k: MQTT.keys[k].default for k in plain} == {k: getattr(d, k) for k in plain}
+    ha = HomeAssistantConfig()
+    assert HOMEASSISTANT.keys["discovery_topic"].default == ha.discovery_topic
+    assert HOMEASSISTANT.keys["status_topic"].default == ha.status_topic
+
+
+def test_a_tls_table_stops_at_its_first_wrong_file(tmp_path):
+    with pytest.raises(ConfigErrors) as e:
+        load_mqtt_config(
+            {"tls": {"cafile": "x", "ca": "missing.crt", "insecure": 3}, "keepalive": 1},
+            str(tmp_path / "rhuna.toml"),
+        )
+    assert [m.split(": ")[1] for m in e.value.errors] == [
+        "mqtt.keepalive",
+        "mqtt.tls.cafile",
+        "mqtt.tls.ca",  # and not its insecure
+    ]

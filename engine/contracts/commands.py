@@ -31,6 +31,41 @@ class Transport(TypedDict, total=False):
     source: str
 
 
+class AcceptAsDrawnFields(Transport):
+    """The fields of ``accept_as_drawn``: The WorldKeeper accepts the token lying on an unsync
+    well as drawn: counted as laying it on the Draw Board counts it (a hero's token drawn for
+    its owner, a Favor token called for the hero drawing), where the rules allow it now; else
+    refused, naming the rule. Rules: P6, P18, P22, I-P11."""
+
+    #: the token lying on the unsync well (…/board names it)
+    token: str
+    #: a hero's token: its owner (any other is refused); a Favor token: the hero who calls it
+    #: (default: the hero drawing now)
+    hero: NotRequired[str]
+
+
+class AcceptAsDrawnCommand(AcceptAsDrawnFields):
+    """The command ``accept_as_drawn``."""
+
+    cmd: Literal["accept_as_drawn"]
+
+
+def accept_as_drawn(**fields: Unpack[AcceptAsDrawnFields]) -> AcceptAsDrawnCommand:
+    """``accept_as_drawn``: The WorldKeeper accepts the token lying on an unsync well as drawn:
+    counted as laying it on the Draw Board counts it (a hero's token drawn for its owner, a
+    Favor token called for the hero drawing), where the rules allow it now; else refused, naming
+    the rule."""
+    return {"cmd": "accept_as_drawn", **fields}
+
+
+class AcceptAsDrawnArgs(TypedDict):
+    """What the handler of ``accept_as_drawn`` reads: every field, a default for each one
+    omitted (None when it has none), an array as a tuple."""
+
+    token: str
+    hero: str | None
+
+
 class AcknowledgePromptFields(Transport):
     """The fields of ``acknowledge_prompt``: The WorldKeeper has dealt with a Time prompt
     (Opportunity, Event, Escalation …); without prompt, every non-blocking one. Rules: T4,
@@ -1368,7 +1403,8 @@ class UndoArgs(TypedDict):
 
 #: any command of the vocabulary
 AnyCommand = (
-    AcknowledgePromptCommand
+    AcceptAsDrawnCommand
+    | AcknowledgePromptCommand
     | ActCommand
     | AddCombatConditionCommand
     | AddCombatantCommand
@@ -1411,6 +1447,7 @@ AnyCommand = (
 
 #: each command's name → its TypedDict
 COMMANDS: dict[str, Any] = {
+    "accept_as_drawn": AcceptAsDrawnCommand,
     "acknowledge_prompt": AcknowledgePromptCommand,
     "act": ActCommand,
     "add_combat_condition": AddCombatConditionCommand,

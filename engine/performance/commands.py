@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.contracts import events as ev
 from engine.contracts.commands import (
+    AcceptAsDrawnArgs,
     BeginPerformanceArgs,
     CallFavorArgs,
     CancelPerformanceArgs,
@@ -615,6 +616,76 @@ def call_favor(state: TableState, args: CallFavorArgs) -> Applied:
         state = replace(state, awakened=(*state.awakened, deity))
         events.append(ev.deity_awakened({"deity": deity, "hero": hero_id, "rule": "P18"}))
     return state, events
+
+
+@command(
+    CommandSpec(
+        "accept_as_drawn",
+        "The WorldKeeper accepts the token lying on an unsync well as drawn: counted as laying"
+        " it on the Draw Board counts it (a hero's token drawn for its owner, a Favor token"
+        " called for the hero drawing), where the rules allow it now; else refused, naming the"
+        " rule.",
+        "performance",
+        ("P6", "P18", "P22", "I-P11"),
+        {
+            "token": Field("string", "the token lying on the unsync well (…/board names it)", True),
+            "hero": Field(
+                "string",
+                "a hero's token: its owner (any other is refused); a Favor token: the hero who"
+                " calls it (default: the hero drawing now)",
+            ),
+        },
+    )
+)
+def accept_as_drawn(state: TableState, args: AcceptAsDrawnArgs) -> Applied:
+    """What lies on the well counted as drawn by the ordinary draw (P6) or Call Favor (P18):
+    the same checks, refusals and events as laying it there when the rules allow it."""
+    token_id = args["token"]
+    known_token(state, token_id)
+    token = state.tokens[token_id]
+    where = state.location(token_id)
+    if where.startswith("board:"):
+        raise CommandRejected(
+            f"{token.name} is already on the Draw Board: a token counts once",
+            rule="P6",
+            field="token",
+            fix="lay it back on a well, or Undo its draw",
+        )
+    if where.startswith("aside:"):
+        raise CommandRejected(
+            f"{token.name} is set aside after a Redraw until Reset",
+            rule="I-P11",
+            field="token",
+            fix="take it away: it cannot be drawn again in this Performance",
+        )
+    hero = args["hero"]
+    if token.kind is TokenKind.FAVOR:
+        perf = _perf(state)
+        caller = hero or perf.drawing
+        if caller is None:
+            raise CommandRejected(
+                f"{token.name}: which hero calls Favor?",
+                rule="P18",
+                field="hero",
+                fix="name the hero who calls it",
+            )
+        return call_favor(state, {"hero": caller, "token": token_id, "seed": None})
+    owner = state.bags[token.bag].owner if token.bag in state.bags else None
+    if owner is None:
+        raise CommandRejected(
+            f"{token.name} is in no hero's bag: only a hero's token is drawn on the Draw Board",
+            rule="P6",
+            field="token",
+            fix="take it away (a Weather or Time token is drawn on its own reader)",
+        )
+    if hero is not None and hero != owner:
+        raise CommandRejected(
+            f"{token.name} is {state.heroes[owner].name}'s: a hero draws from their own bag",
+            rule="P6",
+            field="hero",
+            fix=f"take it away, or accept it for {state.heroes[owner].name}",
+        )
+    return draw(state, {"hero": owner, "token": token_id, "seed": None})
 
 
 def _unfinished(state: TableState, c: Contribution) -> bool:

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from companion.table.journal import decode_history, history_json, state_json, state_row
 from companion.table.journal_file import transaction
 from engine.state import TableState
+from settings.latest import LatestWins
 
 __all__ = ["KEEP_SNAPSHOTS", "Snapshots", "rows_elsewhere", "rows_here"]
 
@@ -130,21 +131,25 @@ def _child(states: list[TableState], read: int, write: int) -> None:  # pragma: 
         os._exit(code)
 
 
+def _block_stop_signals() -> None:
+    """On the snapshot thread, first: the service's stop signals go to its other threads (the
+    main one handles them); the child forked from here is born with them blocked (see
+    _child)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+
 class Snapshots:
     """When a snapshot is due, the thread that writes them, and what is already stored."""
 
     __slots__ = (
         "_asked_at",
         "_asked_seq",
-        "_closing",
         "_db",
         "_db_lock",
-        "_slot",
-        "_slot_cond",
         "_snap_lock",
         "_stored",
-        "_thread",
-        "_writing",
+        "_work",
         "clock",
         "every",
         "seconds",
@@ -178,13 +183,12 @@ class Snapshots:
         #: id(state) → (state, key) for states already in ``states`` (Undo steps are shared)
         self._stored: dict[int, tuple[TableState, str]] = {}
         self._snap_lock = threading.Lock()  # one snapshot writer at a time (owns _stored)
-        self._slot: tuple[TableState, int] | None = None  # the newest snapshot asked for
-        self._slot_cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._closing = False
+        # the snapshot thread, born with the first request: the newest snapshot asked for wins
+        self._work: LatestWins[tuple[TableState, int]] = LatestWins(
+            self._take_asked, name="snapshots", initializer=_block_stop_signals, autostart=True
+        )
         self._asked_seq = 0  # the seq of the last snapshot asked for (taken or not)
         self._asked_at = timer()
-        self._writing = False  # the snapshot thread is writing one
         self.stats: dict[str, float] = {"taken": 0, "failed": 0, "seconds_max": 0.0}
 
     def restored(self, seq: int, stored: dict[int, tuple[TableState, str]]) -> None:
@@ -208,14 +212,7 @@ class Snapshots:
         if seq == self._asked_seq:
             return
         self._asked_seq, self._asked_at = seq, self.timer()
-        with self._slot_cond:
-            if self._closing:
-                return
-            self._slot = (state, seq)
-            self._slot_cond.notify_all()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="snapshots", daemon=True)
-                self._thread.start()
+        self._work.submit((state, seq))  # refused once closed
 
     def now(self, state: TableState, seq: int) -> bool:
         """Store ``state`` as of ``seq`` on the calling thread (the service's clean stop);
@@ -223,46 +220,23 @@ class Snapshots:
         if seq == self.taken_seq:
             return False
         self._asked_seq, self._asked_at = seq, self.timer()
-        with self._slot_cond:
-            self._slot = None  # this one is newer
+        self._work.cancel()  # this one is newer: one asked and not begun is dropped
         return self._take(state, seq)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until every snapshot asked for is written (tests, benchmarks)."""
-        with self._slot_cond:
-            return self._slot_cond.wait_for(
-                lambda: self._slot is None and not self._writing, timeout
-            )
+        return self._work.wait_idle(timeout)
 
     def close(self) -> None:
         """Finish a snapshot being written; drop one only asked for (the journal holds its
         commands)."""
-        with self._slot_cond:
-            self._closing = True
-            self._slot = None
-            self._slot_cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(30)
+        self._work.stop(timeout=30)
 
-    def _run(self) -> None:
-        """The snapshot thread: take the newest request, write it, until closed."""
-        # the service's stop signals go to its other threads (the main one handles them);
-        # the child forked from here is born with them blocked (see _child)
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-        while True:
-            with self._slot_cond:
-                self._slot_cond.wait_for(lambda: self._slot is not None or self._closing)
-                if self._slot is None:
-                    return
-                (state, seq), self._slot = self._slot, None
-                self._writing = True
-            try:
-                self._take(state, seq, elsewhere=True)
-            finally:
-                with self._slot_cond:
-                    self._writing = False
-                    self._slot_cond.notify_all()
+    def _take_asked(self, asked: tuple[TableState, int]) -> None:
+        """On the snapshot thread: write the newest snapshot asked for, its rows computed in
+        a child process."""
+        state, seq = asked
+        self._take(state, seq, elsewhere=True)
 
     def _take(self, state: TableState, seq: int, *, elsewhere: bool = False) -> bool:
         """Write one snapshot unless a newer one is; count it, or log why it failed.

@@ -1,9 +1,12 @@
-"""Lossless conversion between the engine's frozen dataclasses and JSON values.
+"""Lossless conversion between the engine's frozen dataclasses and JSON values, and the one
+JSON text every output writes.
 
 States are trees of frozen dataclasses, tuples, ``dict[str, …]`` maps, enums
 and scalars. One generic codec, driven by the type hints, keeps "state → JSON →
 state is the identity" true for every module (Performance, Time, combat)
-without each writing its own ``to_json``.
+without each writing its own ``to_json``. :func:`dumps` is the JSON text of the
+companion's outputs (the MQTT messages, the command source's refusals): here, below both
+the table loop and the bridge, so that neither borrows it from the other.
 """
 
 from __future__ import annotations
@@ -137,3 +140,24 @@ def _decode(tp: Any, data: Any) -> Any:
         if tp in (int, str, bool, float):
             return data
     raise TypeError(f"cannot decode type {tp!r}")
+
+
+#: one JSON encoder per separators (json.JSONEncoder keeps no state between calls)
+_ENCODERS: dict[tuple[str, str] | None, json.JSONEncoder] = {}
+
+
+def dumps(obj: Any, separators: tuple[str, str] | None = None) -> str:
+    """JSON with non-ASCII kept as is, unless UTF-8 cannot carry it (a lone surrogate quoted
+    back in a refusal): then escaped, so every answer can be written or published."""
+    encoder = _ENCODERS.get(separators)
+    if encoder is None:  # json.dumps would build an encoder for every call
+        encoder = _ENCODERS[separators] = json.JSONEncoder(
+            ensure_ascii=False, separators=separators
+        )
+    text = encoder.encode(obj)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(obj, separators=separators)
+    return text

@@ -33,6 +33,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from engine.codec import dumps as dumps  # its home now; still named here by its users
 from engine.errors import RuleViolation
 from engine.rules import default_rules
 from settings.plain import shown, unsafe
@@ -188,27 +189,6 @@ def _check_text(text: str, limits: Limits, where: str | None) -> Malformed | Non
                 field=where,
             )
     return None
-
-
-#: one JSON encoder per separators (json.JSONEncoder keeps no state between calls)
-_ENCODERS: dict[tuple[str, str] | None, json.JSONEncoder] = {}
-
-
-def dumps(obj: Any, separators: tuple[str, str] | None = None) -> str:
-    """JSON with non-ASCII kept as is, unless UTF-8 cannot carry it (a lone surrogate quoted
-    back in a refusal): then escaped, so every answer can be written or published."""
-    encoder = _ENCODERS.get(separators)
-    if encoder is None:  # json.dumps would build an encoder for every call
-        encoder = _ENCODERS[separators] = json.JSONEncoder(
-            ensure_ascii=False, separators=separators
-        )
-    text = encoder.encode(obj)
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return json.dumps(obj, separators=separators)
-    return text
 
 
 def _too_deep(limits: Limits) -> Malformed:

@@ -14,6 +14,7 @@ from engine.contracts.terms import (
     BandName,
     CombatActionName,
     MomentName,
+    PromptKindName,
     RestKindName,
     ShadeName,
     SizeName,
@@ -291,7 +292,7 @@ class TimeFatigueIgnored(TypedDict):
 
 class TimePrompt(TypedDict):
     prompt: int
-    kind: str
+    kind: PromptKindName
     text: str
     face: str | None
     size: SizeName | None
@@ -300,7 +301,7 @@ class TimePrompt(TypedDict):
 
 class PromptAcknowledged(TypedDict):
     prompts: list[int]
-    kinds: list[str]
+    kinds: list[PromptKindName]
 
 
 class WeatherDrawn(TypedDict):

@@ -36,6 +36,10 @@ SizeName = Literal["minor", "major"]
 RestKindName = Literal["safe", "unsafe"]
 #: during a Rest a hero rests or keeps watch (T9, engine.time.board.Role)
 RoleName = Literal["resting", "watch"]
+#: what a Time Board prompt asks of the WorldKeeper (engine.time.board.PromptKind): a Time
+#: token's result (T4, T5), the unknown weather (T1), an Unsafe Rest's interruption (T10),
+#: the coming Full Rest's choice (T8)
+PromptKindName = Literal["weather", "opportunity", "event", "escalation", "interrupt", "full_rest"]
 #: the five combat actions (C1, engine.combat.state.ActionKind)
 CombatActionName = Literal["aim", "attack", "dash", "guard", "move"]
 #: a move the odds advise (P11, P18; engine.performance.combinatorics.MoveValue), in the order

@@ -9,6 +9,7 @@ display's test fixtures are checked against.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from engine.contracts.commands import CallFavorCommand, DrawCommand, RedrawCommand, ResolveCommand
 from engine.contracts.events import Audience
 from engine.contracts.terms import (
     ActionName,
@@ -16,6 +17,7 @@ from engine.contracts.terms import (
     BandName,
     CombatActionName,
     MomentName,
+    PromptKindName,
     RestKindName,
     RoleName,
     ShadeName,
@@ -176,6 +178,10 @@ class Percent(TypedDict):
     percent: float
 
 
+#: the commands an advised move is made with (Advice.command): one per AdviceActionName
+AdviceCommand = DrawCommand | ResolveCommand | RedrawCommand | CallFavorCommand
+
+
 class Advice(TypedDict):
     """One move open now, valued with best play after it (P11, P18, I-P18a)."""
 
@@ -187,7 +193,7 @@ class Advice(TypedDict):
     best_play: Percent
     text: str
     #: the command of the vocabulary that makes the move (a draw's token comes from the reader)
-    command: dict[str, Any]
+    command: AdviceCommand
 
 
 class OddsGroup(TypedDict):
@@ -254,7 +260,7 @@ class TimeDrawView(TypedDict):
 
 class PromptView(TypedDict):
     id: int
-    kind: str
+    kind: PromptKindName
     text: str
     face: str | None
     size: SizeName | None

@@ -32,10 +32,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
 
+from engine.contracts import commands
 from engine.contracts import events as ev
-from engine.contracts.view import Advice, OddsGroup, OddsView, Percent
+from engine.contracts.view import Advice, AdviceCommand, OddsGroup, OddsView, Percent
 from engine.errors import CommandRejected
 from engine.performance import combinatorics
 from engine.performance.combinatorics import (
@@ -267,23 +267,23 @@ def _advice(
     c = cs[move.side] if move.side is not None else None
     hero = c.hero if c is not None else None
     token = None
-    command: dict[str, Any]
+    command: AdviceCommand
     if move.action == "resolve":
-        head, command = "Resolve", {"cmd": "resolve"}
+        head, command = "Resolve", commands.resolve()
     elif move.action == "draw":
         assert c is not None
         head = "Draw" if len(cs) == 1 else f"Draw for {state.heroes[c.hero].name}"
         # the token comes from the Draw Board's reader (or add a "seed")
-        command = {"cmd": "draw", "hero": c.hero}
+        command = commands.draw(hero=c.hero)
     elif move.action == "redraw":
         assert c is not None
         token = next(t for t in c.drawn if value_of(state, c, t) == move.replace)
         head = f"Redraw {state.tokens[token].name}"
-        command = {"cmd": "redraw", "hero": c.hero, "replace": token}
+        command = commands.redraw(hero=c.hero, replace=token)
     else:
         assert c is not None
         head = f"Call Favor for {state.heroes[c.hero].name}"
-        command = {"cmd": "call_favor", "hero": c.hero}
+        command = commands.call_favor(hero=c.hero)
     then = "" if move.action == "resolve" else _then(group, move)
     return {
         "action": move.action,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from engine.codec import state_type
-from engine.contracts.terms import BandName, RestKindName, RoleName, SizeName
+from engine.contracts.terms import BandName, PromptKindName, RestKindName, RoleName, SizeName
 from engine.immutable import replace
 
 
@@ -45,6 +45,20 @@ class Size(StrEnum):
 
     MINOR = "minor"
     MAJOR = "major"
+
+
+class PromptKind(StrEnum):
+    """What a prompt asks of the WorldKeeper: a Time token's result (T4, T5), the unknown
+    weather (T1), an Unsafe Rest's interruption (T10), the coming Full Rest's choice (T8)."""
+
+    _value_: PromptKindName
+
+    WEATHER = "weather"
+    OPPORTUNITY = "opportunity"
+    EVENT = "event"
+    ESCALATION = "escalation"
+    INTERRUPT = "interrupt"
+    FULL_REST = "full_rest"
 
 
 class RestKind(StrEnum):
@@ -150,7 +164,7 @@ class Prompt:
     """Something the WorldKeeper must narrate or decide (Opportunity, Event, Escalation …)."""
 
     id: int
-    kind: str
+    kind: PromptKind
     text: str
     day: int
     band: Band
@@ -196,7 +210,7 @@ class TimeBoard:
 
     def with_prompt(
         self,
-        kind: str,
+        kind: PromptKind,
         text: str,
         limit: int,
         *,
@@ -214,7 +228,7 @@ class TimeBoard:
             prompts = tuple(p for p in prompts if p is not oldest)
         return replace(self, prompts=prompts, prompt_seq=prompt.id), prompt
 
-    def without_prompts(self, *kinds: str) -> TimeBoard:
+    def without_prompts(self, *kinds: PromptKind) -> TimeBoard:
         return replace(self, prompts=tuple(p for p in self.prompts if p.kind not in kinds))
 
 

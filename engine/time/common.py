@@ -11,7 +11,7 @@ from engine.errors import CommandRejected
 from engine.events import Event
 from engine.immutable import replace
 from engine.state import TableState
-from engine.time.board import Prompt, Size, TimeBoard
+from engine.time.board import Prompt, PromptKind, Size, TimeBoard
 from engine.vocabulary import Field
 
 FULL_REST = Field(
@@ -36,7 +36,7 @@ def with_board(state: TableState, new: TimeBoard) -> TableState:
 
 def add_prompt(
     state: TableState,
-    kind: str,
+    kind: PromptKind,
     text: str,
     *,
     face: str | None = None,
@@ -55,7 +55,7 @@ def prompt_event(prompt: Prompt) -> Event:
     return ev.time_prompt(
         {
             "prompt": prompt.id,
-            "kind": prompt.kind,
+            "kind": prompt.kind.value,
             "text": prompt.text,
             "face": prompt.face,
             "size": prompt.size.value if prompt.size else None,

@@ -32,7 +32,7 @@ from engine.performance import health
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import Applied, TableState
 from engine.time import rest, temporary
-from engine.time.board import Band, Size, TimeDraw, advance, split_face, time_bag
+from engine.time.board import Band, PromptKind, Size, TimeDraw, advance, split_face, time_bag
 from engine.time.common import (
     FULL_REST,
     add_prompt,
@@ -44,19 +44,37 @@ from engine.tokens import TokenKind
 from engine.vocabulary import CommandSpec, Field, command
 
 #: what each face asks of the WorldKeeper (T4, T5); Safe asks nothing, Fatigue is automatic
-PROMPTS: dict[Size, dict[str, tuple[str, str]]] = {
+PROMPTS: dict[Size, dict[str, tuple[PromptKind, str]]] = {
     Size.MINOR: {
-        "weather": ("weather", "Weather: draw a new Weather token or change the conditions"),
-        "opportunity": ("opportunity", "Opportunity: a favourable opening appears in the Scene"),
-        "event": ("event", "Event: a development enters the Scene and affects the heroes"),
-        "escalation_1": ("escalation", "Escalation I: pressure increases, trouble approaches"),
+        "weather": (
+            PromptKind.WEATHER,
+            "Weather: draw a new Weather token or change the conditions",
+        ),
+        "opportunity": (
+            PromptKind.OPPORTUNITY,
+            "Opportunity: a favourable opening appears in the Scene",
+        ),
+        "event": (PromptKind.EVENT, "Event: a development enters the Scene and affects the heroes"),
+        "escalation_1": (
+            PromptKind.ESCALATION,
+            "Escalation I: pressure increases, trouble approaches",
+        ),
     },
     Size.MAJOR: {
-        "opportunity": ("opportunity", "Opportunity: a larger opening appears in the world"),
-        "event": ("event", "Event: a notable development for places, factions, storylines"),
-        "escalation_1": ("escalation", "Escalation I: existing problems grow"),
-        "escalation_2": ("escalation", "Escalation II: the situation shifts significantly"),
-        "escalation_3": ("escalation", "Escalation III: the status quo breaks"),
+        "opportunity": (
+            PromptKind.OPPORTUNITY,
+            "Opportunity: a larger opening appears in the world",
+        ),
+        "event": (
+            PromptKind.EVENT,
+            "Event: a notable development for places, factions, storylines",
+        ),
+        "escalation_1": (PromptKind.ESCALATION, "Escalation I: existing problems grow"),
+        "escalation_2": (
+            PromptKind.ESCALATION,
+            "Escalation II: the situation shifts significantly",
+        ),
+        "escalation_3": (PromptKind.ESCALATION, "Escalation III: the status quo breaks"),
     },
 }
 
@@ -395,6 +413,6 @@ def acknowledge_prompt(state: TableState, args: AcknowledgePromptArgs) -> Applie
     state = with_board(state, replace(b, prompts=tuple(p for p in b.prompts if p.id not in ids)))
     return state, [
         ev.prompt_acknowledged(
-            {"prompts": sorted(ids), "kinds": [p.kind for p in open_]},
+            {"prompts": sorted(ids), "kinds": [p.kind.value for p in open_]},
         )
     ]

@@ -32,7 +32,7 @@ from engine.narrate import hero_name
 from engine.performance import health
 from engine.picking import known_hero
 from engine.state import Applied, TableState
-from engine.time.board import Rest, RestKind, Role, Size, face_title
+from engine.time.board import PromptKind, Rest, RestKind, Role, Size, face_title
 from engine.time.common import (
     FULL_REST,
     add_prompt,
@@ -208,7 +208,7 @@ def end_rest(state: TableState, args: EndRestArgs) -> Applied:
 def _finish(state: TableState, reason: str) -> Applied:
     rest = board(state).rest
     assert rest is not None
-    b = board(state).without_prompts("full_rest", "interrupt")
+    b = board(state).without_prompts(PromptKind.FULL_REST, PromptKind.INTERRUPT)
     state = with_board(state, replace(b, rest=None))
     return state, [
         ev.rest_ended(
@@ -241,7 +241,7 @@ def answer_interruption(state: TableState, args: AnswerInterruptionArgs) -> Appl
             fix="only an Event in an Unsafe Rest asks this",
         )
     choices = _choices(state, rest, args.get("full_rest"))
-    state = with_board(state, board(state).without_prompts("interrupt"))
+    state = with_board(state, board(state).without_prompts(PromptKind.INTERRUPT))
     if args["interrupts"]:
         state, events = _finish(state, "interrupted")
         return state, [ev.rest_interrupted({"rule": "I-T10"}), *events]
@@ -289,7 +289,7 @@ def _interrupts(state: TableState, rest: Rest, face: str) -> bool:
 def _ask(state: TableState, face: str, size: Size) -> tuple[TableState, Event]:
     return add_prompt(
         state,
-        "interrupt",
+        PromptKind.INTERRUPT,
         f"Unsafe Rest: does this {size.value.title()} {face_title(face)} interrupt the Rest?"
         " (answer_interruption)",
         face=face,
@@ -324,7 +324,7 @@ def _recover(state: TableState) -> Applied:
         )
         state, event = add_prompt(
             state,
-            "full_rest",
+            PromptKind.FULL_REST,
             f"The next Minor draw completes a Full Rest: all Fatigue or 1 Strain back"
             f" ({defaults}; choose_full_rest to change)",
         )
@@ -351,7 +351,7 @@ def _full_rest(state: TableState, rest: Rest) -> Applied:
             state, more = health.recover_strain(state, hero_id, amount, "full rest")
         events += more
     events.insert(0, ev.full_rest_completed({"heroes": chosen, "rule": "T8"}))
-    state = with_board(state, board(state).without_prompts("full_rest"))
+    state = with_board(state, board(state).without_prompts(PromptKind.FULL_REST))
     if state.rules["rest"]["end_at_full_rest"]:
         state, more = _finish(state, "full_rest")
         events += more

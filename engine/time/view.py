@@ -37,7 +37,7 @@ def _draw(state: TableState, d: TimeDraw, resolved: bool) -> TimeDrawView:
 def _prompt(p: Prompt) -> PromptView:
     return {
         "id": p.id,
-        "kind": p.kind,
+        "kind": p.kind.value,
         "text": p.text,
         "face": p.face,
         "size": p.size.value if p.size else None,

@@ -18,7 +18,7 @@ from engine.errors import CommandRejected
 from engine.immutable import replace
 from engine.picking import SEED, TOKEN, known_token, seeded, token_or_seed
 from engine.state import Applied, TableState
-from engine.time.board import WEATHER_BAGS, Weather, face_title, weather_bag
+from engine.time.board import WEATHER_BAGS, PromptKind, Weather, face_title, weather_bag
 from engine.time.common import (
     add_prompt,
     board,
@@ -108,7 +108,7 @@ def _set(state: TableState, weather: Weather) -> tuple[TableState, str | None]:
         state = state.take_from_bag(weather.token)
     if old is not None:
         state = state.put_in_bag(old)
-    b = board(state).without_prompts("weather")
+    b = board(state).without_prompts(PromptKind.WEATHER)
     return with_board(state, replace(b, weather=weather)), old
 
 
@@ -185,7 +185,7 @@ def start_session(state: TableState, args: StartSessionArgs) -> Applied:
     elif b.weather is None:
         state, event = add_prompt(
             state,
-            "weather",
+            PromptKind.WEATHER,
             "The weather is unknown: draw one Weather token (Overworld under open sky,"
             " Underworld in caves, ruins, depths)",
         )

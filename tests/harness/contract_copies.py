@@ -1,6 +1,6 @@
 """Copies of the product to change a contract in and type-check (issue 40 item 2's rename tests):
-a field renamed in a TypedDict, a token kind added to engine/contracts/terms.py, the web pages'
-sources beside a copy of docs/ for `tsc`."""
+a field renamed in a TypedDict, a token or prompt kind added to engine/contracts/terms.py, the
+web pages' sources beside a copy of docs/ for `tsc`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,13 @@ def with_kind(source: str, kind: str) -> str:
     """``engine/contracts/terms.py`` with one more token kind."""
     new = source.replace('"temporary"\n]', f'"temporary", "{kind}"\n]', 1)
     assert new != source, "TokenKindName's closing line moved: update with_kind"
+    return new
+
+
+def with_prompt_kind(source: str, kind: str) -> str:
+    """``engine/contracts/terms.py`` with one more prompt kind."""
+    new = source.replace('"full_rest"]', f'"full_rest", "{kind}"]', 1)
+    assert new != source, "PromptKindName's closing moved: update with_prompt_kind"
     return new
 
 

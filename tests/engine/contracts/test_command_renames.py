@@ -31,6 +31,7 @@ PRODUCERS = (
     "companion/cli/odds.py",
     "companion/cli/note.py",
     "engine/performance/questions.py",
+    "engine/performance/odds.py",
 )
 #: (command, field) → every file that builds that command with that field
 RENAMES = {
@@ -55,11 +56,13 @@ RENAMES = {
         "companion/cli/odds.py",
         "engine/performance/commands.py",
     },
+    # the odds' advice (Advice.command) makes each move through its constructor
     ("Redraw", "replace"): {
         "hardware/picks.py",
         "engine/legal.py",
         "engine/performance/commands.py",
         "engine/performance/questions.py",
+        "engine/performance/odds.py",
     },
     ("AdjustHero", "wounds"): {"companion/record/carry.py", "engine/performance/sheet.py"},
     ("Injure", "cause"): {"companion/record/carry.py", "engine/combat/afflictions.py"},

@@ -21,21 +21,14 @@ PUBLISHED = {
     for v in json.loads((ROOT / "docs" / "commands.schema.json").read_text("utf-8"))["oneOf"]
 }
 
-#: the Python producers of commands (issue 40 item 1): none writes a command as a dict literal
-PRODUCERS = (
-    "tags/commands.py",
-    "hardware/moves.py",
-    "hardware/dial.py",
-    "hardware/picks.py",
-    "companion/record/carry.py",
-    "engine/legal.py",
-    "companion/cli/odds.py",
-    "companion/cli/note.py",
-    "engine/performance/questions.py",
-)
-#: the one dict literal left, on purpose: a Declare template without an action (legal.py, a
-#: hero with no Training), which no constructor can make since the action is required
-LEFT = {("engine/legal.py", "declare")}
+#: the packages whose commands are built through the constructors (issue 40 item 1): none
+#: writes a named command as a dict literal (the constructors themselves are the generated
+#: engine/contracts/commands.py, left out)
+PACKAGES = ("settings", "engine", "firmware_bridge", "tags", "hardware", "display", "companion")
+#: the dict literals left, on purpose: a Declare template without an action (legal.py, a hero
+#: with no Training), which no constructor can make since the action is required; the stand-in
+#: for a journal entry whose command cannot be read (companion/mqtt/messages.py), no command
+LEFT = {("engine/legal.py", "declare"), ("companion/mqtt/messages.py", "?")}
 
 
 def test_the_generated_module_is_current():
@@ -118,16 +111,46 @@ def test_a_constructor_returns_the_fields_in_the_order_given():
 
 
 def _dict_literals(path: str) -> list[tuple[str, str]]:
-    """(file, command) of every dict literal with a "cmd" key in ``path``."""
+    """(file, command) of every dict literal with a "cmd" key naming a command in ``path`` (a
+    name held in a variable is a command read or echoed, not one made here)."""
     found = []
     for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
         if isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values, strict=True):
-                if isinstance(k, ast.Constant) and k.value == "cmd":
-                    found.append((path, v.value if isinstance(v, ast.Constant) else "?"))
+                if isinstance(k, ast.Constant) and k.value == "cmd" and isinstance(v, ast.Constant):
+                    found.append((path, v.value))
     return found
 
 
 def test_the_producers_build_their_commands_through_the_constructors():
-    literals = {hit for path in PRODUCERS for hit in _dict_literals(path)}
+    """Every producer, the odds' advice (engine/performance/odds.py) among them."""
+    paths = [
+        str(p.relative_to(ROOT))
+        for package in PACKAGES
+        for p in sorted((ROOT / package).rglob("*.py"))
+        if p != MODULE
+    ]
+    assert "engine/performance/odds.py" in paths
+    literals = {hit for path in paths for hit in _dict_literals(path)}
     assert literals == LEFT
+
+
+def test_the_advice_makes_each_move_with_the_vocabularys_own_command():
+    """An advised move's ``command`` (docs/state.schema.json, ``Advice``) is one of the
+    vocabulary's commands, one per move the odds advise, with the published fields: the pages'
+    ``Advice["command"]`` is a ``Command`` they may send."""
+    from engine.contracts.terms import AdviceActionName
+
+    state = json.loads((ROOT / "docs" / "state.schema.json").read_text("utf-8"))
+    options = state["$defs"]["Advice"]["properties"]["command"]["anyOf"]
+    made = {}
+    for option in options:
+        typed = state["$defs"][option["$ref"].rpartition("/")[2]]
+        made[typed["properties"]["cmd"]["const"]] = typed
+    assert set(made) == set(typing.get_args(AdviceActionName))
+    for name, typed in made.items():
+        published = PUBLISHED[name]
+        assert set(typed["properties"]) == set(published["properties"]), name
+        assert set(typed["required"]) == set(published["required"]), name
+        for key, prop in published["properties"].items():
+            assert _property_types(typed["properties"][key]) == _property_types(prop), (name, key)

@@ -12,7 +12,7 @@ import pytest
 from engine.combat.state import ActionKind
 from engine.contracts import terms
 from engine.performance import combinatorics
-from engine.time.board import Band, RestKind, Role, Size
+from engine.time.board import Band, PromptKind, RestKind, Role, Size
 from engine.tokens import Action, Moment, Shade, TokenKind, Training, WeightMode
 
 PAIRS: dict[str, type[StrEnum]] = {
@@ -26,6 +26,7 @@ PAIRS: dict[str, type[StrEnum]] = {
     "SizeName": Size,
     "RestKindName": RestKind,
     "RoleName": Role,
+    "PromptKindName": PromptKind,
     "CombatActionName": ActionKind,
 }
 

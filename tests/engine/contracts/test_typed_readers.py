@@ -1,9 +1,11 @@
 """Events and token kinds are typed where they are read (issue 40 item 2): in a copy of the
 product, an event field renamed in engine/contracts/events.py is a mypy error in every narrator
 and record handler that reads it, and a token kind added to engine/contracts/terms.py is one in
-display/viewmodel.py, which must learn its mark.
+display/viewmodel.py, which must learn its mark. The odds' advice and the Time Board's prompts
+likewise: a field of ``Advice`` or ``PromptView`` renamed in engine/contracts/view.py is a mypy
+error where it is built and where it is read.
 
-One copy, both changes, one strict mypy run (the project's own settings) over every package
+One copy, every change, one strict mypy run (the project's own settings) over every package
 the typecheck covers; each test reads its errors from that run."""
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ RENAMES = {
     ("CombatantInjured", "hits"): {"engine/combat/narrate.py", "companion/record/night.py"},
     ("NoteTaken", "text"): {"companion/record/night.py"},
 }
+#: (view TypedDict, field) → the modules that build it or read it
+VIEW_RENAMES = {
+    ("Advice", "text"): {"engine/performance/odds.py", "companion/cli/odds.py"},
+    ("Advice", "command"): {"engine/performance/odds.py"},
+    ("PromptView", "kind"): {"engine/time/view.py"},
+}
 #: the kind added, and the modules that must learn it
 NEW_KIND = "relic"
 KIND_READERS = {"display/viewmodel.py"}
@@ -53,6 +61,11 @@ def mypy_errors(tmp_path_factory) -> list[tuple[str, int, str]]:
     for typed, field in RENAMES:
         source = renamed(source, typed, field)
     events.write_text(source, "utf-8")
+    view = copy / "engine" / "contracts" / "view.py"
+    source = view.read_text("utf-8")
+    for typed, field in VIEW_RENAMES:
+        source = renamed(source, typed, field)
+    view.write_text(source, "utf-8")
     terms = copy / "engine" / "contracts" / "terms.py"
     terms.write_text(with_kind(terms.read_text("utf-8"), NEW_KIND), "utf-8")
     result = subprocess.run(
@@ -69,6 +82,16 @@ def test_a_renamed_event_field_is_a_mypy_error_in_each_reader(mypy_errors, renam
     said = {m for m, _, msg in mypy_errors if f'"{typed}" has no key "{field}"' in msg}
     missing = RENAMES[rename] - said
     assert not missing, (typed, field, sorted(said), mypy_errors)
+
+
+@pytest.mark.parametrize("rename", sorted(VIEW_RENAMES), ids=lambda r: ".".join(r))
+def test_a_renamed_advice_or_prompt_field_is_a_mypy_error_where_it_is_built_or_read(
+    mypy_errors, rename
+) -> None:
+    typed, field = rename
+    # built: 'Extra key "text" for TypedDict "Advice"' (or keys, listed); read: 'has no key'
+    said = {m for m, _, msg in mypy_errors if f'"{typed}"' in msg and f'"{field}"' in msg}
+    assert said == VIEW_RENAMES[rename], (typed, field, sorted(said), mypy_errors)
 
 
 def test_a_new_token_kind_is_a_mypy_error_where_a_kind_is_matched(mypy_errors) -> None:

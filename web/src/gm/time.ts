@@ -73,9 +73,10 @@ function fullRestChoices(t: TableRecord, ctx: Ctx, key: string): HTMLElement {
   return box;
 }
 
-/** A prompt's kind in words: the engine's kinds (engine/time: draws, rest, weather); a kind
- *  this page does not know reads as itself, its underscores spaced. */
-const PROMPT_KINDS: Record<string, string> = {
+/** A prompt's kind in words: every kind of the engine's closed vocabulary (PromptKindName in
+ *  engine/contracts/terms.py, the generated `Prompt["kind"]`), so a kind added there is a
+ *  `tsc` error here until it has its words. */
+const PROMPT_KINDS: Record<v.Prompt["kind"], string> = {
   full_rest: "Full Rest",
   interrupt: "Interruption",
   weather: "Weather",
@@ -85,8 +86,7 @@ const PROMPT_KINDS: Record<string, string> = {
 };
 
 function promptTitle(p: v.Prompt): string {
-  const kind = PROMPT_KINDS[p.kind] ?? p.kind.replaceAll("_", " ");
-  return `${kind} (prompt ${p.id})`;
+  return `${PROMPT_KINDS[p.kind]} (prompt ${p.id})`;
 }
 
 function promptCard(t: TableRecord, ctx: Ctx, p: v.Prompt): HTMLElement {

@@ -47,6 +47,7 @@ from typing import Any, Generic, TypeVar
 from PIL import Image
 
 from display.drivers.base import Panel
+from settings.latest import LatestWins
 
 log = logging.getLogger("rhuna.display")
 
@@ -79,7 +80,10 @@ class WorkerStats:
 
 
 class DisplayWorker(Generic[T]):
-    """Coalescing e-ink updater: ``start()``, ``submit(state)`` as often as you like, ``stop()``."""
+    """Coalescing e-ink updater: ``start()``, ``submit(state)`` as often as you like, ``stop()``.
+
+    Its slot, thread and settle are a :class:`settings.latest.LatestWins`; the pacing after a
+    refresh waits on ``_wake``, which only a stop cuts short (never a newer state)."""
 
     def __init__(
         self,
@@ -109,17 +113,18 @@ class DisplayWorker(Generic[T]):
         #: a burst of outcomes is one render, and the render's CPU comes after the burst's
         #: MQTT messages, not in their way. E-ink takes seconds anyway; 0: render at once.
         self.settle = settle
-        self._last_submit = 0.0
         self.stats = WorkerStats()
         self._clock = clock
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
-        self._slot: Any = None
-        self._has_item = False
-        self._busy = False
-        self._stopping = False
-        self._flush = True
-        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # the submit counter, shared by the submitters
+        # the single slot, its thread and the settle: the newest state wins
+        self._work: LatestWins[T] = LatestWins(
+            self._update,
+            name=f"{name}-worker",
+            on_error=self._update_failed,
+            settle=lambda: self.settle,
+            settle_cap=10,
+            clock=clock,
+        )
         self._shown: tuple[str, tuple[int, int], bytes, bytes] | None = None
         self._partials = 0
         self._wake = threading.Event()  # cuts the pacing pause short when stopping
@@ -129,79 +134,42 @@ class DisplayWorker(Generic[T]):
     def submit(self, item: T) -> None:
         """Make ``item`` the next thing to show, replacing anything not yet shown. Never blocks
         on the panel."""
+        self._work.submit(item)
         with self._lock:
-            self._slot = item
-            self._has_item = True
-            self._last_submit = self._clock()
             self.stats.submitted += 1
-            self._changed.notify_all()
 
     def start(self) -> None:
-        with self._lock:
-            if self._thread is not None and self._thread.is_alive():
-                return
-            self._stopping = False
-            self._wake.clear()
-            self._thread = threading.Thread(
-                target=self._run, name=f"{self.name}-worker", daemon=True
-            )
-            self._thread.start()
+        if self._work.running:
+            return
+        self._wake.clear()
+        self._work.start()
 
     def stop(self, *, flush: bool = True, timeout: float | None = 30.0) -> None:
         """Stop the thread; with ``flush`` the newest pending state is shown first."""
-        with self._lock:
-            self._stopping = True
-            self._flush = flush
-            self._changed.notify_all()
+        self._work.request_stop(flush=flush)
         self._wake.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        self._work.join(timeout)
         self.panel.close()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until everything submitted has been handled; False on timeout."""
-        deadline = None if timeout is None else self._clock() + timeout
-        with self._lock:
-            while self._has_item or self._busy:
-                remaining = None if deadline is None else deadline - self._clock()
-                if remaining is not None and remaining <= 0:
-                    return False
-                self._changed.wait(remaining)
-            return True
+        return self._work.wait_idle(timeout)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._work.running
+
+    @property
+    def _thread(self) -> threading.Thread | None:
+        """The worker's thread (display.process's worker joins it once its child is gone)."""
+        return self._work.thread
 
     # --- the worker thread ---------------------------------------------------
 
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._has_item and not self._stopping:
-                    self._changed.wait()
-                if self.settle > 0:
-                    latest = self._clock() + 10 * self.settle
-                    while not self._stopping:
-                        left = min(self._last_submit + self.settle, latest) - self._clock()
-                        if left <= 0:
-                            break
-                        self._changed.wait(left)
-                if self._stopping and not (self._flush and self._has_item):
-                    self._changed.notify_all()
-                    return
-                item, self._slot, self._has_item = self._slot, None, False
-                self._busy = True
-            try:
-                self._update(item)
-            except BaseException as e:  # even SystemExit from a vendor library
-                self._shown = None
-                self._failed("update", e)
-            finally:
-                with self._lock:
-                    self._busy = False
-                    self._changed.notify_all()
+    def _update_failed(self, item: object, e: BaseException) -> None:
+        """What ``_update`` itself raised (even SystemExit from a vendor library)."""
+        self._shown = None
+        self._failed("update", e)
 
     def _update(self, item: Any) -> None:
         try:
@@ -237,7 +205,7 @@ class DisplayWorker(Generic[T]):
         s.refresh_seconds = [*s.refresh_seconds[-49:], took]
         # honour the panel's refresh time even if its driver returned early
         pause = self.panel.refresh_time(partial) - took
-        if pause > 0 and not self._stopping:
+        if pause > 0 and not self._work.stopping:
             self._wake.wait(pause)
 
     def refresh_deadline(self, partial: bool) -> float:

@@ -57,6 +57,13 @@ QUICK: dict[str, tuple[list[str], list[str]]] = {
             r"^pi uncapped: token → state p99 +[\d,.]+ ",
         ],
     ),
+    "first_draw": (
+        ["--quick", "--caps", "uncapped"],
+        [
+            r"^first draw uncapped: start → READY [\d.]+ s, → online [\d.]+ s,"
+            r" → first draw [\d.]+ s \(no target\); floor `python -c pass` [\d.]+ s$",
+        ],
+    ),
     "bench": (
         [
             "--quick",

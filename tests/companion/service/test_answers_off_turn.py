@@ -9,6 +9,7 @@ figures are benchmarks/pi_budget.py's.
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -126,6 +127,24 @@ def test_a_state_with_nothing_to_answer_stops_an_older_state_s_child() -> None:
         assert all(s is not fight for s in told)
     finally:
         VIEWS.unlisten(told.append)
+        VIEWS.stop_answers()
+
+
+def test_the_answers_child_runs_at_nice_19_not_in_the_idle_class() -> None:
+    """Below the table, never starved: the idle class runs only on an idle CPU, so beside any
+    busy process of ordinary priority (a shared CI machine, a kiosk browser on the Pi) an
+    answer never came; at nice 19 it weighs 15 against the table's 1024 and still comes."""
+    worker = VIEWS.start_answers()
+    try:
+        fight = largest_fight()
+        cold()
+        assert VIEWS(fight)["answers"] == {"forecast": "pending"}
+        wait_until(lambda: worker.pid is not None, "the child computing the fight's forecast")
+        pid = worker.pid
+        assert pid is not None
+        wait_until(lambda: os.getpriority(os.PRIO_PROCESS, pid) == 19, "the child at nice 19")
+        assert os.sched_getscheduler(pid) == os.SCHED_OTHER
+    finally:
         VIEWS.stop_answers()
 
 

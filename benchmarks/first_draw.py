@@ -61,6 +61,7 @@ from benchmarks.pi_budget import (
     Watcher,
     _drawn,
     _stop,
+    _tree,
     cap_unavailable,
     cpu_cap,
 )
@@ -138,6 +139,7 @@ def start(quota: int | None, folder: Path, env: dict[str, str]) -> dict[str, flo
                 raise SystemExit(f"first_draw: no READY=1: {_tail(folder)}")
             time.sleep(0.005)
         out["ready_s"] = notify.times("READY=1")[0] - t0
+        out["ready_cpu_s"] = cpu_s(proc.pid)
         if not watcher.wait(lambda: watcher.status == b"online", TIMEOUT_S):
             raise SystemExit(f"first_draw: the service never said online: {_tail(folder)}")
         out["online_s"] = time.perf_counter() - t0
@@ -157,6 +159,7 @@ def start(quota: int | None, folder: Path, env: dict[str, str]) -> dict[str, flo
         arrived = next(t for t, x in watcher.states[seen:] if _drawn(x, TOKEN))
         out["draw_s"] = arrived - t0
         out["lay_to_draw_s"] = arrived - laid
+        out["draw_cpu_s"] = cpu_s(proc.pid)
         return out
     finally:
         if proc is not None:
@@ -167,6 +170,18 @@ def start(quota: int | None, folder: Path, env: dict[str, str]) -> dict[str, flo
         notify.close()
         hub.stop()
         broker.stop()
+
+
+def cpu_s(pid: int) -> float:
+    """The CPU seconds (user + system) the process tree of ``pid`` has used so far, its
+    children that ended included: what the start costs, whatever the load beside it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for each in _tree(pid):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return total / tick
 
 
 def begin(watcher: Watcher, folder: Path) -> None:
@@ -253,9 +268,10 @@ def report(result: dict[str, Any]) -> list[str]:
     lines.append("")
     lines.append(
         "| cap | `python -c pass` | start → READY=1 | → online | → Performance begun |"
-        " → Aria declared | → first draw | token laid → drawn | target |"
+        " → Aria declared | → first draw | token laid → drawn | CPU to READY, to the draw |"
+        " target |"
     )
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for name, r in result["caps"].items():
         if "not_measured" in r:
             continue
@@ -264,6 +280,7 @@ def report(result: dict[str, Any]) -> list[str]:
             f"| {CAPS[name][1]} | {r['floor_s']:.3f} s | {r['ready_s']:.2f} s |"
             f" {r['online_s']:.2f} s | {r['begun_s']:.2f} s | {r['declared_s']:.2f} s |"
             f" {r['draw_s']:.2f} s | {r['lay_to_draw_s'] * 1e3:.0f} ms |"
+            f" {r['ready_cpu_s']:.2f} s, {r['draw_cpu_s']:.2f} s |"
             f" {f'≤ {target:g} s' if target else '(info)'} |"
         )
     return lines

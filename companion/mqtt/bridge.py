@@ -268,9 +268,6 @@ class MqttBridge:
         t = link.topics
         once = SubscribeOptions(qos=1)
         subscriptions: list[tuple[str, SubscribeOptions]] = [
-            # the publisher's retain flag kept: a retained command is refused even live
-            (t.command, SubscribeOptions(qos=1, retainAsPublished=True)),
-            (t.command_filter, SubscribeOptions(qos=1, retainAsPublished=True)),
             (t.heroes, once),
             (t.status, once),
             (t.info, once),
@@ -283,13 +280,24 @@ class MqttBridge:
         with link.cond:
             link.connected = True
             link.generation += 1
-        self.stats.connects += 1
+            willed, rewilled = link.will, link.rewilling
+            link.rewilling = False
+        if not rewilled:  # the claim's own reconnection (with or without the will) is no new one
+            self.stats.connects += 1
         self.stats.last_error = None
-        # its acknowledgement arrives after paho re-sent whatever was in flight: see Ready
-        self._online_mid = link.put(client, t.status, ONLINE)
+        # online only where the last will is, the holder's connection (companion.mqtt.identity):
+        # its acknowledgement arrives after paho re-sent whatever was in flight (see Ready);
+        # without the will, the claim decides (a standby is ready once it stands by)
+        self._online_mid = link.put(client, t.status, ONLINE) if willed else None
         link.put(client, t.info, encode(self.identity.info()))
         self.identity.info_said = time.monotonic()
         link.put(client, t.vocabulary, _vocabulary())
+        # the commands last: the broker queues the claim's echo for this connection before
+        # their retained ones (a flood of them would fill its queue, and the echo, dropped,
+        # would leave the claim undecided); the publisher's retain flag kept: a retained
+        # command is refused even live
+        commands = SubscribeOptions(qos=1, retainAsPublished=True)
+        client.subscribe([(t.command, commands), (t.command_filter, commands)])
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:

@@ -1,5 +1,10 @@
 """A paho-mqtt 2.x client set up from :class:`MqttConfig`: login, TLS, last will, back-off.
 
+The last will (``offline`` on ``…/status``, retained) is the holder's alone: a client is
+made without one, and :meth:`Client.reconnect_with_will` sets it (or drops it) once the
+claim on the table id is decided (companion.mqtt.identity), so a standby killed with
+``kill -9`` leaves nothing on the holder's ``…/status``.
+
 paho's own network thread (``loop_start``) connects in the background
 (``connect_async``), so a broker that is down when the Pi boots is no error:
 the client retries, waiting ``reconnect_min_delay`` seconds and doubling up to
@@ -20,6 +25,7 @@ import contextlib
 import socket
 import ssl
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -98,6 +104,10 @@ class Client(mqtt.Client):
             or (command & 0xF0) != mqtt.PUBLISH
             or self._sock is None
             or not self.is_connected()
+            # paho's own thread, in one of its callbacks (it holds paho's callback lock): it
+            # writes the queue itself when the callback returns; a write that failed here
+            # would call on_disconnect under that same lock, and wait for itself for ever
+            or threading.current_thread() is self._thread
             or not self._writing.acquire(blocking=False)
         ):
             return super()._packet_queue(command, packet, mid, qos, info)
@@ -131,6 +141,30 @@ class Client(mqtt.Client):
             with contextlib.suppress(BlockingIOError):
                 sock.send(b"0")
 
+    def reconnect_with_will(
+        self,
+        status: str | None,
+        host: str,
+        port: int,
+        keepalive: int,
+        stopped: Callable[[], None] = lambda: None,
+    ) -> None:
+        """A new connection whose last will is ``offline`` on ``status`` (None: no will). Not on
+        paho's thread, which it stops and starts again: a clean DISCONNECT first (MQTT 5,
+        reason 0: the broker discards the old connection's will; paho sends its QoS 1
+        messages still in flight again on the new one), then a connection in the background
+        as at start. ``stopped`` is called in between, while no thread of paho's runs."""
+        self.disconnect()
+        self.loop_stop()
+        stopped()
+        self._reset_sockets(sockpair_only=True)  # loop_start makes a new pair: no leak
+        if status is None:
+            self.will_clear()
+        else:
+            self.will_set(status, OFFLINE, qos=1, retain=True)
+        self.connect_async(host, port, keepalive)
+        self.loop_start()
+
     def write_now(self) -> bool:
         """Write what is queued from this thread, unless paho's thread is at it (never
         waits). True if this thread wrote."""
@@ -149,8 +183,10 @@ class Client(mqtt.Client):
             self._writing.release()
 
 
-def make_client(cfg: MqttConfig, topics: Topics, client_id: str) -> Client:
-    """A client whose will marks the table ``offline`` (retained) if it vanishes."""
+def make_client(cfg: MqttConfig, topics: Topics, client_id: str, *, will: bool = False) -> Client:
+    """A client set up from ``cfg``. With ``will``, its last will marks the table ``offline``
+    (retained) if it vanishes; the bridge makes it without, and sets it once its claim holds
+    (:meth:`Client.reconnect_with_will`)."""
     client = Client(
         CallbackAPIVersion.VERSION2,
         client_id=client_id,
@@ -173,7 +209,8 @@ def make_client(cfg: MqttConfig, topics: Topics, client_id: str) -> Client:
         client.tls_insecure_set(cfg.tls.insecure)
         client.direct = False
     client.on_socket_open = no_delay
-    client.will_set(topics.status, OFFLINE, qos=1, retain=True)
+    if will:
+        client.will_set(topics.status, OFFLINE, qos=1, retain=True)
     client.reconnect_delay_set(cfg.reconnect_min_delay, cfg.reconnect_max_delay)
     client.max_queued_messages_set(cfg.max_queued + STATUS_HEADROOM)
     return client

@@ -1,6 +1,9 @@
-"""The broker's and the venue bridge's health checks for ``rhuna-table doctor``.
+"""The broker's, the table id's and the venue bridge's health checks for ``rhuna-table doctor``.
 
 * the broker takes the configured account (``[mqtt]``'s login, TLS included);
+* the claim on the table id (companion.mqtt.identity): who holds it on the broker, by its
+  retained ``…/info`` and ``…/status`` — free, this machine's service, or another service (then a
+  service started here stands by: it runs no command and publishes nothing);
 * the venue bridge (docs/convention.md): is the Pi's bridge to the venue up, and what did
   its last notification say?
 
@@ -16,13 +19,21 @@ broker as the service does.
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
+from companion.mqtt.client import ONLINE
 from companion.mqtt.config import MqttConfig, load_mqtt_config
+from companion.mqtt.identity import predecessor
+from companion.mqtt.topics import Topics
+from engine import load_table
 from settings.checks import Check, Checks
+from settings.errors import ConfigError
 
 BRIDGE_CONF = "/etc/mosquitto/conf.d/rhuna-venue.conf"
 _KEYS = ("connection", "address", "notification_topic", "remote_clientid")
@@ -56,14 +67,14 @@ def broker(mqtt: dict[str, Any], source: str, timeout: float) -> Checks:
         )
 
 
-def _mqtt_login(cfg: MqttConfig, timeout: float) -> str | None:
-    """None when the broker accepts the login, else why not (in paho's or the socket's words)."""
+def _client(cfg: MqttConfig, name: str) -> Any:
+    """A paho client logged in as ``[mqtt]`` says (TLS included), not connected yet."""
     import ssl
 
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"rhuna-doctor-{os.getpid()}")
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"rhuna-{name}-{os.getpid()}")
     if cfg.username is not None:
         client.username_pw_set(cfg.username, cfg.password)
     if cfg.tls is not None:
@@ -74,6 +85,14 @@ def _mqtt_login(cfg: MqttConfig, timeout: float) -> str | None:
             cert_reqs=ssl.CERT_REQUIRED,
         )
         client.tls_insecure_set(cfg.tls.insecure)
+    return client
+
+
+def _mqtt_login(cfg: MqttConfig, timeout: float) -> str | None:
+    """None when the broker accepts the login, else why not (in paho's or the socket's words)."""
+    import ssl
+
+    client = _client(cfg, "doctor")
     result: list[str | None] = []
     answered = threading.Event()
 
@@ -94,6 +113,122 @@ def _mqtt_login(cfg: MqttConfig, timeout: float) -> str | None:
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+#: seconds doctor listens after its subscription to ``…/info`` and ``…/status`` is acknowledged:
+#: the broker sends the retained messages at once; a standby's word, which is not retained,
+#: comes only if said meanwhile (every CLASH_EVERY s)
+SETTLE = 0.5
+
+
+def claim(mqtt: dict[str, Any], source: str, table_file: Path, timeout: float) -> Checks:
+    """doctor's ``claim`` check: who holds the table id (``mqtt.table_id``, else the table file's)
+    on the broker. Nothing when there is no ``[mqtt]``, or the table file or the broker cannot
+    be read (the service-start and broker checks say why)."""
+    cfg = load_mqtt_config(mqtt, source)
+    if not mqtt or not cfg.enabled:
+        return
+    table_id = cfg.table_id
+    if table_id is None:
+        try:
+            table_id = load_table(table_file).table_id
+        except ConfigError:
+            return
+    topics = Topics(cfg.base_topic, table_id)
+    seen = _claims(cfg, topics, timeout)
+    if seen is None:
+        return
+    info, status, words = seen
+    name = topics.table_id
+    here = socket.gethostname()
+    clash_fix = (
+        "stop one of them, or give each table its own [table] id (or mqtt.table_id): two"
+        " services on one table id would overwrite each other's state"
+    )
+    if info is None or status != ONLINE.encode():
+        last = f"; its last holder (host {info.get('host', '?')}) is offline" if info else ""
+        yield Check("claim", True, f"table id {name!r} is free on this broker{last}")
+        return
+    who = _who(info)
+    if info.get("host") != here:
+        yield Check(
+            "claim",
+            False,
+            f"table id {name!r} is held by another service on this broker ({who}): a service"
+            " started here with this config stands by — it runs no command and publishes"
+            " nothing until that one goes offline",
+            clash_fix,
+        )
+        return
+    if predecessor(info):
+        yield Check("claim", True, f"table id {name!r} is free: its last holder here is gone")
+        return
+    standing = [w for w in words if w.get("standby") == info.get("instance")]
+    if standing:
+        yield Check(
+            "claim",
+            False,
+            f"table id {name!r} is held by this machine's service ({who}), and another stands"
+            f" by for it ({_who(standing[0])})",
+            clash_fix,
+        )
+        return
+    yield Check("claim", True, f"table id {name!r} is held by this machine's service ({who})")
+
+
+def _who(info: dict[str, Any]) -> str:
+    host, pid, started = (info.get(k, "?") for k in ("host", "pid", "started"))
+    return f"host {host}, pid {pid}, started {started}"
+
+
+def _claims(
+    cfg: MqttConfig, topics: Topics, timeout: float
+) -> tuple[dict[str, Any] | None, bytes | None, list[dict[str, Any]]] | None:
+    """The retained ``…/info`` (None: none) and ``…/status``, and the standbys' words heard
+    meanwhile; None when the broker could not be read within ``timeout``."""
+    client = _client(cfg, "doctor-claim")
+    retained: dict[str, bytes] = {}
+    words: list[dict[str, Any]] = []
+    subscribed = threading.Event()
+
+    def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if not reason.is_failure:
+            c.subscribe([(topics.info, 1), (topics.status, 1)])
+
+    def on_subscribe(c: Any, userdata: Any, mid: Any, reasons: Any, props: Any) -> None:
+        subscribed.set()
+
+    def on_message(c: Any, userdata: Any, msg: Any) -> None:
+        if msg.retain:
+            retained[msg.topic] = bytes(msg.payload)
+            return
+        try:
+            word = json.loads(msg.payload)
+        except ValueError:
+            return
+        if msg.topic == topics.info and isinstance(word, dict) and "standby" in word:
+            words.append(word)
+
+    client.on_connect = on_connect
+    client.on_subscribe = on_subscribe
+    client.on_message = on_message
+    try:
+        client.connect(cfg.host, cfg.broker_port, keepalive=10)
+    except (OSError, ValueError):
+        return None
+    client.loop_start()
+    try:
+        if not subscribed.wait(timeout):
+            return None
+        time.sleep(SETTLE)  # the retained messages follow the acknowledgement at once
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    try:
+        info = json.loads(retained[topics.info]) if retained.get(topics.info) else None
+    except ValueError:
+        info = None
+    return (info if isinstance(info, dict) else None), retained.get(topics.status), list(words)
 
 
 def bridge(mqtt: dict[str, Any], source: str, bridge_file: Path, timeout: float) -> Checks:

@@ -7,9 +7,12 @@ answer: an online holder keeps its table, and a newcomer stands by whatever the 
 clocks say; two started at once agree (one topic's messages reach every subscriber in
 one order). It is decided on paho's thread before any later command on that connection
 is taken. One that stands by (``acting`` False) runs no command and publishes nothing
-but the clash, again every :data:`CLASH_EVERY` s — never the holder's ``…/status``,
-not even at its own clean stop; when the holder goes offline it takes over
-(docs/mqtt.md).
+but the clash, again every :data:`CLASH_EVERY` s (on ``…/error``, and its word on
+``…/info``: ``standby`` naming the holder, not retained) — never the holder's
+``…/status``: a service connects without a last will, and only once its claim holds does
+it connect again with the will that says ``offline`` there, and say ``online``; a standby
+keeps its connection without one, so neither its clean stop nor a ``kill -9`` touches the
+holder's status. When the holder goes offline it takes over (docs/mqtt.md).
 
 paho's thread calls :meth:`Identity.claim`, :meth:`Identity.status_retained` and
 :meth:`Identity.status_seen` (they never wait); the publisher thread calls the rest.
@@ -29,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from companion.mqtt.client import ONLINE
-from companion.mqtt.items import InfoSeen, Item, TakeOver
+from companion.mqtt.items import InfoSeen, Item, Ready, Rewill, TakeOver
 from companion.mqtt.link import Link, now, package_version
 from companion.mqtt.messages import InfoMessage, encode, error_message
 from companion.mqtt.topics import level
@@ -67,8 +70,7 @@ class Identity:
         #: the other instance publishing this table id, as its ``…/info`` says (None: none)
         self.duplicate: dict[str, Any] | None = None
         #: False while another service holds this table id (an earlier claim in ``…/info``):
-        #: then no command is run and nothing but the clash is published (docs/mqtt.md);
-        #: written under the link's ``cond``
+        #: then no command is run and nothing but the clash is published (docs/mqtt.md)
         self.acting = True
         #: the retained ``…/status`` at this connection said the last holder is gone
         self.holder_gone = False
@@ -97,6 +99,19 @@ class Identity:
             "started": self.started_at,
             "version": self.version,
             "now": self.clock(),
+        }
+
+    def standby_word(self, holder: str) -> InfoMessage:
+        """Standing by for ``holder`` (its instance): this service's word on ``…/info``, not
+        retained (the retained claim stays the holder's), and without ``now`` (a page reads the
+        service's clock from ``…/info``: the holder's, not this one's)."""
+        return {
+            "instance": self.instance,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "started": self.started_at,
+            "version": self.version,
+            "standby": holder,
         }
 
     # --- paho's thread: never waits ----------------------------------------------------
@@ -132,8 +147,10 @@ class Identity:
         if info.get("instance") == self.instance:  # ours, back from the broker
             if self._first is None:
                 self._first = self.instance  # no live claim before it: this one holds
+                if self.acting:
+                    self._tell(Rewill(generation))  # with the will, if this one has none
             return
-        if _predecessor(info):
+        if predecessor(info):
             # the retained info of this table's last run on this machine (a restart, a
             # kill -9, a power cut): its process is gone, so nobody else publishes the table
             log.info(
@@ -154,6 +171,12 @@ class Identity:
             return  # one that stands by (for this one, or says so): it holds nothing
         if self._first is None:
             self._first = info.get("instance")  # another held it first: stand by
+            with link.cond:
+                willed, ready = link.will, link.ready
+            if willed:  # its will would be the holder's status: connect again without it
+                self._tell(Rewill(generation))
+            elif not ready:  # no online to wait for: the clash may go out now
+                self._tell(Ready(generation))
         if self._first == self.instance:  # this one holds: its claim stays the retained one
             if self.acting and info.get("instance") not in self._told_yielded:
                 link.put(client, link.topics.info if link.topics else "", encode(self.info()))
@@ -165,27 +188,28 @@ class Identity:
             return
         if info.get("instance") != self._first:
             return  # a third one: this one stands by for the first it saw
-        with link.cond:
-            self.acting = False
-            link.standing_by = True
+        self.acting = False
         self.duplicate = info
         self._tell(InfoSeen(payload))
 
     def take_over(self, client: mqtt.Client) -> None:
         """The holder this service stood by for went offline: act from now on, claiming the
-        table id (``…/info``, ``online``); the publisher republishes everything."""
+        table id on a connection with the last will (``…/info``, then ``online``, as at a
+        start); the publisher republishes everything."""
         link = self.link
         assert link.topics is not None
+        self.acting = True
         with link.cond:
-            self.acting = True
-            link.standing_by = False
             # the next claim decides again: two that stood by and took over together both
-            # publish; the one whose claim the broker took first holds, the other stands by
+            # claim; the one whose claim the broker took first holds, the other stands by
             self._generation, self._first = link.generation, None
+            willed = link.will
         other, self.duplicate = self.duplicate, None
-        link.put(client, link.topics.info, encode(self.info()))
-        link.put(client, link.topics.status, ONLINE)
+        if willed:  # (a claim lost on a connection not yet made again without the will)
+            link.put(client, link.topics.info, encode(self.info()))
+            link.put(client, link.topics.status, ONLINE)
         self._tell(TakeOver(other))
+        self._tell(Rewill(self._generation))
 
     def status_seen(self, client: mqtt.Client | None, payload: bytes) -> None:
         """Someone (a forged message, an old will, a duplicate's will) retained a status that
@@ -284,11 +308,12 @@ class Identity:
         message = error_message(violation, "mqtt", now())
         message["other"] = info
         self.link.send(topics.error, encode(message))
+        self.link.send(topics.info, encode(self.standby_word(str(info.get("instance", "?")))))
         if self.on_alert is not None:
             self.on_alert("mqtt-duplicate", f"MQTT: {text}")
 
 
-def _predecessor(info: dict[str, Any]) -> bool:
+def predecessor(info: dict[str, Any]) -> bool:
     """An ``…/info`` published on this host by a process that no longer runs: this table's
     previous run, not a second service (which is alive, here or on another host)."""
     pid = info.get("pid")

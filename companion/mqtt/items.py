@@ -34,7 +34,17 @@ class SendReply:
 
 @dataclass(frozen=True, slots=True)
 class Ready:
-    """The broker acknowledged ``online`` on connection number ``generation``."""
+    """The broker acknowledged ``online`` on connection number ``generation`` (the holder's,
+    with the last will), or a standby's claim was decided on it (no will: nothing but the
+    clash goes out)."""
+
+    generation: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rewill:
+    """The claim was decided on connection number ``generation``: connect again with the last
+    will on ``…/status`` if this service holds the table, without it if it stands by."""
 
     generation: int
 
@@ -84,5 +94,15 @@ class Answered:
 
 
 Item = (
-    Told | SendReply | SendNotice | Ready | Seen | InfoSeen | Refresh | Stop | Answered | TakeOver
+    Told
+    | SendReply
+    | SendNotice
+    | Ready
+    | Rewill
+    | Seen
+    | InfoSeen
+    | Refresh
+    | Stop
+    | Answered
+    | TakeOver
 )

@@ -31,7 +31,7 @@ from importlib import metadata
 
 import paho.mqtt.client as mqtt
 
-from companion.mqtt.client import OFFLINE, Client
+from companion.mqtt.client import Client
 from companion.mqtt.config import MqttConfig
 from companion.mqtt.messages import StateEncoder
 from companion.mqtt.topics import Topics
@@ -100,9 +100,12 @@ class Link:
         self.fast = False  # the loop's thread is publishing events right now
         self.flushing = False  # the publisher is sending what was kept while offline
         self.stopping = False
-        #: another service holds this table id and this one stands by (companion.mqtt.identity):
-        #: then ``…/status`` is the holder's, and this one never writes ``offline`` there
-        self.standing_by = False
+        #: this connection carries the last will (``offline`` on ``…/status``): only the
+        #: holder's does, and only on it is ``online`` published (companion.mqtt.identity);
+        #: changed only while paho's thread is stopped (:meth:`reconnect_with_will`)
+        self.will = False
+        #: the connection being made is the one :meth:`reconnect_with_will` asked for
+        self.rewilling = False
         #: events, errors and replies kept while offline (the publisher's; read under cond)
         self.buffer: collections.deque[tuple[str, str]] = collections.deque()
         #: retained topic → payload last published (the publisher's; ``…/state`` also the
@@ -180,19 +183,24 @@ class Link:
     # --- paho's thread ------------------------------------------------------------------
 
     def put(self, client: mqtt.Client, topic: str, payload: str | bytes) -> int:
-        """paho's thread (never waits): a retained QoS 1 message, counted until its PUBACK.
-        Standing by, ``offline`` on ``…/status`` is not sent (0): the status is the holder's,
-        and a standby's clean stop must not flip it."""
+        """paho's thread (never waits): a retained QoS 1 message, counted until its PUBACK."""
         with self.cond:
-            if (
-                self.standing_by
-                and self.topics is not None
-                and topic == self.topics.status
-                and payload in (OFFLINE, OFFLINE.encode())
-            ):
-                return 0
             self.outstanding += 1
         return client.publish(topic, payload, qos=1, retain=True).mid
+
+    def reconnect_with_will(self, will: bool) -> None:
+        """The publisher's thread: a new connection with the last will on ``…/status`` (the
+        holder's) or without it (a standby's; companion.mqtt.client)."""
+        client, topics, cfg = self.client, self.topics, self.config
+        assert client is not None and topics is not None
+
+        def stopped() -> None:  # paho's old thread is gone, its new one not started
+            with self.cond:
+                self.will = will
+                self.rewilling = True
+
+        status = topics.status if will else None
+        client.reconnect_with_will(status, cfg.host, cfg.broker_port, cfg.keepalive, stopped)
 
     def on_network_thread(self) -> bool:
         """Whether the caller is paho's own network thread."""

@@ -106,7 +106,8 @@ class GmMessage(TypedDict):
 
 
 class InfoMessage(TypedDict):
-    """``…/info``, retained: which process publishes this table."""
+    """``…/info``, retained: which process publishes this table. A service standing by for
+    another with the same table id says so here too, not retained: ``standby``, no ``now``."""
 
     instance: str
     host: str
@@ -115,8 +116,13 @@ class InfoMessage(TypedDict):
     started: str
     version: str
     #: the service's clock when this was published (UTC, ISO 8601, ms): …/info goes out again
-    #: every CLOCK_EVERY s, so a page compares a live one with its own clock (docs/mqtt.md)
-    now: str
+    #: every CLOCK_EVERY s, so a page compares a live one with its own clock (docs/mqtt.md);
+    #: the holder's only (a standby's word has none)
+    now: NotRequired[str]
+    #: this service stands by for the holder whose ``instance`` this is: it runs no command
+    #: and publishes nothing of the table (docs/mqtt.md); only on the standby's word, again
+    #: every CLASH_EVERY s, never retained
+    standby: NotRequired[str]
 
 
 def stamped(payload: str, changed_at: str | None) -> str:

@@ -35,6 +35,7 @@ from companion.mqtt.items import (
     Item,
     Ready,
     Refresh,
+    Rewill,
     Seen,
     SendNotice,
     SendReply,
@@ -168,6 +169,8 @@ class Publisher:
                 link.send(link.topics.events, item.payload)
         elif isinstance(item, Ready):
             self._become_ready(item.generation)
+        elif isinstance(item, Rewill):
+            self._rewill(item.generation)
         elif isinstance(item, Seen):
             if item.empty:
                 self._seen.discard(item.topic)
@@ -256,12 +259,33 @@ class Publisher:
         link.published.clear()  # the broker may have lost its retained copies
         self.dirty = True
 
+    def _rewill(self, generation: int) -> None:
+        """The claim decided on connection ``generation``: holding, connect again with the last
+        will (then ``online``); standing by, without it (companion.mqtt.identity)."""
+        link = self.link
+        assert link.topics is not None
+        holds = self.identity.acting
+        with link.cond:
+            if link.stopping or generation != link.generation or link.will == holds:
+                return  # stopping, or a later connection decides again
+            # what this connection sent first acknowledged: nothing is sent again on the next,
+            # after it (an older …/info retained over a newer one)
+            link.cond.wait_for(lambda: link.outstanding <= 0 or not link.connected, 3.0)
+        log.info(
+            "MQTT: %s table %r: connecting again %s the last will on %s",
+            "holding" if holds else "standing by on",
+            link.topics.table_id,
+            "with" if holds else "without",
+            link.topics.status,
+        )
+        link.reconnect_with_will(holds)
+
     def _publish_state(self) -> None:
         """Bring every retained topic up to date with the newest state (changed ones only)."""
         link = self.link
         assert link.topics is not None and self.latest is not None
         with link.cond:
-            ready = link.ready
+            ready = link.ready and link.will
         if not ready or not self.identity.acting:
             return  # all of it goes out when the connection is back (or this one takes over)
         with link.state_lock:
@@ -312,16 +336,19 @@ class Publisher:
                 link.retain(topic, payload)
 
     def _finish(self) -> None:
-        """Stopping: ``offline`` (retained) and wait a little for the broker's acks."""
+        """Stopping: ``offline`` (retained) where this service said ``online`` — the holder's
+        connection, with the will — and wait a little for the broker's acks. A standby says
+        nothing there: ``…/status`` is the holder's (companion.mqtt.identity)."""
         link = self.link
         assert link.topics is not None and link.client is not None
         with link.cond:
             link.stopping = True  # our own offline must not be "restored"
-            ready = link.ready
+            ready, willed = link.ready, link.will
         if not ready:
             if link.buffer:
                 log.warning("MQTT: stopping offline; %d messages not sent", len(link.buffer))
             return
-        link.put(link.client, link.topics.status, OFFLINE)
+        if willed and self.identity.acting:
+            link.put(link.client, link.topics.status, OFFLINE)
         with link.cond:
             link.cond.wait_for(lambda: link.outstanding <= 0 or not link.connected, 3.0)

@@ -128,6 +128,7 @@ def test_a_well_set_up_pi_passes_every_check(tmp_path, bench, capsys):
         "panel",
         "pin factory",
         "broker",
+        "claim",
         "state dir",
     ]
     hub_line = found["reader draw-board"][1]

@@ -56,7 +56,7 @@ from tests.harness.broker import Broker
 from tests.harness.venue import Rig, raise_nofile
 
 #: the wall's cards per page (web/src/pages/tables.ts PER_PAGE) and its uplink words (model.ts)
-PER_PAGE = 60
+PER_PAGE = 6
 UPLINK_OFF = "offline (uplink)"
 TABLE_PACE = 0.2  # events per second per table at a table's pace
 JOURNALS = ("session.jsonl", "fight.jsonl")

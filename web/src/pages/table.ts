@@ -55,6 +55,46 @@ function renderInjuries(section: HTMLElement, t: TableRecord): void {
   }
 }
 
+/** The smallest share of its designed size the page sets its type to, to fit one screen. */
+const FIT_FLOOR = 0.6;
+
+/**
+ * One landscape screen, no scrolling (issue 42 item 9): the night's rows the Tonight panel has
+ * no room for are left out (the newest stay), and if the table itself is still taller than the
+ * screen (many heroes, a fight beside a Performance) the type is set smaller until it fits,
+ * down to FIT_FLOOR. A portrait screen keeps its one scrolling column. Every width and height
+ * is read before the next write.
+ */
+function fitScreen(list: HTMLElement): void {
+  const root = document.documentElement;
+  const rows = [...list.children] as HTMLElement[];
+  for (const row of rows) row.classList.remove("cut");
+  if (innerWidth < innerHeight) {
+    root.style.removeProperty("--fit");
+    return;
+  }
+  // the screen, the grid and each panel but Tonight (which drops rows instead): the share of
+  // its room the tallest of them needs
+  const screen = document.scrollingElement ?? root;
+  const boxes = [byId("app"), ...document.querySelectorAll<HTMLElement>("#app > .panel")].filter(
+    (e) => e.id !== "history" && !e.hidden,
+  );
+  const room = (): number =>
+    Math.min(
+      innerHeight / screen.scrollHeight,
+      ...boxes.map((e) => (e.clientHeight + 1) / Math.max(1, e.scrollHeight)),
+    );
+  let fit = 1;
+  root.style.setProperty("--fit", "1");
+  for (let i = 0, r = room(); i < 4 && r < 1 && fit > FIT_FLOOR; i++, r = room()) {
+    fit = Math.max(FIT_FLOOR, Math.floor(fit * r * 100) / 100);
+    root.style.setProperty("--fit", String(fit));
+  }
+  const bottom = list.getBoundingClientRect().bottom;
+  const cut = rows.filter((row) => row.getBoundingClientRect().bottom > bottom + 0.5);
+  for (const row of cut) row.classList.add("cut");
+}
+
 boot({
   name: "table",
   reader: "table",
@@ -72,12 +112,10 @@ boot({
     const banner = byId("refusal");
     banner.hidden = refusal === null;
     setText(banner, refusal ? `⚠ ${refusal}` : "", false); // role=alert: only on change
-    renderPerformance(
-      byId("performance"),
-      t ? model.performance(t, "table") : null,
-      animate,
-      "Between Performances",
-    );
+    const perf = t ? model.performance(t, "table") : null;
+    // four heroes or more: their rows in two columns, so six fit one TV screen
+    byId("performance").dataset.heroes = (perf?.contributions.length ?? 0) >= 4 ? "many" : "few";
+    renderPerformance(byId("performance"), perf, animate, "Between Performances");
     renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
     if (t) renderInjuries(byId("heroes"), t);
     renderTime(byId("time"), t ? model.time(t, "table") : null, true);
@@ -101,6 +139,7 @@ boot({
       animate,
     );
     byId("history-empty").hidden = items.length > 0;
+    fitScreen(list);
     const last = t ? model.recap(t) : null;
     const link = byId("recap");
     byId("recap-line").hidden = last === null;

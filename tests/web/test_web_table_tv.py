@@ -1,0 +1,139 @@
+"""The table display fits a TV (issue 42 item 9): table.html on one 1920×1080 screen with up
+to six heroes drawing, no scrolling (``document.scrollingElement.scrollHeight <= 1080``; two
+heroes made it 1,125 px tall, twelve 2,414 px) and no text clipped or outside the screen.
+The real service and Mosquitto, Debian's Chromium; a table of six heroes (the example table's
+three and three more of the same make), every hero declared and drawing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.harness import BEGIN, missing_real_part
+from tests.harness.broker import WAIT
+from tests.harness.web import ARTEFACTS, axe, served_table
+
+try:
+    from playwright.sync_api import Page, expect
+except ImportError:  # a developer's machine without the test extras; in CI a failure
+    missing_real_part("Playwright (the test extras)")
+
+MS = WAIT * 1000
+ROOT = Path(__file__).resolve().parents[2]
+#: three more heroes beside the example table's Aria, Bren and Cass
+MORE_HEROES = """
+[[heroes]]
+id = "dara"
+name = "Dara"
+pathways = { skill = "control", lore = "versatility", wild = "impulse" }
+training = { skill = "trained", lore = "adept" }
+favor = 1
+
+[[heroes]]
+id = "eli"
+name = "Eliandre"
+pathways = { steel = "impulse", faith = "control", wild = "versatility" }
+training = { steel = "adept", faith = "trained" }
+favor = 1
+
+[[heroes]]
+id = "fen"
+name = "Fen"
+pathways = { shadow = "impulse", lore = "control", skill = "versatility" }
+training = { shadow = "adept", charm = "trained" }
+favor = 2
+"""
+DECLARE = {
+    "aria": ("control", "skill"),
+    "bren": ("impulse", "steel"),
+    "cass": ("impulse", "shadow"),
+    "dara": ("control", "skill"),
+    "eli": ("impulse", "steel"),
+    "fen": ("impulse", "shadow"),
+}
+
+#: every text of the page: clipped (wider or taller than its box), or outside the screen
+CLIPPED = """() => {
+  const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (!e.getClientRects().length || e.closest('.sr-only')) continue;
+    const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    const r = e.getBoundingClientRect();
+    const style = getComputedStyle(e);
+    const box = e.closest('.panel');
+    const panel = box && box !== e ? box.getBoundingClientRect() : null;
+    const clips = style.overflowX !== 'visible' || style.overflowY !== 'visible';
+    if ((clips && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1))
+        || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5 || r.left < -0.5
+        || (panel && (r.bottom > panel.bottom + 0.5 || r.right > panel.right + 0.5)))
+      out.push(e.textContent.trim().slice(0, 60));
+  }
+  return out;
+}"""
+
+
+def six_heroes(folder: Path) -> Path:
+    path = folder / "six.toml"
+    table = (ROOT / "examples" / "table.toml").read_text("utf-8")
+    cut = table.index("# The 23-token Favor Bag")
+    path.write_text(table[:cut] + MORE_HEROES + "\n" + table[cut:], "utf-8")
+    return path
+
+
+def drawing(table: Any, heroes: list[str]) -> None:
+    """A Performance with ``heroes`` declared, each with one or two tokens drawn (seeded)."""
+    table.command(BEGIN)
+    for hero in heroes:
+        shade, capability = DECLARE[hero]
+        table.command({"cmd": "declare", "hero": hero, "shade": shade,
+                       "capability": capability, "action": "target"})  # fmt: skip
+    for n, hero in enumerate(heroes):
+        for seed in range(1 + n % 2):
+            table.command({"cmd": "draw", "hero": hero, "seed": 11 + seed})
+
+
+def open_display(browser: Any, url: str, width: int, height: int) -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page: Page = context.new_page()
+    page.goto(url)
+    expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
+    return page
+
+
+def settle(page: Page) -> None:
+    n = page.evaluate("window.rhuna.paints")
+    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 2, timeout=MS)
+    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 6])
+def test_the_table_display_fits_one_tv_screen(tmp_path, broker, browser, count):
+    """1 to 6 heroes drawing: at 1920×1080 and 1280×720 the page does not scroll and no text
+    is clipped or off the screen; each drawing hero's tokens are on it."""
+    heroes = list(DECLARE)[:count]
+    with served_table(tmp_path / "six", broker, table_file=six_heroes(tmp_path)) as table:
+        drawing(table, heroes)
+        heights = {}
+        for width, height in ((1920, 1080), (1280, 720)):
+            page = open_display(browser, broker.url("table.html"), width, height)
+            perf = page.locator("#performance")
+            for hero in heroes:
+                expect(perf.locator(f'[data-hero="{hero}"] .token').first).to_be_visible(timeout=MS)
+            settle(page)
+            page.screenshot(path=str(ARTEFACTS / f"table-tv-{count}-heroes-{height}p.png"))
+            heights[height] = page.evaluate("document.scrollingElement.scrollHeight")
+            heights[f"fit-{height}"] = page.evaluate(
+                "document.documentElement.style.getPropertyValue('--fit')"
+            )
+            clipped = page.evaluate(CLIPPED)
+            assert heights[height] <= height, (count, width, height, heights)
+            assert not clipped, (count, height, clipped)
+            if count == 6 and height == 1080:
+                assert not axe(page), axe(page)
+            page.context.close()
+        (ARTEFACTS / f"table-tv-{count}-heroes.json").write_text(json.dumps(heights))

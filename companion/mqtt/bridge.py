@@ -42,13 +42,15 @@ from companion.mqtt.config import MqttConfig
 from companion.mqtt.fast_path import FastPath
 from companion.mqtt.identity import CLASH_EVERY, Identity
 from companion.mqtt.intake import MAX_PENDING, Intake
-from companion.mqtt.items import Answered, Item, Ready, Refresh, SendNotice
+from companion.mqtt.items import Answered, BoardSaid, Item, Ready, Refresh, SendNotice
 from companion.mqtt.link import BridgeStats, Link, now, package_version
 from companion.mqtt.messages import InfoMessage, encode, notice_message
 from companion.mqtt.publisher import HISTORY, Publisher
 from companion.mqtt.topics import Topics
 from companion.record.narrate import HistoryEntry
 from companion.record.session import Recap
+from companion.table.board import CROWDED_KEY
+from companion.table.board import KEY as BOARD_KEY
 from companion.table.loop import Outcome, TableLoop
 from companion.table.views import VIEWS
 from engine.state import TableState
@@ -113,6 +115,9 @@ class MqttBridge:
             self.link, self.identity, self.intake, history, recap, changed_at
         )
         self.fast = FastPath(self.link, self.identity, self.intake, tell)
+        #: the board's lookup (companion.table.board, ``Board.lying``): the token an unsync
+        #: key's well holds alone, for ``…/board``'s "accept as drawn" (None: none known)
+        self.lying: Callable[[str], str | None] | None = None
 
     def _tell(self, item: Item) -> None:
         self.publisher.inbox.put(item)
@@ -174,6 +179,15 @@ class MqttBridge:
         if notice.kind == ONE_TOKEN_PER_WELL:
             message = notice_message(notice.reader, notice.channel, notice.active, now())
             self._tell(SendNotice(encode(message)))
+
+    def alert(self, key: str, text: str | None) -> None:
+        """The service's hook (any thread; never waits): a standing alert said, or over. The
+        board's (an unsync well or token, a crowded well: where and what on the board, public
+        words) go out on the retained ``…/board``; the others (the panel, a second service)
+        are not the board's and not for every page."""
+        if key.startswith((BOARD_KEY, CROWDED_KEY)):
+            token = self.lying(key) if text is not None and self.lying is not None else None
+            self._tell(BoardSaid(key, text, token))
 
     def busy_for(self) -> float:
         """Seconds the publisher has spent on what it is doing now (0.0: waiting for work)."""

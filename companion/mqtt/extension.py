@@ -31,10 +31,17 @@ class BridgeSettings(Protocol):
     def recap_url(self) -> str | None: ...
 
 
+class BoardLookup(Protocol):
+    """What the bridge reads of the service's board (companion.table.board.Board)."""
+
+    def lying(self, key: str) -> str | None: ...
+
+
 class BridgeHost(Protocol):
     """The collaborators the bridge's factory uses: the config, the journal (its file, for
     …/history, and its last event number, for the event stream to go on from), the restored
-    state, and the table's alert (a second service on the same table id)."""
+    state, the table's alert (a second service on the same table id) and its board (the
+    token an unsync well holds, for ``…/board``)."""
 
     @property
     def config(self) -> BridgeSettings: ...
@@ -46,6 +53,8 @@ class BridgeHost(Protocol):
     def state(self) -> TableState: ...
     @property
     def alert(self) -> Callable[[str, str | None], None]: ...
+    @property
+    def board(self) -> BoardLookup | None: ...
 
 
 def mqtt_bridge(host: BridgeHost) -> MqttBridge | None:
@@ -72,4 +81,6 @@ def mqtt_bridge(host: BridgeHost) -> MqttBridge | None:
     recap = latest_recap(recaps, host.config.recap_url) if recaps is not None else None
     bridge = MqttBridge(config, seq=host.last_event_seq, history=history, recap=recap)
     bridge.on_alert = host.alert
+    if host.board is not None:
+        bridge.lying = host.board.lying
     return bridge

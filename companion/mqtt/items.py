@@ -71,6 +71,16 @@ class SendNotice:
     payload: str
 
 
+@dataclass(frozen=True, slots=True)
+class BoardSaid:
+    """The table's alert about the board (companion.table.board): said (``text``), or over
+    (None); ``token``: the token lying alone on that well, if any."""
+
+    key: str
+    text: str | None
+    token: str | None = None
+
+
 class Refresh:
     """Home Assistant restarted (or a recap was written): send discovery and state again."""
 
@@ -105,4 +115,5 @@ Item = (
     | Stop
     | Answered
     | TakeOver
+    | BoardSaid
 )

@@ -84,6 +84,31 @@ class ReplyError(TypedDict):
 Reply = ReplyOk | ReplyError
 
 
+class BoardAlert(TypedDict):
+    """One thing the board disagrees with the engine about, in the table's words."""
+
+    #: which well or token it is about (the table's alert key: ``board <reader> channel <n>``,
+    #: ``board lifted <token>``, ``board poorly <reader> channel <n>``, ``well <reader>
+    #: channel <n>``); stable while it lasts
+    key: str
+    #: where and what, and how to resolve it (the panel's banner says the same)
+    text: str
+    #: the token lying alone on that well, which the WorldKeeper's ``accept_as_drawn`` would
+    #: count (None: nothing it could count: an unknown tag, two tokens, one lifted …)
+    token: str | None
+
+
+class BoardMessage(TypedDict):
+    """``…/board``, retained: whether what lies on the readers' wells is what the engine has
+    drawn (docs/readers.md, "The board, in sync or not"), and each disagreement in words until
+    it is resolved (put back, taken away, accepted as drawn or undone)."""
+
+    #: no alert stands: every well holds what the engine says laying it put there
+    sync: bool
+    #: what stands, in the order the table said it
+    alerts: list[BoardAlert]
+
+
 class HistoryMessage(TypedDict):
     """``…/history``, retained: the newest narrated journal entries, oldest first, and the last
     ended session's recap (None until a session ended with one)."""
@@ -579,3 +604,13 @@ def history_message(entries: Iterable[HistoryEntry], recap: Recap | None) -> His
     """The retained ``…/history``: ``entries`` oldest first, and the last session's recap;
     each entry as a public login may read it (:func:`public_entry`: ``…/history`` is public)."""
     return {"entries": [public_entry(e) for e in entries], "recap": recap}
+
+
+def board_message(alerts: Iterable[BoardAlert]) -> BoardMessage:
+    """The retained ``…/board`` for the alerts standing now (public words: where and what).
+
+    >>> board_message([])
+    {'sync': True, 'alerts': []}
+    """
+    standing = list(alerts)
+    return {"sync": not standing, "alerts": standing}

@@ -31,6 +31,7 @@ from companion.mqtt.identity import CLASH_EVERY, CLOCK_EVERY, Identity
 from companion.mqtt.intake import Intake
 from companion.mqtt.items import (
     Answered,
+    BoardSaid,
     InfoSeen,
     Item,
     Ready,
@@ -45,7 +46,9 @@ from companion.mqtt.items import (
 )
 from companion.mqtt.link import Link
 from companion.mqtt.messages import (
+    BoardAlert,
     Reply,
+    board_message,
     encode,
     error_message,
     event_message,
@@ -91,6 +94,8 @@ class Publisher:
         #: the last ended session's recap, beside the history (docs/record.md)
         self.recap = recap
         self.inbox: queue.Queue[Item] = queue.Queue()
+        #: the board's standing unsync alerts, by key, in the order said (``…/board``)
+        self.board: dict[str, BoardAlert] = {}
         self._worker: threading.Thread | None = None
         # the publisher thread's own
         self._seen: set[str] = set()  # retained topics found on the broker, maybe stale
@@ -188,6 +193,17 @@ class Publisher:
             self.dirty = True
         elif isinstance(item, Answered) and item.state is self.latest:
             self.dirty = True  # VIEWS has its whole view now
+        elif isinstance(item, BoardSaid):
+            self._board(item)
+
+    def _board(self, said: BoardSaid) -> None:
+        """An unsync said or over: ``…/board`` goes out with this batch's retained topics
+        (only when its JSON changed, as they do; whole again after a reconnection)."""
+        if said.text is None:
+            self.board.pop(said.key, None)
+        else:
+            self.board[said.key] = {"key": said.key, "text": said.text, "token": said.token}
+        self.dirty = True
 
     def _publish_outcome(
         self, outcome: Outcome, at: str, sent: list[dict[str, Any]] | None = None
@@ -326,6 +342,7 @@ class Publisher:
             ).items():
                 wanted[topic] = encode(config)
         wanted[topics.history] = encode(history_message(self.history, self.recap))
+        wanted[topics.board] = encode(board_message(self.board.values()))
         wanted[topics.gm] = encode(gm_message(view))  # the gm's alone (the broker's ACL)
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):

@@ -1,6 +1,7 @@
-"""JSON Schemas of the MQTT messages that are not the engine's: ``…/history``, ``…/error``,
-``…/reply``, ``…/info`` and the WorldKeeper's ``…/gm``, generated from the ``TypedDict``s in :mod:`companion.mqtt.messages` (where the
-messages are built) as ``engine.contracts.schema`` does for the state and the events.
+"""JSON Schemas of the MQTT messages that are not the engine's: ``…/board``, ``…/history``,
+``…/error``, ``…/reply``, ``…/info`` and the WorldKeeper's ``…/gm``, generated from the
+``TypedDict``s in :mod:`companion.mqtt.messages` (where the messages are built) as
+``engine.contracts.schema`` does for the state and the events.
 
 ``rhuna-table schema --write docs`` writes them beside ``state.schema.json`` and
 ``events.schema.json``; tests/engine/contracts/test_contracts.py keeps them current and checks every message
@@ -8,7 +9,7 @@ the service publishes on those topics against them; web/gen-types.mjs makes the 
 from them. A reply's events are ``$ref``: ``events.schema.json`` (the events stream's own).
 
 >>> sorted(MESSAGES)
-['error', 'gm', 'history', 'info', 'reply']
+['board', 'error', 'gm', 'history', 'info', 'reply']
 >>> message_schema("reply")["$id"]
 'https://rhuna-table/reply.schema.json'
 """

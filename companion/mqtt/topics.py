@@ -110,6 +110,17 @@ CATALOGUE: tuple[Topic, ...] = (
         title="Rhuna table history (the retained rhuna/<table>/history topic)",
         section=True,
     ),
+    # the board in sync or not (issue 43 item 1): each unsync in words, where and what on the
+    # board, so public (docs/readers.md); the pages show it until it is resolved
+    Topic(
+        "board",
+        True,
+        "board.schema.json",
+        pages=True,
+        type="BoardMessage",
+        title="Rhuna table board (the retained rhuna/<table>/board topic)",
+        section=True,
+    ),
     Topic("heroes/<id>", True, "state.schema.json#/x-topics/heroes~1<id>"),
     Topic(
         "gm",
@@ -214,6 +225,11 @@ class Topics:
     def history(self) -> str:
         """The last narrated journal entries, retained (``rhuna-table history --json``'s shape)."""
         return self._of("history")
+
+    @property
+    def board(self) -> str:
+        """The board in sync or not: each unsync well or token in words, retained."""
+        return self._of("board")
 
     @property
     def heroes(self) -> str:

@@ -104,6 +104,16 @@ class Board:
         else:
             self.poorly.pop((reader, channel), None)
 
+    def lying(self, key: str) -> str | None:
+        """The token an unsync said under ``key`` is about, when one known token lies alone on
+        that well: what the WorldKeeper's "accept as drawn" would count (``accept_as_drawn``).
+        None for an unknown tag, two or more tags, a tag that reads poorly, a token lifted."""
+        for (reader, channel), held in self.wells.items():
+            if key == f"{KEY}{reader} channel {channel}":
+                crowded = (reader, channel) in self.crowded
+                return None if crowded or held.token is None else held.token
+        return None
+
     def unsync(self, state: TableState) -> dict[str, str]:
         """Every well or token the engine does not account for: alert key -> what to say."""
         out: dict[str, str] = {}

@@ -8,6 +8,7 @@
 
 import type {
   AnswerStatus,
+  BoardAlert,
   Contribution,
   DrawnToken,
   EventMessage,
@@ -759,4 +760,19 @@ export class FeaturedPicker {
     }
     return best;
   }
+}
+
+/**
+ * The board's unsync (`…/board`, docs/readers.md "The board, in sync or not"): each well or
+ * token the readers and the engine disagree about, in the table's words, while it stands; none
+ * when the board is in sync (or its topic has not come).
+ */
+export function board(t: TableRecord | undefined): BoardAlert[] {
+  const b = t?.sections.board;
+  return b && !b.sync ? b.alerts : [];
+}
+
+/** An unsync's words without the panel's "unsync: " (the page says it once, above them). */
+export function boardText(a: BoardAlert): string {
+  return a.text.replace(/^unsync: /, "");
 }

@@ -8,6 +8,7 @@
  * `tsc` here. Pages never read a payload directly: `model.ts` turns these into what they show.
  */
 
+import type * as B from "./generated/board";
 import type * as E from "./generated/error";
 import type { EventMessage as AnyEvent } from "./generated/events";
 import type * as G from "./generated/gm";
@@ -18,6 +19,10 @@ import type * as T from "./generated/topics";
 import { PAGE_SECTIONS } from "./generated/topics";
 
 export type Status = "online" | "offline";
+
+/** one unsync of the board (`…/board`): where and what, in the table's words; `token`, what
+ *  lies alone on that well, which the WorldKeeper's `accept_as_drawn` would count */
+export type BoardAlert = B.BoardAlert;
 
 export type Hero = S.HeroView;
 /** a bag by its id: `…/bags` with what is in it now (`tokens`); `…/state`'s `bags` without */

@@ -4,7 +4,7 @@
  * (a token drawn, a total changed, an outcome) animates.
  */
 
-import { h, keyed, setText, shown } from "./dom";
+import { byId, h, keyed, setText, shown } from "./dom";
 import type {
   CombatView,
   ContributionView,
@@ -16,6 +16,8 @@ import type {
   TokenView,
   WheelSeat,
 } from "./model";
+import { boardText } from "./model";
+import type { BoardAlert } from "./payloads";
 import { tokenArt } from "./tokenart";
 
 const present = (...els: (HTMLElement | null)[]): HTMLElement[] =>
@@ -446,4 +448,45 @@ export function renderCombat(section: HTMLElement, c: CombatView | null): void {
         : null,
     ),
   );
+}
+
+/**
+ * The board's unsync (`…/board`), in words, until it is resolved: a box after `#status`, made
+ * the first time (no page's HTML needs to hold it), hidden while the board is in sync. Each
+ * alert is one line, kept by its key; `extra` adds what a page offers beside it (gm.html: the
+ * WorldKeeper's "Accept as drawn").
+ */
+export function renderBoard(
+  alerts: readonly BoardAlert[],
+  animate: boolean,
+  extra: (a: BoardAlert) => (HTMLElement | null)[] = () => [],
+): HTMLElement {
+  let box = document.getElementById("board-sync");
+  if (!box) {
+    box = h(
+      "section",
+      { id: "board-sync", class: "board-sync", "aria-label": "The board", hidden: true },
+      h("h2", { class: "board-title" }, "The board is unsync"),
+      // a live region around the list, not on it: an `alert` list would not be a list
+      h("div", { role: "alert" }, h("ul", { class: "board-alerts" })),
+    );
+    byId("status").after(box);
+  }
+  box.hidden = alerts.length === 0;
+  const list = box.querySelector<HTMLElement>(".board-alerts");
+  if (list)
+    keyed(
+      list,
+      alerts,
+      (a) => `${a.key}|${a.text}|${a.token ?? ""}`,
+      (a) =>
+        h(
+          "li",
+          { class: "board-alert", "data-board": a.key, "data-token": a.token },
+          h("span", { class: "board-text" }, `⚠ ${boardText(a)}`),
+          ...extra(a),
+        ),
+      animate,
+    );
+  return box;
 }

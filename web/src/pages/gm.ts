@@ -11,6 +11,7 @@
 import { boot, renderStatus } from "../app";
 import { byId, h, shown as plain } from "../dom";
 import * as commands from "../generated/commands";
+import { renderBoardCard } from "../gm/board";
 import { buildCombat } from "../gm/combat";
 import { buildPerformance } from "../gm/performance";
 import { COMMANDS, source, useVocabulary } from "../gm/schema";
@@ -106,7 +107,7 @@ const page = boot({
   name: "gm",
   defaults: { table: "example", theme: "dark" },
   connection: {
-    sections: ["performance", "odds", "time", "combat", "state", "bags", "vocabulary"],
+    sections: ["performance", "odds", "time", "combat", "state", "bags", "vocabulary", "board"],
     replies: true,
     worldkeeper: true, // the WorldKeeper's words: …/gm_events and …/gm (the gm login's alone)
   },
@@ -125,6 +126,7 @@ const page = boot({
     outlets.observe(v.marks(t));
     if (first) showCommand();
     renderUndo(t);
+    renderBoardCard(t, ctx); // the board's unsync, on every tab, until resolved
     if (!t) {
       // nothing at all from this table yet: say so, rather than an empty page
       const why =

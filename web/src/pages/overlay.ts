@@ -8,7 +8,7 @@ import { AlertQueue, dispatchOutcome } from "../alerts";
 import { boot, renderStatus } from "../app";
 import { byId, setText } from "../dom";
 import * as model from "../model";
-import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+import { renderBoard, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 const ALL = ["performance", "heroes", "time", "combat", "refusals"];
 /** all a stream says of a refusal (issue 42 item 4) */
@@ -23,7 +23,7 @@ boot({
   defaults: { table: "example", theme: "stream" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once
-  connection: { sections: ["state"] },
+  connection: { sections: ["state", "board"] },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     table = id;
@@ -31,6 +31,7 @@ boot({
     const t = snap.tables.get(id);
     const shown = new Set(ctx.params.panels ?? ALL);
     const animate = ctx.motion();
+    renderBoard(t ? model.board(t) : [], animate); // the board's unsync, until resolved
     const section = (name: string) => {
       const el = byId(name);
       el.classList.toggle("off", !shown.has(name));

@@ -8,7 +8,7 @@ import { boot, renderStatus } from "../app";
 import { byId, h, keyed, setText, shown } from "../dom";
 import * as model from "../model";
 import type { TableRecord } from "../store";
-import { renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
+import { renderBoard, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 /** The history's clock in the browser's own time zone: the service sends UTC (issue 32). */
 const clock = new Intl.DateTimeFormat(undefined, {
@@ -101,13 +101,14 @@ boot({
   defaults: { table: "example", theme: "dark" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once
-  connection: { sections: ["state", "history"] },
+  connection: { sections: ["state", "history", "board"] },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     renderStatus(snap, id, now);
     const t = snap.tables.get(id);
     const animate = ctx.motion();
     byId("table-name").textContent = shown(`Table ${id}`);
+    renderBoard(t ? model.board(t) : [], animate); // the board's unsync, until resolved
     const refusal = t ? model.recentError(t, now) : null;
     const banner = byId("refusal");
     banner.hidden = refusal === null;

@@ -132,7 +132,7 @@ def _install(out: str) -> None:
     _around(fast_mod.FastPath, "on_outcome", "mqtt0", "mqtt1")
     _around(publisher_mod.Publisher, "_publish_outcome", "publisher", None)
     _around(publisher_mod.Publisher, "_publish_state", "state0", "state1")
-    import companion.table.views as views_mod
+    import companion.views.cache as views_mod
 
     _around(views_mod, "table_view", "view0", "viewed")  # the bridge's and the panel's
     _around(fast_mod.FastPath, "_state_now", "direct0", "direct1")

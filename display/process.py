@@ -56,7 +56,7 @@ _COUNTED = ("rendered", "refreshes", "full", "partial", "unchanged", "errors")
 
 #: what the fork server imports once for every child it forks: its children's SIGINT ignored
 #: from birth (display.forkserver_signals), this module (Pillow, the screens), and whatever the
-#: service's other children add (companion.table.answers). The server
+#: service's other children add (companion.views.answers). The server
 #: is one per process and starts with the first child, so every user sets the whole list.
 PRELOAD: list[str] = ["display.forkserver_signals", __name__]
 

@@ -6,7 +6,7 @@ Redraws and Favor calls) or the attack forecast of a big fight. The searches tha
 those answers (:mod:`engine.performance.combinatorics`, :mod:`engine.combat.odds`) count
 the steps they enumerate with :func:`spend`; inside :func:`limit` a search that would go
 past its allowance stops with :class:`TooMuchWork`, so the view can say the answer is
-pending and the service can ask for it off the turn (``companion.table.answers``).
+pending and the service can ask for it off the turn (``companion.views.answers``).
 
 Steps, never seconds: the same question costs the same steps on a Pi Zero and here, so
 the allowance is rules data (``[answers]`` in ``engine/data/rules.toml``) and the tests

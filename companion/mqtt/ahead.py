@@ -24,7 +24,7 @@ import logging
 import threading
 
 from companion.mqtt.messages import StateEncoder
-from companion.table.views import VIEWS
+from companion.views.cache import VIEWS
 from engine.state import TableState
 from settings.latest import LatestWins
 

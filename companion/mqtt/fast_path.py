@@ -34,7 +34,7 @@ from companion.mqtt.messages import (
     stamped,
 )
 from companion.table.loop import Outcome, TableLoop
-from companion.table.views import VIEWS, turn_view
+from companion.views.cache import VIEWS, turn_view
 from engine.contracts.view import TableView
 from engine.state import TableState
 

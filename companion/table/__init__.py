@@ -7,10 +7,10 @@
 :mod:`~companion.table.journal`), :mod:`~companion.table.inputs`
 (the inputs' envelope), :mod:`~companion.table.command_source` (commands from a
 stream, read by :mod:`~companion.table.fd_lines`), :mod:`~companion.table.ponder` (the likely next draws, applied ahead),
-:mod:`~companion.table.views` and :mod:`~companion.table.answers` (the view and the
-answers too big for a turn), :mod:`~companion.table.panel_output` (the panel as a
-subscriber) and :mod:`~companion.table.sdnotify` (systemd's notify socket).
+:mod:`~companion.table.panel_output` (the panel as a subscriber, its view from
+:mod:`companion.views`) and :mod:`~companion.table.sdnotify` (systemd's notify socket).
 
 Nothing here imports the MQTT side, the record, the ops tools, the CLI or the
-composition root (``companion/service.py``): they are built on top of it.
+composition root (``companion/service.py``): they are built on top of it. Below it only
+:mod:`companion.views` (the view of each state and its answers), which the bridge reads too.
 """

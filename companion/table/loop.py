@@ -35,12 +35,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion.table import inputs, trace
+from companion.table import inputs
 from companion.table.ponder import Ponder
 from engine import CommandRejected, Event, apply
 from engine.errors import RuleViolation
 from engine.state import TableState
 from firmware_bridge.events import TagEvent
+from settings import trace
 from tags.commands import ReaderRoles, command_for_tag
 from tags.registry import TagRegistry
 
@@ -106,7 +107,7 @@ class TableLoop:
     _busy: bool = field(default=False, init=False, repr=False)
     #: time.monotonic() when the turn now running began
     _busy_since: float = field(default=0.0, init=False, repr=False)
-    #: trace.clocks() then (companion.table.trace)
+    #: trace.clocks() then (settings.trace)
     _began: tuple[float, float] = field(default=(0.0, 0.0), init=False, repr=False)
     _queued: int = field(default=0, init=False, repr=False)
     _failure: BaseException | None = field(default=None, init=False, repr=False)

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from companion.table.loop import Outcome
-from companion.table.views import VIEWS
+from companion.views.cache import VIEWS
 from display.render import Frame
 from display.screens.banner import Banner
 from display.worker import DisplayWorker
@@ -71,7 +71,7 @@ class PanelOutput:
             self._submit(self._banner())
 
     def answered(self, state: TableState) -> None:
-        """``state``'s pending answers came (the answers' thread, companion.table.views): its whole
+        """``state``'s pending answers came (the answers' thread, companion.views.cache): its whole
         view replaces the pending one, if the panel still shows that state."""
         with self._lock:
             if isinstance(self.view, LazyView) and self.view.state is state:
@@ -128,7 +128,7 @@ class PanelOutput:
 class LazyView(Mapping[str, Any]):
     """``table_view(state)``, computed on first use: on the display worker's thread, for the
     newest state only (a burst's older states are never shown), never on the loop's; the
-    view the MQTT bridge computed for ``…/state`` when it has one (:mod:`companion.table.views`)."""
+    view the MQTT bridge computed for ``…/state`` when it has one (:mod:`companion.views.cache`)."""
 
     __slots__ = ("_state", "_view")
 

@@ -33,10 +33,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from companion.table import trace
 from engine import CommandRejected, Event, apply
 from engine.state import TableState
 from engine.tokens import TokenKind
+from settings import trace
 from settings.latest import LatestWins
 from tags.commands import command_for_token
 

@@ -81,7 +81,7 @@ def _forked(session: int) -> int:
 
 def test_run_stops_cleanly_on_ctrl_c_while_its_answers_child_computes(tmp_path):
     """An Intersect's odds are too big for a turn: a child of the fork server computes them
-    (companion/table/answers.py). Ctrl-C as soon as it is there, the panel's child beside it:
+    (companion/views/answers.py). Ctrl-C as soon as it is there, the panel's child beside it:
     neither prints a traceback, and the service stops at #3 with 130."""
     config = write_config(tmp_path)
     with Terminal(

@@ -17,7 +17,7 @@ from companion.mqtt.bridge import MqttBridge
 from companion.mqtt.messages import state_messages, state_payload
 from companion.mqtt.topics import Topics
 from companion.table.panel_output import LazyView
-from companion.table.views import VIEWS, Views
+from companion.views.cache import VIEWS, Views
 from engine import CommandRejected, apply
 from engine.contracts.events import audience
 from engine.view import table_view
@@ -447,7 +447,7 @@ def test_every_qos1_publish_is_counted_until_its_ack(broker, watcher):
 
 def test_the_panel_takes_the_view_the_bridge_computed_for_its_state(broker, watcher):
     """The view of a state is computed once for ``…/state`` and the panel's frame
-    (companion.table.views): once the state is on the broker, the panel's LazyView of it is that
+    (companion.views.cache): once the state is on the broker, the panel's LazyView of it is that
     very view, and nothing is computed again (issue 17: work done twice on a Pi's CPU)."""
     favor = {"cmd": "adjust_hero", "hero": "aria", "favor": 1}  # P18
     with table_on_mqtt(broker.port) as (bridge, running):

@@ -19,7 +19,7 @@ from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.service import Service
 from companion.table.sdnotify import Notifier
-from companion.table.views import VIEWS
+from companion.views.cache import VIEWS
 from engine.view import table_view
 from tests.harness import wait_until
 from tests.harness.answers import (

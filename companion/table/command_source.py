@@ -52,6 +52,7 @@ from typing import IO, Any, TextIO
 from companion.table import inputs
 from companion.table.fd_lines import FdLines
 from companion.table.loop import Outcome, TableLoop
+from engine.codec import dumps
 
 log = logging.getLogger("rhuna.commands")
 
@@ -250,7 +251,7 @@ class JsonLinesCommands:
                 self.taken += 1
             self._room.notify_all()
         if outcome.error is not None:
-            self._write("refused " + inputs.dumps(outcome.error.to_json()))
+            self._write("refused " + dumps(outcome.error.to_json()))
         else:
             self._write(f"ack {outcome.seq if outcome.seq is not None else '-'}")
 

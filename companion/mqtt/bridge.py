@@ -52,7 +52,7 @@ from companion.record.session import Recap
 from companion.table.board import CROWDED_KEY
 from companion.table.board import KEY as BOARD_KEY
 from companion.table.loop import Outcome, TableLoop
-from companion.table.views import VIEWS
+from companion.views.cache import VIEWS
 from engine.state import TableState
 from engine.vocabulary import json_schema
 from firmware_bridge.hub import ONE_TOKEN_PER_WELL, HubNotice
@@ -260,7 +260,7 @@ class MqttBridge:
         self._tell(Refresh())
 
     def _answered(self, state: TableState) -> None:
-        """The answers' thread (companion.table.views): ``state``'s view is whole now."""
+        """The answers' thread (companion.views.cache): ``state``'s view is whole now."""
         self._tell(Answered(state))
 
     # --- paho's thread: the connection; never waits, never touches the table ---------------

@@ -98,7 +98,7 @@ class Stop:
 
 @dataclass(frozen=True, slots=True)
 class Answered:
-    """A state's pending answers came (companion.table.answers): publish it whole if still ours."""
+    """A state's pending answers came (companion.views.answers): publish it whole if still ours."""
 
     state: TableState
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 from companion.mqtt.topics import SECTIONS, Topics
 from companion.record.narrate import HistoryEntry, command_text, parse_command_text
 from companion.record.session import Recap
-from companion.table import inputs
+from engine.codec import dumps
 from engine.contracts.events import NoticeMessage, WithheldMessage, audience
 from engine.contracts.schema import Ref
 from engine.contracts.view import LegalView, RosterEntry, UndoView
@@ -168,7 +168,7 @@ def encode(obj: Any) -> str:
     >>> encode({"cmd": "\\ud83d"})
     '{"cmd":"\\\\ud83d"}'
     """
-    return inputs.dumps(obj, (",", ":"))
+    return dumps(obj, (",", ":"))
 
 
 class StateEncoder:

@@ -63,7 +63,7 @@ from companion.mqtt.messages import (
 from companion.record.narrate import HistoryEntry, outcome_entry
 from companion.record.session import Recap
 from companion.table.loop import Outcome
-from companion.table.views import VIEWS
+from companion.views.cache import VIEWS
 from engine.state import TableState
 
 log = logging.getLogger("rhuna.mqtt")

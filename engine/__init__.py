@@ -30,6 +30,7 @@ import engine.performance
 import engine.time
 import engine.combat
 import engine.note
+import engine.audit
 import engine.legal  # noqa: F401  (the view's `legal`, over every family's commands)
 
 # isort: on

@@ -392,6 +392,38 @@ class AnswerInterruptionArgs(TypedDict):
     full_rest: dict[str, Any] | None
 
 
+class AuditBagFields(Transport):
+    """The fields of ``audit_bag``: Start an audit of one bag before play: its tokens passed
+    over any reader, one after another, are counted (not drawn), and the table says what is
+    missing, what is extra and what belongs to another bag. The same command again ends it;
+    without bag it ends the audit that runs."""
+
+    #: the bag to audit: a bag id (favor, time.morning …) or a hero id (that hero's Hero Bag); omit
+    #: to end the audit that runs
+    bag: NotRequired[str]
+
+
+class AuditBagCommand(AuditBagFields):
+    """The command ``audit_bag``."""
+
+    cmd: Literal["audit_bag"]
+
+
+def audit_bag(**fields: Unpack[AuditBagFields]) -> AuditBagCommand:
+    """``audit_bag``: Start an audit of one bag before play: its tokens passed over any reader,
+    one after another, are counted (not drawn), and the table says what is missing, what is
+    extra and what belongs to another bag. The same command again ends it; without bag it ends
+    the audit that runs."""
+    return {"cmd": "audit_bag", **fields}
+
+
+class AuditBagArgs(TypedDict):
+    """What the handler of ``audit_bag`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    bag: str | None
+
+
 class BeginPerformanceFields(Transport):
     """The fields of ``begin_performance``: Start a Performance against a Difficulty, with the
     Weight mode for it. Rules: P19, I-P16."""
@@ -1411,6 +1443,7 @@ AnyCommand = (
     | AdjustHeroCommand
     | AdjustRenownCommand
     | AnswerInterruptionCommand
+    | AuditBagCommand
     | BeginPerformanceCommand
     | BeginRestCommand
     | CallFavorCommand
@@ -1455,6 +1488,7 @@ COMMANDS: dict[str, Any] = {
     "adjust_hero": AdjustHeroCommand,
     "adjust_renown": AdjustRenownCommand,
     "answer_interruption": AnswerInterruptionCommand,
+    "audit_bag": AuditBagCommand,
     "begin_performance": BeginPerformanceCommand,
     "begin_rest": BeginRestCommand,
     "call_favor": CallFavorCommand,

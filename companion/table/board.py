@@ -70,6 +70,8 @@ class Board:
         self.poorly: dict[Well, str | None] = {}
         #: tokens drawn or called on a well in the running, unresolved Performance
         self.laid: set[str] = set()
+        #: the last :meth:`unsync`'s wells that hold one known token alone: key -> token
+        self.accepting: dict[str, str] = {}
 
     def feeds(self, reader: str, channel: int) -> bool:
         """Whether this reader channel is a well of the board (every role but ``enroll``)."""
@@ -105,18 +107,16 @@ class Board:
             self.poorly.pop((reader, channel), None)
 
     def lying(self, key: str) -> str | None:
-        """The token an unsync said under ``key`` is about, when one known token lies alone on
-        that well: what the WorldKeeper's "accept as drawn" would count (``accept_as_drawn``).
-        None for an unknown tag, two or more tags, a tag that reads poorly, a token lifted."""
-        for (reader, channel), held in self.wells.items():
-            if key == f"{KEY}{reader} channel {channel}":
-                crowded = (reader, channel) in self.crowded
-                return None if crowded or held.token is None else held.token
-        return None
+        """The token the last :meth:`unsync` said under ``key`` lies alone on that well (a
+        token of the table, named in its words): what the WorldKeeper's "accept as drawn"
+        would count (``accept_as_drawn``). None for an unknown tag (or one enrolled for another
+        table), two or more tags, a tag that reads poorly, a token lifted."""
+        return self.accepting.get(key)
 
     def unsync(self, state: TableState) -> dict[str, str]:
         """Every well or token the engine does not account for: alert key -> what to say."""
         out: dict[str, str] = {}
+        accepting: dict[str, str] = {}
         perf = state.performance
         running = perf is not None and not perf.resolved
         lying: set[str] = set()
@@ -140,6 +140,7 @@ class Board:
                 continue
             name = state.tokens[token].name
             loc = state.location(token)
+            accepting[KEY + where] = token
             if held.counted:
                 out[KEY + where] = f"unsync: {where} holds {name}, {_gone(state, loc)}"
             else:
@@ -176,6 +177,7 @@ class Board:
                 out[KEY + "lifted " + token] = (
                     f"unsync: {name} was {how} but lies on no well: put it back, or Undo"
                 )
+        self.accepting = accepting
         return out
 
 

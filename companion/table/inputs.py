@@ -33,7 +33,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from engine.codec import dumps as dumps  # its home now; still named for mqtt/messages.py
 from engine.errors import RuleViolation
 from engine.rules import default_rules
 from settings.plain import shown, unsafe

@@ -32,13 +32,15 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.config import Config, ReaderConfig
+from companion.table.audit import COMMAND as AUDIT_COMMAND
+from companion.table.audit import AuditDesk
 from companion.table.board import CROWDED_KEY, Board
 from companion.table.board import KEY as BOARD_KEY
 from companion.table.loop import Outcome, TableLoop, as_json
@@ -55,7 +57,7 @@ from display.worker import DisplayWorker
 from engine import load_table
 from engine.state import TableState
 from firmware_bridge.emulator import HubEmulator
-from firmware_bridge.events import ReaderStatus
+from firmware_bridge.events import ReaderStatus, TagEvent
 from firmware_bridge.hub import READS_POORLY, HubNotice, HubReader
 from firmware_bridge.open_reader import open_reader
 from firmware_bridge.pn532 import PN532Reader
@@ -253,6 +255,9 @@ class Service:
             self.board = Board(self.registry.token_id, config.roles)
             self._board_lock = threading.Lock()  # the loop's turn and the readers' notices
             self.loop.subscribe("board", self._board)
+            # a bag audit: while it runs the readers' tags are its, never drawn (issue 43 item 4)
+            self.audits = AuditDesk(self.registry, self._audit_report)
+            self.loop.subscribe("audit", self._audit_command)
             self.extensions = (
                 list(extensions)
                 if extensions is not None
@@ -353,7 +358,9 @@ class Service:
 
     def _board_said(self, state: TableState) -> None:
         """The board's unsync alerts against ``state``: new ones said, resolved ones cleared
-        (``_board_lock`` held)."""
+        (``_board_lock`` held). Not while a bag audit runs: its tokens pass over the wells."""
+        if self.audits.running:
+            return
         now = self.board.unsync(state)
         for key in [
             k
@@ -364,6 +371,50 @@ class Service:
         for key, text in now.items():
             if self.alerts.get(key) != text:
                 self.alert(key, text)
+
+    def _tag_sink(self, event: TagEvent) -> None:
+        """The readers' sink: a tag is play's (the loop's), or the bag audit's while one runs,
+        never drawn; the board still learns what lies on each well."""
+        if self.audits.take(event):
+            with self._board_lock:
+                self.board.tag(event)
+            return
+        self.loop.tag_sink(event)
+
+    def _audit_command(self, outcome: Outcome) -> None:
+        """A subscriber: an accepted ``audit_bag`` begins or ends the bag audit; any other
+        accepted command takes the last audit's answer off the banner."""
+        command = outcome.command
+        if not isinstance(command, Mapping) or outcome.error is not None:
+            return
+        if command.get("cmd") == AUDIT_COMMAND:
+            self.audits.command(outcome.state, command.get("bag"))
+        elif "audit" in self.alerts and not self.audits.running:
+            self.alert("audit", None)
+
+    def _audit_report(self, report: dict[str, Any]) -> None:
+        """The bag audit's progress and answer (any thread): the panel's banner and the status
+        line (alert ``audit``), and the extensions (``audit(report)``); at its end the board is
+        judged again (what the audit left on a well)."""
+        if report["running"]:
+            last = report["last"] or "pass its tokens over a reader, one after another"
+            text = (
+                f"audit of {report['bag_name']}: {report['seen']} of {report['expected']}: {last}"
+            )
+        else:
+            lines = report["lines"]
+            text = "; ".join(line.strip() for line in lines[:4]) + (" …" if len(lines) > 4 else "")
+        self.alert("audit", text)
+        if not report["running"]:
+            with self._board_lock:
+                self._board_said(self.loop.state)
+        for ext in list(self.extensions):
+            hook = getattr(ext, "audit", None)
+            if hook is not None:
+                try:
+                    hook(report)
+                except Exception:
+                    log.exception("extension %r: audit failed", ext)
 
     def _panel_health(self, problem: str | None) -> None:
         """The display worker's timer: the panel not responding (``problem`` in words), or
@@ -378,9 +429,7 @@ class Service:
                     log.exception("extension %r: panel_health failed", ext)
 
     def _reader(self, rc: ReaderConfig) -> SerialReader:
-        reader, hub = open_reader(
-            rc, self.loop.tag_sink, self._reader_status, link_dir=self.run_dir
-        )
+        reader, hub = open_reader(rc, self._tag_sink, self._reader_status, link_dir=self.run_dir)
         if hub is not None:
             self.emulators[rc.name] = hub
         # two tokens in one well: said, not drawn (issue 30); a PN532's NbTg 2 too (issue 43)

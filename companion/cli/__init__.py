@@ -24,6 +24,7 @@ SUBCOMMANDS = [
     "companion.cli.preview",
     "companion.cli.run",
     "companion.cli.enroll",
+    "companion.cli.audit",
     "companion.cli.accounts",
     "companion.cli.venue",
     "companion.cli.history",

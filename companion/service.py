@@ -48,7 +48,7 @@ from companion.table.panel_output import PanelOutput
 from companion.table.ponder import Ponder
 from companion.table.sdnotify import Notifier
 from companion.table.store import Restored, Store, archive
-from companion.table.views import VIEWS
+from companion.views.cache import VIEWS
 from display.drivers import open_panel
 from display.forkserver_signals import fork_server
 from display.process import PRELOAD, ProcessDisplayWorker
@@ -464,11 +464,11 @@ class Service:
         # the fork server the panel's and the answers' children come from, started on the
         # thread that starts the table (the main one, in `run`): a Ctrl-C in its first instant
         # is then no traceback (display.forkserver_signals)
-        try:  # the answers' module is in PRELOAD: companion.table.views imports it
+        try:  # the answers' module is in PRELOAD: companion.views.cache imports it
             fork_server(PRELOAD)
         except OSError as e:  # e.g. a TMPDIR too long for its socket: the children try later
             log.warning("the fork server did not start now (%s); a child will start it", e)
-        # answers too big for a turn are computed off it (companion.table.answers); the outputs
+        # answers too big for a turn are computed off it (companion.views.answers); the outputs
         # show them when they come
         VIEWS.start_answers()
         if self.output is not None:

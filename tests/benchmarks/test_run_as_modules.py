@@ -117,6 +117,13 @@ QUICK: dict[str, tuple[list[str], list[str]]] = {
         ["--quick"],
         [r"^hub decoder, C CRC +: +[\d,]+ frames/s", r"^command after a chatter : [\d.]+ s"],
     ),
+    "audit": (
+        ["--quick"],
+        [
+            r"^answer after the last token: \d+ ms \(worst of 1; target",
+            r"^answer: audit of the Favor Bag: 5 of 23 seen, 18 missing$",
+        ],
+    ),
     "odds": (
         ["--samples", "3", "--processes", "1", "--intersect-samples", "1"],
         [

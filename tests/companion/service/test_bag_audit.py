@@ -8,9 +8,14 @@ hubcore.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import threading
+from pathlib import Path
 from typing import Any
 
+from companion.table.store import JOURNAL
+from hardware.mock import MockHand
 from tests.harness import wait_until
 from tests.harness.service import InProcess, journal_rows, uid_of
 
@@ -116,3 +121,39 @@ def test_an_audit_ends_by_itself_once_every_token_is_seen_and_play_goes_on(tmp_p
         assert [c["cmd"] for _, c in journal_rows(tmp_path / "state")] == ["audit_bag"]
     finally:
         table.close()
+
+
+def test_a_button_of_the_wheel_s_starts_and_ends_an_audit(tmp_path):
+    """[gpio.buttons] maps a button to a fixed command: audit_bag starts the audit, the same
+    button again ends it with the answer (nothing passed: all 23 missing)."""
+    table = InProcess(
+        tmp_path,
+        '[gpio]\npin_factory = "mock"\n[gpio.buttons]\n'
+        'audit = { pin = 27, command = { cmd = "audit_bag", bag = "favor" } }\n',
+    )
+    reports = Reports()
+    try:
+        svc = table.service
+        svc.extensions.append(reports)
+        wait_until(lambda: svc.controls is not None, "the service's wheel controls")
+        hand = MockHand(svc.pin_factory, svc.config.gpio)
+        hand.press("audit")
+        wait_until(lambda: svc.audits.running, "the audit begun by the button")
+        pass_over(table, [uid_of(svc, "favor.05")])
+        hand.press("audit")
+        wait_until(lambda: reports.answers(), "the answer, the button pressed again")
+        answer = reports.answers()[0]
+        assert (answer["seen"], len(answer["missing"])) == (1, 22)
+        assert [(s, c["cmd"]) for s, c in _sources(tmp_path)] == [("wheel", "audit_bag")] * 2
+    finally:
+        table.close()
+
+
+def _sources(folder: Path) -> list[tuple[str, dict]]:
+    """(source, command) of each journal row."""
+    db = sqlite3.connect(folder / "state" / JOURNAL)
+    try:
+        rows = db.execute("SELECT source, command FROM journal ORDER BY seq").fetchall()
+    finally:
+        db.close()
+    return [(s, json.loads(c)) for s, c in rows]

@@ -20,6 +20,7 @@ SUBCOMMANDS = [
     "companion.cli.replay",
     "companion.cli.schema",
     "companion.cli.demo",
+    "companion.cli.play",
     "companion.cli.odds",
     "companion.cli.preview",
     "companion.cli.run",

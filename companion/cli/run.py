@@ -145,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
             )
         carry = parse_reset(args.reset)
     service = Service(config, new_session=args.new_session, carry=carry, extra=extra)
+    _say_how_to_get_pages(config, args.config)  # once the table is restored, not before a refusal
     code = service.run(stop)
     if source is not None and code == 0:
         # a run that took none of its commands did not do what it was asked: never exit 0
@@ -165,6 +166,22 @@ def run(args: argparse.Namespace) -> int:
             )
             return 1
     return code
+
+
+def _say_how_to_get_pages(config: Any, path: str) -> None:
+    """A table on no hardware with MQTT off (examples/rhuna-emulated.toml): one line saying
+    where the web pages and gm.html are, since this run publishes nowhere."""
+    from companion.mqtt import load_mqtt_config
+
+    if load_mqtt_config(config.mqtt, str(config.source)).enabled:
+        return
+    if any(r.backend != "emulated-hub" for r in config.readers):
+        return
+    logging.getLogger("rhuna.run").info(
+        "MQTT off ([mqtt] enabled = false): no web pages, no gm.html. For them, on a private"
+        " broker of this table's own: rhuna-table play --config %s",
+        path,
+    )
 
 
 def _commands(name: str) -> TextIO:

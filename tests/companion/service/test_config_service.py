@@ -243,8 +243,9 @@ def test_the_shipped_example_configs_check(tmp_path, capsys):
     emulated = (
         (EXAMPLES / "rhuna-emulated.toml")
         .read_text()
-        .replace("/tmp/rhuna-table-emulated", str(tmp_path / "emulated"))
+        .replace("~/.local/state/rhuna/example", str(tmp_path / "emulated"))
     )
+    assert str(tmp_path / "emulated") in emulated  # its journal here, not in the user's home
     (tmp_path / "emulated.toml").write_text(emulated)
     assert main(["check-config", str(tmp_path / "emulated.toml")]) == 0
 

@@ -300,7 +300,7 @@ class ServedTable:
 
     def close(self) -> None:
         self.stop_flag.set()
-        self.thread.join(15)
+        self.thread.join(WAIT)
 
 
 @contextmanager

@@ -30,9 +30,10 @@ from firmware_bridge.events import Presence, TagEvent
 from tags.commands import ReaderRoles, command_for_tag
 from tags.enroll import tokens_in
 from tags.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE, ROOT
+from tests.harness import EXAMPLE_TABLE, ROOT, WAIT
 
-TIMEOUT = 10.0
+#: a cold `enroll` process under load (make test-loaded) took over 10 s to its next line
+TIMEOUT = WAIT
 
 
 def uid(n: int) -> str:

@@ -59,7 +59,7 @@ def test_the_retained_history_is_the_last_entries_of_the_journal_narrated(
         watcher.close()
     finally:
         stop.set()
-        thread.join(15)
+        thread.join(WAIT)
     assert main(["history", str(config.state_dir), "--json"]) == 0
     printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(printed) == 6
@@ -81,7 +81,7 @@ def test_a_restarted_service_publishes_the_journals_last_entries_at_once(tmp_pat
     for _ in range(HISTORY + 5):
         service.loop.submit({"cmd": "adjust_hero", "hero": "aria", "favor": 1}, "worldkeeper")
     stop.set()  # the service drains its queue before it stops
-    thread.join(15)
+    thread.join(WAIT)
     total = HISTORY + 6
     service, stop, thread = serve(config)
     try:
@@ -90,7 +90,7 @@ def test_a_restarted_service_publishes_the_journals_last_entries_at_once(tmp_pat
         watcher.close()
     finally:
         stop.set()
-        thread.join(15)
+        thread.join(WAIT)
     entries = history["entries"]
     assert [e["seq"] for e in entries] == list(range(total - HISTORY + 1, total + 1))
     assert entries[-1]["events"] == [f"Aria now has {2 + HISTORY + 5} Favor, 2 Redraws"]
@@ -111,7 +111,7 @@ def test_when_a_session_ends_its_recap_is_written_and_linked_beside_the_history(
     service.loop.submit(BEGIN, "worldkeeper")
     service.loop.submit(ARIA, "worldkeeper")
     stop.set()
-    thread.join(15)
+    thread.join(WAIT)
     service = Service(config, new_session=True)
     stop = threading.Event()
     thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
@@ -128,7 +128,7 @@ def test_when_a_session_ends_its_recap_is_written_and_linked_beside_the_history(
         watcher.close()
     finally:
         stop.set()
-        thread.join(15)
+        thread.join(WAIT)
     [archived] = (config.state_dir / "archive").glob("journal-*.sqlite")
     session = archived.name.removeprefix("journal-").removesuffix(".sqlite")
     assert history["recap"] == {
@@ -150,5 +150,5 @@ def test_when_a_session_ends_its_recap_is_written_and_linked_beside_the_history(
         watcher.close()
     finally:
         stop.set()
-        thread.join(15)
+        thread.join(WAIT)
     assert again["recap"] == history["recap"]

@@ -84,7 +84,7 @@ def end_a_session(config_path: Path) -> dict:
                     timeout=60,
                 )
             stop.set()
-            thread.join(15)
+            thread.join(WAIT)
     finally:
         os.umask(old)
     info = latest_recap(config.recaps_dir, config.recap_url)

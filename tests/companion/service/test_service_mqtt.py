@@ -56,7 +56,7 @@ def test_an_mqtt_command_is_committed_before_its_reply_and_seq_survives_a_restar
         watcher.reply(f"{R}/reply", "t-2")
         before = [e["seq"] for e in events(watcher)]
         stop.set()
-        thread.join(15)
+        thread.join(WAIT)
 
         service, stop, thread = serve(config)
         [bridge] = [e for e in service.extensions if isinstance(e, MqttBridge)]
@@ -67,6 +67,6 @@ def test_an_mqtt_command_is_committed_before_its_reply_and_seq_survives_a_restar
         seqs = [e["seq"] for e in events(watcher)]
         assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) == len(before) + 1
         stop.set()
-        thread.join(15)
+        thread.join(WAIT)
     finally:
         watcher.close()

@@ -111,7 +111,7 @@ def test_a_real_rhuna_table_run_says_ready_and_stops_on_sigterm(systemd, tmp_pat
         assert "WATCHDOG" in systemd.until("WATCHDOG")
         proc.send_signal(signal.SIGTERM)
         assert systemd.until("STOPPING")["STATUS"] == "stopping at #0"
-        assert proc.wait(15) == 0
+        assert proc.wait(WAIT) == 0
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -22,6 +22,7 @@ import time
 
 from companion.table.store import Store
 from engine import load_table
+from tests.harness import WAIT
 from tests.harness.service import (
     ServiceProcess,
     as_json,
@@ -96,7 +97,7 @@ def test_sigterm_stops_cleanly_and_restarts_where_it_was(tmp_path):
     answers = [service.answer() for _ in commands]
     assert answers == [f"ack {n}" for n in range(1, 13)]
     service.proc.send_signal(signal.SIGTERM)
-    assert service.proc.wait(15) == 0
+    assert service.proc.wait(WAIT) == 0
     assert service.rest() == []
     with Store.open(tmp_path / "state") as store:
         restored = store.restore(initial, tmp_path / "table.toml")

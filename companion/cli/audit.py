@@ -27,7 +27,7 @@ import contextlib
 import queue
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from companion.cli.stopping import INTERRUPTED, stop_on_signals
@@ -154,7 +154,7 @@ def _enter_pressed() -> threading.Event:
 
 @contextlib.contextmanager
 def reading(
-    readers: list[ReaderConfig], inbox: queue.Queue[TagEvent | ReaderStatus]
+    readers: Sequence[ReaderConfig], inbox: queue.Queue[TagEvent | ReaderStatus]
 ) -> Iterator[None]:
     """Start every reader, opened as the service opens them, into ``inbox``; stop them after."""
     from firmware_bridge.open_reader import open_reader

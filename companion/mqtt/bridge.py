@@ -27,7 +27,7 @@ import collections
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,7 +42,15 @@ from companion.mqtt.config import MqttConfig
 from companion.mqtt.fast_path import FastPath
 from companion.mqtt.identity import CLASH_EVERY, Identity
 from companion.mqtt.intake import MAX_PENDING, Intake
-from companion.mqtt.items import Answered, BoardSaid, Item, Ready, Refresh, SendNotice
+from companion.mqtt.items import (
+    Answered,
+    AuditSaid,
+    BoardSaid,
+    Item,
+    Ready,
+    Refresh,
+    SendNotice,
+)
 from companion.mqtt.link import BridgeStats, Link, now, package_version
 from companion.mqtt.messages import InfoMessage, encode, notice_message
 from companion.mqtt.publisher import HISTORY, Publisher
@@ -188,6 +196,11 @@ class MqttBridge:
         if key.startswith((BOARD_KEY, CROWDED_KEY)):
             token = self.lying(key) if text is not None and self.lying is not None else None
             self._tell(BoardSaid(key, text, token))
+
+    def audit(self, report: Mapping[str, Any]) -> None:
+        """The service's hook (any thread; never waits): the bag audit's read or answer, on the
+        retained ``…/audit`` (the gm's)."""
+        self._tell(AuditSaid(report))
 
     def busy_for(self) -> float:
         """Seconds the publisher has spent on what it is doing now (0.0: waiting for work)."""

@@ -7,6 +7,7 @@ companion.mqtt.identity) and the answers' thread put them; only the publisher
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,13 @@ class BoardSaid:
     token: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class AuditSaid:
+    """The bag audit's report (companion/table/audit.py): a read, or its answer."""
+
+    report: Mapping[str, Any]
+
+
 class Refresh:
     """Home Assistant restarted (or a recap was written): send discovery and state again."""
 
@@ -116,4 +124,5 @@ Item = (
     | Answered
     | TakeOver
     | BoardSaid
+    | AuditSaid
 )

@@ -109,6 +109,52 @@ class BoardMessage(TypedDict):
     alerts: list[BoardAlert]
 
 
+class AuditToken(TypedDict):
+    """A token of the audited bag (missing)."""
+
+    token: str
+    name: str
+
+
+class AuditExtra(TypedDict):
+    """A tag that is no token of this table: nobody enrolled it, or it names a token the table
+    file does not have (``token``)."""
+
+    uid: str
+    token: str | None
+
+
+class AuditOther(TypedDict):
+    """A token of this table whose home is another bag, and that bag."""
+
+    token: str
+    name: str
+    bag: str
+    bag_name: str
+
+
+class AuditMessage(TypedDict):
+    """``…/audit``, retained, the gm's: the bag audit that runs (``running``) or the last one's
+    answer (docs/readers.md, "A bag audit before play"), against the table file."""
+
+    running: bool
+    #: the bag audited (its id) and its name
+    bag: str
+    bag_name: str
+    #: how many tokens the bag has, and how many of them were seen
+    expected: int
+    seen: int
+    #: every token seen and nothing else passed over a reader
+    complete: bool
+    missing: list[AuditToken]
+    extra: list[AuditExtra]
+    others: list[AuditOther]
+    #: the answer in words, one a line (the first: seen N of M, what is missing …)
+    lines: list[str]
+    #: the last read in words (None: none yet, or the audit is over)
+    last: str | None
+
+
 class HistoryMessage(TypedDict):
     """``…/history``, retained: the newest narrated journal entries, oldest first, and the last
     ended session's recap (None until a session ended with one)."""
@@ -604,6 +650,23 @@ def history_message(entries: Iterable[HistoryEntry], recap: Recap | None) -> His
     """The retained ``…/history``: ``entries`` oldest first, and the last session's recap;
     each entry as a public login may read it (:func:`public_entry`: ``…/history`` is public)."""
     return {"entries": [public_entry(e) for e in entries], "recap": recap}
+
+
+def audit_message(report: Mapping[str, Any]) -> AuditMessage:
+    """The retained ``…/audit`` from the service's audit report (companion/table/audit.py)."""
+    return {
+        "running": bool(report["running"]),
+        "bag": report["bag"],
+        "bag_name": report["bag_name"],
+        "expected": report["expected"],
+        "seen": report["seen"],
+        "complete": report["complete"],
+        "missing": list(report["missing"]),
+        "extra": list(report["extra"]),
+        "others": list(report["others"]),
+        "lines": list(report["lines"]),
+        "last": report["last"],
+    }
 
 
 def board_message(alerts: Iterable[BoardAlert]) -> BoardMessage:

@@ -31,6 +31,7 @@ from companion.mqtt.identity import CLASH_EVERY, CLOCK_EVERY, Identity
 from companion.mqtt.intake import Intake
 from companion.mqtt.items import (
     Answered,
+    AuditSaid,
     BoardSaid,
     InfoSeen,
     Item,
@@ -46,8 +47,10 @@ from companion.mqtt.items import (
 )
 from companion.mqtt.link import Link
 from companion.mqtt.messages import (
+    AuditMessage,
     BoardAlert,
     Reply,
+    audit_message,
     board_message,
     encode,
     error_message,
@@ -96,6 +99,8 @@ class Publisher:
         self.inbox: queue.Queue[Item] = queue.Queue()
         #: the board's standing unsync alerts, by key, in the order said (``…/board``)
         self.board: dict[str, BoardAlert] = {}
+        #: the bag audit that runs, or the last one's answer (``…/audit``; None: none yet)
+        self.audit: AuditMessage | None = None
         self._worker: threading.Thread | None = None
         # the publisher thread's own
         self._seen: set[str] = set()  # retained topics found on the broker, maybe stale
@@ -195,6 +200,9 @@ class Publisher:
             self.dirty = True  # VIEWS has its whole view now
         elif isinstance(item, BoardSaid):
             self._board(item)
+        elif isinstance(item, AuditSaid):
+            self.audit = audit_message(item.report)
+            self.dirty = True
 
     def _board(self, said: BoardSaid) -> None:
         """An unsync said or over: ``…/board`` goes out with this batch's retained topics
@@ -343,6 +351,8 @@ class Publisher:
                 wanted[topic] = encode(config)
         wanted[topics.history] = encode(history_message(self.history, self.recap))
         wanted[topics.board] = encode(board_message(self.board.values()))
+        if self.audit is not None:
+            wanted[topics.audit] = encode(self.audit)  # the gm's alone (the broker's ACL)
         wanted[topics.gm] = encode(gm_message(view))  # the gm's alone (the broker's ACL)
         self._wanted = set(wanted)
         for topic in sorted(self._seen - wanted.keys()):

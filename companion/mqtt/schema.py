@@ -1,6 +1,6 @@
 """JSON Schemas of the MQTT messages that are not the engine's: ``…/board``, ``…/history``,
-``…/error``, ``…/reply``, ``…/info`` and the WorldKeeper's ``…/gm``, generated from the
-``TypedDict``s in :mod:`companion.mqtt.messages` (where the messages are built) as
+``…/error``, ``…/reply``, ``…/info`` and the WorldKeeper's ``…/gm`` and ``…/audit``, generated
+from the ``TypedDict``s in :mod:`companion.mqtt.messages` (where the messages are built) as
 ``engine.contracts.schema`` does for the state and the events.
 
 ``rhuna-table schema --write docs`` writes them beside ``state.schema.json`` and
@@ -9,7 +9,7 @@ the service publishes on those topics against them; web/gen-types.mjs makes the 
 from them. A reply's events are ``$ref``: ``events.schema.json`` (the events stream's own).
 
 >>> sorted(MESSAGES)
-['board', 'error', 'gm', 'history', 'info', 'reply']
+['audit', 'board', 'error', 'gm', 'history', 'info', 'reply']
 >>> message_schema("reply")["$id"]
 'https://rhuna-table/reply.schema.json'
 """

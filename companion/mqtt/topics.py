@@ -121,6 +121,15 @@ CATALOGUE: tuple[Topic, ...] = (
         title="Rhuna table board (the retained rhuna/<table>/board topic)",
         section=True,
     ),
+    # the bag audit (docs/readers.md): the one that runs, or the last one's answer; the gm's
+    Topic(
+        "audit",
+        True,
+        "audit.schema.json",
+        type="AuditMessage",
+        title="Rhuna table bag audit (the retained rhuna/<table>/audit topic)",
+        audience="worldkeeper",
+    ),
     Topic("heroes/<id>", True, "state.schema.json#/x-topics/heroes~1<id>"),
     Topic(
         "gm",
@@ -230,6 +239,11 @@ class Topics:
     def board(self) -> str:
         """The board in sync or not: each unsync well or token in words, retained."""
         return self._of("board")
+
+    @property
+    def audit(self) -> str:
+        """The bag audit that runs, or the last one's answer, retained (the gm's)."""
+        return self._of("audit")
 
     @property
     def heroes(self) -> str:

@@ -96,6 +96,7 @@ class AnswerWorker:
         "_busy",
         "_conn",
         "_done",
+        "_killed",
         "_lock",
         "_process",
         "_work",
@@ -109,6 +110,9 @@ class AnswerWorker:
         self._busy: TableState | None = None  # the state the child is computing now
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
+        #: the child last sent SIGKILL: never handed another state, even while the kernel
+        #: has not yet reaped it (``is_alive()`` still True for a moment after ``kill()``)
+        self._killed: multiprocessing.process.BaseProcess | None = None
         self.stats = AnswerStats()
 
     def start(self) -> None:
@@ -169,7 +173,7 @@ class AnswerWorker:
         except (EOFError, OSError, ValueError) as e:  # killed (cancelled or stopping), or died
             process = self._process
             self._process, self._conn = None, None
-            if self._work.superseded():
+            if self._work.superseded() or (process is not None and process is self._killed):
                 self.stats.cancelled += 1
             else:
                 self.stats.failed += 1
@@ -182,8 +186,17 @@ class AnswerWorker:
             self._busy = None
 
     def _child_conn(self) -> Connection:
-        if self._conn is not None and self._process is not None and self._process.is_alive():
+        process = self._process
+        if (
+            self._conn is not None
+            and process is not None
+            and process is not self._killed
+            and process.is_alive()
+        ):
             return self._conn
+        if self._conn is not None:  # a child killed after its answer came: a fresh one
+            with contextlib.suppress(OSError):
+                self._conn.close()
         ours, theirs = multiprocessing.Pipe()
         process = start(
             PRELOAD,
@@ -199,8 +212,8 @@ class AnswerWorker:
         if busy is not None and busy is not state and process is not None:
             self._kill(process)
 
-    @staticmethod
-    def _kill(process: multiprocessing.process.BaseProcess) -> None:
+    def _kill(self, process: multiprocessing.process.BaseProcess) -> None:
+        self._killed = process
         with contextlib.suppress(Exception):
             if process.is_alive():
                 process.kill()

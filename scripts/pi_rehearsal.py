@@ -59,7 +59,9 @@ IN_FOLDER = re.compile(r"\bin (~/\S+)")
 #: the by-id name the guide's HUB= line writes (the emulator's link has it: nothing substituted)
 HUB_NAME = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
 USER = "pi"
-PACKAGES = "ca-certificates,git,sudo,python3,procps,iproute2,util-linux"
+#: what Raspberry Pi OS has beside the minimal system mmdebstrap builds: passwd's useradd
+#: (the Imager's first user; trixie's minimal system has no useradd, bookworm's had)
+PACKAGES = "ca-certificates,git,sudo,python3,procps,iproute2,util-linux,passwd"
 
 
 @dataclass(frozen=True)
@@ -208,10 +210,55 @@ def with_credentials(entry: Path) -> None:
     Path("/proc/sys/fs/binfmt_misc/register").write_text(spec)
 
 
+def installed(status: str) -> set[str]:
+    """The packages dpkg's ``status`` file (its text) says are installed."""
+    out = set()
+    for stanza in status.split("\n\n"):
+        fields = dict(
+            line.split(": ", 1) for line in stanza.splitlines() if ": " in line and line[0] != " "
+        )
+        if fields.get("Status", "").endswith(" installed") and "Package" in fields:
+            out.add(fields["Package"])
+    return out
+
+
+def lacking(base: Path) -> list[str]:
+    """The packages of :data:`PACKAGES` a cached system was built without (an older list)."""
+    status = base / "var" / "lib" / "dpkg" / "status"
+    have = installed(status.read_text("utf-8", "replace")) if status.exists() else set()
+    return [pkg for pkg in PACKAGES.split(",") if pkg not in have]
+
+
+def complete(base: Path, suite: str) -> None:
+    """Install into a cached system what :data:`PACKAGES` gained since it was built."""
+    missing = lacking(base)
+    if not missing:
+        return
+    named = " ".join(missing)
+    say(f"the cached arm64 {suite} system lacks {named}: apt-get install -y {named} in it")
+    shutil.copy("/etc/resolv.conf", base / "etc" / "resolv.conf")
+    (base / "proc").mkdir(exist_ok=True)
+    subprocess.run(["mount", "-t", "proc", "proc", str(base / "proc")], check=True)
+    try:
+        done = subprocess.run(
+            ["chroot", str(base), "/bin/sh", "-c",
+             f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {named}"],
+        )  # fmt: skip
+    finally:
+        subprocess.run(["umount", "-l", str(base / "proc")], capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(
+            f"make pi-rehearsal: apt-get install {named} failed in {base} (exit status"
+            f" {done.returncode}; its lines above say why)\n  fix: rm -rf {base}, and it is"
+            " built again"
+        )
+
+
 def base_system(suite: str) -> Path:
     """The cached arm64 system of ``suite`` (built once with mmdebstrap, Debian's archive)."""
     base = CACHE / suite / "base"
     if (base / "usr" / "bin" / "python3").exists():
+        complete(base, suite)
         return base
     base.parent.mkdir(parents=True, exist_ok=True)
     tmp = base.with_name("base.part")
@@ -364,7 +411,15 @@ def prepare(system: System, archive: Path, hub_link: str) -> list[tuple[str, int
         f"(id {USER} >/dev/null 2>&1 || useradd -m -s /bin/bash {USER}) && echo '{USER} ALL=(ALL) NOPASSWD: ALL'"
         f" > /etc/sudoers.d/010_{USER}-nopasswd && chmod 0440 /etc/sudoers.d/010_{USER}-nopasswd"
     )
-    rows.append(("(stand-in) the Pi's user pi, sudo without a password", done.returncode, ""))
+    rows.append(
+        (
+            "(stand-in) the Pi's user pi, sudo without a password",
+            done.returncode,
+            first_line(done.stderr + done.stdout),
+        )
+    )
+    if done.returncode != 0:
+        return rows
     home = system.root / "home" / USER
     shutil.copy(archive, home / archive.name)
     system.run(f"chown {USER}:{USER} /home/{USER}/{archive.name}")
@@ -465,6 +520,9 @@ def rehearse(suite: str, archive: Path, reuse: bool = False) -> int:
             os.chmod(hub.port.tty_path, 0o666)  # udev's dialout group: the chroot's gids differ
             hub_link = f"/dev/serial/by-id/{HUB_NAME}"
             rows += prepare(system, archive, hub_link)
+            if any(rc != 0 for _, rc, _ in rows):  # the first surprise, before the guide
+                table(rows, suite, time.monotonic() - started)
+                return 1
             hand = Hand(hub)
             env: dict[str, str] = {}
             ok = True

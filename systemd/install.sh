@@ -9,7 +9,8 @@
 #
 # What it does, each step only when needed (running it again is safe):
 #   1. the system user `rhuna` (home /var/lib/rhuna-table, no login) in the groups
-#      dialout gpio spi i2c (groups missing on a plain Debian are created);
+#      dialout gpio spi i2c (groups missing on a plain Debian are created; Debian's passwd,
+#      which has useradd, installed first where it is missing: a minimal trixie);
 #   2. from Debian, what PyPI has no wheel for on Raspberry Pi OS bookworm (arm64, armhf):
 #      python3-lgpio, python3-spidev (with --extras inky/waveshare), and build-essential +
 #      python3-dev for any other source-only package; then a virtualenv in
@@ -135,7 +136,9 @@ EOF
     exit 1
 fi
 
-# 1. the user and its groups
+# 1. the user and its groups, with Debian's passwd (useradd, groupadd, usermod): Raspberry Pi
+#    OS has it; a minimal Debian trixie system does not
+apt_install passwd
 for group in $GROUPS_WANTED; do
     getent group "$group" >/dev/null || run groupadd --system "$group"
 done

@@ -218,3 +218,23 @@ def test_the_systems_hosts_names_the_host_so_sudo_resolves_it():
     assert pr.hosts_naming("127.0.0.1 localhost", "vm") == "127.0.0.1 localhost\n127.0.1.1\tvm\n"
     assert pr.hosts_naming("127.0.0.1 vmx # vm\n", "vm").endswith("127.0.1.1\tvm\n")
     assert pr.hosts_naming("", "pi") == "127.0.1.1\tpi\n"
+
+
+def test_the_system_has_useradd_and_a_cached_one_without_it_is_completed(tmp_path):
+    """Trixie's minimal system (mmdebstrap --variant=apt) has no passwd, so no useradd, and the
+    rehearsal's first stand-in (the Imager's user pi) failed unseen: the next step died with a
+    FileNotFoundError for /home/pi. passwd is now in the system, and a system cached before
+    it was is completed rather than taken as it is."""
+    assert "passwd" in pr.PACKAGES.split(",")
+    status = tmp_path / "var" / "lib" / "dpkg" / "status"
+    status.parent.mkdir(parents=True)
+    have = [p for p in pr.PACKAGES.split(",") if p != "passwd"]
+    status.write_text(
+        "".join(
+            f"Package: {p}\nStatus: install ok installed\nVersion: 1\n Description line\n\n"
+            for p in have
+        )
+        + "Package: passwd\nStatus: deinstall ok config-files\n"
+    )
+    assert pr.installed(status.read_text()) == set(have)
+    assert pr.lacking(tmp_path) == ["passwd"]

@@ -233,3 +233,25 @@ def test_install_updates_the_package_lists_once_before_the_first_apt_install(tmp
     assert apt.count("would run: apt-get update") == 1, apt
     assert any(line.startswith("would run: apt-get install -y ") for line in apt[1:]), apt
     assert not (tmp_path / "apt-ran").exists()  # a dry run runs no apt-get
+
+
+def test_install_brings_useradd_where_a_minimal_debian_has_none(tmp_path):
+    """Issue 44 (trixie): a minimal Debian trixie system has no useradd, groupadd or usermod
+    (Debian's passwd, which bookworm's minimal system had); install.sh makes its user with
+    them, so it installs passwd first where dpkg says it is missing."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dpkg").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "dpkg").chmod(0o755)
+    out = dry_run(
+        tmp_path,
+        "--prefix",
+        str(tmp_path / "opt"),
+        CONFIG_DIR=str(tmp_path / "etc"),
+        SERVICE_USER="rhuna-test-nobody",
+        PATH=f"{bin_dir}:{os.environ['PATH']}",
+    )
+    lines = out.splitlines()
+    passwd = lines.index("would run: apt-get install -y passwd")
+    user = next(i for i, line in enumerate(lines) if line.startswith("would run: useradd "))
+    assert passwd < user, lines[passwd : user + 1]

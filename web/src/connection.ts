@@ -38,7 +38,8 @@ export interface ConnectionOptions {
   /** follow `…/reply` too (pages that send commands) */
   replies?: boolean;
   /** follow the WorldKeeper's topics too (`…/gm_events`: the events withheld from `…/events`,
-   *  whole; `…/gm`: the whole roster): the gm's page, whose login alone may read them */
+   *  whole; `…/gm`: the whole roster; `…/audit`: the bag audit): the gm's page, whose login
+   *  alone may read them */
   worldkeeper?: boolean;
   /** follow the venue's uplink flags too (`<base>/uplink/<table>`, docs/convention.md), in a
    *  subscription of their own: a table's own broker may refuse it, and that changes nothing */
@@ -93,6 +94,7 @@ export class Connection {
       reply: this.opts.replies ?? false,
       gm_events: this.opts.worldkeeper ?? false,
       gm: this.opts.worldkeeper ?? false,
+      audit: this.opts.worldkeeper ?? false,
       // the service's clock (`now`, republished every few seconds): the age of its stamps
       info: true,
       heroes: this.opts.heroes ?? true,
@@ -332,6 +334,7 @@ export class Connection {
       if (isEvent(event) && this.store.addEvent(at.table, event)) this.repaint();
     },
     gm: (gm, at) => this.store.setGm(at.table, gm),
+    audit: (audit, at) => this.store.setAudit(at.table, audit),
     error: (error, at) => {
       if (error !== null) this.store.setError(at.table, error);
     },

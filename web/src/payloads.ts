@@ -8,6 +8,7 @@
  * `tsc` here. Pages never read a payload directly: `model.ts` turns these into what they show.
  */
 
+import type * as A from "./generated/audit";
 import type * as B from "./generated/board";
 import type * as E from "./generated/error";
 import type { EventMessage as AnyEvent } from "./generated/events";
@@ -23,6 +24,9 @@ export type Status = "online" | "offline";
 /** one unsync of the board (`…/board`): where and what, in the table's words; `token`, what
  *  lies alone on that well, which the WorldKeeper's `accept_as_drawn` would count */
 export type BoardAlert = B.BoardAlert;
+
+/** the bag audit that runs, or the last one's answer (`…/audit`, the gm's): docs/readers.md */
+export type AuditMessage = A.AuditMessage;
 
 export type Hero = S.HeroView;
 /** a bag by its id: `…/bags` with what is in it now (`tokens`); `…/state`'s `bags` without */

@@ -9,6 +9,7 @@
 
 import { PAGE_SECTIONS, type Payloads, stateSections } from "./generated/topics";
 import type {
+  AuditMessage,
   ErrorMessage,
   EventMessage,
   GmMessage,
@@ -111,6 +112,9 @@ export interface TableRecord {
    *  in a fight too, and the next Undo's words; `…/state` carries the public ones, and the
    *  store sets these into it. null: not followed, or not come yet */
   readonly gm: GmMessage | null;
+  /** `…/audit` (the gm's login only): the bag audit that runs, or the last one's answer;
+   *  null: not followed, or none yet */
+  readonly audit: AuditMessage | null;
 }
 
 export interface Snapshot {
@@ -146,6 +150,7 @@ export function emptyTable(id: string): TableRecord {
     lastError: null,
     lastErrorAt: null,
     gm: null,
+    audit: null,
     lastSeq: null,
     odds: {},
     gaps: [],
@@ -323,6 +328,11 @@ export class Store {
       },
       false,
     );
+  }
+
+  /** `…/audit` (the gm's login only): the bag audit's reads and answer */
+  setAudit(table: string, audit: AuditMessage | null): void {
+    this.update(table, (t) => ({ ...t, audit }), false);
   }
 
   setError(table: string, error: ErrorMessage): void {

@@ -11,6 +11,7 @@
 import { boot, renderStatus } from "../app";
 import { byId, h, shown as plain } from "../dom";
 import * as commands from "../generated/commands";
+import { renderAuditCard } from "../gm/audit";
 import { renderBoardCard } from "../gm/board";
 import { buildCombat } from "../gm/combat";
 import { buildPerformance } from "../gm/performance";
@@ -127,6 +128,7 @@ const page = boot({
     if (first) showCommand();
     renderUndo(t);
     renderBoardCard(t, ctx); // the board's unsync, on every tab, until resolved
+    renderAuditCard(t, ctx); // the bag audit: start, end, each read, the answer
     if (!t) {
       // nothing at all from this table yet: say so, rather than an empty page
       const why =

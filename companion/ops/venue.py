@@ -9,8 +9,9 @@
   its table's command topics only when ``commands_from_venue = true`` for that table (then an
   ``organiser`` account may publish those commands, and nothing else);
 - ``DIR/venue/tables.json``: the roster for the wall and the director pages (each table's id,
-  name, whether it takes commands from the venue, its uplink topic), no passwords: a
-  table that never connected has no retained topic at the venue, so only the roster names it;
+  name, its game and WorldKeeper when the venue file gives them, whether it takes commands
+  from the venue, its uplink topic), no passwords: a table that never connected has no
+  retained topic at the venue, so only the roster names it;
 - ``DIR/tables/<table>/rhuna-venue.conf``: the table's bridge, to drop into the Pi's
   ``/etc/mosquitto/conf.d``: ``cleansession false``, QoS 1, the notification topic
   ``<base>/uplink/<table>``, outside the table's own tree (retained ``1`` while up, ``0`` by the bridge's will when not).
@@ -34,11 +35,17 @@ The venue file::
     [[table]]
     id = "kitchen"
     name = "The kitchen table"
+    game = "Rhuna: The Salt Road"        # optional: the wall's card says it
+    worldkeeper = "Ines"                 # optional: who runs the table
     password_file = "kitchen.password"   # the table's bridge login (or password = "…")
     commands_from_venue = false
 
 Relative password files are read from the venue file's folder. Every problem in the file is
-listed at once, each naming the key and the fix (the :mod:`settings.checker` shape).
+listed at once, each naming the key and the fix (the :mod:`settings.checker` shape). A table's
+``name``, ``game`` and ``worldkeeper`` are one line of plain text each (:mod:`settings.plain`:
+no control character, no bidi override, no newline: they reach the wall's page and the
+comments of the files written here), the game and the WorldKeeper at most
+:data:`TEXT_MAX` characters.
 
 >>> v = parse({"venue": {"host": "v"}, "wall": {"password": "w"}, "director": {"password": "d"},
 ...            "table": [{"id": "k", "name": "K", "password": "p"}]}, "venue.toml")
@@ -69,6 +76,7 @@ from companion.ops.account_model import (
 from settings.atomic import write_atomic
 from settings.checker import Problems
 from settings.errors import ConfigError
+from settings.plain import WHY, shown, unsafe
 
 DIRECTOR = "director"
 ORGANISER = "organiser"
@@ -94,7 +102,17 @@ _VENUE_KEYS = {
     "keyfile",
     "http_dir",
 }
-_TABLE_KEYS = {"id", "name", "password", "password_file", "commands_from_venue"}
+_TABLE_KEYS = {
+    "id",
+    "name",
+    "game",
+    "worldkeeper",
+    "password",
+    "password_file",
+    "commands_from_venue",
+}
+#: the most characters of a table's ``game`` and ``worldkeeper``: one line of the wall's card
+TEXT_MAX = 60
 
 
 @dataclass(frozen=True)
@@ -103,6 +121,9 @@ class VenueTable:
     name: str
     password: str
     commands_from_venue: bool = False
+    #: the game run at the table and who runs it, for the wall (None: not given)
+    game: str | None = None
+    worldkeeper: str | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +222,44 @@ def _int(section: dict[str, Any], key: str, default: int, problems: Problems, wh
             f"{where}.{key}", f"{value!r} is not a positive whole number", f"e.g. {default}"
         )
         return default
+    return value
+
+
+def _line(
+    value: Any, key: str, problems: Problems, what: str, limit: int | None = None
+) -> str | None:
+    """``value`` when it is one line of plain text (at most ``limit`` characters), else None
+    and the problem named under ``key`` (the :mod:`settings.plain` rule: text is text).
+
+    >>> problems = Problems("venue.toml")
+    >>> _line("Ines\u202e", "table[1].worldkeeper", problems, "the WorldKeeper's name")
+    >>> print(problems.errors[0])  # doctest: +ELLIPSIS
+    venue.toml: table[1].worldkeeper: holds the control character \u202e (a terminal escape, a bell, or a bidi override that reverses the text around it): text is text — write the WorldKeeper's name as plain text, on one line
+    """
+    if not isinstance(value, str):
+        problems.add(key, f"{value!r} is not text", f"give {what} as text")
+        return None
+    if not value.strip():
+        problems.add(key, "is empty", f"give {what}, or leave {key.rpartition('.')[2]} out")
+        return None
+    bad = unsafe(value)
+    if bad is not None:
+        problems.add(
+            key,
+            f"holds the control character {shown(bad)} {WHY}",
+            f"write {what} as plain text, on one line",
+        )
+        return None
+    if "\n" in value:  # plain text, but one line: the card's, and a comment of the ACL
+        problems.add(key, "holds a newline", f"write {what} on one line")
+        return None
+    if limit is not None and len(value) > limit:
+        problems.add(
+            key,
+            f"is {len(value)} characters long (at most {limit}: one line of the wall's card)",
+            f"shorten {what} to {limit} characters",
+        )
+        return None
     return value
 
 
@@ -305,16 +364,27 @@ def parse(data: dict[str, Any], file: str, *, base: Path | None = None) -> Venue
                 )
             else:
                 seen[tid] = i + 1
-        name = t.get("name", tid)
-        if not isinstance(name, str):
-            problems.add(f"{key}.name", f"{name!r} is not text", "give the table's name as text")
-            name = tid
+        name = tid
+        if "name" in t:
+            name = _line(t["name"], f"{key}.name", problems, "the table's name") or tid
+        game = (
+            _line(t["game"], f"{key}.game", problems, "the game's name", TEXT_MAX)
+            if "game" in t
+            else None
+        )
+        keeper = (
+            _line(
+                t["worldkeeper"], f"{key}.worldkeeper", problems, "the WorldKeeper's name", TEXT_MAX
+            )
+            if "worldkeeper" in t
+            else None
+        )
         cmds = t.get("commands_from_venue", False)
         if not isinstance(cmds, bool):
             problems.add(f"{key}.commands_from_venue", f"{cmds!r}", "true or false (default false)")
             cmds = False
         pw = _password(t, key, problems, base, f"table {tid or i + 1}'s bridge")
-        tables.append(VenueTable(tid, name, pw, cmds))
+        tables.append(VenueTable(tid, name, pw, cmds, game, keeper))
 
     organiser = None
     if any(t.commands_from_venue for t in tables):
@@ -474,26 +544,29 @@ def bridge_text(venue: Venue, table: VenueTable) -> str:
 
 
 def roster(venue: Venue) -> dict[str, Any]:
-    """``tables.json``: what the wall and the director read besides the broker (no secrets).
+    """``tables.json``: what the wall and the director read besides the broker (no secrets);
+    a table's ``game`` and ``worldkeeper`` only when the venue file gives them.
 
     >>> roster(parse({"venue": {"host": "v"}, "wall": {"password": "w"},
     ...    "director": {"password": "d"}, "table": [{"id": "k", "name": "K", "password": "p"}]},
     ...    "venue.toml"))["tables"]
     [{'id': 'k', 'name': 'K', 'commands_from_venue': False, 'uplink': 'rhuna/uplink/k'}]
     """
+    tables: list[dict[str, Any]] = []
+    for t in venue.tables:
+        seat: dict[str, Any] = {"id": t.id, "name": t.name}
+        if t.game is not None:
+            seat["game"] = t.game
+        if t.worldkeeper is not None:
+            seat["worldkeeper"] = t.worldkeeper
+        seat["commands_from_venue"] = t.commands_from_venue
+        seat["uplink"] = uplink_topic(venue, t.id)
+        tables.append(seat)
     return {
         "version": 1,
         "base_topic": venue.base_topic,
         "websockets_port": venue.websockets_port,
-        "tables": [
-            {
-                "id": t.id,
-                "name": t.name,
-                "commands_from_venue": t.commands_from_venue,
-                "uplink": uplink_topic(venue, t.id),
-            }
-            for t in venue.tables
-        ],
+        "tables": tables,
     }
 
 

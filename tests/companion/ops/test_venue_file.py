@@ -96,3 +96,67 @@ def test_http_dir_serves_the_pages_from_the_websockets_listener_and_must_be_abso
     assert "http_dir" not in V.venue_conf_text(V.parse(GOOD, "venue.toml"), Path("/e"))
     text = errors({**GOOD, "venue": {"host": "v", "http_dir": "www"}})
     assert "venue.http_dir: 'www' is not an absolute path" in text
+
+
+def test_the_venue_command_writes_each_tables_game_and_worldkeeper_into_the_roster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``game`` and ``worldkeeper`` (optional, per [[table]]) go to tables.json, the wall's
+    roster (web/src/pages/tables.ts reads them); a table without them has neither key."""
+    (tmp_path / "venue.toml").write_text(
+        '[venue]\nhost = "venue.local"\n[wall]\npassword = "w"\n[director]\npassword = "d"\n'
+        '[[table]]\nid = "kitchen"\nname = "The kitchen table"\n'
+        'game = "Rhuna: The Salt Road"\nworldkeeper = "Marguerite-Aurélie"\npassword = "k"\n'
+        '[[table]]\nid = "hall"\npassword = "h"\n',
+        "utf-8",
+    )
+    out = tmp_path / "out"
+    assert main(["venue", str(tmp_path / "venue.toml"), "--out", str(out)]) == 0
+    seats = json.loads((out / "venue" / "tables.json").read_text("utf-8"))["tables"]
+    assert seats[0] == {
+        "id": "kitchen",
+        "name": "The kitchen table",
+        "game": "Rhuna: The Salt Road",
+        "worldkeeper": "Marguerite-Aurélie",
+        "commands_from_venue": False,
+        "uplink": "rhuna/uplink/kitchen",
+    }
+    assert seats[1]["name"] == "hall" and "game" not in seats[1] and "worldkeeper" not in seats[1]
+
+
+def test_a_game_worldkeeper_or_name_that_is_not_one_line_of_plain_text_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bidi override, an escape, a newline (it would be a line of the venue's ACL: the name
+    is in its comments), a long or empty game: each refused, naming its key and the fix."""
+    (tmp_path / "venue.toml").write_text(
+        '[venue]\nhost = "venue.local"\n[wall]\npassword = "w"\n[director]\npassword = "d"\n'
+        '[[table]]\nid = "kitchen"\nworldkeeper = "Ines\\u202e"\npassword = "k"\n'
+        '[[table]]\nid = "hall"\nname = "Hall\\ntopic readwrite #"\npassword = "h"\n'
+        f'[[table]]\nid = "attic"\ngame = "{"x" * 61}"\npassword = "a"\n'
+        '[[table]]\nid = "cellar"\ngame = "\\u001b]0;pwned\\u0007"\nworldkeeper = " "\n'
+        'password = "c"\n',
+        "utf-8",
+    )
+    out = tmp_path / "out"
+    assert main(["venue", str(tmp_path / "venue.toml"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not out.exists()
+    assert (
+        "table[1].worldkeeper: holds the control character \\u202e (a terminal escape, a bell,"
+        " or a bidi override that reverses the text around it): text is text — write the"
+        " WorldKeeper's name as plain text, on one line"
+    ) in err
+    assert "table[2].name: holds a newline — write the table's name on one line" in err
+    assert (
+        "table[3].game: is 61 characters long (at most 60: one line of the wall's card)"
+        " — shorten the game's name to 60 characters"
+    ) in err
+    assert "table[4].game: holds the control character \\x1b" in err
+    assert (
+        "table[4].worldkeeper: is empty — give the WorldKeeper's name, or leave worldkeeper out"
+        in err
+    )
+    assert "\x1b" not in err and "\u202e" not in err  # the refusal itself is plain text
+    text = errors({**GOOD, "table": [{"id": "k", "password": "p", "game": 3}]})
+    assert "table[1].game: 3 is not text — give the game's name as text" in text

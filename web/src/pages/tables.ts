@@ -20,6 +20,7 @@ import {
   type WallCard,
   wallCard,
 } from "../model";
+import { publicNote } from "../notes";
 import { urlParams } from "../params";
 import type { TableRecord } from "../store";
 import { emptyTable } from "../store";
@@ -264,6 +265,8 @@ boot({
         const who = [seat?.game, seat?.worldkeeper && `WorldKeeper ${seat.worldkeeper}`]
           .filter(Boolean)
           .join(" · ");
+        // the table's public note, a few minutes (../notes.ts), on the game's line
+        const note = publicNote(t, now);
         const verdict =
           c.lastOutcome && c.lastOutcome.success !== null && look.kind !== "outcome"
             ? c.lastOutcome
@@ -294,9 +297,11 @@ boot({
           h("p", { class: "card-performance fit" }, look.context),
           c.refusal
             ? h("p", { class: "card-refusal fit" }, `⚠ ${c.refusal}`)
-            : who
-              ? h("p", { class: "card-game fit" }, who)
-              : null,
+            : note
+              ? h("p", { class: "card-game card-note fit", "data-seq": note.seq }, note.text)
+              : who
+                ? h("p", { class: "card-game fit" }, who)
+                : null,
           h(
             "p",
             { class: "card-line fit" },

@@ -118,6 +118,7 @@ def plan(config: Config) -> list[str]:
         out.append(f"mqtt      {_mqtt(config, state.table_id if state else '?')}")
     except ConfigError as e:
         problems.absorb(e)
+    out.append(f"pages     {_pages(config)}")
     out.append(f"log       {config.log_level}")
     if config.recap and config.recaps_dir is not None:
         link = f", linked as {config.recap_url}" if config.recap_url else ""
@@ -224,9 +225,46 @@ def _mqtt(config: Config, table_id: str) -> str:
     tls = " with TLS" if mqtt.tls is not None else ""
     return (
         f"{mqtt.host}:{mqtt.broker_port}{tls}, topics {mqtt.base_topic}/"
-        f"{mqtt.table_id or table_id}/… (connects in the background; a broker that is down"
-        " is retried)"
+        f"{mqtt.table_id or table_id}/…, {_login(config.mqtt, mqtt.username)} (connects in the"
+        " background; a broker that is down is retried)"
     )
+
+
+def _login(section: object, username: str | None) -> str:
+    """Who the service logs in as, and where its password comes from: never the password.
+
+    >>> _login({"username": "kitchen.service", "password_file": "service-kitchen.password"},
+    ...        "kitchen.service")
+    "login 'kitchen.service' (its password from service-kitchen.password)"
+    >>> _login({}, None)
+    'no login (anonymous: a broker of rhuna-table accounts refuses it)'
+    """
+    if username is None:
+        return "no login (anonymous: a broker of rhuna-table accounts refuses it)"
+    raw = section if isinstance(section, dict) else {}
+    if raw.get("password_file") is not None:
+        return f"login {username!r} (its password from {raw['password_file']})"
+    if raw.get("password") is not None:
+        return f"login {username!r} (its password in the config)"
+    return f"login {username!r} (no password)"
+
+
+def _pages(config: Config) -> str:
+    """The page server ``[web]`` runs (companion/pages/server.py): where, and from which folder.
+
+    The pages' own MQTT login is the page's, in its address (``rhuna-table accounts urls``)."""
+    if config.web_dir is None:
+        return (
+            "none ([web] dir is not set: the service serves no pages; the broker's websockets"
+            " listener may)"
+        )
+    where = (
+        f"http://{config.web_host}:{config.web_port}/"
+        if config.web_host
+        else f"port {config.web_port} on every interface (http://<this machine>:{config.web_port}/)"
+    )
+    recaps = ", the recaps under /recaps/" if config.web_recaps and config.recaps_dir else ""
+    return f"{where} from {config.web_dir}{recaps}"
 
 
 def _wheel(gpio: GpioConfig | None) -> str:

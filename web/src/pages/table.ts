@@ -62,14 +62,15 @@ const FIT_FLOOR = 0.6;
  * One landscape screen, no scrolling (issue 42 item 9): the night's rows the Tonight panel has
  * no room for are left out (the newest stay), and if the table itself is still taller than the
  * screen (many heroes, a fight beside a Performance) the type is set smaller until it fits,
- * down to FIT_FLOOR. A portrait screen keeps its one scrolling column. Every width and height
- * is read before the next write.
+ * down to FIT_FLOOR. A portrait screen keeps its one scrolling column, and so does a page
+ * whose URL asks its own type size (`?scale=`): a reader who needs the type twice as big
+ * keeps it, and scrolls. Every width and height is read before the next write.
  */
-function fitScreen(list: HTMLElement): void {
+function fitScreen(list: HTMLElement, scaled: boolean): void {
   const root = document.documentElement;
   const rows = [...list.children] as HTMLElement[];
   for (const row of rows) row.classList.remove("cut");
-  if (innerWidth < innerHeight) {
+  if (innerWidth < innerHeight || scaled) {
     root.style.removeProperty("--fit");
     return;
   }
@@ -140,7 +141,7 @@ boot({
       animate,
     );
     byId("history-empty").hidden = items.length > 0;
-    fitScreen(list);
+    fitScreen(list, ctx.params.scale !== 1);
     const last = t ? model.recap(t) : null;
     const link = byId("recap");
     byId("recap-line").hidden = last === null;

@@ -81,7 +81,8 @@ soak: $(STAMP) $(WEB_BUILT)
 	RHUNA_SOAK_KILLS=100 $(BIN)/pytest -p no:randomly -n $(TEST_JOBS) --dist loadfile \
 	  tests/companion/table/test_store_crash.py tests/companion/table/test_wal_damage.py \
 	  tests/companion/table/test_start_exits.py tests/companion/mqtt/test_retained_flood.py \
-	  tests/companion/mqtt/test_claim_clocks.py tests/companion/mqtt/test_broker_bounds.py
+	  tests/companion/mqtt/test_claim_clocks.py tests/companion/mqtt/test_broker_bounds.py \
+	  tests/companion/mqtt/test_standby_will.py
 
 bench-serial: $(STAMP)
 	$(BIN)/python -m benchmarks.serial_bridge

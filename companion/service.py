@@ -397,10 +397,11 @@ class Service:
         line (alert ``audit``), and the extensions (``audit(report)``); at its end the board is
         judged again (what the audit left on a well)."""
         if report["running"]:
-            last = report["last"] or "pass its tokens over a reader, one after another"
-            text = (
-                f"audit of {report['bag_name']}: {report['seen']} of {report['expected']}: {last}"
-            )
+            count = f"{report['seen']} of {report['expected']}"
+            last = report["last"] or f"{count}: pass its tokens over a reader, one after another"
+            # a token counted says its count first; anything else after the count so far
+            said = last if last.startswith(f"{count}: ") else f"{count} seen: {last}"
+            text = f"audit of {report['bag_name']}: {said}"
         else:
             lines = report["lines"]
             text = "; ".join(line.strip() for line in lines[:4]) + (" …" if len(lines) > 4 else "")

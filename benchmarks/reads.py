@@ -6,7 +6,10 @@ The real service (``rhuna-table run --commands -``, its own process) on an emula
 (the firmware's own ``hubcore`` on a real pty) and an emulated PN532 (on another pty), both Draw
 Board readers. Cass declares (three draws), three of her tokens are laid one by one, the
 Performance is resolved, the tokens lifted, Reset; again, until ``--draws`` tokens have been
-laid. While they are laid the emulators inject the faults a table meets, in turn:
+laid. Reset waits until each reader has decided its wells empty (the hub's trackers; the
+PN532's ``remove_misses`` "no card" answers taken by the reader, ``PN532Emulator.empty_polls``):
+a token laid again before its reader saw it lifted never left, as far as the table can know,
+and is rightly "back in its bag now: put it there", not a draw. While they are laid the emulators inject the faults a table meets, in turn:
 
 - ``bounce``: laid, lifted after one poll, laid again;
 - ``flicker``: the reader misses half the polls of a token lying still;
@@ -34,7 +37,12 @@ both from ``Service.alert``):
   (``unsync: …`` or ``one token per well …``).
 
 Targets: 0 / 0 / 0 / 0 in 10,000 draws and unsync shown p99 ≤ 500 ms. ``--quick`` lays a few
-draws (every fault kind at least once) and judges nothing: it prints the figures. A fault kind
+draws (every fault kind at least once) and judges nothing: it prints the figures. ``--seed``
+draws the plan (the kinds, the tokens); the same seed lays the same tokens with the same faults
+in the same order (the polls that meet them are the machine's). ``--kinds "pn clean,bounce"``
+lays only those kinds (and clean draws between), e.g. the PN532's path alone. A token that is
+never recorded stops the run, saying whether the table said an unsync meanwhile (flagged) or
+nothing (a silent miss), what the readers' emulators held, and the service log's tail. A fault kind
 that misses (the detuned tag: the hub counts a token after 2 reads in a row, so one read in three
 never is) is printed with its figures, never hidden.
 """
@@ -43,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import queue
@@ -65,6 +74,7 @@ from benchmarks import positive
 from companion.table.store import JOURNAL
 from engine import load_table
 from firmware_bridge.emulator import HubEmulator, PN532Emulator
+from firmware_bridge.pn532 import PN532Reader
 from tags.registry import TagRegistry
 from tests.harness.service import write_config
 
@@ -82,6 +92,8 @@ DRAW_WELLS = (0, 1, 2)
 SPARE = 3
 #: the PN532's one well (reader "pn", channel 0)
 PN = "pn"
+#: the "no card" polls in a row after which the service's PN532 reader says a card removed
+PN_REMOVE_MISSES: int = inspect.signature(PN532Reader).parameters["remove_misses"].default
 
 #: the fault kinds, in the order they come round (a quick run meets each once);
 #: on the PN532 for the ``pn`` kinds
@@ -114,6 +126,19 @@ UNPLUG_WINDOW = 15.0
 LIVENESS = 120.0
 
 ALERT_WORDS = ("unsync", "one token per well")
+
+
+def pn_lifted(pn: PN532Emulator, timeout: float, misses: int = PN_REMOVE_MISSES) -> bool:
+    """Wait until the PN532's reader has decided its well empty: it has taken ``misses``
+    "no card" answers in a row since the lift (each taken before it sends its next command, so
+    its removal is in its sink, ahead of anything sent to the service after). False on timeout.
+    """
+    deadline = time.monotonic() + timeout
+    while pn.empty_polls < misses:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
 
 
 class Status:
@@ -168,6 +193,15 @@ class Status:
     def alerting(self) -> bool:
         with self.cond:
             return bool(self.lines) and _alerting(self.lines[-1][1])
+
+    def since(self, t0: float) -> list[str]:
+        """Every status said after ``t0`` (perf_counter), the latest last."""
+        with self.cond:
+            return [text for t, text in self.lines if t >= t0]
+
+    def last(self) -> str:
+        with self.cond:
+            return self.lines[-1][1] if self.lines else "(none yet)"
 
     def close(self) -> None:
         self._stop.set()
@@ -350,6 +384,33 @@ class Soak:
             time.sleep(0.002)
         self._quiet(2)
 
+    def _pn_lifted(self) -> None:
+        if not pn_lifted(self.pn, LIVENESS):
+            raise SystemExit(
+                f"reads: the PN532 reader never saw its card lifted ({self.pn.empty_polls}"
+                f" empty polls taken of {PN_REMOVE_MISSES}): {self._tail()}"
+            )
+
+    def _held(self, channel: int) -> str:
+        """What the emulators hold and have told, for a failure's words."""
+        with self.hub._lock:
+            core = self.hub.core
+            tracked = None if core is None else core.trackers[channel].uid
+            laid = self.hub.readers[channel].uid
+        with self.pn._lock:
+            pn_uid = self.pn.uid
+            empty = self.pn.empty_polls
+            polls = sum(1 for c in self.pn.commands if c == 0x4A)
+
+        def hx(b: bytes | None) -> str:
+            return "nothing" if b is None else b.hex().upper()
+
+        return (
+            f"hub channel {channel}: laid {hx(laid)}, decided {hx(tracked)};"
+            f" PN532: laid {hx(pn_uid)}, {polls} InListPassiveTarget so far,"
+            f" {empty} empty taken since the last card"
+        )
+
     # -- one Performance --------------------------------------------------------------
 
     def performance(self, kinds: list[str]) -> None:
@@ -386,6 +447,8 @@ class Soak:
         if pn_used:
             self.pn.lift()
         self._lifted(DRAW_WELLS)
+        if pn_used:
+            self._pn_lifted()
         if not self.status.clear(LIVENESS):  # the lifts seen by the board before Reset
             raise SystemExit("reads: the board stayed unsync after the tokens were lifted")
         self.command({"cmd": "reset"})
@@ -453,6 +516,7 @@ class Soak:
                 hub.stack(channel, False)
             else:
                 pn.lay_second(None)
+        laid_at = time.perf_counter()
         seen = self._recorded(token, window)
         if token not in seen:
             t.missed_by_kind[kind] += 1
@@ -464,7 +528,17 @@ class Soak:
             pn.miss_rate = 0.0
             seen += self._recorded(token, LIVENESS)
             if token not in seen:
-                raise SystemExit(f"reads: {token} ({kind}, {where}) never recorded")
+                said = [x for x in self.status.since(laid_at) if _alerting(x)]
+                verdict = (
+                    f"flagged: the table said {said[0]!r} (latest: {self.status.last()!r})"
+                    if said or self.status.alerting()
+                    else f"a SILENT miss: no unsync said (status: {self.status.last()!r})"
+                )
+                raise SystemExit(
+                    f"reads: {token} ({kind}, {where}) never recorded in"
+                    f" {window + LIVENESS:.0f} s, {verdict}; {self._held(channel)};"
+                    f" the service's log:\n{self._tail()}"
+                )
             t.late[kind] += 1
         elif kind not in FLAGGED:
             others = [x for x in seen if x != token]
@@ -516,10 +590,11 @@ class Soak:
             raise SystemExit(f"reads: the board stayed unsync after the {kind} was taken away")
 
 
-def schedule(draws: int, rng: random.Random) -> list[list[str]]:
+def schedule(draws: int, rng: random.Random, kinds: tuple[str, ...] = KINDS) -> list[list[str]]:
     """The fault kinds of each Performance: three draws each (``clean`` where no fault comes),
-    every kind in turn so that a short run meets each once; spare-well kinds ride along."""
-    turns = [k for k in KINDS if k != "clean"]
+    every kind in turn so that a short run meets each once; spare-well kinds ride along.
+    ``kinds``: only those (``clean`` alone: every draw clean, on the hub)."""
+    turns = [k for k in KINDS if k != "clean" and k in kinds] or ["clean"]
     out: list[list[str]] = []
     i = 0
     laid = 0
@@ -545,7 +620,13 @@ def pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
 
 
-def run(draws: int, seed: int, where: str | None, progress: Callable[[str], None]) -> Tally:
+def run(
+    draws: int,
+    seed: int,
+    where: str | None,
+    progress: Callable[[str], None],
+    kinds: tuple[str, ...] = KINDS,
+) -> Tally:
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         folder = Path(tmp)
         hub = HubEmulator(channels=4, hub_id="EMU-reads", poll_ms=2.0).start()
@@ -561,7 +642,7 @@ def run(draws: int, seed: int, where: str | None, progress: Callable[[str], None
         try:
             soak.start(config, folder / "service.log")
             t0 = time.monotonic()
-            plan = schedule(draws, random.Random(seed))
+            plan = schedule(draws, random.Random(seed), kinds)
             for n, kinds in enumerate(plan, 1):
                 soak.performance(kinds)
                 if n % 100 == 0:
@@ -581,9 +662,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a few draws, every fault once")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dir", help="put the state directory there (e.g. /dev/shm)")
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help=f"only these fault kinds, comma-separated (of: {', '.join(KINDS)})",
+    )
     args = parser.parse_args()
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        parser.error(f"--kinds: no kind {', '.join(map(repr, unknown))}: of {', '.join(KINDS)}")
     draws = 42 if args.quick else args.draws
-    t = run(draws, args.seed, args.dir, lambda s: print(s, file=sys.stderr, flush=True))
+    print(f"seed: {args.seed}", file=sys.stderr, flush=True)
+    t = run(draws, args.seed, args.dir, lambda s: print(s, file=sys.stderr, flush=True), kinds)
     print(f"draws: {t.draws}")
     print(f"phantoms: {t.phantoms}")
     print(f"duplicates: {t.duplicates}")

@@ -7,7 +7,10 @@ unless RFConfiguration MaxRetries bounded it; and, like the real chip, sees a
 card left selected only on every other InListPassiveTarget unless the host
 deselects or releases it in between. ``lay_second(uid)`` puts a second card
 on the antenna: InListPassiveTarget with MaxTg 2 lists both (NbTg 2), with
-MaxTg 1 only the first, as the chip does (UM0701-02 §7.3.5).
+MaxTg 1 only the first, as the chip does (UM0701-02 §7.3.5). ``empty_polls``
+counts the "no card" answers the host has taken since a card was last in the
+field, so a script can wait until the host has seen a card lifted before it
+lays one again.
 """
 
 from __future__ import annotations
@@ -62,6 +65,14 @@ class PN532Emulator(EmulatedDevice):
         self._corrupt = 0
         self._stall = 0
         self.aborts = 0  # ACK frames from the host that aborted a pending command
+        #: InListPassiveTarget answers of no card (none in the field) in a row that the host has
+        #: taken, since a card was last laid or listed or the host last configured the chip (a
+        #: new session): an answer is taken when the host's next frame is a command, not the ACK
+        #: frame that aborts before a retry (UM0701-02, "ACK frame"). So at least this many
+        #: misses has the host's removal debounce counted since the card left, and handed on
+        #: what it decided (PN532Reader: ``remove_misses``) before it sent the next command
+        self.empty_polls = 0
+        self._empty_answered = False  # the last answer was "no card", not taken yet
 
     # -- scripting ----------------------------------------------------------------
 
@@ -69,12 +80,18 @@ class PN532Emulator(EmulatedDevice):
         with self._lock:
             self.uid = parse_uid(uid)
             self._card_selected = False
+            self._no_empty_polls()
 
     def lift(self) -> None:
         with self._lock:
             self.uid = None
             self.second = None
             self._card_selected = False
+            self._no_empty_polls()
+
+    def _no_empty_polls(self) -> None:
+        self.empty_polls = 0
+        self._empty_answered = False
 
     def lay_second(self, uid: str | bytes | None) -> None:
         """A second card beside the first (``None``: take it off again)."""
@@ -107,6 +124,7 @@ class PN532Emulator(EmulatedDevice):
         self._max_tg = 1
         self._busy = False
         self._last_response = b""
+        self._empty_answered = False
         self._parser = FrameParser(self.rx_stats)
 
     def _respond(self, data: bytes) -> None:
@@ -135,6 +153,7 @@ class PN532Emulator(EmulatedDevice):
             if frame.kind == "ack":  # the host aborts whatever is pending
                 if self._busy or self._waiting_for_card:
                     self.aborts += 1
+                self._empty_answered = False  # a retry follows: the last answer was not taken
                 self._busy = False
                 self._waiting_for_card = False
             elif frame.kind == "nack":
@@ -147,6 +166,9 @@ class PN532Emulator(EmulatedDevice):
 
     def _command(self, cmd: int, params: bytes) -> None:
         self.commands.append(cmd)
+        if self._empty_answered:  # the host took the last "no card" and moved on
+            self._empty_answered = False
+            self.empty_polls += 1
         self._out(ACK)
         if self._stall:
             self._stall -= 1
@@ -156,6 +178,7 @@ class PN532Emulator(EmulatedDevice):
             self._respond(bytes([cmd + 1, *self.firmware]))
         elif cmd == SAM_CONFIGURATION:
             self.sam_configured = True
+            self.empty_polls = 0  # a new session: the host's debounce starts again
             self._respond(bytes([cmd + 1]))
         elif cmd == RF_CONFIGURATION:
             if params[:1] == b"\x05" and len(params) == 4:
@@ -186,9 +209,11 @@ class PN532Emulator(EmulatedDevice):
                 self._waiting_for_card = True  # blocks until a card comes, as the chip does
                 return
             self._respond(bytes([IN_LIST_PASSIVE_TARGET + 1, 0x00]))
+            self._empty_answered = self.uid is None  # a card lying there missed is no lift
             return
         assert self.uid is not None
         self._card_selected = True
+        self._no_empty_polls()
         cards = [self.uid]
         if self.second is not None and self._max_tg >= 2:
             cards.append(self.second)

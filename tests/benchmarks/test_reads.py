@@ -5,11 +5,24 @@ tests/benchmarks/test_run_as_modules.py (``--quick``), against the real service.
 
 from __future__ import annotations
 
+import queue
 import random
 
-from benchmarks.reads import KINDS, SPARE_KINDS, schedule
-from firmware_bridge.emulator import HubEmulator
-from tests.harness import wait_until
+from benchmarks.reads import KINDS, SPARE_KINDS, pn_lifted, schedule
+from firmware_bridge.emulator import HubEmulator, PN532Emulator
+from firmware_bridge.events import Presence, TagEvent
+from firmware_bridge.pn532 import (
+    ACK,
+    IN_DESELECT,
+    IN_LIST_PASSIVE_TARGET,
+    LIST_TWO_TYPE_A,
+    RF_CONFIGURATION,
+    SAM_CONFIGURATION,
+    WAKEUP,
+    PN532Reader,
+    command_frame,
+)
+from tests.harness import WAIT, wait_until
 
 UID = bytes.fromhex("04A1B2C3D4E5F6")
 
@@ -60,3 +73,58 @@ def test_a_hub_reset_boots_it_again_on_the_same_port_with_the_token_still_laid()
         wait_until(lambda: hub.boots == 2, "the second boot")
         assert hub.wait_polls(3)
         assert hub.link == port and hub.readers[1].uid == UID
+
+
+def _answers(pn: PN532Emulator, frame: bytes) -> list[bytes]:
+    """One turn of the emulated PN532 on ``frame`` from the host: what it sent back."""
+    sent: list[bytes] = []
+    pn._out = sent.append  # type: ignore[method-assign]  # its output, caught here
+    pn._tick(frame)
+    return sent
+
+
+def test_the_pn532_counts_the_empty_polls_its_host_took_since_the_card_left() -> None:
+    """Driven one frame at a time (no thread, no pty): an answer is taken when the host sends
+    its next command; the ACK frame that aborts before a retry means it was not."""
+    pn = PN532Emulator()  # not started
+    pn._power_on()
+    poll = command_frame(IN_LIST_PASSIVE_TARGET, LIST_TWO_TYPE_A)
+    deselect = command_frame(IN_DESELECT, b"\x00")
+    _answers(pn, WAKEUP + command_frame(SAM_CONFIGURATION, b"\x01\x14\x01"))
+    _answers(pn, command_frame(RF_CONFIGURATION, bytes([0x05, 0xFF, 0x01, 0x01])))
+    pn.lay(UID)
+    assert _answers(pn, poll)[1][7] == 1  # NbTg 1: the card
+    _answers(pn, deselect)
+    pn.lift()
+    assert _answers(pn, poll)[1][7] == 0 and pn.empty_polls == 0  # answered, not yet taken
+    _answers(pn, ACK)  # the host timed out and aborts: that answer was never taken
+    _answers(pn, poll)
+    assert pn.empty_polls == 0
+    _answers(pn, poll)  # the retry's answer taken, and a new poll
+    assert pn.empty_polls == 1
+    _answers(pn, poll)
+    assert pn.empty_polls == 2
+    _answers(pn, command_frame(SAM_CONFIGURATION, b"\x01\x14\x01"))  # a new session
+    assert pn.empty_polls == 0
+    pn.lay(UID)
+    pn.miss_rate = 1.0  # a card lying there, missed: a miss to the host, but no lift
+    _answers(pn, poll)
+    _answers(pn, poll)
+    assert pn.empty_polls == 0
+
+
+def test_the_soak_lays_again_on_the_pn532_only_once_its_reader_said_the_card_lifted() -> None:
+    """The failure of a 10,000-draw run (cass.potential.lore.1 never recorded): the soak laid
+    the token the last Performance had lifted from the PN532 again before the reader had
+    polled the well empty ``remove_misses`` times, so to the table it never left (after Reset
+    "back in its bag now: put it there"), and the soak waited for a draw that could not come."""
+    events: queue.Queue[TagEvent] = queue.Queue()
+    with PN532Emulator() as pn, PN532Reader(pn.link, sink=events) as reader:
+        assert reader.wait_online(WAIT)
+        pn.lay(UID)
+        assert events.get(timeout=WAIT).presence is Presence.PRESENT
+        pn.lift()  # the end of a Performance
+        assert pn_lifted(pn, WAIT, reader.remove_misses)
+        pn.lay(UID)  # the same token at once: the next Performance's draw on the PN532
+        assert events.get_nowait().presence is Presence.REMOVED  # said before it returned
+        assert events.get(timeout=WAIT).presence is Presence.PRESENT

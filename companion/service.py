@@ -264,6 +264,7 @@ class Service:
                 else configured_extensions(self.collaborators())
             )
             self.extensions += extra
+            self._first_state()
             for rc in config.readers:
                 self.readers.append(self._reader(rc))
             if archived is not None and config.recap and config.recaps_dir is not None:
@@ -285,6 +286,19 @@ class Service:
             self.alert,
             self.board,
         )
+
+    def _first_state(self) -> None:
+        """The page server inlines the public retained topics the bridge last published in
+        each page it serves, so a page paints the table before its broker answers (docs/web.md,
+        "How fast a page paints"): the extensions that offer them (``first_state``) and those
+        that take them (``take_first_state``), matched here, where both are known."""
+        sources = [
+            s for e in self.extensions if (s := getattr(e, "first_state", None)) and callable(s)
+        ]
+        for ext in self.extensions:
+            take = getattr(ext, "take_first_state", None)
+            if take is not None and sources:
+                take(sources[0])
 
     def _write_recap(self, archived: Any, recaps: Any) -> None:
         """The session that just ended, exported to ``recaps/<session>/`` in the background

@@ -54,7 +54,7 @@ from companion.mqtt.items import (
 from companion.mqtt.link import BridgeStats, Link, now, package_version
 from companion.mqtt.messages import InfoMessage, encode, notice_message
 from companion.mqtt.publisher import HISTORY, Publisher
-from companion.mqtt.topics import Topics
+from companion.mqtt.topics import CATALOGUE, Topics
 from companion.record.narrate import HistoryEntry
 from companion.record.session import Recap
 from companion.table.board import CROWDED_KEY
@@ -135,6 +135,23 @@ class MqttBridge:
     @property
     def topics(self) -> Topics | None:
         return self.link.topics
+
+    def first_state(self) -> dict[str, str]:
+        """The retained topics a page's first paint needs, as this bridge last published them
+        (topic → payload): every one of :data:`FIRST_STATE` (public: every login of the table
+        and the wall may read them on the broker), never a worldkeeper topic. The page server
+        inlines them in the pages it serves (companion.pages.server, docs/web.md "How fast a
+        page paints"); any thread may ask (a copy)."""
+        topics = self.link.topics
+        if topics is None:
+            return {}
+        root = f"{topics.root}/"
+        published = dict(self.link.published)  # one C-level copy: safe beside the publisher
+        return {
+            topic: payload
+            for topic, payload in published.items()
+            if topic.startswith(root) and _first_state_suffix(topic[len(root) :])
+        }
 
     @property
     def seq(self) -> int:
@@ -392,3 +409,25 @@ def _vocabulary() -> bytes:
     if _VOCABULARY is None:
         _VOCABULARY = json.dumps(json_schema(), separators=(",", ":")).encode()
     return _VOCABULARY
+
+
+#: what a page's first paint is given by the page server: the public retained topics the
+#: public pages follow (not ``vocabulary`` and ``bags``: the gm's remote's, and the largest)
+FIRST_STATE: frozenset[str] = frozenset(
+    t.suffix
+    for t in CATALOGUE
+    if t.retained and t.audience == "public" and t.suffix not in ("vocabulary", "bags")
+)
+
+
+def _first_state_suffix(suffix: str) -> bool:
+    """``suffix`` (a topic under the table's root) is one of :data:`FIRST_STATE`'s.
+
+    >>> _first_state_suffix("state"), _first_state_suffix("heroes/aria"), _first_state_suffix("gm")
+    (True, True, False)
+    >>> _first_state_suffix("heroes/aria/x"), _first_state_suffix("bags")
+    (False, False)
+    """
+    if suffix.startswith("heroes/"):
+        return "heroes/<id>" in FIRST_STATE and suffix.count("/") == 1
+    return suffix in FIRST_STATE

@@ -29,6 +29,13 @@ Bounded, because it listens on every interface with no login (issue 29; docs/web
 
 Recaps (``/recaps/…``, the ``[record] recaps`` folder) only with ``[web] recaps = true``.
 
+**The first state inlined** (issue 42 item 7): a page (``*.html``) is served with the table's
+public retained topics as the MQTT bridge last published them, in a JSON block
+(``<script id="rhuna-first" type="application/json">``, :func:`inline_first_state`), so
+it paints the table at once, before its WebSocket to the broker is open; the broker's
+retained copies then take over. Only what every login of the table may read (the bridge's
+``first_state``: never a worldkeeper topic), since this server sees no login.
+
 >>> PageServer(Path("web/dist"), "127.0.0.1", 0).root.name
 'dist'
 """
@@ -37,11 +44,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import mimetypes
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote_to_bytes
@@ -189,6 +198,13 @@ class PageServer:
         self._capped = False  # the cap was reached and not yet left (one warning per episode)
         self.closed_at_cap = 0
         self.refused_at_cap = 0
+        #: the public retained topics to inline in a page (topic → payload), or None: the
+        #: bridge's ``first_state`` (companion.service wires it; any thread may call it)
+        self.inline: Callable[[], Mapping[str, str]] | None = None
+
+    def take_first_state(self, source: Callable[[], Mapping[str, str]]) -> None:
+        """Inline ``source()`` (public retained topics only) in every page served."""
+        self.inline = source
 
     # --- the thread ----------------------------------------------------------------------
 
@@ -357,6 +373,12 @@ class PageServer:
                     writer.write(body)
             else:
                 log.debug("web: %s %s 200", method, path[:200])
+                if (
+                    file.endswith(".html")
+                    and self.inline is not None
+                    and not (path == "/recaps" or path.startswith("/recaps/"))
+                ):
+                    data = inline_first_state(data, self.inline())
                 ctype = content_type(file).encode("latin-1")
                 writer.write(self._head(200, ctype, len(data), close=not keep))
                 if method == "GET":
@@ -403,6 +425,28 @@ class PageServer:
                     if not chunk:
                         break
                     got += len(chunk)
+
+
+#: where the first state goes: just before the page's ``</head>`` (after the preconnect script
+#: and the style, before the page's own script, which reads it as it boots)
+_HEAD_END = b"</head>"
+
+
+def inline_first_state(page: bytes, topics: Mapping[str, str]) -> bytes:
+    """``page`` with ``topics`` (topic → payload text) in a JSON block before its ``</head>``:
+    no script runs from it, and ``<`` is escaped so no payload can close the block.
+
+    >>> print(inline_first_state(b"<head></head>", {"rhuna/t/state": "</script>"}).decode())
+    <head><script id="rhuna-first" type="application/json">{"rhuna/t/state": "\\u003c/script>"}</script></head>
+    >>> inline_first_state(b"<head></head>", {})  # nothing published yet: the page as it is
+    b'<head></head>'
+    """
+    at = page.find(_HEAD_END)
+    if not topics or at < 0:
+        return page
+    text = json.dumps(dict(topics), ensure_ascii=True).replace("<", "\\u003c")
+    block = f'<script id="rhuna-first" type="application/json">{text}</script>'.encode("ascii")
+    return page[:at] + block + page[at:]
 
 
 def _since(conn: _Conn) -> float:

@@ -69,7 +69,9 @@ export function boot(spec: PageSpec): PageContext {
   const debug = { store, connection, painted: 0, paints: 0 };
   window.rhuna = debug;
 
+  let painted: Snapshot | null = null;
   const paint = (snap: Snapshot) => {
+    painted = snap;
     spec.render(snap, ctx, Date.now());
     debug.painted = performance.now();
     debug.paints += 1;
@@ -103,6 +105,7 @@ export function boot(spec: PageSpec): PageContext {
   // with a reveal delay, what the page shows is the snapshot revealed last, not the newest
   let revealed = store.snapshot;
   store.subscribe((snap) => {
+    if (snap === painted && params.delay <= 0) return; // the inlined state, painted at boot
     if (announcer && every <= 0) announce(announcer, snap, spoken, reader);
     if (params.delay > 0)
       setTimeout(() => {
@@ -114,8 +117,13 @@ export function boot(spec: PageSpec): PageContext {
   // the age of the last update, the link and a refusal's time must move even when nothing
   // arrives (a delayed page repaints what it has revealed)
   setInterval(() => paint(params.delay > 0 ? revealed : store.snapshot), 1000);
+  // the table's state the page server inlined, if any (connection.ts), in the first paint: the
+  // table shows before the broker answers; a reveal delay holds it back like the broker's
+  const inlined = params.delay <= 0 && connection.takeInlined();
   paint(store.snapshot);
-  connection.start();
+  // painted from the inlined state: let the browser show it before MQTT.js sets up its client
+  if (inlined) setTimeout(() => connection.start(), 0);
+  else connection.start();
   return ctx;
 }
 

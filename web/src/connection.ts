@@ -8,7 +8,7 @@
  * resolves with the service's reply (docs/mqtt.md, "Commands and replies").
  */
 
-import mqtt, { type MqttClient } from "mqtt";
+import type { MqttClient } from "mqtt";
 import {
   type Delivery,
   isSection,
@@ -79,6 +79,8 @@ export class Connection {
   private routed = 0;
   /** a repaint asked for after a gap, until its retained status arrives */
   private repainting = false;
+  /** `stop` was called: a client MQTT.js hands over later is not made */
+  private stopped = false;
   private readonly id = Math.random().toString(36).slice(2, 10);
 
   constructor(
@@ -142,7 +144,17 @@ export class Connection {
 
   start(): void {
     this.store.setLink("connecting");
+    this.takeInlined(); // if boot has not already
     performance.mark("rhuna:connecting");
+    this.stopped = false;
+    // MQTT.js (most of the page's script) is evaluated only now, not before the first paint:
+    // esbuild keeps a dynamic import in the one bundle, its module initialised on first use
+    void import("mqtt").then(({ default: mqtt }) => {
+      if (!this.stopped) this.connect(mqtt);
+    });
+  }
+
+  private connect(mqtt: typeof import("mqtt").default): void {
     const client = mqtt.connect(this.opts.url, {
       clientId: `rhuna-web-${this.id}`,
       username: this.opts.username ?? undefined,
@@ -192,11 +204,37 @@ export class Connection {
     client.on("message", (topic, payload, packet) => this.route(topic, payload, packet.retain));
   }
 
+  /**
+   * The table's state as the page server inlined it in the page (companion/pages/server.py:
+   * the public retained topics the service last published), routed as the broker's retained
+   * copies would be: the page paints the table before its WebSocket is even open, and the
+   * broker's own copies, when they come, take over (docs/web.md, "How fast a page paints").
+   * Only once: a reconnect repaints from the broker. `boot` takes it before the page's first
+   * paint (app.ts), else `start` does.
+   */
+  takeInlined(): boolean {
+    const block = document.getElementById("rhuna-first");
+    if (!block?.textContent) return false;
+    block.remove();
+    let topics: unknown;
+    try {
+      topics = JSON.parse(block.textContent);
+    } catch {
+      return false; // the broker's copies will come
+    }
+    if (typeof topics !== "object" || topics === null) return false;
+    for (const [topic, text] of Object.entries(topics))
+      if (typeof text === "string") this.routeText(topic, text, true);
+    performance.mark("rhuna:inlined");
+    return true;
+  }
+
   private noBroker(): string {
     return noBrokerAdvice(location, this.opts.table);
   }
 
   stop(): void {
+    this.stopped = true;
     this.client?.end(true);
     this.client = null;
   }
@@ -261,11 +299,14 @@ export class Connection {
 
   private route(topic: string, payload: Uint8Array, retained = false): void {
     if (!this.routed++) performance.mark("rhuna:first-message");
+    this.routeText(topic, new TextDecoder().decode(payload), retained);
+  }
+
+  private routeText(topic: string, text: string, retained: boolean): void {
     const parts = topic.split("/");
     const table = parts[1];
     const what = parts[2];
     if (parts[0] !== this.opts.base || table === undefined || what === undefined) return;
-    const text = new TextDecoder().decode(payload);
     if (table === "uplink") {
       // rhuna/uplink/<table>: the bridge's notification, "1" or "0" (docs/convention.md); no
       // table is called "uplink" (`rhuna-table venue` refuses it)

@@ -95,12 +95,15 @@ export function keyed<T>(
   while (parent.children.length > next.length) parent.lastElementChild?.remove();
 }
 
-/** Set text (as {@link shown}); when it changes (and `animate`), replay the `bump` animation. */
+/** Set text (as {@link shown}); when it changes (and `animate`), replay the `bump` animation.
+ *  Text that appears (the element was empty: the page's first paint) is not a change, and
+ *  replaying costs a layout then (`offsetWidth`), so it does not bump. */
 export function setText(el: HTMLElement, raw: string, animate: boolean): void {
   const text = shown(raw);
-  if (el.textContent === text) return;
+  const before = el.textContent;
+  if (before === text) return;
   el.textContent = text;
-  if (!animate) return;
+  if (!animate || !before) return;
   el.classList.remove("bump");
   void el.offsetWidth; // restart the CSS animation
   el.classList.add("bump");

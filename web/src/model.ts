@@ -596,7 +596,9 @@ export function liveness(
   const gap = t ? gapText(t, now) : null;
   if (snap.link !== "online") {
     const label = linkLabel(snap);
-    return { state: snap.link === "connecting" && !t ? "waiting" : "offline", label, age, gap };
+    // connecting for the first time, with or without the state inlined in the page: waiting
+    const first = snap.link === "connecting" && (!t || !snap.wasOnline);
+    return { state: first ? "waiting" : "offline", label, age, gap };
   }
   // before the table's own status: the venue keeps the retained "online" of a table it lost
   if (t?.uplink === "down") return { state: "offline", label: UPLINK_OFFLINE, age, gap };

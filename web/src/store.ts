@@ -123,6 +123,9 @@ export interface Snapshot {
   readonly linkError: string | null;
   /** when the link last changed (ms since the epoch) */
   readonly linkSince: number;
+  /** the link has been online since the page opened: before, a table held is the state the
+   *  page server inlined in the page (connection.ts), not one a lost link left behind */
+  readonly wasOnline: boolean;
   /** what to do about a link that is not online, in words (the page has no `broker=`, the
    *  broker refused the login), null: nothing the page can say beyond `linkError` */
   readonly linkAdvice: string | null;
@@ -179,6 +182,7 @@ export class Store {
       link: "connecting",
       linkError: null,
       linkSince: now(),
+      wasOnline: false,
       linkAdvice: null,
       others: [],
       tables: new Map(),
@@ -215,7 +219,8 @@ export class Store {
       tables = new Map([...tables].map(([id, t]) => [id, { ...t, stale: true }]));
     }
     const linkAdvice = link === "online" ? null : this.snap.linkAdvice;
-    this.commit({ link, linkError: error, linkSince: this.now(), linkAdvice, tables });
+    const wasOnline = this.snap.wasOnline || link === "online";
+    this.commit({ link, linkError: error, linkSince: this.now(), linkAdvice, tables, wasOnline });
   }
 
   /**

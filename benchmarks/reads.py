@@ -9,7 +9,8 @@ Performance is resolved, the tokens lifted, Reset; again, until ``--draws`` toke
 laid. Reset waits until each reader has decided its wells empty (the hub's trackers; the
 PN532's ``remove_misses`` "no card" answers taken by the reader, ``PN532Emulator.empty_polls``):
 a token laid again before its reader saw it lifted never left, as far as the table can know,
-and is rightly "back in its bag now: put it there", not a draw. While they are laid the emulators inject the faults a table meets, in turn:
+and is rightly "back in its bag now: put it there", not a draw. While they are laid the
+emulators inject the faults a table meets, in turn:
 
 - ``bounce``: laid, lifted after one poll, laid again;
 - ``flicker``: the reader misses half the polls of a token lying still;
@@ -42,9 +43,9 @@ draws the plan (the kinds, the tokens); the same seed lays the same tokens with 
 in the same order (the polls that meet them are the machine's). ``--kinds "pn clean,bounce"``
 lays only those kinds (and clean draws between), e.g. the PN532's path alone. A token that is
 never recorded stops the run, saying whether the table said an unsync meanwhile (flagged) or
-nothing (a silent miss), what the readers' emulators held, and the service log's tail. A fault kind
-that misses (the detuned tag: the hub counts a token after 2 reads in a row, so one read in three
-never is) is printed with its figures, never hidden.
+nothing (a silent miss), what the readers' emulators held, and the service log's tail. A fault
+kind that misses (the detuned tag: the hub counts a token after 2 reads in a row, so one read in
+three never is) is printed with its figures, never hidden.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ from benchmarks import positive
 from companion.table.store import JOURNAL
 from engine import load_table
 from firmware_bridge.emulator import HubEmulator, PN532Emulator
-from firmware_bridge.pn532 import PN532Reader
+from firmware_bridge.pn532 import IN_LIST_PASSIVE_TARGET, PN532Reader
 from tags.registry import TagRegistry
 from tests.harness.service import write_config
 
@@ -400,7 +401,7 @@ class Soak:
         with self.pn._lock:
             pn_uid = self.pn.uid
             empty = self.pn.empty_polls
-            polls = sum(1 for c in self.pn.commands if c == 0x4A)
+            polls = sum(1 for c in self.pn.commands if c == IN_LIST_PASSIVE_TARGET)
 
         def hx(b: bytes | None) -> str:
             return "nothing" if b is None else b.hex().upper()
@@ -643,8 +644,8 @@ def run(
             soak.start(config, folder / "service.log")
             t0 = time.monotonic()
             plan = schedule(draws, random.Random(seed), kinds)
-            for n, kinds in enumerate(plan, 1):
-                soak.performance(kinds)
+            for n, performance in enumerate(plan, 1):
+                soak.performance(performance)
                 if n % 100 == 0:
                     progress(f"  … {soak.tally.draws} draws, {time.monotonic() - t0:.0f} s")
             soak.tally.notes.append(f"{time.monotonic() - t0:.0f} s for the draws")

@@ -391,6 +391,10 @@ esac
 """
 
 
+#: pip's config in the rehearsal's system (root's pip, as install.sh runs it under sudo)
+PIP_CONF = "[global]\nretries = 20\ntimeout = 120\n"
+
+
 def hosts_naming(text: str, hostname: str) -> str:
     """``/etc/hosts``'s text with a ``127.0.1.1 HOSTNAME`` line (as Debian's installer and
     Raspberry Pi OS write it) unless a line already names the host: the chroot shares the
@@ -429,6 +433,11 @@ def prepare(system: System, archive: Path, hub_link: str) -> list[tuple[str, int
     tool.write_text(SYSTEMCTL)
     tool.chmod(0o755)
     rows.append(("(stand-in) systemctl: the unit's ExecStart as its User=", 0, ""))
+    # pip under qemu-user reads a wheel at a fraction of a core: this machine's proxy reset
+    # trixie's pillow wheel five times running (pip's default: 5 retries, 15 s); a Pi's own CPU
+    # does not need it
+    (system.root / "etc" / "pip.conf").write_text(PIP_CONF)
+    rows.append(("(stand-in) /etc/pip.conf: retries 20, timeout 120 s (pip under qemu)", 0, ""))
     config = (ROOT / "examples" / "rhuna.toml").read_text()
     config = re.sub(
         r'(?m)^port = "/dev/serial/by-id/[^"]*"', f'port = "{hub_link}"', config, count=1

@@ -28,11 +28,11 @@ def test_a_whole_performance_by_clicking(rig):
     page.click("#performance-panel button:has-text('Begin')")
     replied(page, "begin")
     assert state(table).performance.difficulty == 6
-    # P1–P4: declare for Aria without a wheel
-    card = page.locator(".card", has_text="Aria: declare")
+    # P1–P4: declare for Aria without a wheel, from the dock (the first hero not declared)
+    card = page.locator("#performance-panel .dock[data-hero='aria']")
     card.locator("select[name='capability']").select_option("skill")
-    card.locator("select[name='shade']").select_option("control")
-    card.locator("select[name='action']").select_option("target")
+    card.locator("button[data-shade='control']").click()
+    card.locator("button[data-action='target']").click()
     card.locator("button:has-text('Declare Aria')").click()
     replied(page, "declare-aria")
     [c] = state(table).performance.contributions
@@ -416,7 +416,7 @@ def begin(page: Any) -> None:
 
 
 def declare_aria(page: Any) -> None:
-    card = page.locator(".card", has_text="Aria: declare")
+    card = page.locator("#performance-panel .dock[data-hero='aria']")
     card.locator("select[name='capability']").select_option("skill")
     card.locator("button:has-text('Declare Aria')").click()
     replied(page, "declare-aria")
@@ -433,8 +433,8 @@ def test_a_new_performance_clears_the_last_ones_replies(rig):
     assert state(table).performance is None
     begin(page)
     assert state(table).performance.number != first
-    # Aria's card is the declare card again, and it no longer says "✓ declare"
-    card = page.locator(".card", has_text="Aria: declare")
+    # the dock declares for Aria again, and her declare no longer says "✓ declare"
+    card = page.locator("#performance-panel .dock[data-hero='aria']")
     card.wait_for()
     page.wait_for_function(
         "n => window.rhuna.store.snapshot.tables.get('example')?.sections.performance?.number === n",
@@ -530,7 +530,7 @@ def test_what_the_table_would_refuse_is_disabled_with_its_rule_and_a_late_page_l
     # every target at least 44 px, Exert's checkbox included (issue 31 item 6)
     assert small_targets(page) == []
     table.command({"cmd": "begin_performance", "difficulty": 3})
-    exert = page.locator(".card:has-text('Aria: declare') input[name='exert']")
+    exert = page.locator("#performance-panel .dock[data-hero='aria'] input[name='exert']")
     # the card is drawn after the state comes in, and may be drawn again (its capabilities,
     # Exert's reason): a box read at once may be the first layout's, or none
     wait_until(

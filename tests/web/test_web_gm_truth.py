@@ -88,7 +88,7 @@ def test_every_capability_is_offered_with_its_level_and_exert_only_where_allowed
     untrained Presence or Sense could not be declared from the remote (P2, P4, P9)."""
     page, table, _ = rig
     table.command({"cmd": "begin_performance", "difficulty": 4})
-    card = page.locator(".card", has_text="Aria: declare")
+    card = page.locator("#performance-panel .dock[data-hero='aria']")  # the declare's dock
     card.wait_for(timeout=MS)
     capability = card.locator("select[name='capability']")
     offered = capability.locator("option").all_inner_texts()
@@ -109,7 +109,7 @@ def test_every_capability_is_offered_with_its_level_and_exert_only_where_allowed
     capability.select_option("charm")
     assert exert.is_enabled()
     exert.check()
-    card.locator("select[name='action']").select_option("target")
+    card.locator("button[data-action='target']").click()
     screenshot(page, "gm-truth-declare-exert")
     card.locator("button:has-text('Declare Aria')").click()
     replied(page, "declare-aria")

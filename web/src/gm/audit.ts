@@ -25,6 +25,7 @@ export function renderAuditCard(t: TableRecord | undefined, ctx: Ctx): void {
         name: "bag",
         "aria-label": "Bag to audit",
         "data-audit-bag": "",
+        class: "wide", // its own row: a bag's name is never cut (issue 41 item 15)
       }) as HTMLSelectElement,
       "audit/bag",
     );

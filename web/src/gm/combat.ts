@@ -125,7 +125,8 @@ function actCard(
   target.value = ordered[0]?.id ?? "";
   const defense = h(
     "select",
-    { name: "defense", "aria-label": "defence" },
+    // its own row: "defence: the rules'" is never cut (issue 41 item 15)
+    { name: "defense", "aria-label": "defence", class: "wide" },
     h("option", { value: "" }, "defence: the rules'"),
     h("option", { value: "dodge" }, "DODGE"),
     h("option", { value: "parry" }, "PARRY"),
@@ -138,6 +139,9 @@ function actCard(
     fortitude_dice: diceInput("fortitude_dice", "FORTITUDE dice", turn),
   };
   const key = "act";
+  // the likely action: an Attack when there is someone to attack, else the engine's first;
+  // then the one this combatant took last (remembered below)
+  if (ordered.length && f.actions.some((a) => a.action === "attack")) action.value = "attack";
   remember(action, `act-${who.id}/action`);
   remember(target, `act-${who.id}/target`);
   remember(defense, `act-${who.id}/defense`);
@@ -246,20 +250,25 @@ function actCard(
     ),
   );
   showAsk();
+  // the dock (issue 41 item 15): fixed above Undo and the tabs, the Act button lowest; its
+  // reply is shown above it (buildCombat)
   const el = card(
     `${who.name} acts (round ${f.round}, tick ${f.tick})`,
-    row(action, target, defense),
     details,
     ask,
+    row(action, target),
+    row(defense),
     row(
       gate(
         sender(ctx, key, `Act: ${who.name}`, command(false), {}, heard),
         v.refusal(t, "act", { combatant: who.id }),
       ),
     ),
-    ctx.outlets.get(key),
   );
   el.dataset.acting = who.id;
+  el.classList.add("dock");
+  el.setAttribute("role", "region");
+  el.setAttribute("aria-label", `${who.name} acts`);
   return el;
 }
 
@@ -294,7 +303,7 @@ export const buildCombat: Builder = (t, ctx) => {
         }`,
       ),
     );
-    out.push(ctx.outlets.get("start"));
+    out.push(ctx.outlets.get("start"), ctx.outlets.get("act"));
     const who = f.combatants.find((c) => c.id === f.acting[0]);
     if (who) out.push(actCard(t, f, ctx, who));
     const waiting = v.roster(t).filter((c) => !c.in_fight && !c.dead);

@@ -2,6 +2,12 @@
  * The Performance, two taps away: begin it with a Difficulty and the Weight; declare for a hero
  * when there is no wheel; draw by picking from the bag's current contents (a missed tag, a
  * damaged token) or let the service draw; Redraw, Call Favor, resolve, reset, cancel.
+ *
+ * For a thumb (issue 41 item 15): what is pressed in every Performance (the Difficulty, Begin,
+ * Declare, Redraw, Resolve) sits in the dock, fixed at the bottom above Undo and the tabs; the
+ * cards above it show the draws and the rarer commands. The Difficulty and each hero's last
+ * declare are remembered (this phone's storage, by table), so a Performance like the last one
+ * is a tap per hero.
  */
 
 import { h, shown } from "../dom";
@@ -30,65 +36,131 @@ function short(name: string, owner: string): string {
   return name.startsWith(`${owner}'s `) ? name.slice(owner.length + 3) : name;
 }
 
-function begin(t: TableRecord, ctx: Ctx): HTMLElement {
-  let difficulty = Number(recall("begin/difficulty") ?? 5);
+/** What this phone remembers across reloads, by table: the Difficulty, each hero's last
+ *  declare. Never a rule, only a default; a storage the browser refuses is no memory. */
+function lasting(ctx: Ctx, key: string, value?: string): string | undefined {
+  const name = `rhuna.gm.${ctx.table}.${key}`;
+  try {
+    if (value !== undefined) localStorage.setItem(name, value);
+    return localStorage.getItem(name) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A choice kept for this page (ui.ts memory) and this phone (`lasting`). */
+function choice(ctx: Ctx, key: string, fallback: string): string {
+  return recall(key) ?? lasting(ctx, key) ?? fallback;
+}
+
+function choose(ctx: Ctx, key: string, value: string): void {
+  keep(key, value);
+  lasting(ctx, key, value);
+}
+
+/** A row of one-tap choices (aria-pressed), each `attr`=value; `pick` on a tap. */
+function segmented(
+  label: string,
+  options: readonly (readonly [string, string])[],
+  current: string,
+  attr: string,
+  pick: (value: string) => void,
+): HTMLElement {
   const buttons: HTMLButtonElement[] = [];
-  const pick = h("div", { class: "row choice", role: "group", "aria-label": "Difficulty" });
-  for (let d = 3; d <= 8; d++) {
+  const group = h("div", { class: "row choice", role: "group", "aria-label": label });
+  for (const [value, text] of options) {
     const b = h(
       "button",
-      { type: "button", class: "btn pick", "aria-pressed": String(d === difficulty) },
-      String(d),
+      { type: "button", class: "btn pick", "aria-pressed": String(value === current) },
+      text,
     ) as HTMLButtonElement;
-    b.dataset.difficulty = String(d);
+    b.setAttribute(attr, value);
     b.addEventListener("click", () => {
-      difficulty = d;
-      keep("begin/difficulty", String(d));
+      pick(value);
       for (const o of buttons) o.setAttribute("aria-pressed", String(o === b));
     });
     buttons.push(b);
-    pick.append(b);
+    group.append(b);
   }
-  const weight = remember(
-    h(
-      "select",
-      { name: "weight", "aria-label": "Weight" },
-      h("option", { value: "off" }, "Weight off"),
-      h("option", { value: "mass" }, "Weight: MASS"),
-      h("option", { value: "light" }, "Weight: LIGHT"),
-    ) as HTMLSelectElement,
-    "begin/weight",
+  return group;
+}
+
+/** The dock with no Performance open: the Difficulty (one tap), the Weight, Begin. */
+function beginDock(t: TableRecord, ctx: Ctx): HTMLElement {
+  let difficulty = Number(choice(ctx, "begin/difficulty", "5"));
+  if (!(difficulty >= 3 && difficulty <= 8)) difficulty = 5;
+  const begin = sender(ctx, "begin", `Begin · Difficulty ${difficulty}`, () =>
+    commands.begin_performance({ difficulty, weight: chosen(weight) }),
   );
-  return card(
-    "Begin a Performance",
-    h("p", { class: "hint" }, "Difficulty"),
+  const pick = segmented(
+    "Difficulty",
+    [3, 4, 5, 6, 7, 8].map((d) => [String(d), String(d)] as const),
+    String(difficulty),
+    "data-difficulty",
+    (d) => {
+      difficulty = Number(d);
+      choose(ctx, "begin/difficulty", d);
+      begin.firstChild?.replaceWith(`Begin · Difficulty ${d}`);
+    },
+  );
+  const weight = h(
+    "select",
+    { name: "weight", "aria-label": "Weight" },
+    h("option", { value: "off" }, "Weight off"),
+    h("option", { value: "mass" }, "Weight: MASS"),
+    h("option", { value: "light" }, "Weight: LIGHT"),
+  ) as HTMLSelectElement;
+  weight.value = choice(ctx, "begin/weight", "off");
+  weight.addEventListener("change", () => choose(ctx, "begin/weight", weight.value));
+  return h(
+    "div",
+    { class: "dock", "data-dock": "begin", role: "region", "aria-label": "Begin a Performance" },
+    h("p", { class: "dock-title" }, "Begin a Performance · Difficulty"),
     pick,
-    row(
-      weight,
-      gate(
-        sender(ctx, "begin", "Begin", () =>
-          commands.begin_performance({
-            difficulty,
-            weight: chosen(weight),
-          }),
-        ),
-        v.refusal(t, "begin_performance"),
-      ),
-    ),
-    ctx.outlets.get("begin"),
+    row(weight, gate(begin, v.refusal(t, "begin_performance"))),
   );
 }
 
-function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): HTMLElement {
+type Declare = Parameters<typeof commands.declare>[0];
+
+/** The Training levels, lowest first (P4): the best is the likely capability. */
+const RANKS = ["untrained", "trained", "adept", "master", "exemplar"];
+
+/** The hero the WorldKeeper picked in the dock; null: the first hero not declared yet. */
+let picked: string | null = null;
+
+/** What the Performance panel's repaint key needs of the dock (its picked hero). */
+export function dockKey(): string {
+  return picked ?? "";
+}
+
+/** The hero the dock is for: the one picked, else the first not declared, else the first. */
+function dockHero(t: TableRecord): { id: string; name: string } | null {
+  const all = v.heroes(t);
+  return (
+    all.find((x) => x.id === picked) ?? all.find((x) => !v.contribution(t, x.id)) ?? all[0] ?? null
+  );
+}
+
+/** Declare for `hero` from the dock: Shade and Action one tap each, the Capability picked
+ *  from every capability with its level, Exert where the engine takes it (P9); each hero's
+ *  last declare is the default. */
+function declarePane(
+  t: TableRecord,
+  ctx: Ctx,
+  hero: { id: string; name: string },
+): { fields: HTMLElement[]; button: HTMLButtonElement } {
   const sheet = t.heroes[hero.id];
   // every capability of the table with the hero's Training in it, Untrained ones too (the
   // engine's answer, P2, P4); from an older service, the sheet's listed Training only
   const levels: Record<string, string> = sheet?.capabilities ?? sheet?.training ?? {};
   // where the engine takes an Exert (P9)
   const exertable = new Set(sheet?.exert ?? []);
+  const key = `declare-${hero.id}`;
   const capability = h("select", {
     name: "capability",
-    "aria-label": "Capability",
+    "aria-label": `${hero.name}'s capability`,
+    class: "wide",
   }) as HTMLSelectElement;
   // the hero's trained capabilities first (the likely choice), then the Untrained, each in
   // the table's order
@@ -99,21 +171,19 @@ function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): 
   ]) {
     capability.append(h("option", { value: cap }, `${cap} (${level})`));
   }
-  const shade = h(
-    "select",
-    { name: "shade", "aria-label": "Shade" },
-    h("option", { value: "control" }, "Control"),
-    h("option", { value: "impulse" }, "Impulse"),
-  ) as HTMLSelectElement;
-  const action = h(
-    "select",
-    { name: "action", "aria-label": "Action" },
-    ...["target", "defend", "gain", "spend"].map((a) => h("option", { value: a }, a)),
-  ) as HTMLSelectElement;
+  // the default: the hero's last declare, else their best Training (the likely choice)
+  const rank = (l: string) => RANKS.indexOf(l);
+  const best = entries.reduce<[string, string] | null>(
+    (a, e) => (a === null || rank(e[1]) > rank(a[1]) ? e : a),
+    null,
+  );
+  const lastCap = choice(ctx, `${key}/capability`, best?.[0] ?? "");
+  if (lastCap in levels) capability.value = lastCap;
+  let shade = choice(ctx, `${key}/shade`, "control");
+  let action = choice(ctx, `${key}/action`, "target");
   const exert = h("input", { type: "checkbox", name: "exert" }) as HTMLInputElement;
   const exertLabel = h("label", { class: "check" }, exert, " Exert");
-  const key = `declare-${hero.id}`;
-  for (const el of [capability, shade, action, exert]) remember(el, `${key}/${el.name}`);
+  remember(exert, `${key}/exert`);
   // Exert only where the engine says it would take it: an Untrained capability (P9)
   const sync = () => {
     const cap = capability.value;
@@ -124,29 +194,61 @@ function declare(t: TableRecord, ctx: Ctx, hero: { id: string; name: string }): 
       ? "Exert: draw 3 in all, then Fatigue (P9)"
       : shown(`[P9] only Untrained heroes Exert: ${hero.name} is ${levels[cap] ?? "?"} in ${cap}`);
   };
-  capability.addEventListener("change", sync);
+  capability.addEventListener("change", () => {
+    choose(ctx, `${key}/capability`, capability.value);
+    sync();
+  });
   sync();
-  return card(
-    `${hero.name}: declare`,
-    row(shade, capability, action),
-    row(
-      exertLabel,
-      gate(
-        sender(ctx, key, `Declare ${hero.name}`, () => {
-          const cmd = commands.declare({
-            hero: hero.id,
-            shade: chosen(shade),
-            capability: capability.value,
-            action: chosen(action),
-          });
-          if (exert.checked) cmd.exert = true;
-          return cmd;
-        }),
-        v.refusal(t, "declare", { hero: hero.id }),
-      ),
+  const button = gate(
+    sender(
+      ctx,
+      key,
+      `Declare ${hero.name}`,
+      () => {
+        const cmd = commands.declare({
+          hero: hero.id,
+          shade: shade as Declare["shade"],
+          capability: capability.value,
+          action: action as Declare["action"],
+        });
+        if (exert.checked) cmd.exert = true;
+        return cmd;
+      },
+      { "data-declare": hero.id },
+      (o) => {
+        if (o.state !== "ok") return;
+        // this declare is the hero's default next time; the dock moves to the next hero
+        choose(ctx, `${key}/capability`, capability.value);
+        if (picked === hero.id) picked = null;
+      },
     ),
-    ctx.outlets.get(key),
+    v.refusal(t, "declare", { hero: hero.id }),
   );
+  const shadeRow = segmented(
+    "Shade",
+    [
+      ["control", "Control"],
+      ["impulse", "Impulse"],
+    ],
+    shade,
+    "data-shade",
+    (x) => {
+      shade = x;
+      choose(ctx, `${key}/shade`, x);
+    },
+  );
+  shadeRow.append(exertLabel);
+  const actionRow = segmented(
+    "Action",
+    ["target", "defend", "gain", "spend"].map((x) => [x, x] as const),
+    action,
+    "data-action",
+    (x) => {
+      action = x;
+      choose(ctx, `${key}/action`, x);
+    },
+  );
+  return { fields: [row(capability), shadeRow, actionRow], button };
 }
 
 function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElement {
@@ -180,7 +282,8 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
   );
   const replace = h(
     "select",
-    { name: "replace", "aria-label": "token to redraw" },
+    // its own row: a token's whole name (issue 41 item 15)
+    { name: "replace", "aria-label": "token to redraw", class: "wide" },
     ...c.drawn.map((d) => h("option", { value: d.id }, d.name)),
   ) as HTMLSelectElement;
   // in an Intersect group the hero's own total is a share: the group's one total is above
@@ -256,10 +359,93 @@ function contributionCard(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElemen
   );
 }
 
+/** Redraw from the dock: one button per token the hero drew, each naming it (P11). */
+function redrawPane(t: TableRecord, ctx: Ctx, c: Contribution): HTMLElement[] {
+  const refused = v.refusal(t, "redraw", { hero: c.hero });
+  if (!c.drawn.length)
+    return [h("p", { class: "hint" }, `${c.name}: lay the tokens drawn on the Draw Board`)];
+  return [
+    h(
+      "div",
+      { class: "row picks", role: "group", "aria-label": `${c.name}'s redraw` },
+      ...c.drawn.map((d) =>
+        gate(
+          sender(
+            ctx,
+            `draw-${c.hero}`,
+            `Redraw ${short(d.name, c.name)}`,
+            () => commands.redraw({ hero: c.hero, replace: d.id, seed: seed() }),
+            { class: "btn token", "data-redraw": d.id },
+          ),
+          refused,
+        ),
+      ),
+    ),
+  ];
+}
+
+/** The dock of an open Performance: the hero picked (one tap), their declare or their Redraw,
+ *  and Resolve; once resolved, Reset. */
+function performanceDock(t: TableRecord, ctx: Ctx, resolved: boolean): HTMLElement {
+  const hero = dockHero(t);
+  const c = hero ? v.contribution(t, hero.id) : null;
+  const heroes = h("div", { class: "row choice", role: "group", "aria-label": "Hero" });
+  for (const x of v.heroes(t)) {
+    const b = h(
+      "button",
+      {
+        type: "button",
+        class: "btn pick",
+        "aria-pressed": String(x.id === hero?.id),
+        "data-hero-pick": x.id,
+      },
+      x.name,
+    ) as HTMLButtonElement;
+    b.addEventListener("click", () => {
+      picked = x.id;
+      ctx.repaint?.();
+    });
+    heroes.append(b);
+  }
+  const resolve = gate(
+    sender(ctx, "perf", "Resolve", () => commands.resolve()),
+    v.refusal(t, "resolve"),
+  );
+  let body: HTMLElement[] = [];
+  let last: (HTMLElement | null)[] = [resolve];
+  if (resolved) {
+    last = [
+      resolve,
+      gate(
+        sender(ctx, "perf", "Reset", () => commands.reset()),
+        v.refusal(t, "reset"),
+      ),
+    ];
+  } else if (hero && c) {
+    body = redrawPane(t, ctx, c);
+  } else if (hero) {
+    const pane = declarePane(t, ctx, hero);
+    body = pane.fields;
+    last = [pane.button, resolve];
+  }
+  const dock = h(
+    "div",
+    { class: "dock", "data-dock": "performance", role: "region", "aria-label": "This Performance" },
+    resolved ? null : heroes,
+    ...body,
+    row(...last),
+  );
+  if (hero) dock.dataset.hero = hero.id;
+  return dock;
+}
+
 export const buildPerformance: Builder = (t, ctx) => {
   const perf = v.performance(t);
   // the reply to the command that closed the last Performance stays in sight
-  if (!perf) return [ctx.outlets.latest("perf", []), begin(t, ctx)];
+  if (!perf) {
+    picked = null;
+    return [ctx.outlets.latest("perf", []), ctx.outlets.get("begin"), beginDock(t, ctx)];
+  }
   const out: (HTMLElement | null)[] = [
     h(
       "p",
@@ -280,6 +466,7 @@ export const buildPerformance: Builder = (t, ctx) => {
     );
   }
   const shown = new Set<string>();
+  const waiting: string[] = [];
   for (const hero of v.heroes(t)) {
     const c = v.contribution(t, hero.id);
     const members = c ? v.group(t, c.hero) : null;
@@ -305,26 +492,29 @@ export const buildPerformance: Builder = (t, ctx) => {
       );
     }
     if (c) out.push(contributionCard(t, ctx, c));
-    else if (!perf.resolved) out.push(declare(t, ctx, hero));
+    else if (!perf.resolved) waiting.push(hero.name);
   }
+  if (waiting.length)
+    out.push(h("p", { class: "hint" }, `Not declared: ${waiting.join(", ")} (declare below)`));
+  const docked = perf.resolved ? null : dockHero(t);
   out.push(
+    // the dock's replies, just above it
+    docked && !v.contribution(t, docked.id) ? ctx.outlets.get(`declare-${docked.id}`) : null,
+    ctx.outlets.get("perf"),
     card(
       "This Performance",
       row(
-        gate(
-          sender(ctx, "perf", "Resolve", () => commands.resolve()),
-          v.refusal(t, "resolve"),
-        ),
-        gate(
-          sender(ctx, "perf", "Reset", () => commands.reset()),
-          v.refusal(t, "reset"),
-        ),
+        perf.resolved
+          ? null
+          : gate(
+              sender(ctx, "perf", "Reset", () => commands.reset()),
+              v.refusal(t, "reset"),
+            ),
         gate(
           sender(ctx, "perf", "Cancel", () => commands.cancel_performance()),
           v.refusal(t, "cancel_performance"),
         ),
       ),
-      ctx.outlets.get("perf"),
     ),
     h(
       "details",
@@ -333,6 +523,7 @@ export const buildPerformance: Builder = (t, ctx) => {
       commandForm(ctx, "declare", "declare-more"),
       commandForm(ctx, "call_favor", "favor-more", {}, ["hero", "token"]),
     ),
+    performanceDock(t, ctx, perf.resolved),
   );
   return out;
 };

@@ -163,6 +163,8 @@ export interface Ctx {
   outlets: Outlets;
   table: string;
   choices: Choices;
+  /** paint the page again now (the dock's hero picked: nothing published changed) */
+  repaint?: () => void;
 }
 
 /** A seed for the service's dice: the page never rolls, it only says "roll" (the engine does). */

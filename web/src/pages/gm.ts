@@ -8,19 +8,19 @@
  * page never decides a rule: it offers what the service published and sends the one vocabulary.
  */
 
-import { boot, renderStatus } from "../app";
+import { boot, type PageContext, renderStatus } from "../app";
 import { byId, h, shown as plain } from "../dom";
 import * as commands from "../generated/commands";
 import { renderAuditCard } from "../gm/audit";
 import { renderBoardCard } from "../gm/board";
 import { buildCombat } from "../gm/combat";
-import { buildPerformance } from "../gm/performance";
+import { buildPerformance, dockKey } from "../gm/performance";
 import { COMMANDS, source, useVocabulary } from "../gm/schema";
 import { buildTime } from "../gm/time";
 import { type Ctx, commandForm, Outlets, Panel, sender } from "../gm/ui";
 import * as v from "../gm/view";
 import { fragmentWord, withFragmentWord } from "../params";
-import type { TableRecord } from "../store";
+import type { Snapshot, TableRecord } from "../store";
 
 const outlets = new Outlets();
 const panels = {
@@ -43,7 +43,27 @@ function show(tab: string): void {
   }
   // the tab is the fragment's word; its parameters (the broker) stay: docs/web.md
   history.replaceState(history.state, "", withFragmentWord(location.hash, tab));
+  fitDock();
 }
+
+// --- the dock: the shown tab's frequent controls, fixed above Undo and the tabs ------------------
+// (issue 41 item 15). The page keeps room under its last card for both, so nothing scrolls
+// under them; a dock that grows (the physical dice opened) is measured again.
+const footer = document.querySelector("footer") as HTMLElement;
+const sizes = new ResizeObserver(() => fitDock());
+let measured: Element | null = null;
+function fitDock(): void {
+  const root = document.documentElement;
+  const dock = document.querySelector<HTMLElement>("main > section.tab:not([hidden]) .dock");
+  if (dock !== measured) {
+    if (measured) sizes.unobserve(measured);
+    if (dock) sizes.observe(dock);
+    measured = dock;
+  }
+  root.style.setProperty("--footer-h", `${footer.offsetHeight}px`);
+  root.style.setProperty("--dock-h", `${dock?.offsetHeight ?? 0}px`);
+}
+sizes.observe(footer);
 for (const b of tabs) b.addEventListener("click", () => show(b.dataset.tab ?? "performance"));
 show(fragmentWord(location.hash) || "performance");
 
@@ -112,57 +132,66 @@ const page = boot({
     replies: true,
     worldkeeper: true, // the WorldKeeper's words: …/gm_events and …/gm (the gm login's alone)
   },
-  render(snap, context, now) {
-    const id = context.params.table;
-    renderStatus(snap, id, now);
-    byId("table-name").textContent = plain(`Table ${id} · WorldKeeper`);
-    const t = snap.tables.get(id);
-    const first = ctx === null;
-    if (t?.sections.vocabulary && useVocabulary(t.sections.vocabulary)) {
-      // the service's own list of commands: the "All" picker follows it
-      fillPicker();
-    }
-    ctx = { connection: context.connection, outlets, table: id, choices: v.choices(t) };
-    // replies that no longer belong to the published state are cleared (ui.ts, Outlets)
-    outlets.observe(v.marks(t));
-    if (first) showCommand();
-    renderUndo(t);
-    renderBoardCard(t, ctx); // the board's unsync, on every tab, until resolved
-    renderAuditCard(t, ctx); // the bag audit: start, end, each read, the answer
-    if (!t) {
-      // nothing at all from this table yet: say so, rather than an empty page
-      const why =
-        snap.link === "online"
-          ? `Nothing from table ${id} yet: the service is not running, or this page's account may not read it (docs/web.md, Accounts).`
-          : "Connecting to the broker…";
-      for (const p of Object.values(panels))
-        p.refresh(`none|${why}`, () => [h("p", { class: "hint empty" }, why)]);
-      return;
-    }
-    if (!v.loaded(t)) {
-      // opened late: the retained messages are still arriving (gm/view.ts, loaded)
-      const why = `Loading table ${id}…`;
-      for (const p of Object.values(panels))
-        p.refresh(`loading|${why}`, () => [
-          h("p", { class: "hint empty", "data-loading": "" }, why),
-        ]);
-      return;
-    }
-    const key = (...parts: unknown[]) => JSON.stringify(parts);
-    const state = t.sections.state;
-    // the engine's answer to "would the table take it now?" greys the buttons (gm/view.ts)
-    const legal = v.legalKey(t);
-    const inBags = v.bags(t);
-    panels.performance.refresh(key(t.sections.performance, inBags, t.heroes, legal), () =>
-      buildPerformance(t, ctx as Ctx),
-    );
-    panels.time.refresh(key(t.sections.time, inBags, t.heroes, legal), () =>
-      buildTime(t, ctx as Ctx),
-    );
-    const combat = t.sections.combat;
-    panels.combat.refresh(key({ ...(combat ?? {}), forecast: null }, state?.roster, legal), () =>
-      buildCombat(t, ctx as Ctx),
-    );
-  },
+  render: paint,
 });
 void page;
+
+/** Paint every part of the remote from the snapshot (boot's render; the dock's repaint too). */
+function paint(snap: Snapshot, context: PageContext, now: number): void {
+  const id = context.params.table;
+  renderStatus(snap, id, now);
+  byId("table-name").textContent = plain(`Table ${id} · WorldKeeper`);
+  const t = snap.tables.get(id);
+  const first = ctx === null;
+  if (t?.sections.vocabulary && useVocabulary(t.sections.vocabulary)) {
+    // the service's own list of commands: the "All" picker follows it
+    fillPicker();
+  }
+  ctx = {
+    connection: context.connection,
+    outlets,
+    table: id,
+    choices: v.choices(t),
+    // the snapshot the page would paint next second, now (the repaint keys decide what changes)
+    repaint: () => paint(context.store.snapshot, context, Date.now()),
+  };
+  // replies that no longer belong to the published state are cleared (ui.ts, Outlets)
+  outlets.observe(v.marks(t));
+  if (first) showCommand();
+  renderUndo(t);
+  renderBoardCard(t, ctx); // the board's unsync, on every tab, until resolved
+  renderAuditCard(t, ctx); // the bag audit: start, end, each read, the answer
+  if (!t) {
+    // nothing at all from this table yet: say so, rather than an empty page
+    const why =
+      snap.link === "online"
+        ? `Nothing from table ${id} yet: the service is not running, or this page's account may not read it (docs/web.md, Accounts).`
+        : "Connecting to the broker…";
+    for (const p of Object.values(panels))
+      p.refresh(`none|${why}`, () => [h("p", { class: "hint empty" }, why)]);
+    return;
+  }
+  if (!v.loaded(t)) {
+    // opened late: the retained messages are still arriving (gm/view.ts, loaded)
+    const why = `Loading table ${id}…`;
+    for (const p of Object.values(panels))
+      p.refresh(`loading|${why}`, () => [h("p", { class: "hint empty", "data-loading": "" }, why)]);
+    return;
+  }
+  const key = (...parts: unknown[]) => JSON.stringify(parts);
+  const state = t.sections.state;
+  // the engine's answer to "would the table take it now?" greys the buttons (gm/view.ts)
+  const legal = v.legalKey(t);
+  const inBags = v.bags(t);
+  panels.performance.refresh(key(t.sections.performance, inBags, t.heroes, legal, dockKey()), () =>
+    buildPerformance(t, ctx as Ctx),
+  );
+  panels.time.refresh(key(t.sections.time, inBags, t.heroes, legal), () =>
+    buildTime(t, ctx as Ctx),
+  );
+  const combat = t.sections.combat;
+  panels.combat.refresh(key({ ...(combat ?? {}), forecast: null }, state?.roster, legal), () =>
+    buildCombat(t, ctx as Ctx),
+  );
+  fitDock();
+}

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from engine.view import table_view
-from tests.harness import ARIA, BEGIN, ROOT, missing_real_part, wait_until
+from tests.harness import ARIA, BEGIN, ROOT, missing_real_part
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import (
     ARTEFACTS,
@@ -71,21 +71,16 @@ def watcher_for(broker: WebBroker) -> Watcher:
     return Watcher(broker.port, [f"{R}/#"], username=SERVICE_USER, password=SERVICE_PASSWORD)
 
 
-def expect_percent(locator: Any, percent: float) -> None:
-    """``Best play 75.76%`` / ``· as drawn 11.31%``: the service's percentage, as JSON gave it
-    (0.0 prints as 0)."""
-    number = re.compile(r"([0-9.]+)%")
-    expect(locator).to_have_text(re.compile(r"(Best play|as drawn) [0-9.]+%"), timeout=MS)
-
-    def shown() -> float:
-        found = number.search(locator.inner_text())
-        return float(found.group(1)) if found else -1.0
-
-    wait_until(
-        lambda: shown() == percent,
-        lambda: f"{percent}%; the page shows {locator.inner_text()!r}",
-        poll=0.02,
+def expect_meter(perf: Any, group: dict[str, Any]) -> None:
+    """The overlay's chance meter (issue 42 item 2): the service's best-play figure, its
+    headline the engine's whole percent (its best advice's), and no exact figure on show."""
+    meter = perf.locator(".meter").first
+    expect(meter).to_have_attribute(
+        "data-percent", f"{group['best_play']['percent']:g}", timeout=MS
     )
+    words = group["advice"][0]["text"]
+    expect(meter.locator(".meter-headline")).to_have_text(words[words.rindex("→") + 1 :].strip())
+    expect(perf.locator(".odds-best-play, .odds-as-drawn")).to_have_count(0)
 
 
 def expect_live(page: Page) -> None:
@@ -112,9 +107,9 @@ def test_overlay_opened_mid_session_paints_the_retained_state_p6(broker, table, 
     expect(perf.locator('.token[data-token="aria.ember.skill"]')).to_have_count(1, timeout=MS)
     expect(perf.locator(".total")).to_have_text(str(contribution["total"]))
     expect(perf.locator(".of")).to_have_text(f" / {view['performance']['difficulty']}")
-    expect_percent(perf.locator(".odds-best-play"), odds["best_play"]["percent"])
-    expect_percent(perf.locator(".odds-as-drawn"), odds["as_drawn"]["percent"])
-    expect(perf.locator(".advice").first).to_have_text(odds["advice"][0]["text"])
+    expect_meter(perf, odds)
+    move = odds["advice"][0]["text"].split("→")[0].strip().split(", then ")[0]
+    expect(perf.locator(".advice").first).to_have_text(f"Best move: {move}.")
     expect(perf.locator(".declaration")).to_contain_text("Skill · Control · Target")
     aria = view["heroes"]["aria"]
     hero = page.locator('#heroes .hero[data-hero="aria"]')
@@ -152,8 +147,7 @@ def test_overlay_follows_each_token_laid_to_the_outcome_p6_p19(broker, table, pa
             expect(perf.locator(".total")).to_have_text(str(event["total"]))
             view = published(table)
             if view["odds"] is not None and event["draws_left"] > 0:
-                percent = view["odds"]["groups"][0]["best_play"]["percent"]
-                expect_percent(perf.locator(".odds-best-play"), percent)
+                expect_meter(perf, view["odds"]["groups"][0])
             # draws and outcomes are announced in the service's own words
             expect(page.locator("#announce")).to_contain_text(event["text"].strip())
     finally:
@@ -165,7 +159,7 @@ def test_overlay_follows_each_token_laid_to_the_outcome_p6_p19(broker, table, pa
     expect(perf.locator(".outcome-detail")).to_contain_text(
         f"{resolved.data['total']} vs {resolved.data['difficulty']}"
     )
-    expect(perf.locator(".odds-group")).to_have_count(0)
+    expect(perf.locator(".meter")).to_have_count(0)
     expect(page.locator("#announce")).to_contain_text(verdict)
 
 

@@ -1,13 +1,19 @@
 /**
- * overlay.html: an OBS browser source (1920×1080, transparent). The current Performance as it
- * is drawn, the heroes' tracks, the Time Board and weather, and the combat wheel during a fight.
- * `panels=performance,heroes,time,combat` picks what shows; `layout=narrow` fits a side column.
+ * overlay.html: an OBS browser source (1920×1080, transparent). One roll card in the lower
+ * third (../rollcard.ts): the open Performance as it is drawn, a chance meter per hero or
+ * Intersect group, the outcomes; invisible when idle. The heroes' tracks (while the card is
+ * away), the Time Board and weather at the top, the combat wheel during a fight.
+ * `panels=performance,heroes,time,combat` picks what shows; `layout=narrow` fits a side column;
+ * `card=off` hides the card, `alerts=skip` keeps the outcomes off it.
  */
 
 import { AlertQueue, dispatchOutcome } from "../alerts";
 import { boot, renderStatus } from "../app";
 import { byId, setText } from "../dom";
 import * as model from "../model";
+import { renderNote } from "../notes";
+import { urlParams } from "../params";
+import { CARD_SLOTS, CARD_SLOTS_NARROW, fit, readSwitches, renderMeters } from "../rollcard";
 import { renderBoard, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
 const ALL = ["performance", "heroes", "time", "combat", "refusals"];
@@ -16,6 +22,8 @@ const PUBLIC_REFUSAL = "the WorldKeeper is correcting a draw";
 /** every outcome on stream, in order, one at a time, each up at least 4 s (../alerts.ts) */
 let table = "";
 const alerts = new AlertQueue((o, waiting) => dispatchOutcome("overlay", table, o, waiting));
+/** the roll card's switches (`?card=off`, `?alerts=skip`), read once */
+const switches = readSwitches(urlParams(location));
 
 boot({
   name: "overlay",
@@ -37,14 +45,24 @@ boot({
       el.classList.toggle("off", !shown.has(name));
       return el;
     };
-    renderPerformance(
-      section("performance"),
-      t ? model.performance(t) : null,
-      animate,
-      null,
-      (all) => alerts.next(all, now),
-    );
-    renderHeroes(section("heroes"), t ? model.heroes(t) : []);
+    // the roll card: what fits of the Performance, its meters, the outcome the queue holds up
+    // (the queue takes every outcome whatever the switches: none is dropped, each one's event
+    // goes out); invisible when idle, and never with card=off
+    const card = section("performance");
+    const p = t ? model.performance(t) : null;
+    const fitted = p
+      ? fit(p, ctx.params.layout === "narrow" ? CARD_SLOTS_NARROW : CARD_SLOTS)
+      : null;
+    renderPerformance(card, fitted?.shown ?? null, animate, null, (all) => {
+      const up = alerts.next(all, now);
+      return switches.alerts === "skip" ? [] : up;
+    });
+    if (p && fitted) renderMeters(card, p, fitted, animate);
+    if (switches.card === "off") card.hidden = true;
+    // the heroes' tracks give the frame back while the card is up (issue 42 item 1)
+    const heroes = section("heroes");
+    renderHeroes(heroes, t ? model.heroes(t) : []);
+    if (!card.hidden && shown.has("performance")) heroes.hidden = true;
     renderTime(section("time"), t ? model.time(t) : null, false);
     renderCombat(section("combat"), t ? model.combat(t) : null);
     // a refusal, briefly and in a corner: the stream sees that the table is putting a draw
@@ -58,5 +76,6 @@ boot({
     toast.hidden = refusal === null;
     setText(toast, refusal ? `✗ ${PUBLIC_REFUSAL}` : "", false); // a live region: on change
     toast.dataset.code = refusal?.code ?? "";
+    renderNote(document.body, t, now - ctx.params.delay); // the public note, 3 min (../notes.ts)
   },
 });

@@ -37,6 +37,22 @@ LOG_RETAINED_EVERY = 100
 SWEEP_AFTER = 0.5
 
 
+#: the senders that sign their commands (the command's ``source`` field, which the engine
+#: ignores): gm.html (``gm``) and ``rhuna-table`` (``cli``). Both publish with the gm login, so
+#: Mosquitto cannot tell them apart; the word is the sender's own, kept only from this list.
+SIGNED = frozenset({"gm", "cli"})
+
+
+def signed(command: dict[str, Any]) -> str:
+    """The history's name for a command's sender: ``gm``, ``cli``, else ``mqtt`` (any client).
+
+    >>> signed({"cmd": "undo", "source": "gm"}), signed({"cmd": "undo", "source": "me"})
+    ('gm', 'mqtt')
+    """
+    said = command.get("source")
+    return said if isinstance(said, str) and said in SIGNED else "mqtt"
+
+
 class Intake:
     """paho's ``on_message``: commands to the loop, the rest to where it belongs."""
 
@@ -167,7 +183,7 @@ class Intake:
             log.info("MQTT: bad command on %s: %s", topic, request.violation)
             self._tell(SendReply(reply_error(request.transaction, request.violation)))
             return
-        source = f"mqtt:{next(self._requests)}"
+        source = f"{signed(request.command)}:{next(self._requests)}"
         with self._pending_lock:
             busy = len(self._pending) >= MAX_PENDING
             if not busy:

@@ -69,7 +69,8 @@ export async function send(
   for (const b of buttons) b.disabled = true;
   let outcome: Outcome;
   try {
-    const reply = await connection.send(command);
+    // signed: the history names the remote (`gm:N`) apart from the CLI and any script
+    const reply = await connection.send({ ...command, source: "gm" });
     outcome = reply.status === "ok" ? { state: "ok", reply } : { state: "refused", reply };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

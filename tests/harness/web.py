@@ -19,6 +19,7 @@ In CI a missing browser, broker, Playwright or built pages fail; elsewhere they 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -34,6 +35,7 @@ from companion.config import load_config
 from companion.mqtt import MqttBridge
 from companion.ops import accounts as A
 from companion.service import Service
+from engine.view import table_view
 from tests.harness import ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Broker, free_port
 from tests.harness.service import write_config
@@ -390,3 +392,13 @@ def publish_retained(broker: WebBroker, messages: dict[str, str]) -> None:
         client.publish(topic, body, qos=1, retain=True).wait_for_publish(WAIT)
     client.disconnect()
     client.loop_stop()
+
+
+def finish_draws(table: ServedTable, seed: int = 7) -> None:
+    """Every declared hero draws what is left (seeded draws), so the Performance may resolve."""
+    for _ in range(12):
+        view = json.loads(json.dumps(table_view(table.service.loop.state)))
+        left = [c for c in view["performance"]["contributions"] if c["draws_left"] > 0]
+        if not left:
+            return
+        table.command({"cmd": "draw", "hero": left[0]["hero"], "seed": seed})

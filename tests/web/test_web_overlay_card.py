@@ -172,7 +172,7 @@ ODDS_READY = (
 
 def save_shots(page: Page, name: str) -> None:
     """The overlay as OBS takes it (transparent), and laid over a lamp-lit table photo."""
-    from tests.web.test_web_broadcast import photo_frame
+    from tests.harness.frames import photo_frame
 
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     clean = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
@@ -267,7 +267,7 @@ def test_the_card_is_invisible_when_idle_and_the_switches_hide_it_or_skip_alerts
     settle(off)
     expect(off.locator("#performance")).to_be_hidden()
     expect(off.locator("#heroes")).to_be_visible()  # no card: the tracks stay
-    from tests.web.test_web_broadcast import finish_draws
+    from tests.harness.web import finish_draws
 
     finish_draws(table)
     table.command({"cmd": "resolve"})
@@ -343,7 +343,7 @@ def test_axe_finds_no_violation_on_the_overlay_card_states(tmp_path, broker, bro
         expect(page.locator("#performance .long-shot")).to_be_visible(timeout=MS)
         settle(page)
         found["long shot"] = axe(page)
-        from tests.web.test_web_broadcast import finish_draws
+        from tests.harness.web import finish_draws
 
         finish_draws(table)
         table.command({"cmd": "resolve"})

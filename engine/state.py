@@ -184,6 +184,9 @@ class TableState:
     bags: Mapping[str, Bag]
     heroes: Mapping[str, Hero]
     active_reserve: frozenset[str] = frozenset()
+    #: the table file's ``[table] name`` ("The kitchen table"): what the pages show for the
+    #: table (…/info's ``name``); None when the file gives none (the pages show the id)
+    table_name: str | None = None
     #: tokens that leave the game at the next Reset instead of going back to their bag
     retiring: frozenset[str] = frozenset()
     awakened: tuple[str, ...] = ()

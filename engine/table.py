@@ -110,6 +110,7 @@ def build_table(data: dict[str, Any], source: str, base: Path | None = None) -> 
     )
     state = TableState(
         table_id=str(table.get("id", "table")),
+        table_name=str(table["name"]) if "name" in table else None,
         rules=rules,
         capabilities=capabilities,
         tokens=tokens,

@@ -233,6 +233,7 @@ class MqttBridge:
         table_id = cfg.table_id or loop.state.table_id
         topics = self.link.topics = Topics(cfg.base_topic, table_id)
         self._loop = self.intake.loop = self.fast.loop = loop
+        self.identity.table_name = loop.state.table_name
         client_id = self.identity.new_client_id(cfg.client_id, table_id)
         client = make_client(cfg, topics, client_id)
         client.on_connect = self._on_connect

@@ -67,6 +67,9 @@ class Identity:
         #: called (the publisher's thread) with a key and a text to show, or None to clear it:
         #: the service puts it on the panel and in systemctl status
         self.on_alert: Callable[[str, str | None], None] | None = None
+        #: the table file's name (``TableState.table_name``), set at start: ``…/info``'s
+        #: ``name``, what the pages show for the table (None: the file has none)
+        self.table_name: str | None = None
         #: the other instance publishing this table id, as its ``…/info`` says (None: none)
         self.duplicate: dict[str, Any] | None = None
         #: False while another service holds this table id (an earlier claim in ``…/info``):
@@ -92,7 +95,7 @@ class Identity:
 
     def info(self) -> InfoMessage:
         """The retained ``…/info``: which process publishes this table."""
-        return {
+        info: InfoMessage = {
             "instance": self.instance,
             "host": socket.gethostname(),
             "pid": os.getpid(),
@@ -100,6 +103,9 @@ class Identity:
             "version": self.version,
             "now": self.clock(),
         }
+        if self.table_name is not None:
+            info["name"] = self.table_name
+        return info
 
     def standby_word(self, holder: str) -> InfoMessage:
         """Standing by for ``holder`` (its instance): this service's word on ``…/info``, not

@@ -186,6 +186,9 @@ class InfoMessage(TypedDict):
     #: when it started (UTC, ISO 8601)
     started: str
     version: str
+    #: the table file's ``[table] name`` ("The kitchen table"): the pages show it for the
+    #: table, the id where it is absent (the file gives none)
+    name: NotRequired[str]
     #: the service's clock when this was published (UTC, ISO 8601, ms): …/info goes out again
     #: every CLOCK_EVERY s, so a page compares a live one with its own clock (docs/mqtt.md);
     #: the holder's only (a standby's word has none)

@@ -362,7 +362,7 @@ export class Connection {
       }
     },
     info: (info, at) => {
-      if (info !== null) this.store.setInfo(at.table, info.now, at.retained);
+      if (info !== null) this.store.setInfo(at.table, info.now, at.retained, info.name);
     },
     heroes: (hero, at) => this.store.setHero(at.table, at.param, hero, at.retained),
     events: (event, at) => {

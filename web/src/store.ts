@@ -103,6 +103,9 @@ export interface TableRecord {
   /** when this page last heard a live `…/info` (its clock, ms since the epoch): the service
    *  says it every 15 s, so one two beats late is a service gone quiet; null: none heard */
   readonly infoAt: number | null;
+  /** the table's name as its service publishes it (`…/info`'s `name`, the table file's own),
+   *  null: none heard (the pages show the id) */
+  readonly name: string | null;
   /** true from a lost broker link until this table's retained state arrives again */
   readonly stale: boolean;
   /** at a venue broker: the table's bridge (`rhuna/uplink/<table>`, retained "1"/"0", the
@@ -162,6 +165,7 @@ export function emptyTable(id: string): TableRecord {
     clockOffset: null,
     clockGuess: null,
     infoAt: null,
+    name: null,
     stale: false,
     uplink: null,
   };
@@ -296,8 +300,11 @@ export class Store {
   }
 
   /** A live `…/info` (republished every few seconds with the service's `now`): how far the
-   *  service's clock is from this page's. A retained copy's `now` is old: not a reading. */
-  setInfo(table: string, now: unknown, retained: boolean): void {
+   *  service's clock is from this page's. A retained copy's `now` is old: not a reading.
+   *  Its `name` (any copy's) is the table's name the pages show. */
+  setInfo(table: string, now: unknown, retained: boolean, name?: unknown): void {
+    if (typeof name === "string" && name !== "" && this.snap.tables.get(table)?.name !== name)
+      this.update(table, (t) => ({ ...t, name }), false);
     if (typeof now !== "string") return;
     const at = Date.parse(now);
     if (!Number.isFinite(at)) return;

@@ -137,7 +137,8 @@ boot({
   },
   paintEveryMs: 100, // every table's messages: one paint per 100 ms is plenty on air
   render(snap, ctx, now) {
-    const name = (id: string) => roster.tables?.get(id) ?? id;
+    // the venue's roster's name, else the one the table's service publishes (…/info), else the id
+    const name = (id: string) => roster.tables?.get(id) ?? snap.tables.get(id)?.name ?? id;
     const live = [...snap.tables.values()]
       .filter((t) => model.liveness(snap, t, now).state === "live")
       .map((t) => t.id)

@@ -140,8 +140,9 @@ void page;
 function paint(snap: Snapshot, context: PageContext, now: number): void {
   const id = context.params.table;
   renderStatus(snap, id, now);
-  byId("table-name").textContent = plain(`Table ${id} · WorldKeeper`);
   const t = snap.tables.get(id);
+  // the table file's name as its service publishes it (…/info), else the id
+  byId("table-name").textContent = plain(`${t?.name ?? `Table ${id}`} · WorldKeeper`);
   const first = ctx === null;
   if (t?.sections.vocabulary && useVocabulary(t.sections.vocabulary)) {
     // the service's own list of commands: the "All" picker follows it

@@ -108,7 +108,8 @@ boot({
     renderStatus(snap, id, now);
     const t = snap.tables.get(id);
     const animate = ctx.motion();
-    byId("table-name").textContent = shown(`Table ${id}`);
+    // the table file's name as its service publishes it (…/info), else the id
+    byId("table-name").textContent = shown(t?.name ?? `Table ${id}`);
     renderBoard(t ? model.board(t) : [], animate); // the board's unsync, until resolved
     const refusal = t ? model.recentError(t, now) : null;
     const banner = byId("refusal");

@@ -132,6 +132,15 @@ def _best(view: dict[str, Any]) -> str:
     return f"Best play {group['best_play']['percent']:g}%"  # as JavaScript prints a number
 
 
+def _headline(view: dict[str, Any]) -> str:
+    """``71%``: the overlay's chance meter headline, the engine's own whole percent at the end
+    of its best advice (the exact figures stay on the table display, issue 42 item 2)."""
+    [group] = view["odds"]["groups"]
+    said = re.search(r"→\s*(\S+%)\s*$", group["advice"][0]["text"])
+    assert said, group["advice"][0]["text"]
+    return said.group(1)
+
+
 def test_pending_odds_show_the_mark_never_the_last_states_then_the_real_odds(
     browser, broker, publisher
 ):
@@ -150,6 +159,11 @@ def test_pending_odds_show_the_mark_never_the_last_states_then_the_real_odds(
     ready = _json(table_view(state))
     old, new = _best(alone), _best(ready)
     assert old != new
+    # the overlay's meter: the engine's whole percent; the table display: the exact figure
+    figures = {"overlay": (_headline(alone), _headline(ready)), "table": (old, new)}
+    headline = {"overlay": ".meter-headline", "table": ".odds-best-play"}
+    for was, now in figures.values():  # a paint's text holds one only if it shows that one
+        assert was not in now and now not in was, (was, now)
 
     publisher.view(alone)
     pages = []
@@ -157,9 +171,9 @@ def test_pending_odds_show_the_mark_never_the_last_states_then_the_real_odds(
         url = broker.url(f"{name}.html", motion="off")
         pages.append((name, *_open(browser, url, size or {"width": 1920, "height": 1080})))
     try:
-        for _, _, page, _ in pages:
+        for name, _, page, _ in pages:
             perf = page.locator("#performance")
-            expect(perf.locator(".odds-best-play")).to_have_text(old, timeout=MS)
+            expect(perf.locator(headline[name])).to_have_text(figures[name][0], timeout=MS)
             expect(perf.locator(".odds-note")).to_be_hidden()
 
         publisher.view(pending)
@@ -172,19 +186,21 @@ def test_pending_odds_show_the_mark_never_the_last_states_then_the_real_odds(
             expect(perf.locator(".odds")).to_have_attribute("aria-busy", "true")
             expect(perf.locator(".odds-group")).to_have_count(0)
             expect(perf.locator(".advice")).to_have_count(0)
+            expect(perf.locator(".meter")).to_have_count(0)
             expect(perf.locator(".contributions")).to_contain_text("Aria")
             if name == "overlay":
                 shot = screenshot(page, "overlay-odds-pending-1280x720")
                 assert shot.exists()
 
         publisher.view(ready)
-        for _, _, page, _ in pages:
+        for name, _, page, _ in pages:
             perf = page.locator("#performance")
-            expect(perf.locator(".odds-best-play")).to_have_text(new, timeout=MS)
+            expect(perf.locator(headline[name])).to_have_text(figures[name][1], timeout=MS)
             expect(perf.locator(".odds-note")).to_be_hidden()
             expect(perf.locator(".odds")).to_have_attribute("aria-busy", "false")
-            advice = ready["odds"]["groups"][0]["advice"][0]["text"]
-            expect(perf.locator(".advice").first).to_have_text(advice)
+            if name == "table":  # the overlay's advice is one plain sentence, no figure
+                advice = ready["odds"]["groups"][0]["advice"][0]["text"]
+                expect(perf.locator(".advice").first).to_have_text(advice)
 
         for name, _, page, errors in pages:
             seen: list[str] = page.evaluate("window.performanceSeen")
@@ -192,13 +208,14 @@ def test_pending_odds_show_the_mark_never_the_last_states_then_the_real_odds(
             assert with_aria, f"{name}: never painted Aria's declaration"
             # every paint of the new state: the pending words, or its own odds; never Bren's
             # alone, and no percentage beside the pending words
+            was, now = figures[name]
             for text in with_aria:
-                assert old not in text, f"{name} showed the last state's odds: {text!r}"
+                assert was not in text, f"{name} showed the last state's odds: {text!r}"
                 if PENDING in text:
                     assert "%" not in text, f"{name}: a figure beside the pending mark: {text!r}"
                 else:
-                    assert new in text, f"{name} showed odds of no state: {text!r}"
-            assert any(PENDING in s for s in with_aria) and any(new in s for s in with_aria)
+                    assert now in text, f"{name} showed odds of no state: {text!r}"
+            assert any(PENDING in s for s in with_aria) and any(now in s for s in with_aria)
             assert not errors, f"{name} threw: {errors}"
     finally:
         for _, context, _, _ in pages:

@@ -161,6 +161,7 @@ export function renderMeters(
 ): void {
   const rows = sub(section, ".contributions");
   if (!rows) return;
+  const current = new Set<HTMLElement>();
   for (const u of fitted.units) {
     const tile = u.group
       ? sub(rows, `.group-total[data-group="${CSS.escape(u.group.key)}"]`)
@@ -176,6 +177,7 @@ export function renderMeters(
       meter = meterEl();
       tile.append(meter);
     }
+    current.add(meter);
     const long = o.bestPlay < LONG_SHOT_PERCENT;
     const was = Number(meter.dataset.percent ?? o.bestPlay);
     meter.dataset.percent = String(o.bestPlay);
@@ -193,6 +195,11 @@ export function renderMeters(
       setText(advice, sentence ?? "", false);
       advice.hidden = sentence === null;
     }
+  }
+  // a meter on a tile that is no longer a unit of its own (Bren's, once Aria Intersects with
+  // him) would show the last state's figure as current: it goes
+  for (const stale of rows.querySelectorAll<HTMLElement>(".meter")) {
+    if (!current.has(stale)) stale.remove();
   }
   let more = sub(rows, ":scope > .more");
   if (!fitted.more.length) {

@@ -34,10 +34,18 @@ def _conf(name: str) -> int:
     return int(found[0])
 
 
-def test_max_packet_size_is_derived_from_the_rules_data():
+def test_max_packet_size_holds_a_command_and_the_services_own_messages():
+    """The limit bounds a client's packet, the service's included: at twice the largest
+    legal command (32768) the broker refused the service's …/vocabulary (33,090 bytes once
+    the bag audit's command was added) and the service reconnected for ever."""
+    from companion.mqtt.bridge import _vocabulary
+
     rules = tomllib.loads((ROOT / "engine" / "data" / "rules.toml").read_text())
     largest = rules["limits"]["payload_bytes"]  # the largest legal command
-    assert _conf("max_packet_size") == 2 * largest  # room for its topic and properties
+    limit = _conf("max_packet_size")
+    assert limit >= 2 * largest  # room for its topic and properties
+    assert limit >= 4 * len(_vocabulary())  # the service's biggest fixed message, with room
+    assert limit <= 1024 * 1024  # still refused at its header, far below a Pi's memory
     assert 0 < _conf("max_queued_messages") <= 1000
     assert 0 < _conf("max_queued_bytes") <= 16 * 1024 * 1024
 

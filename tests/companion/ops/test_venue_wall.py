@@ -17,9 +17,10 @@ from tests.harness.broker import send
 from tests.harness.venue import Rig
 from tests.harness.web import playwright_chromium, screenshot
 
-TABLES = 10
+#: one page of the wall (six cards a page since the wall for a hall, issue 42 item 8)
+TABLES = 6
 CUT = "t003"
-STOPPED = "t007"
+STOPPED = "t005"
 EVENTS = 12
 
 
@@ -60,7 +61,7 @@ def card_state(page: Any, table: str) -> dict[str, str] | None:
           const c = document.querySelector(`[data-table="${id}"]`);
           return c && {state: c.dataset.state, uplink: c.dataset.uplink,
                        status: c.querySelector('.card-status').textContent,
-                       outcome: c.querySelector('.card-outcome').textContent,
+                       outcome: c.querySelector('.card-outcome')?.textContent ?? '',
                        name: c.querySelector('h2').textContent};
         }""",
         table,
@@ -115,7 +116,7 @@ def test_the_wall_at_the_venue_shows_every_table_and_an_uplink_cut_then_all_of_i
               const t = window.rhuna.store.snapshot.tables.get('{CUT}');
               return c.dataset.state === 'live' && c.dataset.uplink === 'up'
                 && t.events.length >= {EVENTS}
-                && c.querySelector('.card-outcome').textContent.includes('(event {EVENTS})');
+                && c.querySelector('.card-outcome')?.textContent.includes('(event {EVENTS})');
             }}""",
             timeout=40_000,
         )

@@ -98,6 +98,12 @@ class DeityAwakened(TypedDict):
 
 
 class PerformanceResolved(TypedDict):
+    """``performance_resolved`` (P19): one group's outcome. ``performance`` is the
+    Performance's number: with ``heroes`` it names the outcome for the night (the stream's
+    alert queue keys on it, and a service's state publisher may skip the resolved state when
+    the table moves on at once, so the event is the one copy every page receives)."""
+
+    performance: int
     heroes: list[str]
     total: int
     difficulty: int

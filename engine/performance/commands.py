@@ -729,6 +729,7 @@ def resolve(state: TableState, args: ResolveArgs) -> Applied:
         events.append(
             ev.performance_resolved(
                 {
+                    "performance": perf.number,
                     "heroes": list(group),
                     "total": total,
                     "difficulty": perf.difficulty,

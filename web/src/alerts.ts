@@ -48,10 +48,12 @@ export class AlertQueue {
     private readonly holdMs = ALERT_HOLD_MS,
   ) {}
 
-  /** What is up at `now`, given the outcomes the table's state holds now (`current`): one
-   *  outcome, or none. The last one stays up after the service moved on until its time is out. */
-  next(current: OutcomeView[], now: number): OutcomeView[] {
-    for (const o of current) {
+  /** What is up at `now`: one outcome, or none. `seen` is every outcome the page has seen
+   *  (the store keeps each as its state arrives, `model.outcomesSeen`), so one resolved and
+   *  moved past between two paints still goes up; `current` is those the table's state holds
+   *  now. The last one stays up after the service moved on until its time is out. */
+  next(seen: OutcomeView[], current: OutcomeView[], now: number): OutcomeView[] {
+    for (const o of [...seen, ...current]) {
       if (this.seen.has(o.key)) continue;
       this.seen.add(o.key);
       this.waiting.push(o);
@@ -74,6 +76,12 @@ export class AlertQueue {
       }
     }
     return this.shown ? [this.shown.o] : [];
+  }
+
+  /** Take these as already shown (a director that puts another table on air: its outcomes
+   *  from before are not news, only the ones still on its table and those after). */
+  pass(outcomes: OutcomeView[]): void {
+    for (const o of outcomes) this.seen.add(o.key);
   }
 
   /** how many outcomes wait (for tests and the status of a page) */

@@ -16,7 +16,7 @@ import type {
   OddsGroup,
   Performance,
 } from "./payloads";
-import { oddsKey, type Snapshot, type TableRecord } from "./store";
+import { type OutcomeSeen, oddsKey, type Snapshot, type TableRecord } from "./store";
 
 /** A token's kind: the contract's closed list (engine/contracts/terms.py, TokenKindName), a
  *  union from docs/state.schema.json's enum, so a new kind is a `tsc` error in each reader
@@ -270,21 +270,38 @@ export function performance(t: TableRecord, reader: Reader = "public"): Performa
     odds: oddsStatus === "ready" ? (o?.groups ?? []).map((g) => odds(t, g)) : [],
     oddsStatus,
     oddsNote: p.resolved ? null : answerNote("odds", oddsStatus),
-    outcomes: p.results.map((r) => {
-      const key = oddsKey(p.number, r.heroes);
-      const seen = t.odds[key];
-      return {
-        key,
+    outcomes: p.results.map((r) =>
+      outcomeView(t, {
+        key: oddsKey(p.number, r.heroes),
         performance: p.number,
-        heroes: r.heroes.map((h) => heroName(t, h)).join(" + "),
+        heroes: r.heroes,
         success: r.outcome === "success",
         total: r.total,
         difficulty: r.difficulty,
-        shot: seen ? { percent: seen.first, draws: seen.firstDraws } : null,
-      };
-    }),
+      }),
+    ),
     costs: [...costs(t), ...(p.resolved && reader !== "public" ? prompts(t.events, reader) : [])],
   };
+}
+
+/** One outcome as the pages show it: the heroes named, the odds this page saw before it. */
+function outcomeView(t: TableRecord, o: OutcomeSeen): OutcomeView {
+  const seen = t.odds[o.key];
+  return {
+    key: o.key,
+    performance: o.performance,
+    heroes: o.heroes.map((h) => heroName(t, h)).join(" + "),
+    success: o.success,
+    total: o.total,
+    difficulty: o.difficulty,
+    shot: seen ? { percent: seen.first, draws: seen.firstDraws } : null,
+  };
+}
+
+/** Every outcome the page saw since it opened, in order (the store keeps each as its state
+ *  arrives): what the alert queue takes, so two states painted as one never lose one. */
+export function outcomesSeen(t: TableRecord | undefined): OutcomeView[] {
+  return t ? t.outcomes.map((o) => outcomeView(t, o)) : [];
 }
 
 export interface TrackView {

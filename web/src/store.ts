@@ -73,6 +73,61 @@ function recordOdds(t: TableRecord): Readonly<Record<string, OddsSeen>> {
   return next ?? t.odds;
 }
 
+/** One outcome as the state that resolved it said it (P19): kept as each state arrives, so
+ *  that states coalesced into one snapshot (several messages in one task) or a page that
+ *  paints every 100 ms never lose one; the alert queue takes every one (alerts.ts). */
+export interface OutcomeSeen {
+  /** `oddsKey(performance, heroes)`: unique for the night */
+  key: string;
+  performance: number;
+  heroes: readonly string[];
+  success: boolean;
+  total: number;
+  difficulty: number;
+}
+
+/** outcomes a table remembers, newest last (the alert queue has taken each long before) */
+export const OUTCOMES_KEPT = 50;
+
+/** Add the open Performance's outcomes this page has not seen yet (no rule: a copy). */
+function recordOutcomes(t: TableRecord): readonly OutcomeSeen[] {
+  const p = t.sections.performance;
+  if (!p?.results.length) return t.outcomes;
+  const fresh: OutcomeSeen[] = [];
+  for (const r of p.results) {
+    const key = oddsKey(p.number, r.heroes);
+    if (t.outcomes.some((o) => o.key === key) || fresh.some((o) => o.key === key)) continue;
+    fresh.push({
+      key,
+      performance: p.number,
+      heroes: [...r.heroes],
+      success: r.outcome === "success",
+      total: r.total,
+      difficulty: r.difficulty,
+    });
+  }
+  return fresh.length ? [...t.outcomes, ...fresh].slice(-OUTCOMES_KEPT) : t.outcomes;
+}
+
+/** A `performance_resolved` event's outcome, if the page has not seen it. The event is the
+ *  one copy every page receives: the service publishes the newest state only, so a state
+ *  that resolved a Performance the table moved past at once may never be sent (a service
+ *  before the event carried `performance` is left to its states). */
+function eventOutcome(t: TableRecord, e: EventMessage): readonly OutcomeSeen[] {
+  if (e.type !== "performance_resolved" || typeof e.performance !== "number") return t.outcomes;
+  const key = oddsKey(e.performance, e.heroes);
+  if (t.outcomes.some((o) => o.key === key)) return t.outcomes;
+  const o: OutcomeSeen = {
+    key,
+    performance: e.performance,
+    heroes: [...e.heroes],
+    success: e.success,
+    total: e.total,
+    difficulty: e.difficulty,
+  };
+  return [...t.outcomes, o].slice(-OUTCOMES_KEPT);
+}
+
 export interface TableRecord {
   readonly id: string;
   /** the retained `…/status`; "unknown" until it arrives */
@@ -87,6 +142,8 @@ export interface TableRecord {
   readonly lastSeq: number | null;
   /** the best-play odds seen per Performance and group (`oddsKey`) */
   readonly odds: Readonly<Record<string, OddsSeen>>;
+  /** every outcome seen since the page opened, in the order the states said them */
+  readonly outcomes: readonly OutcomeSeen[];
   readonly gaps: readonly Gap[];
   /** when this page saw the table change live (ms since the epoch): a section, a hero or an
    *  event as it happened, never a retained copy replayed at subscribe (that says nothing of
@@ -159,6 +216,7 @@ export function emptyTable(id: string): TableRecord {
     audit: null,
     lastSeq: null,
     odds: {},
+    outcomes: [],
     gaps: [],
     lastUpdate: null,
     changedAt: null,
@@ -270,7 +328,7 @@ export class Store {
             sections: { ...t.sections, [name]: value },
             changedAt: name === "history" ? historyChange(value, t.changedAt) : t.changedAt,
           };
-          return { ...next, odds: recordOdds(next) };
+          return { ...next, odds: recordOdds(next), outcomes: recordOutcomes(next) };
         }
         // the gm's page: the whole roster and the Undo's words (`…/gm`) in the public ones' place
         const whole = withGm((value ?? null) as Payloads["state"] | null, t.gm);
@@ -282,7 +340,7 @@ export class Store {
           sections,
           changedAt: Number.isFinite(changedAt) ? changedAt : t.changedAt,
         };
-        return { ...next, odds: recordOdds(next) };
+        return { ...next, odds: recordOdds(next), outcomes: recordOutcomes(next) };
       },
       !retained,
     );
@@ -386,7 +444,7 @@ export class Store {
         if (oldest !== undefined) seen.delete(oldest);
       }
       const events = [...t.events, event].slice(-EVENTS_KEPT);
-      return { ...t, events, gaps, lastSeq: event.seq };
+      return { ...t, events, gaps, lastSeq: event.seq, outcomes: eventOutcome(t, event) };
     });
     return opened;
   }

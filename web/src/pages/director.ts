@@ -168,6 +168,11 @@ boot({
       // a new table on air: its panels are painted afresh, not animated from the last one's
       onAir = f.table;
       outcomes = queue();
+      if (t) {
+        // what it resolved before it was on air is not news; what its table still holds is
+        const current = new Set(model.performance(t)?.outcomes.map((o) => o.key) ?? []);
+        outcomes.pass(model.outcomesSeen(t).filter((o) => !current.has(o.key)));
+      }
       for (const id of ["performance", "heroes", "time", "combat"]) byId(id).replaceChildren();
     }
     const tableLive = t ? model.liveness(snap, t, now) : null;
@@ -194,7 +199,7 @@ boot({
       t ? model.performance(t) : null,
       animate,
       f.table === null ? null : "No Performance open at this table",
-      (all) => outcomes.next(all, now),
+      (all) => outcomes.next(model.outcomesSeen(t), all, now),
     );
     renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
     renderTime(byId("time"), t ? model.time(t) : null, false);

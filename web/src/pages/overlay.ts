@@ -54,7 +54,7 @@ boot({
       ? fit(p, ctx.params.layout === "narrow" ? CARD_SLOTS_NARROW : CARD_SLOTS)
       : null;
     renderPerformance(card, fitted?.shown ?? null, animate, null, (all) => {
-      const up = alerts.next(all, now);
+      const up = alerts.next(model.outcomesSeen(t), all, now);
       return switches.alerts === "skip" ? [] : up;
     });
     if (p && fitted) renderMeters(card, p, fitted, animate);

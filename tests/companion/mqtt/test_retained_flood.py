@@ -124,20 +124,33 @@ def roomy_broker(tmp_path: Any) -> Iterator[tuple[A.Accounts, int, Any]]:
         yield acc, broker.port, folder
 
 
-def _cleared_and_answered(port: int, acc: A.Accounts, gm: Login, normal: bool) -> None:
+def _cleared_and_answered(
+    port: int, acc: A.Accounts, gm: Login, bridge: Any, normal: bool, every_reply: bool = True
+) -> None:
+    """Until no retained command is left and the service has refused each (its own count,
+    ``retained_refused``): each refusal the gm's login got is a ``retained`` one of the flood,
+    and with ``every_reply`` it got all of them. Without it, some may be missing: the
+    refusals go out at QoS 0, and a broker drops a QoS 0 message for a subscriber whose
+    queue is full (Mosquitto's ``max_queued_messages``, 1000 on the Pi), as happened to one
+    of 2000 on a loaded CI machine."""
+    flooded = {f"f{i}" for i in range(FLOOD)}
+
     def left() -> str:
-        refused = {r.get("transaction") for r in gm.on(f"{R}/reply")}
+        got = {r.get("transaction") for r in gm.on(f"{R}/reply")}
         return (
             f"{retained_commands(port, acc)} retained commands left (None: more than the broker"
-            f" queues), {len(refused & {f'f{i}' for i in range(FLOOD)})} of {FLOOD} refused,"
-            f" the normal command {'answered' if 'normal' in refused else 'not answered'}"
+            f" queues), {bridge.stats.retained_refused} of {FLOOD} refused by the service,"
+            f" {len(got & flooded)} refusals received, the normal command"
+            f" {'answered' if 'normal' in got else 'not answered'}"
         )
 
     def done() -> bool:
         replies = gm.on(f"{R}/reply")
-        refused = {r.get("transaction") for r in replies} & {f"f{i}" for i in range(FLOOD)}
+        got = {r.get("transaction") for r in replies} & flooded
         answered = not normal or any(r.get("transaction") == "normal" for r in replies)
-        return answered and len(refused) == FLOOD and retained_commands(port, acc) == 0
+        received = not every_reply or len(got) == FLOOD
+        refused = bridge.stats.retained_refused >= FLOOD  # one handed twice is refused twice
+        return answered and received and refused and retained_commands(port, acc) == 0
 
     wait_until(done, left, timeout=WAIT, poll=0.2)
     replies = gm.on(f"{R}/reply")
@@ -145,7 +158,9 @@ def _cleared_and_answered(port: int, acc: A.Accounts, gm: Login, normal: bool) -
         (reply,) = [r for r in replies if r.get("transaction") == "normal"]
         assert reply["status"] == "ok"
     refused = [r for r in replies if str(r.get("transaction")).startswith("f")]
-    assert {r["transaction"] for r in refused} == {f"f{i}" for i in range(FLOOD)}
+    assert refused and {r["transaction"] for r in refused} <= flooded
+    if every_reply:
+        assert {r["transaction"] for r in refused} == flooded
     assert {r["error"]["code"] for r in refused} == {"retained"}
 
 
@@ -159,7 +174,7 @@ def test_a_flood_of_retained_commands_while_up_is_cleared_and_a_command_answered
             assert bridge.wait_ready(WAIT)
             normal = (f"{R}/command", {**BEGIN, "transaction": "normal"}, False)
             gm.publish_all([*flood(FLOOD // 2), normal, *flood(FLOOD)[FLOOD // 2 :]])
-            _cleared_and_answered(port, acc, gm, normal=True)
+            _cleared_and_answered(port, acc, gm, bridge, normal=True)
             assert running.loop.state.performance is not None  # the normal one ran
 
 
@@ -178,5 +193,5 @@ def test_a_flood_kept_before_the_start_is_cleared_past_the_brokers_queue(pi_brok
         service(port, tmp_path / "mqtt") as (bridge, running),
     ):
         assert bridge.wait_ready(WAIT)
-        _cleared_and_answered(port, acc, gm, normal=False)
+        _cleared_and_answered(port, acc, gm, bridge, normal=False, every_reply=False)
         assert running.loop.state.performance is None  # none ran

@@ -110,6 +110,21 @@ LONGEST_FIRST = (
 )
 
 
+@pytest.fixture(autouse=True)
+def _browser_contexts_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every page a test opened is closed at its end. The ``browser`` fixtures are one
+    Chromium per module; a context a test left open goes on painting every second and
+    reconnecting, once a second, to the broker its test stopped, for the rest of the module
+    (a dozen such pages beside an overlay that could not connect in time failed CI once)."""
+    browser = request.getfixturevalue("browser") if "browser" in request.fixturenames else None
+    yield
+    for context in list(getattr(browser, "contexts", ())):
+        try:
+            context.close()
+        except Exception as e:  # a browser already gone: its contexts are gone with it
+            logging.getLogger(__name__).debug("closing a browser context: %s", e)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Longest first (:data:`LONGEST_FIRST`), otherwise as collected (a stable sort: the same
     order on every worker, which xdist requires)."""

@@ -163,7 +163,11 @@ export class Connection {
       protocolVersion: 5, // a publish the ACL refuses gets a PUBACK error (3.1.1: silently dropped)
       keepalive: 10,
       reconnectPeriod: 1000,
-      connectTimeout: 5000,
+      // MQTT.js's own default: a connection that has not had its CONNACK by then is dropped
+      // and started again, so on a starved machine (a Pi at a busy venue, OBS beside the
+      // browser) a short one never lets a slow connect finish; a broker that is not there
+      // refuses the socket at once, and the page says so at once anyway
+      connectTimeout: 30_000,
       resubscribe: true,
       // the first socket is the one the page opened before its script ran (preconnect.ts)
       createWebsocket: (url: string, protocols: string[]) => takePreconnected(url, protocols),

@@ -25,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -346,6 +347,24 @@ def playwright_chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def scroll_to(locator: Any) -> None:
+    """Playwright's ``scroll_into_view_if_needed``, found again when the page rebuilt the element
+    between finding and scrolling it. That one call does not retry as a click does: it throws
+    "Element is not attached to the DOM", and a gm panel is rebuilt whenever a newer state
+    changes what it shows (CI saw it once, a Full Rest prompt's card). Retried only on that,
+    until a generous deadline."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            locator.scroll_into_view_if_needed(timeout=WAIT * 1000)
+            return
+        except PlaywrightError as e:
+            if "not attached" not in str(e) or time.monotonic() > deadline:
+                raise
 
 
 def screenshot(page: Any, name: str) -> Path:

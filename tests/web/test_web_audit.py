@@ -16,7 +16,7 @@ from tests.harness import wait_until
 from tests.harness.broker import WAIT
 from tests.harness.gm import replied
 from tests.harness.service import uid_of
-from tests.harness.web import PHONE, AccountsBroker, axe, screenshot, served_table
+from tests.harness.web import PHONE, AccountsBroker, axe, screenshot, scroll_to, served_table
 
 MS = 2 * WAIT * 1000
 UNKNOWN = "04DEADBEEF0001"
@@ -58,7 +58,7 @@ def test_gm_html_audits_the_favor_bag_and_names_what_is_wrong(tmp_path: Path, br
                 timeout=MS,
             )
             assert card.locator(".audit-count").inner_text() == "Auditing the Favor Bag: 2 of 23"
-            card.scroll_into_view_if_needed()
+            scroll_to(card)
             screenshot(gm, "audit-running-gm")
             for well in range(len(tags)):  # passed over, lifted: nothing left on the board
                 table.hub.lift(well)
@@ -76,7 +76,7 @@ def test_gm_html_audits_the_favor_bag_and_names_what_is_wrong(tmp_path: Path, br
                 "from another bag: Aria's Weight 0 (aria.weight.0), it belongs in Aria's Hero Bag"
             )
             gm.wait_for_selector("#board-sync", state="hidden", timeout=MS)  # in sync at the end
-            answer.scroll_into_view_if_needed()
+            scroll_to(answer)
             screenshot(gm, "audit-answer-gm")
             found = [v for v in axe(gm) if any("audit" in n for n in v["nodes"])]
             assert found == [], found

@@ -18,7 +18,7 @@ from engine.view import table_view
 from tests.harness import ROOT, wait_until
 from tests.harness.broker import WAIT
 from tests.harness.gm import replied, state, tab
-from tests.harness.web import PHONE, AccountsBroker, screenshot, served_table
+from tests.harness.web import PHONE, AccountsBroker, screenshot, scroll_to, served_table
 
 
 def test_a_whole_performance_by_clicking(rig):
@@ -243,7 +243,7 @@ def test_two_combat_actions_by_clicking_and_a_foe_joining_mid_fight(rig):
     # what a WorldKeeper sees: the fields a Move takes no part in look off, not just are
     dimmed = "c => [...c.querySelectorAll('select[name=target], details.dice input')].map(e => getComputedStyle(e).opacity)"
     assert set(card.evaluate(dimmed)) == {"0.45"}
-    card.locator("details.dice").scroll_into_view_if_needed()
+    scroll_to(card.locator("details.dice"))
     screenshot(page, "gm-combat-move")
     card.locator("select[name='action']").select_option("attack")
     assert target.evaluate(shown) == ["rat", "Rat", False]
@@ -617,7 +617,7 @@ def test_a_note_from_the_remote_and_the_cli_is_journaled_and_kept_off_the_public
     card.locator("textarea[name='text']").fill("the lich heard every word")
     card.locator("button[data-send='note']").click()
     assert "Note: the lich heard every word" in replied(page, "note").inner_text()
-    card.scroll_into_view_if_needed()
+    scroll_to(card)
     screenshot(page, "gm-note")
     # from the CLI, for everyone, with the gm login (rhuna-table accounts)
     user, password = broker.login("gm")

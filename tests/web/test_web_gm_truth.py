@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.harness.broker import WAIT
 from tests.harness.gm import replied, state, tab
-from tests.harness.web import axe, screenshot
+from tests.harness.web import axe, screenshot, scroll_to
 
 MS = 2 * WAIT * 1000
 
@@ -77,7 +77,7 @@ def test_a_full_rest_prompt_is_named_in_words_and_its_choices_shown_once(rig: An
     panel = page.locator("#time-panel")
     assert panel.locator("button:has-text('all Fatigue')").count() == len(resting)
     assert card.locator("button:has-text('all Fatigue')").count() == len(resting)
-    card.scroll_into_view_if_needed()
+    scroll_to(card)
     screenshot(page, "gm-truth-full-rest")
     card.locator("button:has-text('all Fatigue')").first.click()
     replied(page, f"prompt-{prompt.id}")

@@ -17,7 +17,7 @@ import pytest
 from engine.view import table_view
 from tests.harness import ROOT, missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import axe, screenshot, served_table
+from tests.harness.web import axe, screenshot, scroll_to, served_table
 
 try:
     from playwright.sync_api import Page, expect
@@ -109,7 +109,7 @@ def test_the_dead_are_marked_on_the_wheel_and_injuries_shown(
         expect(wheel.locator(".seat[data-combatant='aria']")).to_have_text(
             f"{aria['name']} {aria['injuries']}/{aria['death_limit']} injuries"
         )
-        page.locator("#combat").scroll_into_view_if_needed()
+        scroll_to(page.locator("#combat"))
         screenshot(page, f"{which}-truth-dead-on-the-wheel")
         # the marks pass WCAG 2.2 AA (the struck name and the small "dead" and injuries too)
         assert axe(page) == []

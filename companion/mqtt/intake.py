@@ -104,6 +104,14 @@ class Intake:
         if name is None:
             return False
         if message.payload and self.identity.acting:  # the holder answers it (one reply)
+            with self.link.cond:
+                willed = self.link.will
+            if not willed:
+                # the claim's first connection, without the last will: a holder connects
+                # again with it, and the broker hands this retained command again then. A
+                # refusal sent now at QoS 0 could be lost (paho drops what it has not written
+                # when it reconnects): the clear got out and the reply did not, once in CI
+                return True
             quiet = self.link.client
             assert quiet is not None
             quiet.publish_quiet(message.topic, b"", retain=True)

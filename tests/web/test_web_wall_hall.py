@@ -2,8 +2,9 @@
 
 Fixed cards, six a page (pages turn by the clock beyond): the venue roster's name whole, its
 game and WorldKeeper, one line of figures, the age from the service's stamp, a fight's round
-and who acts. At 1, 12, 40, 60 and 100 tables on 1920×1080 every page is measured in Debian's
-Chromium: no two text boxes overlap, none is clipped (``scrollWidth <= clientWidth``) or leaves
+and who acts. At 1, 12 and 100 tables on 1920×1080 every page is measured in Debian's
+Chromium (40 and 60 were measured too, until the suite's time asked: a table's looks follow
+its number, so 100's seventeen pages hold every card they did): no two text boxes overlap, none is clipped (``scrollWidth <= clientWidth``) or leaves
 its card, nothing scrolls, and a name of up to 14 characters and a figure line of two heroes
 have the cap height docs/web.md asks for (64 px). The states are the engine's own views
 (``companion.mqtt.messages.state_messages``) published retained on a real Mosquitto, as the
@@ -170,7 +171,7 @@ def settle(page: Page) -> None:
     page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 
-@pytest.mark.parametrize("count", [1, 12, 40, 60, 100])
+@pytest.mark.parametrize("count", [1, 12, 100])
 def test_the_wall_reads_across_a_hall_at_1_to_100_tables(broker, browser, count):
     looks = states()
     messages, roster = hall(count, looks)

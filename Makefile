@@ -61,13 +61,14 @@ typecheck: $(STAMP)
 	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
 # the suite's files on TEST_JOBS workers (pytest-xdist; a file stays on one worker, so its
-# module fixtures — a broker, a browser — are shared as before). 2, one per core: at 4 the
-# suite was faster quiet (517 against 649 s) but beside make test-loaded's busy processes the
-# answers' child, in the idle scheduling class by design, got too little CPU for two of its
-# tests' 60 s waits. --no-loadscope-reorder: the files in tests/conftest.py's order, longest
-# first (xdist's own order is by the number of tests, which put Chromium's files last).
-# TEST_JOBS=0: serially
-TEST_JOBS ?= 2
+# module fixtures — a broker, a browser — are shared as before). 3 on this 2-core machine:
+# most of a test's time is a wait on a broker, a browser or a child, not a core. Fresh
+# clones at 2 and 3 workers: quiet 691 and 564 s, beside make test-loaded's hog 1,020 and
+# 787 s, all green. (2 until the answers' child left the idle scheduling class: there it got
+# no CPU beside busy processes.) --no-loadscope-reorder: the files in tests/conftest.py's
+# order, longest first (xdist's own order is by the number of tests, which put Chromium's
+# files last). TEST_JOBS=0: serially
+TEST_JOBS ?= 3
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 

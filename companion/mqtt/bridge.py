@@ -112,8 +112,6 @@ class MqttBridge:
         self.link = Link(config, self.stats, seq)
         self._loop: TableLoop | None = None
         self._online_mid: int | None = None
-        #: the commands' SUBSCRIBE on the holder's connection: ``online`` follows its SUBACK
-        self._commands_mid: int | None = None
         # the publisher's queue is made first: the other pieces put their items on it
         tell = self._tell
         self.identity = Identity(self.link, tell)
@@ -240,7 +238,6 @@ class MqttBridge:
         client = make_client(cfg, topics, client_id)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
-        client.on_subscribe = self._on_subscribe
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self.intake.on_message
@@ -333,7 +330,10 @@ class MqttBridge:
         if not rewilled:  # the claim's own reconnection (with or without the will) is no new one
             self.stats.connects += 1
         self.stats.last_error = None
-        self._online_mid = None
+        # online only where the last will is, the holder's connection (companion.mqtt.identity):
+        # its acknowledgement arrives after paho re-sent whatever was in flight (see Ready);
+        # without the will, the claim decides (a standby is ready once it stands by)
+        self._online_mid = link.put(client, t.status, ONLINE) if willed else None
         link.put(client, t.info, encode(self.identity.info()))
         self.identity.info_said = time.monotonic()
         link.put(client, t.vocabulary, _vocabulary())
@@ -342,29 +342,8 @@ class MqttBridge:
         # would leave the claim undecided); the publisher's retain flag kept: a retained
         # command is refused even live
         commands = SubscribeOptions(qos=1, retainAsPublished=True)
-        _, mid = client.subscribe([(t.command, commands), (t.command_filter, commands)])
-        # online only where the last will is, the holder's connection (companion.mqtt.identity),
-        # and only once the broker has the commands' subscription (_on_subscribe): a client
-        # that sends a command on seeing online is heard (before, a command sent at once was
-        # dropped for want of a subscriber: a benchmark waited 60 s under load). Without the
-        # will, the claim decides (a standby is ready once it stands by)
-        self._commands_mid = mid if willed else None
+        client.subscribe([(t.command, commands), (t.command_filter, commands)])
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)
-
-    def _on_subscribe(
-        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any
-    ) -> None:
-        """The commands' SUBACK on the holder's connection: now say ``online``. Its PUBACK
-        arrives after paho re-sent whatever was in flight (see Ready)."""
-        if mid != self._commands_mid or self.link.topics is None:
-            return
-        self._commands_mid = None
-        if any(getattr(r, "is_failure", False) for r in reasons or ()):
-            log.warning(
-                "MQTT: the broker refused the commands' subscription (%s): check the account's ACL",
-                ", ".join(str(r) for r in reasons),
-            )
-        self._online_mid = self.link.put(client, self.link.topics.status, ONLINE)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         first = self.stats.last_error is None

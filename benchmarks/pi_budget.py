@@ -331,6 +331,27 @@ class Watcher:
         t, reply = self.replies.pop(key)
         return t - t0, str(reply.get("status"))
 
+    def heard(self, timeout: float) -> bool:
+        """Whether the service takes commands yet: a refused probe (a Difficulty out of its
+        bounds: it changes nothing), sent again every 0.25 s until one is answered. The
+        service says ``online`` just before it subscribes to ``…/command``
+        (companion/mqtt/bridge.py ``_on_connect``; ``online`` must be retained before its
+        claim), so a command sent the instant ``online`` arrives may be lost: under make
+        test-loaded the first ``begin_performance`` waited 60 s for a reply that could not
+        come. A WorldKeeper's page sends again; so does this, before the first timed turn."""
+        deadline = time.perf_counter() + timeout
+        sent: list[str] = []
+        while time.perf_counter() < deadline:
+            key = f"pi-budget-probe-{len(sent)}"
+            sent.append(key)
+            probe = {"cmd": "begin_performance", "difficulty": 10**6, "id": key}
+            self.client.publish(f"{R}/command", json.dumps(probe), qos=1)
+            if self.wait(lambda: any(k in self.replies for k in sent), 0.25):
+                for k in sent:
+                    self.replies.pop(k, None)
+                return True
+        return False
+
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
@@ -470,6 +491,10 @@ def run_cap(
         result["ready_s"] = ready - t0
         if not watcher.wait(lambda: watcher.status == b"online", 60):
             raise SystemExit(f"pi_budget: the service never said online ({name}): {_tail(folder)}")
+        if not watcher.heard(60):
+            raise SystemExit(
+                f"pi_budget: the service answered no command ({name}): {_tail(folder)}"
+            )
         try:
             _samples(watcher, hub, result, budget)
         except Wedged as e:

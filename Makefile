@@ -61,14 +61,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
 # the suite's files on TEST_JOBS workers (pytest-xdist; a file stays on one worker, so its
-# module fixtures — a broker, a browser — are shared as before). 3 on this 2-core machine:
-# most of a test's time is a wait on a broker, a browser or a child, not a core. Fresh
-# clones at 2 and 3 workers: quiet 691 and 564 s, beside make test-loaded's hog 1,020 and
-# 787 s, all green. (2 until the answers' child left the idle scheduling class: there it got
-# no CPU beside busy processes.) --no-loadscope-reorder: the files in tests/conftest.py's
+# module fixtures — a broker, a browser — are shared as before). 2, one per core: 3 was
+# faster (quiet 489-564 s against 691, loaded 787 against 1,020) but two of seven runs at 3
+# failed the claim between two services (both acting, or neither): a race the claim has
+# under load, not yet found; TEST_JOBS=3 to run faster where that is not in question. --no-loadscope-reorder: the files in tests/conftest.py's
 # order, longest first (xdist's own order is by the number of tests, which put Chromium's
 # files last). TEST_JOBS=0: serially
-TEST_JOBS ?= 3
+TEST_JOBS ?= 2
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 

@@ -93,20 +93,11 @@ export const OUTCOMES_KEPT = 50;
 function recordOutcomes(t: TableRecord): readonly OutcomeSeen[] {
   const p = t.sections.performance;
   if (!p?.results.length) return t.outcomes;
-  const fresh: OutcomeSeen[] = [];
-  for (const r of p.results) {
-    const key = oddsKey(p.number, r.heroes);
-    if (t.outcomes.some((o) => o.key === key) || fresh.some((o) => o.key === key)) continue;
-    fresh.push({
-      key,
-      performance: p.number,
-      heroes: [...r.heroes],
-      success: r.outcome === "success",
-      total: r.total,
-      difficulty: r.difficulty,
-    });
-  }
-  return fresh.length ? [...t.outcomes, ...fresh].slice(-OUTCOMES_KEPT) : t.outcomes;
+  return p.results.reduce(
+    (kept, r) =>
+      withOutcome(kept, p.number, r.heroes, r.outcome === "success", r.total, r.difficulty),
+    t.outcomes,
+  );
 }
 
 /** A `performance_resolved` event's outcome, if the page has not seen it. The event is the
@@ -115,17 +106,22 @@ function recordOutcomes(t: TableRecord): readonly OutcomeSeen[] {
  *  before the event carried `performance` is left to its states). */
 function eventOutcome(t: TableRecord, e: EventMessage): readonly OutcomeSeen[] {
   if (e.type !== "performance_resolved" || typeof e.performance !== "number") return t.outcomes;
-  const key = oddsKey(e.performance, e.heroes);
-  if (t.outcomes.some((o) => o.key === key)) return t.outcomes;
-  const o: OutcomeSeen = {
-    key,
-    performance: e.performance,
-    heroes: [...e.heroes],
-    success: e.success,
-    total: e.total,
-    difficulty: e.difficulty,
-  };
-  return [...t.outcomes, o].slice(-OUTCOMES_KEPT);
+  return withOutcome(t.outcomes, e.performance, e.heroes, e.success, e.total, e.difficulty);
+}
+
+/** `kept` with this outcome last, unless it is kept already (its key); the newest kept. */
+function withOutcome(
+  kept: readonly OutcomeSeen[],
+  performance: number,
+  heroes: readonly string[],
+  success: boolean,
+  total: number,
+  difficulty: number,
+): readonly OutcomeSeen[] {
+  const key = oddsKey(performance, heroes);
+  if (kept.some((o) => o.key === key)) return kept;
+  const o = { key, performance, heroes: [...heroes], success, total, difficulty };
+  return [...kept, o].slice(-OUTCOMES_KEPT);
 }
 
 export interface TableRecord {

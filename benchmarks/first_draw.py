@@ -57,7 +57,6 @@ from benchmarks.pi_budget import (
     WATCHDOG_USEC,
     Mover,
     Notify,
-    R,
     Watcher,
     _drawn,
     _stop,
@@ -78,7 +77,6 @@ NAMES = ("uncapped", "quarter", "tenth")
 #: cap → the first draw allowed, s (issue 44, item 4)
 TARGET_S = {"quarter": 10.0, "tenth": 20.0}
 TOKEN = "aria.weight.0"  # one of Aria's bag tokens: the declare makes her the one drawing
-AGAIN_S = 0.25  # begin_performance sent again after this long without its reply
 TIMEOUT_S = 120.0  # a liveness bound for each step (a tenth of a core on a loaded machine)
 
 
@@ -185,26 +183,14 @@ def cpu_s(pid: int) -> float:
 
 
 def begin(watcher: Watcher, folder: Path) -> None:
-    """``begin_performance``, sent again every :data:`AGAIN_S` until one is answered ``ok``.
-
-    The service says ``online`` on its connection with the last will and subscribes to
-    ``…/command`` just after (companion/mqtt/bridge.py, ``_on_connect``): a command sent the
-    instant ``online`` arrives may reach the broker before that subscription and be lost. A
-    WorldKeeper's page would send it again; so does this, and the first ``ok`` counts (a
-    later copy is refused, a Performance being open, and changes nothing)."""
-    sent: list[str] = []
-    deadline = time.perf_counter() + TIMEOUT_S
-    while time.perf_counter() < deadline:
-        key = f"first-draw-begin-{len(sent)}"
-        sent.append(key)
-        watcher.client.publish(f"{R}/command", json.dumps({**BEGIN, "id": key}), qos=1)
-
-        def ok() -> bool:
-            return any(watcher.replies.get(k, (0, {}))[1].get("status") == "ok" for k in sent)
-
-        if watcher.wait(ok, AGAIN_S):
-            return
-    raise SystemExit(f"first_draw: begin_performance: no ok reply: {_tail(folder)}")
+    """``begin_performance``, sent again every :data:`~benchmarks.pi_budget.AGAIN_S` until one
+    is answered ``ok`` (:meth:`Watcher.until_answered`: a command sent the instant ``online``
+    arrives may be lost). The first ``ok`` counts (a later copy is refused, a Performance being
+    open, and changes nothing)."""
+    if not watcher.until_answered(
+        BEGIN, "first-draw-begin", lambda reply: reply.get("status") == "ok", TIMEOUT_S
+    ):
+        raise SystemExit(f"first_draw: begin_performance: no ok reply: {_tail(folder)}")
 
 
 def _tail(folder: Path) -> str:

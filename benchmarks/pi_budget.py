@@ -80,7 +80,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,8 @@ CAPS: dict[str, tuple[int | None, str]] = {
     "tenth-shared": (1_000, "⅒ core shared by all processes"),
 }
 MOVE_EVERY_S = 0.02  # the mover thread's poll of the service's process tree
+#: an unanswered command is sent again after this long (Watcher.until_answered)
+AGAIN_S = 0.25
 #: cap → the longest turn allowed (ms), the token → state p99 allowed (ms); the -shared
 #: caps are for information
 TURN_TARGET = {"quarter": 100.0, "tenth": 250.0}
@@ -331,26 +333,45 @@ class Watcher:
         t, reply = self.replies.pop(key)
         return t - t0, str(reply.get("status"))
 
-    def heard(self, timeout: float) -> bool:
-        """Whether the service takes commands yet: a refused probe (a Difficulty out of its
-        bounds: it changes nothing), sent again every 0.25 s until one is answered. The
-        service says ``online`` just before it subscribes to ``…/command``
+    def until_answered(
+        self,
+        command: dict[str, Any],
+        prefix: str,
+        answered: Callable[[dict[str, Any]], bool],
+        timeout: float,
+    ) -> bool:
+        """Send ``command`` (ids ``<prefix>-0``, ``<prefix>-1`` …) again every :data:`AGAIN_S`
+        until a reply to any copy is ``answered``; whether one was within ``timeout``.
+
+        The service says ``online`` just before it subscribes to ``…/command``
         (companion/mqtt/bridge.py ``_on_connect``; ``online`` must be retained before its
         claim), so a command sent the instant ``online`` arrives may be lost: under make
         test-loaded the first ``begin_performance`` waited 60 s for a reply that could not
-        come. A WorldKeeper's page sends again; so does this, before the first timed turn."""
+        come. A WorldKeeper's page sends again; so does this. The replies to the copies sent
+        are taken out of :attr:`replies` once one is answered (a later copy's may still come)."""
         deadline = time.perf_counter() + timeout
         sent: list[str] = []
+
+        def done() -> bool:
+            return any(k in self.replies and answered(self.replies[k][1]) for k in sent)
+
         while time.perf_counter() < deadline:
-            key = f"pi-budget-probe-{len(sent)}"
+            key = f"{prefix}-{len(sent)}"
             sent.append(key)
-            probe = {"cmd": "begin_performance", "difficulty": 10**6, "id": key}
-            self.client.publish(f"{R}/command", json.dumps(probe), qos=1)
-            if self.wait(lambda: any(k in self.replies for k in sent), 0.25):
-                for k in sent:
-                    self.replies.pop(k, None)
+            self.client.publish(f"{R}/command", json.dumps({**command, "id": key}), qos=1)
+            if self.wait(done, AGAIN_S):
+                with self.cond:
+                    for k in sent:
+                        self.replies.pop(k, None)
                 return True
         return False
+
+    def heard(self, timeout: float) -> bool:
+        """Whether the service takes commands yet (:meth:`until_answered`): a refused probe (a
+        Difficulty out of its bounds: it changes nothing) answered at all, before the first
+        timed turn."""
+        probe = {"cmd": "begin_performance", "difficulty": 10**6}
+        return self.until_answered(probe, "pi-budget-probe", lambda _reply: True, timeout)
 
     def close(self) -> None:
         self.client.disconnect()

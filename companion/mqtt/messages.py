@@ -176,6 +176,25 @@ class GmMessage(TypedDict):
     legal: LegalView | None
 
 
+class OverlaySettings(TypedDict):
+    """``…/overlay``, retained, written by the table's gm login (gm.html's *On air* switches,
+    issue 42 item 1) and read by every login of the table: how the stream overlays show the
+    roll card. Presentation, not play: no command, never journalled, Undo never takes it back.
+    The service publishes none: no retained message means the defaults (the card on, nothing
+    held). An overlay whose URL gives ``card=`` or ``alerts=`` keeps its own for that one, and
+    an overlay ignores a payload that is not this, keeping the defaults (docs/web.md)."""
+
+    #: ``on``: the roll card while there is a Performance or an outcome to show (invisible
+    #: when idle); ``off``: never
+    card: Literal["on", "off"]
+    #: true: the outcome that is up on the card stays up until released (false); the ones
+    #: behind it wait, none is dropped
+    hold: bool
+    #: how many times Skip was pressed: an overlay that hears it change takes the outcome that
+    #: is up down at once (the next one goes up); 0 or more
+    skip: int
+
+
 class InfoMessage(TypedDict):
     """``…/info``, retained: which process publishes this table. A service standing by for
     another with the same table id says so here too, not retained: ``standby``, no ``now``."""

@@ -52,6 +52,10 @@ class Topic:
     #: ``worldkeeper`` (the table's gm and service logins only): companion/ops/accounts.py
     #: grants the public logins read on the ``public`` topics by name, and on nothing else
     audience: Literal["public", "worldkeeper"] = "public"
+    #: who publishes it: ``service`` (the service alone), or ``worldkeeper``: the table's gm
+    #: login too, a setting of the WorldKeeper's kept retained on the broker (as Zigbee2MQTT's
+    #: frontend keeps its own), which companion/ops/accounts.py lets the gm login write
+    writer: Literal["service", "worldkeeper"] = "service"
 
 
 #: every topic of a table, in the order a page subscribes to the retained ones (``…/status``
@@ -139,6 +143,17 @@ CATALOGUE: tuple[Topic, ...] = (
         title="Rhuna table, the WorldKeeper's (the retained rhuna/<table>/gm topic)",
         audience="worldkeeper",
     ),
+    # the stream overlays' switches (issue 42 item 1): the WorldKeeper's, set on gm.html and
+    # kept retained on the broker; presentation, not play (no command, no journal, no Undo).
+    # The service publishes none: no retained message is the overlays' defaults
+    Topic(
+        "overlay",
+        True,
+        "overlay.schema.json",
+        type="OverlaySettings",
+        title="Rhuna table overlay switches (the retained rhuna/<table>/overlay topic)",
+        writer="worldkeeper",
+    ),
     Topic("status", True, "text"),
     Topic("command", None, "commands.schema.json"),
     Topic("command/<name>", None, "commands.schema.json"),
@@ -154,6 +169,12 @@ PUBLIC_FILTERS: tuple[str, ...] = tuple(
     re.sub(r"<[a-z]+>", "+", t.suffix)
     for t in CATALOGUE
     if t.audience == "public" and t.retained is not None
+)
+
+#: the topics the table's gm login may publish besides the commands: its own settings (the
+#: catalogue's ``writer="worldkeeper"`` entries), as topic filters under the table's root
+GM_WRITES: tuple[str, ...] = tuple(
+    re.sub(r"<[a-z]+>", "+", t.suffix) for t in CATALOGUE if t.writer == "worldkeeper"
 )
 
 
@@ -173,6 +194,7 @@ def catalogue_json() -> dict[str, object]:
                 "section": t.section,
                 "in_state": t.in_state,
                 "audience": t.audience,
+                "writer": t.writer,
             }
             for t in CATALOGUE
         ],
@@ -244,6 +266,11 @@ class Topics:
     def audit(self) -> str:
         """The bag audit that runs, or the last one's answer, retained (the gm's)."""
         return self._of("audit")
+
+    @property
+    def overlay(self) -> str:
+        """The stream overlays' switches, retained: the WorldKeeper's (gm.html writes it)."""
+        return self._of("overlay")
 
     @property
     def heroes(self) -> str:

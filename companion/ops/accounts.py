@@ -6,8 +6,9 @@ folder holds:
 - ``<table>.service``: the service itself; it reads and writes its own topics
   (``rhuna/<table>/#``) and its Home Assistant discovery configs;
 - ``<table>.gm``: the WorldKeeper's remote; it reads the whole table, its
-  WorldKeeper-only topics too, and may publish only to ``rhuna/<table>/command``
-  and ``rhuna/<table>/command/<name>``;
+  WorldKeeper-only topics too, and may publish only to ``rhuna/<table>/command``,
+  ``rhuna/<table>/command/<name>`` and its own settings, retained: the overlays'
+  switches, ``rhuna/<table>/overlay`` (the catalogue's GM_WRITES);
 - viewers (``<table>.overlay``, ``<table>.display`` by default): read the table's
   public topics, each by name, publish nothing;
 
@@ -41,6 +42,7 @@ written to a log: only ``urls`` prints credentials, on stdout, when asked.
 topic read rhuna/kitchen/#
 topic write rhuna/kitchen/command
 topic write rhuna/kitchen/command/+
+topic write rhuna/kitchen/overlay
 >>> overlay = acl_text(acc).split("user kitchen.overlay")[1].split("user")[0]
 >>> "rhuna/kitchen/events" in overlay, "kitchen/#" in overlay, "reply" in overlay, "gm" in overlay
 (True, False, False, False)
@@ -59,7 +61,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from companion.mqtt.discovery import ha_id
-from companion.mqtt.topics import PUBLIC_FILTERS
+from companion.mqtt.topics import GM_WRITES, PUBLIC_FILTERS
 from companion.ops.account_model import (  # the model shared with `rhuna-table venue`
     PBKDF2_ITERATIONS as PBKDF2_ITERATIONS,
 )
@@ -191,12 +193,13 @@ def public_reads(table_root: str) -> list[str]:
 
 def acl_text(acc: Accounts) -> str:
     """Mosquitto's ``acl_file``: each account may touch its own table only; viewers only read,
-    and only the public topics (the WorldKeeper's are the gm's and the service's)."""
+    and only the public topics (the WorldKeeper's are the gm's and the service's); the gm
+    writes the commands and its own settings (``GM_WRITES``: the overlays' switches)."""
     root = acc.base_topic
     out = [
         "# Written by `rhuna-table accounts` from accounts.json: edits here are overwritten.",
         "# Each table's service reads and writes its own topics; its gm reads them all and may",
-        "# only publish commands to it; its viewers and the wall may only read, and only the",
+        "# only publish commands to it and its own settings (overlay); its viewers and the wall may only read, and only the",
         "# public topics, each by name (the WorldKeeper's words are on the others: gm_events,",
         "# error, reply). No anonymous access.",
     ]
@@ -217,6 +220,8 @@ def acl_text(acc: Accounts) -> str:
             f"topic read {t}/#",
             f"topic write {t}/command",
             f"topic write {t}/command/+",
+            # the WorldKeeper's own settings, kept retained (the overlays' switches)
+            *(f"topic write {t}/{suffix}" for suffix in GM_WRITES),
         ]
         for name in sorted(acc.tables[table].viewers):
             out += ["", f"user {user(table, name)}", *public_reads(t)]

@@ -77,10 +77,11 @@ class Client5:
     def refused_login(self) -> bool:
         return bool(self.connect_reason.is_failure)
 
-    def publish(self, topic: str, payload: Any) -> int:
+    def publish(self, topic: str, payload: Any, retain: bool = False) -> int:
         """Publish at QoS 1 and return the PUBACK's reason code."""
         props = Properties(PacketTypes.PUBLISH)
-        info = self.client.publish(topic, json.dumps(payload), qos=1, properties=props)
+        body = json.dumps(payload)
+        info = self.client.publish(topic, body, qos=1, retain=retain, properties=props)
         with self.cond:
             assert self.cond.wait_for(lambda: info.mid in self.acks, WAIT), "no PUBACK"
             return self.acks[info.mid]
@@ -204,6 +205,36 @@ def test_a_viewer_cannot_command_the_table_and_the_state_is_unchanged(tmp_path, 
             assert reply["status"] == "ok"
         assert before.performance is None  # the viewer's begin_performance never reached the table
         wait_until(lambda: run.loop.state.performance is not None, "the gm's Performance (P19)")
+
+
+def test_the_gm_alone_writes_the_overlays_switches_and_every_login_reads_them(tmp_path, accounts):
+    """issue 42 item 1: ``…/overlay`` (the catalogue's GM_WRITES) is the WorldKeeper's setting,
+    kept retained on the broker: the table's gm login may publish it, no viewer, no wall and
+    no other table's gm may, and the table's viewers read what the gm set."""
+    folder, acc = accounts
+    topic = "rhuna/example/overlay"
+    mine = {"card": "off", "hold": True, "skip": 0}
+    with acl_broker(tmp_path, folder) as broker:
+        t = acc.tables["example"]
+        others = [(A.user("example", v), pw) for v, pw in sorted(t.viewers.items())]
+        others += [(A.WALL, acc.wall), ("annex.gm", acc.tables[ANNEX].gm)]
+        for name, password in others:
+            with client(broker.port, name, password) as c:
+                refused = c.publish(topic, {"card": "on", "hold": False, "skip": 9}, retain=True)
+                assert refused == NOT_AUTHORIZED, name
+        with client(broker.port, "example.gm", t.gm) as gm:
+            gm.subscribe(topic)  # it reads back what it set, as gm.html shows it
+            assert gm.publish(topic, mine, retain=True) == 0
+            assert gm.wait_message(topic) == mine
+        for name, password in others[:2]:  # the table's viewers: overlay, display
+            with client(broker.port, name, password) as viewer:
+                viewer.subscribe(topic)
+                assert viewer.wait_message(topic) == mine, name
+        # what the viewers tried never landed: the one retained copy is still the gm's
+        with client(broker.port, "example.display", t.viewers["display"]) as again:
+            again.subscribe(topic)
+            assert again.wait_message(topic) == mine
+            assert [p for tp, p in again.messages if tp == topic] == [json.dumps(mine).encode()]
 
 
 def test_one_tables_gm_cannot_command_another_table(tmp_path, accounts):

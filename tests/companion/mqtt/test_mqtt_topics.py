@@ -41,7 +41,9 @@ def test_docs_mqtt_md_says_who_reads_each_topic_as_the_acl_grants_it():
     said = dict(_WHO.findall((DOCS / "mqtt.md").read_text("utf-8")))
     who = {"public": "everyone", "worldkeeper": "gm, service"}
     assert said == {
-        t.suffix: "service (gm writes)" if t.retained is None else who[t.audience]
+        t.suffix: "service (gm writes)"
+        if t.retained is None
+        else who[t.audience] + (" (gm writes)" if t.writer == "worldkeeper" else "")
         for t in CATALOGUE
     }
     assert set(PUBLIC_FILTERS) == {

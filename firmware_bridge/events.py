@@ -7,6 +7,8 @@ a token through the tag registry; nothing here knows about tokens or rules.
 
 from __future__ import annotations
 
+import queue
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -71,3 +73,42 @@ class ReaderStatus:
     state: str
     detail: str
     timestamp: float
+
+
+#: the link changes a person at a reader is told of (``connecting`` and ``stopped`` are the
+#: walk's own doing)
+TOLD = ("online", "lost", "offline")
+
+
+def present_tags(
+    inbox: queue.Queue[TagEvent | ReaderStatus],
+    going: Callable[[], bool],
+    tell: Callable[[str], None],
+    poll: float,
+) -> Iterator[TagEvent]:
+    """Each tag laid on a reader (``present``), in the order ``inbox`` has them, while
+    ``going()``: the one loop of a walk at the readers (``rhuna-table enroll`` and ``audit``).
+
+    A link going online, lost or offline is a line to ``tell`` instead; a tag taken off is
+    nothing. ``going`` is asked before each look, and at least every ``poll`` seconds while
+    the inbox is empty (a stop, or the person pressing Enter, is seen that soon).
+
+    >>> inbox = queue.Queue()
+    >>> inbox.put(ReaderStatus("hub", "lost", "unplugged", 1.0))
+    >>> inbox.put(TagEvent("hub", 0, Uid(b"\\x04\\xa1"), Presence.REMOVED, 1.5))
+    >>> inbox.put(TagEvent("hub", 1, Uid(b"\\x04\\xa1"), Presence.PRESENT, 2.0))
+    >>> [(e.channel, e.uid) for e in present_tags(inbox, lambda: not inbox.empty(), print, 0)]
+      reader hub lost: unplugged
+    [(1, '04A1')]
+    """
+    while going():
+        try:
+            item = inbox.get(timeout=poll)
+        except queue.Empty:
+            continue
+        if isinstance(item, ReaderStatus):
+            if item.state in TOLD:
+                tell(f"  reader {item.reader} {item.state}: {item.detail}")
+            continue
+        if item.present:
+            yield item

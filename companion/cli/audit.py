@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from companion.cli.stopping import INTERRUPTED, stop_on_signals
-from firmware_bridge.events import ReaderStatus, TagEvent
+from firmware_bridge.events import ReaderStatus, TagEvent, present_tags
 from settings.errors import ConfigError
 from tags.audit import Audit, Heard
 
@@ -115,20 +115,15 @@ def run_audit(
     something is missing, extra or from another bag; 130: stopped by Ctrl-C."""
     stop = stop or threading.Event()
     enter = enter or threading.Event()
+
+    def going() -> bool:
+        return not walk.finished and not stop.is_set() and not enter.is_set()
+
     with stop_on_signals(stop) as got:
-        while not walk.finished and not stop.is_set() and not enter.is_set():
-            try:
-                item = inbox.get(timeout=POLL)
-            except queue.Empty:
-                continue
-            if isinstance(item, ReaderStatus):
-                if item.state in ("online", "lost", "offline"):
-                    say(out, f"  reader {item.reader} {item.state}: {item.detail}")
-                continue
-            if item.present:
-                read = walk.read(item.uid)
-                mark = "  " if read.verdict in (Heard.COUNTED, Heard.AGAIN) else "! "
-                say(out, mark + read.text)
+        for item in present_tags(inbox, going, lambda line: say(out, line), POLL):
+            read = walk.read(item.uid)
+            mark = "  " if read.verdict in (Heard.COUNTED, Heard.AGAIN) else "! "
+            say(out, mark + read.text)
     result = walk.result()
     if stop.is_set() and not walk.finished:
         say(out, "stopped:")

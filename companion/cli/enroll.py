@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from companion.cli.stopping import INTERRUPTED, stop_on_signals
-from firmware_bridge.events import ReaderStatus, TagEvent
+from firmware_bridge.events import ReaderStatus, TagEvent, present_tags
 from settings.errors import ConfigError
 from tags.enroll import Enrolment, Verdict, bag_reports, strangers
 from tags.registry import TagRegistry, open_registry
@@ -169,17 +169,9 @@ def run_walk(
     with stop_on_signals(stop):  # an interrupt never falls between taking a tag and saving it
         while not walk.finished and not stop.is_set():
             say(out, walk.prompt())
-            while not stop.is_set():
-                try:
-                    item = inbox.get(timeout=POLL)
-                except queue.Empty:
-                    continue
-                if isinstance(item, ReaderStatus):
-                    if item.state in ("online", "lost", "offline"):
-                        say(out, f"  reader {item.reader} {item.state}: {item.detail}")
-                    continue
-                if not item.present:
-                    continue
+            for item in present_tags(
+                inbox, lambda: not stop.is_set(), lambda line: say(out, line), POLL
+            ):
                 if channels is not None and item.channel not in channels:
                     say(
                         out,

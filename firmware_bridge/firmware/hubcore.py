@@ -46,7 +46,9 @@ try:  # for the type checker only; MicroPython has neither module
 except ImportError:  # pragma: no cover
     pass
 
-FIRMWARE_VERSION = (1, 4, 0)
+#: 1.5: BOOTSEL enters maintenance once let go after a second held, not while held (a reset
+#: with it held started the RP2040's USB boot drive); 1.4: reads_poorly
+FIRMWARE_VERSION = (1, 5, 0)
 
 #: message types reserved for host -> hub commands
 HOST_RANGE = tuple(range(0x40, 0x80))

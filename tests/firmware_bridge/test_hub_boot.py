@@ -315,7 +315,7 @@ def test_the_hub_boots_from_mpy_cross_bytecode(tmp_path):
         frames = cdc.frames()
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
         hello = [pl for n, pl in frames if n == "hello"]
-        assert hello and p.parse_hello(hello[0])[1:3] == ((1, 4, 0), 6)
+        assert hello and p.parse_hello(hello[0])[1:3] == ((1, 5, 0), 6)
     finally:
         proc.kill()
         proc.wait()

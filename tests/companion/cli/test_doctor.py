@@ -132,7 +132,7 @@ def test_a_well_set_up_pi_passes_every_check(tmp_path, bench, capsys):
         "state dir",
     ]
     hub_line = found["reader draw-board"][1]
-    assert "protocol 1, firmware 1.4.0, 6 channels, chips 0x92 0xb2 0x92 0x92 0x92 0x92" in hub_line
+    assert "protocol 1, firmware 1.5.0, 6 channels, chips 0x92 0xb2 0x92 0x92 0x92 0x92" in hub_line
     assert hub_line.endswith("; roles 5 time")
     assert found["board"][1] == "Raspberry Pi 5 Model B Rev 1.0"
     assert (

@@ -21,6 +21,7 @@ from engine.contracts.commands import (
     HealInjuriesArgs,
     InjureArgs,
     RemoveCombatConditionArgs,
+    SetArmourArgs,
 )
 from engine.errors import CommandRejected
 from engine.events import Event
@@ -316,6 +317,57 @@ def adjust_renown(state: TableState, args: AdjustRenownArgs) -> Applied:
             # kept as it was (the published JSON stays); the contract should say str | None
             "reason": args.get("reason"),  # type: ignore[typeddict-item]
             "rule": "C11",
+        },
+    )
+    return replace(state, combat=combat.with_combatant(c)), [event]
+
+
+@command(
+    CommandSpec(
+        "set_armour",
+        "Set the durability left on a combatant's worn armour (I-C8): a carried session keeps"
+        " it as the last one wore it, or the WorldKeeper mends it. Its name and reduction stay"
+        " the sheet's.",
+        "combat",
+        ("C8", "I-C8", "I-C8a"),
+        {
+            "combatant": _COMBATANT,
+            "durability": Field(
+                "integer", "the durability it has left", required=True, bound="durability"
+            ),
+            "cause": Field("string", "why (worn last session, mended), for the log"),
+        },
+    )
+)
+def set_armour(state: TableState, args: SetArmourArgs) -> Applied:
+    combat = access.combat_of(state)
+    c = access.combatant(combat, args["combatant"])
+    armour = c.armour
+    if armour.name == "none" and armour.reduction == 0:
+        raise CommandRejected(
+            f"{c.name} wears no armour",
+            rule="I-C8",
+            field="combatant",
+            fix="give it armour = { name, reduction, durability } in its [[combatants]] entry",
+        )
+    durability = args["durability"]
+    if durability == armour.durability:
+        raise CommandRejected(
+            f"{c.name}'s {armour.name} already has durability {durability}",
+            rule="I-C8",
+            field="durability",
+            code="malformed",
+            fix="nothing to set",
+        )
+    c = replace(c, armour=replace(armour, durability=durability))
+    event = ev.armour_set(
+        {
+            "combatant": c.id,
+            "armour": armour.name,
+            "durability": durability,
+            "was": armour.durability,
+            "cause": args.get("cause"),
+            "rule": "I-C8",
         },
     )
     return replace(state, combat=combat.with_combatant(c)), [event]

@@ -186,6 +186,13 @@ say(
     ),
 )
 say(
+    ev.armour_set,
+    lambda s, d: (
+        f"{_name(s, d['combatant'])}'s {d['armour']}: durability {d['was']} → {d['durability']}"
+        + (f" ({d['cause']})" if d["cause"] else "")
+    ),
+)
+say(
     ev.combat_ended,
     lambda s, d: (
         f"Fight {d['fight']} ends after {d['rounds']} rounds;"

@@ -1110,6 +1110,41 @@ class ResolveTimeArgs(TypedDict):
     full_rest: dict[str, Any] | None
 
 
+class SetArmourFields(Transport):
+    """The fields of ``set_armour``: Set the durability left on a combatant's worn armour
+    (I-C8): a carried session keeps it as the last one wore it, or the WorldKeeper mends it. Its
+    name and reduction stay the sheet's. Rules: C8, I-C8, I-C8a."""
+
+    #: combatant id
+    combatant: str
+    #: the durability it has left
+    durability: int
+    #: why (worn last session, mended), for the log
+    cause: NotRequired[str]
+
+
+class SetArmourCommand(SetArmourFields):
+    """The command ``set_armour``."""
+
+    cmd: Literal["set_armour"]
+
+
+def set_armour(**fields: Unpack[SetArmourFields]) -> SetArmourCommand:
+    """``set_armour``: Set the durability left on a combatant's worn armour (I-C8): a carried
+    session keeps it as the last one wore it, or the WorldKeeper mends it. Its name and
+    reduction stay the sheet's."""
+    return {"cmd": "set_armour", **fields}
+
+
+class SetArmourArgs(TypedDict):
+    """What the handler of ``set_armour`` reads: every field, a default for each one omitted
+    (None when it has none), an array as a tuple."""
+
+    combatant: str
+    durability: int
+    cause: str | None
+
+
 class SetReserveFields(Transport):
     """The fields of ``set_reserve``: Make a Potential token Active Reserve, or return it to
     Potential (P17). Rules: P17."""
@@ -1466,6 +1501,7 @@ AnyCommand = (
     | ResetCommand
     | ResolveCommand
     | ResolveTimeCommand
+    | SetArmourCommand
     | SetReserveCommand
     | SetStrainTokensCommand
     | SetTimeCommand
@@ -1511,6 +1547,7 @@ COMMANDS: dict[str, Any] = {
     "reset": ResetCommand,
     "resolve": ResolveCommand,
     "resolve_time": ResolveTimeCommand,
+    "set_armour": SetArmourCommand,
     "set_reserve": SetReserveCommand,
     "set_strain_tokens": SetStrainTokensCommand,
     "set_time": SetTimeCommand,

@@ -589,6 +589,18 @@ class RenownChanged(TypedDict):
     rule: str
 
 
+class ArmourSet(TypedDict):
+    """``set_armour``: the durability left on a combatant's worn armour, set (I-C8)."""
+
+    combatant: str
+    armour: str
+    durability: int
+    #: the durability it had before
+    was: int
+    cause: str | None
+    rule: str
+
+
 class CombatEnded(TypedDict):
     fight: int
     rounds: int
@@ -685,6 +697,7 @@ condition_added = _kind("condition_added", ConditionChanged)
 condition_removed = _kind("condition_removed", ConditionChanged)
 combatant_died = _kind("combatant_died", CombatantDied)
 renown_changed = _kind("renown_changed", RenownChanged)
+armour_set = _kind("armour_set", ArmourSet)
 combat_ended = _kind("combat_ended", CombatEnded)
 
 #: every event name → the TypedDict of its payload (``Event.data``), in the order of the rules;
@@ -715,6 +728,7 @@ AUDIENCE: dict[str, Audience] = {
     bag_changed.name: "table",
     time_set.name: "table",
     strain_tokens_set.name: "table",
+    armour_set.name: "table",
 }
 
 

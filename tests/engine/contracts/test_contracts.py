@@ -216,6 +216,11 @@ SCENES: dict[str, tuple[str, list[dict[str, Any]]]] = {
             {"cmd": "heal_injuries", "combatant": "raider"},
         ],
     ),
+    # I-C8: worn armour set (a carried session, mended armour; issue 41 item 12)
+    "armour set (I-C8)": (
+        "fight.toml",
+        [{"cmd": "set_armour", "combatant": "bren", "durability": 2, "cause": "carried"}],
+    ),
 }
 
 

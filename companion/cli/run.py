@@ -46,13 +46,15 @@ def register(sub: Any) -> None:
         action="store_true",
         help="with --new-session: start from where the last session ended (heroes' Fatigue,"
         " Strain and its tokens, Wounds, Favor, Redraws, Training, Active Reserve; the Time"
-        " Board's day, band and weather; combatants' injuries, conditions, renown)",
+        " Board's day, band and weather; combatants' injuries, conditions, death, renown and"
+        " worn armour)",
     )
     p.add_argument(
         "--reset",
         metavar="PARTS",
         help="with --carry: parts not to carry, comma-separated (fatigue, strain, wounds,"
-        " favor, redraws, training, reserve, time, weather, injuries, conditions, renown, all)",
+        " favor, redraws, training, reserve, time, weather, injuries, conditions, renown,"
+        " armour, all)",
     )
     p.add_argument(
         "--commands",

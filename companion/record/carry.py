@@ -10,18 +10,18 @@ is narrated like any other. Carried:
   (P11, P13–P15, P18), Training and mastery (P4, P12) and Active Reserve (P17);
 - the Time Board's day, band and Minor draws done (T3) and the weather (T2, T11);
 - the combatants' injuries, conditions, death and renown (C8–C11): the conditions go on
-  before the injuries, since the injury that killed comes last and nothing is put on the dead.
+  before the injuries, since the injury that killed comes last and nothing is put on the dead;
+- each combatant's worn armour, its durability as the last session left it (I-C8,
+  ``set_armour``), as ``rhuna-table sheet`` writes it.
 
 Then ``start_session`` (T1: the weather holds when it is known). What the rules
 leave with the old session is not carried: an open Performance (its tokens go
 back at Reset, P22), Escalation (P21, it belongs to a Moment), the fight on the
 wheel, a pending Time draw, a Rest, prompts and the Undo history. Also not
-carried (no command sets them): worn armour (I-C8), temporary tokens and their
-timers (T12), the Star Grid. Worn armour is not lost silently: each worn piece is
-one ``skipped`` line naming its durability and the way to keep it, ``rhuna-table
-sheet`` (which writes it into the next table file) and starting from that file.
-The Time tokens lying on the band's spaces go back to their bags (``set_time``
-returns them).
+carried (no command sets them): temporary tokens and their timers (T12), the Star
+Grid. A piece of armour the table file changed (another name or reduction) is the
+table file's, and said so. The Time tokens lying on the band's spaces go back to
+their bags (``set_time`` returns them).
 
 The WorldKeeper resets any carried part with ``--reset`` (see :data:`PARTS`).
 """
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import CommandRejected, apply
+from engine.combat.state import Combatant
 from engine.contracts import commands
 from engine.contracts.commands import AnyCommand
 from engine.state import TableState
@@ -52,6 +53,7 @@ PARTS = (
     "injuries",
     "conditions",
     "renown",
+    "armour",
 )
 
 SOURCE = "carry"
@@ -183,19 +185,32 @@ def _combat_commands(
                 if i.source is not None:
                     cmd["cause"] = i.source
                 out.commands.append(cmd)
-        if was.armour != now.armour:
-            out.skipped.append(
-                f"combatant {cid!r}: its worn {was.armour.name} (durability"
-                f" {was.armour.durability}, the table file's {now.armour.durability}, I-C8) —"
-                " no command sets armour. To keep it: rhuna-table sheet SESSION --to NEXT.toml"
-                " (SESSION: the one just archived), then run the table from NEXT.toml"
-            )
+        if "armour" not in reset and was.armour != now.armour:
+            _armour_command(cid, was, now, out)
         if "renown" not in reset and was.renown != now.renown:
             out.commands.append(
                 commands.adjust_renown(
                     combatant=cid, change=was.renown - now.renown, reason="carried"
                 )
             )
+
+
+def _armour_command(cid: str, was: Combatant, now: Combatant, out: Carry) -> None:
+    """The armour as the last session left it (I-C8): its durability, set on the very piece
+    the table file gives; a piece the table file changed (another name or reduction) is the
+    table file's, and said so."""
+    if (was.armour.name, was.armour.reduction) != (now.armour.name, now.armour.reduction):
+        out.skipped.append(
+            f"combatant {cid!r}: the table file gives it {now.armour.name} (reduction"
+            f" {now.armour.reduction}), not the {was.armour.name} (reduction"
+            f" {was.armour.reduction}, durability {was.armour.durability}) it wore (I-C8): the"
+            " table file's stands. To keep the worn one: put it back in [[combatants]] armour"
+            " and start again with --carry"
+        )
+        return
+    out.commands.append(
+        commands.set_armour(combatant=cid, durability=was.armour.durability, cause="carried")
+    )
 
 
 def carry(start: TableState, last: TableState, reset: Iterable[str] = ()) -> Carry:

@@ -3,16 +3,18 @@
 The carried parts are journaled as ordinary commands (source ``carry``), so the
 new session's first state is the last one's, except what the rules leave with
 a session (an open Performance P22, Escalation P21, the fight on the wheel, Time
-prompts and draws in progress, the Undo history) and what no command sets
-(worn armour I-C8); the session number goes on (T1, T11).
+prompts and draws in progress, the Undo history); worn armour is carried as worn (I-C8,
+``set_armour``); the session number goes on (T1, T11).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import logging
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from companion.cli import main
 from companion.record.carry import PARTS, carry
@@ -29,24 +31,19 @@ def last_state(night: Night) -> TableState:
         return journal.final_state()
 
 
-def what_the_rules_reset(state: TableState, table: TableState) -> dict[str, Any]:
+def what_the_rules_reset(state: TableState) -> dict[str, Any]:
     """The state as JSON with the parts a new session does not carry set to neutral values:
     the Time tokens on the band's spaces back in their bags, prompts, the last draw and the
-    counters of this session's draws and Performances; the armour as the table file has it."""
+    counters of this session's draws and Performances; the fight on the wheel. The roster,
+    its worn armour included (I-C8), is compared as it is."""
     b = state.time
     assert b is not None
     for token in b.spaces:
         state = state.put_in_bag(token)
     board = replace(b, spaces=(), prompts=(), prompt_seq=0, last=None, draws=0, pending=None)
     combat = state.combat
-    if combat is not None and table.combat is not None:
-        roster = {
-            cid: dataclasses.replace(c, armour=table.combat.roster[cid].armour)
-            if cid in table.combat.roster
-            else c
-            for cid, c in combat.roster.items()
-        }
-        combat = replace(combat, roster=roster, fight=None, fights=0)
+    if combat is not None:
+        combat = replace(combat, fight=None, fights=0)
     state = replace(
         state,
         time=board,
@@ -80,10 +77,12 @@ def test_a_carried_session_starts_from_the_last_state_t1_t11(night: Night) -> No
     assert last.heroes["cass"].training_in("shadow").value == "adept"
     assert last.time.weather is not None and last.time.band.value != "morning"
     assert last.combat is not None and last.combat.roster["aria"].injuries
-    want = what_the_rules_reset(
-        replace(last, time=replace(last.time, session=first.time.session)), table
-    )
-    got = what_the_rules_reset(first, table)
+    # the fight killed the raider and wore armour (I-C8): the carried roster keeps both
+    assert last.combat.roster["raider"].dead
+    assert table.combat is not None
+    assert last.combat.roster["bren"].armour != table.combat.roster["bren"].armour
+    want = what_the_rules_reset(replace(last, time=replace(last.time, session=first.time.session)))
+    got = what_the_rules_reset(first)
     assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
     # the archive keeps the last session whole; the new journal replays to the carried state
     [archived] = (night.state_dir / "archive").glob("journal-*.sqlite")
@@ -225,11 +224,11 @@ def test_without_a_snapshot_a_changed_table_file_is_one_line(tmp_path: Path, cap
     assert not (night.state_dir / "archive").exists()  # nothing was archived
 
 
-def test_carry_and_the_sheet_agree_on_death_injuries_and_conditions_c8_c10() -> None:
+def test_carry_and_the_sheet_agree_on_death_injuries_conditions_and_armour_c8_c10() -> None:
     """The same night, carried and written as a sheet: the next session has the same dead,
-    the same injuries and the same conditions either way (a condition on one who then died
-    included: it goes on before the injury that killed). Worn armour, which no command sets,
-    is said for each piece with the way to keep it (the sheet), never lost silently (I-C8)."""
+    the same injuries, the same conditions and the same worn armour either way (a condition on
+    one who then died included: it goes on before the injury that killed). Worn armour is
+    carried with ``set_armour`` (I-C8), never said under ``not carried`` (issue 41 item 12)."""
     from companion.record.sheet import sheet_text
     from engine import load_table_text
 
@@ -240,15 +239,76 @@ def test_carry_and_the_sheet_agree_on_death_injuries_and_conditions_c8_c10() -> 
     for cmd in carried.commands:
         first, _ = apply(first, cmd)
     from_sheet = load_table_text(sheet_text(text, last), "next.toml")
-    wanted = {cid: s[:3] for cid, s in roster_sheets(last).items()}
-    assert {cid: s[:3] for cid, s in roster_sheets(first).items()} == wanted
-    assert {cid: s[:3] for cid, s in roster_sheets(from_sheet).items()} == wanted
-    assert roster_sheets(from_sheet) == roster_sheets(last)  # the sheet keeps the armour too
+    assert roster_sheets(first) == roster_sheets(last)
+    assert roster_sheets(from_sheet) == roster_sheets(last)
     assert last.combat is not None and start.combat is not None
     worn = {
         cid for cid, c in last.combat.roster.items() if c.armour != start.combat.roster[cid].armour
     }
     assert worn == {"aria", "bren", "raider", "captain"}
-    for cid in worn:
-        (line,) = [s for s in carried.skipped if f"combatant {cid!r}: its worn" in s]
-        assert "rhuna-table sheet" in line and "I-C8" in line
+    assert {cid for cid, c in last.combat.roster.items() if c.dead} == {"raider", "captain"}
+    # the dead's armour too: set_armour is not refused on the dead
+    armour = [c for c in carried.commands if c["cmd"] == "set_armour"]
+    assert {c["combatant"] for c in armour} == worn
+    assert not [x for x in carried.skipped if "armour" in x], carried.skipped
+    # a sheet already holding it: carried from it, nothing more about armour is journaled
+    assert not [c for c in carry(from_sheet, last).commands if c["cmd"] == "set_armour"]
+
+
+def test_the_worldkeeper_resets_worn_armour_or_the_table_file_s_new_piece_stands() -> None:
+    """``--reset armour`` keeps the table file's armour; a piece the table file changed
+    (another name or reduction) is the table file's, said once (I-C8)."""
+    from engine import load_table_text
+
+    text, last = a_bloody_night()
+    start = load_table_text(text, "table.toml")
+    assert not [c for c in carry(start, last, {"armour"}).commands if c["cmd"] == "set_armour"]
+    mended = text.replace(
+        'armour = { name = "mail", reduction = 2, durability = 6 }',
+        'armour = { name = "plate", reduction = 3, durability = 8 }',
+    )
+    assert mended != text
+    carried = carry(load_table_text(mended, "table.toml"), last)
+    assert "bren" not in {c.get("combatant") for c in carried.commands if c["cmd"] == "set_armour"}
+    (line,) = [x for x in carried.skipped if "armour" in x or "plate" in x]
+    assert "'bren'" in line and "plate" in line and "mail" in line and "I-C8" in line
+
+
+def test_a_carried_night_keeps_death_injuries_and_armour_as_the_sheet_does(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Through the service (issue 41 item 12): a night where armour is worn and the raider
+    dies, then ``--carry``. The next session has the sheet's dead, injuries and armour; the
+    start says nothing of armour under ``not carried:``; and an Undo right after the carried
+    start is refused (the floor of Undo, T1, item 11), naming what it stops at, and takes
+    nothing back: the carried armour and death stay."""
+    from companion.record.sheet import sheet_text
+    from engine import load_table_text
+
+    night = play_night(tmp_path)
+    last = last_state(night)
+    assert last.combat is not None
+    assert last.combat.roster["raider"].dead
+    table = load_table(night.table)
+    assert table.combat is not None
+    worn = {c for c, x in last.combat.roster.items() if x.armour != table.combat.roster[c].armour}
+    assert worn, "the night wore no armour"
+    from_sheet = load_table_text(sheet_text(night.table.read_text("utf-8"), last), "next.toml")
+    caplog.set_level(logging.INFO, "rhuna.service")
+    running = start(night.config, new_session=True, carry=frozenset())
+    try:
+        first = running.service.loop.state
+        assert roster_sheets(first) == roster_sheets(last) == roster_sheets(from_sheet)
+        not_carried = [r.getMessage() for r in caplog.records if "not carried" in r.getMessage()]
+        assert not [x for x in not_carried if "armour" in x], not_carried
+        refused = running.submit({"cmd": "undo"})
+        assert refused.error is not None
+        said = str(refused.error)
+        assert "T1" in said and "start_session" in said and "floor of Undo" in said, said
+        assert running.service.loop.state.to_json() == first.to_json()
+    finally:
+        running.close()
+    with open_journal(night.state_dir / "journal.sqlite") as journal:
+        rows = [r.command for r in journal.entries()]
+        assert {r["combatant"] for r in rows if r["cmd"] == "set_armour"} == worn
+        assert roster_sheets(journal.final_state()) == roster_sheets(last)

@@ -51,8 +51,10 @@ export class AlertQueue {
   /** What is up at `now`: one outcome, or none. `seen` is every outcome the page has seen
    *  (the store keeps each as its state arrives, `model.outcomesSeen`), so one resolved and
    *  moved past between two paints still goes up; `current` is those the table's state holds
-   *  now. The last one stays up after the service moved on until its time is out. */
-  next(seen: OutcomeView[], current: OutcomeView[], now: number): OutcomeView[] {
+   *  now. The last one stays up after the service moved on until its time is out. `hold`
+   *  (the WorldKeeper's Hold, ./onair.ts): the one that is up stays up, however long, and the
+   *  ones behind it wait; released, it goes once its time is out (at once if it is). */
+  next(seen: OutcomeView[], current: OutcomeView[], now: number, hold = false): OutcomeView[] {
     for (const o of [...seen, ...current]) {
       if (this.seen.has(o.key)) continue;
       this.seen.add(o.key);
@@ -66,7 +68,7 @@ export class AlertQueue {
       const done = this.waiting.length
         ? up >= (this.waiting.length > ALERT_QUEUE_N ? this.minMs : this.holdMs)
         : up >= this.minMs && !current.some((c) => c.key === key);
-      if (done) this.shown = null;
+      if (done && !hold) this.shown = null;
     }
     if (!this.shown) {
       const o = this.waiting.shift();
@@ -76,6 +78,20 @@ export class AlertQueue {
       }
     }
     return this.shown ? [this.shown.o] : [];
+  }
+
+  /** The WorldKeeper's Skip: the outcome that is up goes now (its event went out when it went
+   *  up); the next one waiting goes up at the next `next`. Nothing up: nothing to skip.
+   *  Returns whether one was taken down. */
+  skip(): boolean {
+    const up = this.shown !== null;
+    this.shown = null;
+    return up;
+  }
+
+  /** the outcome up on the card now, if any (its key) */
+  get up(): string | null {
+    return this.shown?.o.key ?? null;
   }
 
   /** Take these as already shown (a director that puts another table on air: its outcomes

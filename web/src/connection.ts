@@ -19,6 +19,7 @@ import {
   TOPIC,
   type TopicName,
 } from "./generated/topics";
+import type { OverlaySettings } from "./onair";
 import type { EventMessage, Reply, SectionName } from "./payloads";
 import { SECTION_NAMES } from "./payloads";
 import type { Store } from "./store";
@@ -41,6 +42,9 @@ export interface ConnectionOptions {
    *  whole; `…/gm`: the whole roster; `…/audit`: the bag audit): the gm's page, whose login
    *  alone may read them */
   worldkeeper?: boolean;
+  /** follow the stream overlays' switches (`…/overlay`, the WorldKeeper's: ./onair.ts): the
+   *  overlay, which obeys them, and gm.html, which sets them and shows them as they are */
+  onAir?: boolean;
   /** follow the venue's uplink flags too (`<base>/uplink/<table>`, docs/convention.md), in a
    *  subscription of their own: a table's own broker may refuse it, and that changes nothing */
   uplinks?: boolean;
@@ -97,6 +101,7 @@ export class Connection {
       gm_events: this.opts.worldkeeper ?? false,
       gm: this.opts.worldkeeper ?? false,
       audit: this.opts.worldkeeper ?? false,
+      overlay: this.opts.onAir ?? false,
       // the service's clock (`now`, republished every few seconds): the age of its stamps
       info: true,
       heroes: this.opts.heroes ?? true,
@@ -273,6 +278,20 @@ export class Connection {
     });
   }
 
+  /** Publish the stream overlays' switches, retained (`…/overlay`: the gm login's alone, by
+   *  the ACL); resolves once the broker took it (PUBACK), rejects on its refusal. That it took
+   *  it is not that it holds it: gm.html shows the switches as the broker sends them back. */
+  setOnAir(settings: OverlaySettings, table = this.opts.table): Promise<void> {
+    const client = this.client;
+    if (!client) return Promise.reject(new Error("not connected"));
+    const topic = `${this.opts.base}/${table}/${TOPIC.overlay}`;
+    return new Promise<void>((resolve, reject) => {
+      client.publish(topic, JSON.stringify(settings), { qos: 1, retain: true }, (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
+  }
+
   /**
    * After a gap in the events: subscribe to the retained topics again, so the broker sends
    * the table's whole state once more (the retained status, last, says it has all come).
@@ -340,6 +359,8 @@ export class Connection {
         data = text === "" ? null : JSON.parse(text);
       } catch {
         console.warn(`rhuna: ${topic}: not JSON, ignored`);
+        // the WorldKeeper's switches: a bad one puts the overlays back on their defaults
+        if (name === "overlay" && !foreign) this.store.setOnAir(table, undefined, retained);
         return;
       }
     }
@@ -380,6 +401,11 @@ export class Connection {
     },
     gm: (gm, at) => this.store.setGm(at.table, gm),
     audit: (audit, at) => this.store.setAudit(at.table, audit),
+    overlay: (switches, at) => {
+      this.store.setOnAir(at.table, switches, at.retained);
+      const problem = this.store.snapshot.tables.get(at.table)?.onAir.problem;
+      if (problem) console.warn(`rhuna: …/overlay ignored (${problem}): the defaults hold`);
+    },
     error: (error, at) => {
       if (error !== null) this.store.setError(at.table, error);
     },

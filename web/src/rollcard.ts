@@ -10,13 +10,16 @@
  *   the engine writes it in its advice (`→ 56%`); under 20 % it says *long shot*; under it the
  *   engine's best move in one plain sentence. The exact figures (56.09 %, as drawn) stay on
  *   the table display and the remote. Nothing is computed here: the figures are the service's.
- * - **Switches** (the overlay's URL): `card=off` hides the card, `alerts=skip` leaves the
- *   outcomes off it (the alert queue still takes each one, in order, and still sends its
- *   `rhuna:outcome` event for a stream tool; alerts.ts never drops one).
+ * - **Switches**: the WorldKeeper's on gm.html (`…/overlay`, ./onair.ts: the card on or off,
+ *   the outcome that is up held or skipped), and the overlay's URL, which wins for that
+ *   overlay: `card=off` hides the card, `alerts=skip` leaves the outcomes off it (the alert
+ *   queue still takes each one, in order, and still sends its `rhuna:outcome` event for a
+ *   stream tool; alerts.ts never drops one unless the WorldKeeper skips it).
  */
 
 import { h, setText } from "./dom";
 import type { ContributionView, GroupView, OddsView, PerformanceView } from "./model";
+import type { UrlSwitches } from "./onair";
 
 /** tiles in the card: a "+3 more" tile takes the last one when the heroes do not fit */
 export const CARD_SLOTS = 4;
@@ -25,20 +28,17 @@ export const CARD_SLOTS_NARROW = 2;
 /** below this best-play percent a meter says "long shot" (as the wall features one) */
 export const LONG_SHOT_PERCENT = 20;
 
-/** The overlay's switches, from its URL (`?card=off&alerts=skip`); a bad value is the default. */
-export interface CardSwitches {
-  /** "on" (the default): shown while there is a Performance or an outcome, invisible when
-   *  idle; "off": never shown */
-  card: "on" | "off";
-  /** "hold" (the default): each outcome goes up on the card for its time (alerts.ts); "skip":
-   *  none goes up on the card (the queue and its events go on) */
-  alerts: "hold" | "skip";
-}
-
-export function readSwitches(q: URLSearchParams): CardSwitches {
+/** The overlay's own switches, from its URL (`?card=off&alerts=skip`): null where the URL
+ *  gives none (or a bad value), so the WorldKeeper's (`…/overlay`, ./onair.ts) apply there.
+ *  `card`: "on", shown while there is a Performance or an outcome (invisible when idle);
+ *  "off", never. `alerts`: "hold", each outcome goes up for its time (alerts.ts), whatever the
+ *  WorldKeeper's Hold and Skip say; "skip", none goes up (the queue and its events go on). */
+export function readSwitches(q: URLSearchParams): UrlSwitches {
+  const card = q.get("card");
+  const alerts = q.get("alerts");
   return {
-    card: q.get("card") === "off" ? "off" : "on",
-    alerts: q.get("alerts") === "skip" ? "skip" : "hold",
+    card: card === "on" || card === "off" ? card : null,
+    alerts: alerts === "hold" || alerts === "skip" ? alerts : null,
   };
 }
 

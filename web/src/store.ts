@@ -8,6 +8,7 @@
  */
 
 import { PAGE_SECTIONS, type Payloads, stateSections } from "./generated/topics";
+import { heardOnAir, NO_ON_AIR, type OnAir, unreadableOnAir } from "./onair";
 import type {
   AuditMessage,
   ErrorMessage,
@@ -171,6 +172,9 @@ export interface TableRecord {
   /** `…/audit` (the gm's login only): the bag audit that runs, or the last one's answer;
    *  null: not followed, or none yet */
   readonly audit: AuditMessage | null;
+  /** `…/overlay`: the WorldKeeper's switches for the stream overlays (./onair.ts), followed by
+   *  the overlay and gm.html; presentation, not the table's: it is no change of the table */
+  readonly onAir: OnAir;
 }
 
 export interface Snapshot {
@@ -210,6 +214,7 @@ export function emptyTable(id: string): TableRecord {
     lastErrorAt: null,
     gm: null,
     audit: null,
+    onAir: NO_ON_AIR,
     lastSeq: null,
     odds: {},
     outcomes: [],
@@ -399,6 +404,19 @@ export class Store {
   /** `…/audit` (the gm's login only): the bag audit's reads and answer */
   setAudit(table: string, audit: AuditMessage | null): void {
     this.update(table, (t) => ({ ...t, audit }), false);
+  }
+
+  /** `…/overlay`: the WorldKeeper's switches (`data` its JSON, null: cleared, `undefined`: a
+   *  payload that was not JSON); a bad one is kept as its reason, the defaults hold */
+  setOnAir(table: string, data: unknown, retained: boolean): void {
+    this.update(
+      table,
+      (t) => ({
+        ...t,
+        onAir: data === undefined ? unreadableOnAir(t.onAir) : heardOnAir(t.onAir, data, retained),
+      }),
+      false,
+    );
   }
 
   setError(table: string, error: ErrorMessage): void {

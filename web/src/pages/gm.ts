@@ -14,6 +14,7 @@ import * as commands from "../generated/commands";
 import { renderAuditCard } from "../gm/audit";
 import { renderBoardCard } from "../gm/board";
 import { buildCombat } from "../gm/combat";
+import { renderOnAir, wireOnAir } from "../gm/onair";
 import { buildPerformance, dockKey } from "../gm/performance";
 import { COMMANDS, source, useVocabulary } from "../gm/schema";
 import { buildTime } from "../gm/time";
@@ -131,10 +132,15 @@ const page = boot({
     sections: ["performance", "odds", "time", "combat", "state", "bags", "vocabulary", "board"],
     replies: true,
     worldkeeper: true, // the WorldKeeper's words: …/gm_events and …/gm (the gm login's alone)
+    onAir: true, // the stream overlays' switches, shown as the broker holds them (../gm/onair.ts)
   },
   render: paint,
 });
-void page;
+wireOnAir(
+  page.connection,
+  () => page.store.snapshot.tables.get(page.params.table),
+  () => renderOnAir(page.store.snapshot.tables.get(page.params.table), Date.now()),
+);
 
 /** Paint every part of the remote from the snapshot (boot's render; the dock's repaint too). */
 function paint(snap: Snapshot, context: PageContext, now: number): void {
@@ -160,6 +166,7 @@ function paint(snap: Snapshot, context: PageContext, now: number): void {
   outlets.observe(v.marks(t));
   if (first) showCommand();
   renderUndo(t);
+  renderOnAir(t, now); // the stream overlays' switches, as the broker holds them
   renderBoardCard(t, ctx); // the board's unsync, on every tab, until resolved
   renderAuditCard(t, ctx); // the bag audit: start, end, each read, the answer
   if (!t) {

@@ -4,7 +4,10 @@
  * Intersect group, the outcomes; invisible when idle. The heroes' tracks (while the card is
  * away), the Time Board and weather at the top, the combat wheel during a fight.
  * `panels=performance,heroes,time,combat` picks what shows; `layout=narrow` fits a side column;
- * `card=off` hides the card, `alerts=skip` keeps the outcomes off it.
+ * The WorldKeeper's switches on gm.html (`…/overlay`, ../onair.ts) show or hide the card and
+ * hold or skip the outcome that is up, within a second and without a reload (OBS never
+ * reloads a source); the URL's own, when given, win for this overlay: `card=off` hides the
+ * card, `alerts=skip` keeps the outcomes off it, `alerts=hold` plays each for its time.
  */
 
 import { AlertQueue, dispatchOutcome } from "../alerts";
@@ -12,6 +15,7 @@ import { boot, renderStatus } from "../app";
 import { byId, setText } from "../dom";
 import * as model from "../model";
 import { renderNote } from "../notes";
+import { effective } from "../onair";
 import { urlParams } from "../params";
 import { CARD_SLOTS, CARD_SLOTS_NARROW, fit, readSwitches, renderMeters } from "../rollcard";
 import { renderBoard, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
@@ -22,8 +26,11 @@ const PUBLIC_REFUSAL = "the WorldKeeper is correcting a draw";
 /** every outcome on stream, in order, one at a time, each up at least 4 s (../alerts.ts) */
 let table = "";
 const alerts = new AlertQueue((o, waiting) => dispatchOutcome("overlay", table, o, waiting));
-/** the roll card's switches (`?card=off`, `?alerts=skip`), read once */
-const switches = readSwitches(urlParams(location));
+/** the roll card's switches of this overlay's URL (`?card=off`, `?alerts=skip`), read once:
+ *  where given they win over the WorldKeeper's (`…/overlay`) */
+const fromUrl = readSwitches(urlParams(location));
+/** the WorldKeeper's Skips this overlay has done (the store counts those it heard live) */
+let skipped = 0;
 
 boot({
   name: "overlay",
@@ -31,12 +38,17 @@ boot({
   defaults: { table: "example", theme: "stream" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once
-  connection: { sections: ["state", "board"] },
+  connection: { sections: ["state", "board"], onAir: true },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     table = id;
     renderStatus(snap, id, now);
     const t = snap.tables.get(id);
+    // the WorldKeeper's switches as they are now, not held back by `delay`: they act on what
+    // the stream shows (and a payload that is not one is the defaults: ../onair.ts)
+    const onAir = ctx.store.snapshot.tables.get(id)?.onAir;
+    const switches = effective(fromUrl, onAir?.settings ?? null);
+    const skips = onAir?.skips ?? 0;
     const shown = new Set(ctx.params.panels ?? ALL);
     const animate = ctx.motion();
     renderBoard(t ? model.board(t) : [], animate); // the board's unsync, until resolved
@@ -54,11 +66,15 @@ boot({
       ? fit(p, ctx.params.layout === "narrow" ? CARD_SLOTS_NARROW : CARD_SLOTS)
       : null;
     renderPerformance(card, fitted?.shown ?? null, animate, null, (all) => {
-      const up = alerts.next(model.outcomesSeen(t), all, now);
+      // each Skip heard takes the outcome that is up down (the next goes up at once)
+      for (; skipped < skips; skipped++) if (switches.skips) alerts.skip();
+      const up = alerts.next(model.outcomesSeen(t), all, now, switches.hold);
       return switches.alerts === "skip" ? [] : up;
     });
     if (p && fitted) renderMeters(card, p, fitted, animate);
     if (switches.card === "off") card.hidden = true;
+    card.dataset.card = switches.card;
+    card.dataset.held = String(switches.hold && alerts.up !== null);
     // the heroes' tracks give the frame back while the card is up (issue 42 item 1)
     const heroes = section("heroes");
     renderHeroes(heroes, t ? model.heroes(t) : []);

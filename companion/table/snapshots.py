@@ -8,9 +8,10 @@ the last one.
 
 The table loop never waits for one: it hands an immutable state to :meth:`Snapshots.request`
 and goes on. The CPU work (JSON, SHA-256, zlib: ≈0.4 s for a full Undo history here, seconds on
-a loaded Pi) is done by a child forked from the snapshot thread (:func:`rows_elsewhere`), which
-has the states for free (copy on write) and sends back only the rows: on a thread of this
-process it held the GIL against the loop for that long, and the replies queued behind it
+a loaded Pi) is done by a child process (:func:`rows_elsewhere`, from multiprocessing's fork
+server: never a fork of this process, full of threads), which is sent the states (pickled, a
+hundredth of the work) and sends back only the rows: on a thread of this process the work held
+the GIL against the loop for that long, and the replies queued behind it
 (issue 45: 150–550 ms every 1,000 commands, benchmarks/snapshots.py). The snapshot thread then
 inserts the rows in one short transaction (all or nothing: never half a snapshot). A failed
 snapshot is logged and costs only restart time: the journal already holds every command.
@@ -20,17 +21,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import marshal
+import multiprocessing
 import os
-import select
 import signal
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 
 from companion.table.journal import decode_history, history_json, state_json, state_row
 from companion.table.journal_file import transaction
+from display.forkserver_signals import start
 from engine.state import TableState
 from settings.latest import LatestWins
 
@@ -47,9 +49,11 @@ Clock = Callable[[], float]
 #: a few seconds on a loaded Pi)
 CHILD_BOUND = 300.0
 
-#: the signals a service stops on: blocked on the snapshot thread (so its child is born with
-#: them blocked), and left to their default action in the child (a stop ends it; it never runs
-#: the service's handler nor wakes the service's loop)
+#: the child's priority: far below the loop (and the panel, the broker) when the cores are busy
+NICE = 19
+
+#: the signals a service stops on: left to their default action in the snapshot's child (a
+#: stop ends it; it never runs the service's handler)
 _STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
@@ -58,85 +62,82 @@ def rows_here(states: list[TableState]) -> list[tuple[str, bytes]]:
     return [state_row(state_json(s)) for s in states]
 
 
+#: what the child computes: :func:`rows_here`, named by reference (tests name another, a
+#: module-level function the child can import, to watch it or make it fail)
+CHILD_WORK: Callable[[list[TableState]], list[tuple[str, bytes]]] = rows_here
+
+
 def rows_elsewhere(states: list[TableState]) -> list[tuple[str, bytes]] | None:
-    """The ``states`` rows of ``states``, computed in a forked child (its own GIL, its own
+    """The ``states`` rows of ``states``, computed in a child process (its own GIL, its own
     core): None if no child could be made (the caller computes them here); ValueError if the
-    child could not compute them (what :func:`rows_here` would raise, or the child killed)."""
-    if not hasattr(os, "fork"):
-        return None
-    read, write = os.pipe()
+    child could not compute them (what :func:`rows_here` would raise, or the child killed).
+
+    The child comes from multiprocessing's fork server (:mod:`display.forkserver_signals`, as
+    the panel's and the answers'): a process with threads (paho, the readers, the loop) is
+    never forked, which can leave a child holding a lock another thread held (Python 3.12+
+    warns of it, a DeprecationWarning). The states go to it pickled (≈2 ms for a full Undo
+    history, against ≈180 ms for their rows; Undo steps share their parts, which pickle keeps
+    once), and only the rows come back."""
+    from display.process import PRELOAD  # the server's preloads (the service has them already)
+
+    ours, theirs = multiprocessing.Pipe()
     try:
-        pid = os.fork()
-    except OSError as e:
-        os.close(read)
-        os.close(write)
+        process = start(
+            PRELOAD,
+            lambda ctx: ctx.Process(target=_child, args=(theirs,), name="snapshot", daemon=True),
+        )
+    except (OSError, EOFError, ConnectionError) as e:
+        ours.close()
+        theirs.close()
         log.warning("snapshot: no child process (%s); computed on the snapshot thread", e)
         return None
-    if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
-        _child(states, read, write)
-    os.close(write)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + CHILD_BOUND
+    theirs.close()
+    if process.pid is not None:  # below the loop from now, before the states reach it
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, process.pid, NICE)
+    out: object = None
     try:
-        while True:  # select and read release the GIL while the child works
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([read], [], [], left)[0]:
-                os.kill(pid, signal.SIGKILL)  # stuck: this snapshot fails, the next one tries
-                break
-            if not (chunk := os.read(read, 1 << 20)):
-                break
-            chunks.append(chunk)
+        with contextlib.suppress(OSError):  # a child gone already: said by its status below
+            ours.send((CHILD_WORK, states))
+        if ours.poll(CHILD_BOUND):  # waits without the GIL while the child works
+            with contextlib.suppress(EOFError, OSError):
+                out = ours.recv()
+        else:
+            process.kill()  # stuck: this snapshot fails, the next one tries
     finally:
-        os.close(read)
-        _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    try:
-        kind, data = marshal.loads(b"".join(chunks))
-    except (EOFError, ValueError, TypeError):
-        raise ValueError(f"the snapshot's child process ended with status {code}") from None
-    if kind != "rows" or code != 0:
+        ours.close()
+        process.join()
+    code = process.exitcode
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise ValueError(f"the snapshot's child process ended with status {code}")
+    kind, data = out
+    if kind != "rows":
         raise ValueError(f"the snapshot's child process: {data}")
     rows: list[tuple[str, bytes]] = data
     return rows
 
 
-def _child(states: list[TableState], read: int, write: int) -> None:  # pragma: no cover
-    """The forked child: compute the rows, write them to ``write``, exit; never returns, never
-    runs the service's code beyond (no atexit, no buffers flushed, no handler)."""
-    code = 1
+def _child(
+    conn: Connection,
+) -> None:  # pragma: no cover - the child (its coverage is not collected)
+    """The child: take the work and the states from ``conn``, send back the rows (or the
+    error's words), end. A stop signal ends it (Ctrl-C, SIGTERM or SIGHUP to the service's
+    group), as a snapshot that fails costs only restart time."""
+    with contextlib.suppress(ValueError, OSError):
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, NICE)  # the loop (the panel, the broker) first
     try:
-        with contextlib.suppress(ValueError, OSError):  # the forking thread is the child's main
-            for sig in _STOP_SIGNALS:
-                signal.signal(sig, signal.SIG_DFL)
-            signal.set_wakeup_fd(-1)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-        with contextlib.suppress(OSError):
-            os.nice(19)  # the loop (and the panel, the broker) first when the cores are busy
-        # hold nothing of the service's: the state directory's lock, the journal, its pipes
-        os.close(read)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        os.closerange(3, write)
-        os.closerange(write + 1, max(write + 1, os.sysconf("SC_OPEN_MAX")))
-        try:
-            out = marshal.dumps(("rows", rows_here(states)))
-            code = 0
-        except (TypeError, ValueError, RecursionError) as e:
-            out = marshal.dumps(("error", f"{type(e).__name__}: {e}"))
-        view = memoryview(out)
-        while view:
-            view = view[os.write(write, view) :]
-    finally:
-        os._exit(code)
-
-
-def _block_stop_signals() -> None:
-    """On the snapshot thread, first: the service's stop signals go to its other threads (the
-    main one handles them); the child forked from here is born with them blocked (see
-    _child)."""
-    with contextlib.suppress(AttributeError, OSError, ValueError):
-        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        work, states = conn.recv()
+        out: tuple[str, object] = ("rows", work(states))
+    except (TypeError, ValueError, RecursionError) as e:
+        out = ("error", f"{type(e).__name__}: {e}")
+    except EOFError:  # the service is gone
+        return
+    with contextlib.suppress(OSError):
+        conn.send(out)
+    conn.close()
 
 
 class Snapshots:
@@ -185,7 +186,7 @@ class Snapshots:
         self._snap_lock = threading.Lock()  # one snapshot writer at a time (owns _stored)
         # the snapshot thread, born with the first request: the newest snapshot asked for wins
         self._work: LatestWins[tuple[TableState, int]] = LatestWins(
-            self._take_asked, name="snapshots", initializer=_block_stop_signals, autostart=True
+            self._take_asked, name="snapshots", autostart=True
         )
         self._asked_seq = 0  # the seq of the last snapshot asked for (taken or not)
         self._asked_at = timer()

@@ -16,7 +16,7 @@ nothing that was acknowledged and never leaves half a command behind.
   in silence; a damaged log refused and copied to ``archive/``);
 - :mod:`~companion.table.replay`: restarting (initial state + snapshot + journal rows);
 - :mod:`~companion.table.snapshots`: the full state now and then, on its own thread (its JSON
-  computed in a forked child, off the loop's GIL);
+  computed in a child of the fork server, off the loop's GIL);
 - :mod:`~companion.table.journal`: the format (tables, rows, encodings), shared with the record.
 
 Layout of ``<state dir>``::

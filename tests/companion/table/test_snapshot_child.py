@@ -3,18 +3,18 @@
 A snapshot's JSON, SHA-256 and zlib (≈0.4 s for a full Undo history here, seconds on a loaded
 Pi) ran on the snapshot thread, in the service's process: under its GIL, so every reply waited
 behind it (150–550 ms every 1,000 commands; benchmarks/snapshots.py). The snapshot thread now
-forks a child that computes the rows and sends them back; the thread only inserts them, in one
-transaction (a snapshot is all there or not at all). These tests watch where the work runs and
-what the child holds, and that a child that dies or fails costs one snapshot, never the table.
+has a child of multiprocessing's fork server compute the rows and send them back (never a fork
+of the service, full of threads); the thread only inserts them, in one transaction (a snapshot
+is all there or not at all). These tests watch where the work runs and what the child holds,
+and that a child that dies or fails costs one snapshot, never the table. The child is a fresh
+interpreter: a test names its work (``snapshots.CHILD_WORK``, tests/harness/snapshot_work.py)
+rather than patching the child's modules.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import signal
-from pathlib import Path
-
-import pytest
 
 from companion.table import snapshots
 from companion.table.loop import TableLoop
@@ -22,10 +22,8 @@ from companion.table.store import Store
 from engine import apply
 from engine.state import TableState
 from tags.registry import TagRegistry
-from tests.harness import EXAMPLE_TABLE, WAIT
+from tests.harness import EXAMPLE_TABLE, WAIT, snapshot_work
 from tests.harness.service import as_json, replay, session
-
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
 
 
 def _play(store: Store, example_state: TableState, n: int, seed: int) -> TableLoop:
@@ -37,29 +35,6 @@ def _play(store: Store, example_state: TableState, n: int, seed: int) -> TableLo
     return loop
 
 
-def _watch(monkeypatch: pytest.MonkeyPatch, notes: Path, look: str = "pid") -> None:
-    """Each state's JSON also notes, in ``notes``, the process computing it (``pid``) or the
-    files that process holds open (``fds``)."""
-    state_json = snapshots.state_json
-
-    def noted(state: TableState) -> bytes:
-        if look == "pid":
-            line = str(os.getpid())
-        else:
-            held = []
-            for fd in os.listdir("/proc/self/fd"):
-                try:
-                    held.append(os.readlink(f"/proc/self/fd/{fd}"))
-                except OSError:
-                    continue  # the listing's own descriptor, closed already
-            line = "\t".join(held)
-        with notes.open("a") as f:
-            f.write(line + "\n")
-        return state_json(state)
-
-    monkeypatch.setattr(snapshots, "state_json", noted)
-
-
 def test_the_snapshot_threads_json_is_computed_in_a_child_process(
     tmp_path, example_state, monkeypatch
 ):
@@ -69,7 +44,9 @@ def test_the_snapshot_threads_json_is_computed_in_a_child_process(
     notes = tmp_path / "pids.txt"
     with Store.open(tmp_path / "state", snapshot_every=0) as store:
         loop = _play(store, example_state, 150, seed=45)
-        _watch(monkeypatch, notes)
+        monkeypatch.setattr(
+            snapshots, "CHILD_WORK", functools.partial(snapshot_work.noted, notes, "pid")
+        )
         store.request_snapshot(loop.state)
         assert store.wait_snapshots(WAIT)
         assert (store.snapshot_stats["taken"], store.snapshot_stats["failed"]) == (1, 0)
@@ -87,14 +64,16 @@ def test_the_snapshot_threads_json_is_computed_in_a_child_process(
 
 
 def test_the_snapshots_child_holds_nothing_of_the_services(tmp_path, example_state, monkeypatch):
-    """The child closes every descriptor it was born with but its pipe: a kill -9 of the
-    service leaves no child holding the state directory's lock or the journal, so the restart
-    that follows finds them free."""
+    """The child holds none of the service's descriptors (it comes from the fork server, not
+    from the service): a kill -9 of the service leaves no child holding the state directory's
+    lock or the journal, so the restart that follows finds them free."""
     notes = tmp_path / "fds.txt"
     state_dir = tmp_path / "state"
     with Store.open(state_dir, snapshot_every=0) as store:
         loop = _play(store, example_state, 20, seed=3)
-        _watch(monkeypatch, notes, look="fds")
+        monkeypatch.setattr(
+            snapshots, "CHILD_WORK", functools.partial(snapshot_work.noted, notes, "fds")
+        )
         store.request_snapshot(loop.state)
         assert store.wait_snapshots(WAIT) and store.snapshot_stats["failed"] == 0
     held = {path for line in notes.read_text().splitlines() for path in line.split("\t")}
@@ -108,14 +87,6 @@ def test_a_snapshots_child_killed_costs_that_snapshot_only(
     """A child killed mid-work (the OOM killer, a stray kill -9): the snapshot is logged as
     failed, nothing half-written is left, the service's process lives on, and the next snapshot
     is written; the restart restores the journal exactly."""
-    state_json = snapshots.state_json
-    service = os.getpid()
-
-    def killed(state: TableState) -> bytes:
-        if os.getpid() != service:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return state_json(state)
-
     commands = session(example_state, 60, seed=8, refused=0)
     with Store.open(tmp_path / "state", snapshot_every=0) as store:
         store.restore(example_state, EXAMPLE_TABLE)
@@ -123,12 +94,12 @@ def test_a_snapshots_child_killed_costs_that_snapshot_only(
         for cmd in commands[:30]:
             loop.submit(cmd)
             loop.step(0)
-        monkeypatch.setattr(snapshots, "state_json", killed)
+        monkeypatch.setattr(snapshots, "CHILD_WORK", snapshot_work.killed)
         store.request_snapshot(loop.state)
         assert store.wait_snapshots(WAIT)
         assert store.snapshot_stats["failed"] == 1 and store.stats()["snapshot_seq"] == 30
         assert "snapshot at #30 failed" in caplog.text and "status -9" in caplog.text
-        monkeypatch.setattr(snapshots, "state_json", state_json)
+        monkeypatch.setattr(snapshots, "CHILD_WORK", snapshots.rows_here)
         with store._db_lock:
             assert store._db.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 0
         for cmd in commands[30:]:
@@ -148,12 +119,9 @@ def test_a_state_the_child_cannot_write_is_said_as_the_thread_said_it(
     """What the JSON encoder refuses in the child comes back as the snapshot's failure, named
     (the error's type and text), as it was on the thread: the journal is intact."""
 
-    def refuses(state: TableState) -> bytes:
-        raise ValueError("Out of range float values are not JSON compliant")
-
     with Store.open(tmp_path / "state", snapshot_every=0) as store:
         loop = _play(store, example_state, 10, seed=5)
-        monkeypatch.setattr(snapshots, "state_json", refuses)
+        monkeypatch.setattr(snapshots, "CHILD_WORK", snapshot_work.refuses)
         store.request_snapshot(loop.state)
         assert store.wait_snapshots(WAIT) and store.snapshot_stats["failed"] == 1
     assert "snapshot at #10 failed" in caplog.text
@@ -166,23 +134,15 @@ def test_a_snapshots_child_that_never_answers_is_killed_and_the_table_goes_on(
 ):
     """A child stuck for good (a lock it was born holding): killed after CHILD_BOUND (here made
     short), the snapshot logged as failed; the snapshot thread is free for the next one."""
-    state_json = snapshots.state_json
-    service = os.getpid()
-
-    def stuck(state: TableState) -> bytes:
-        if os.getpid() != service:
-            signal.pause()  # nothing wakes it: its stop signals are blocked, then default
-        return state_json(state)
-
     bound = snapshots.CHILD_BOUND
     monkeypatch.setattr(snapshots, "CHILD_BOUND", 0.5)
     with Store.open(tmp_path / "state", snapshot_every=0) as store:
         loop = _play(store, example_state, 12, seed=6)
-        monkeypatch.setattr(snapshots, "state_json", stuck)
+        monkeypatch.setattr(snapshots, "CHILD_WORK", snapshot_work.stuck)
         store.request_snapshot(loop.state)
         assert store.wait_snapshots(WAIT) and store.snapshot_stats["failed"] == 1
         assert "snapshot at #12 failed" in caplog.text and "status -9" in caplog.text
-        monkeypatch.setattr(snapshots, "state_json", state_json)
+        monkeypatch.setattr(snapshots, "CHILD_WORK", snapshots.rows_here)
         monkeypatch.setattr(snapshots, "CHILD_BOUND", bound)  # a loaded machine's child
         loop.submit({"cmd": "undo"})
         loop.step(0)

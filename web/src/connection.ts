@@ -359,13 +359,18 @@ export class Connection {
         data = text === "" ? null : JSON.parse(text);
       } catch {
         console.warn(`rhuna: ${topic}: not JSON, ignored`);
-        // the WorldKeeper's switches: a bad one puts the overlays back on their defaults
-        if (name === "overlay" && !foreign) this.store.setOnAir(table, undefined, retained);
+        if (!foreign) this.unreadable[name]?.({ table, retained, param: "" });
         return;
       }
     }
     handler(data, { table, retained, param });
   }
+
+  /** what a payload that is not JSON does, where it is more than ignored: the WorldKeeper's
+   *  switches (a bad one puts the overlays back on their defaults, ./onair.ts) */
+  private readonly unreadable: Partial<Record<TopicName, (at: Delivery) => void>> = {
+    overlay: (at) => this.store.setOnAir(at.table, undefined, at.retained),
+  };
 
   /** what another table's messages do */
   private readonly others: Partial<Router> = {
@@ -404,7 +409,8 @@ export class Connection {
     overlay: (switches, at) => {
       this.store.setOnAir(at.table, switches, at.retained);
       const problem = this.store.snapshot.tables.get(at.table)?.onAir.problem;
-      if (problem) console.warn(`rhuna: …/overlay ignored (${problem}): the defaults hold`);
+      if (problem)
+        console.warn(`rhuna: the overlays' switches ignored (${problem}): the defaults hold`);
     },
     error: (error, at) => {
       if (error !== null) this.store.setError(at.table, error);

@@ -81,6 +81,15 @@ def test_the_card_switch_hides_and_shows_the_card_of_open_overlays_and_the_url_w
 
     tap(gm, "card", {"card": "off"})
     expect(plain.locator("#performance")).to_be_hidden(timeout=MS)  # no reload: the same page
+    # presentation, not play: Undo takes back Aria's declare, never the switch
+    table.command({"cmd": "undo"})
+    gm.wait_for_function(
+        "() => window.rhuna.store.snapshot.tables.get('example')"
+        "?.sections.performance?.contributions.length === 0",
+        timeout=MS,
+    )
+    assert switches(gm)["card"] == "off"
+    table.command(ARIA)
     expect(plain.locator("#performance")).to_have_attribute("data-card", "off", timeout=MS)
     expect(shown.locator("#performance")).to_be_visible(timeout=MS)
     expect(gm.locator("#onair-card")).to_have_attribute("aria-pressed", "false")
@@ -91,8 +100,6 @@ def test_the_card_switch_hides_and_shows_the_card_of_open_overlays_and_the_url_w
     expect(plain.locator("#performance")).to_be_visible(timeout=MS)
     expect(hidden.locator("#performance")).to_be_hidden()
     screenshot(plain, "onair-overlay-card-on-1280x720")
-    # presentation, not play: the journal has none of it, Undo takes back the Performance's
-    # declare and never a switch
     assert state(table).performance is not None
     assert switches(gm)["card"] == "on"
 

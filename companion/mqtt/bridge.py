@@ -251,7 +251,7 @@ class MqttBridge:
             self.fast.ahead.start()
             loop.before_commit(self, self.fast.ask_ahead)
         self.publisher.start(loop.state)
-        client.connect_async(cfg.host, cfg.broker_port, cfg.keepalive)
+        client.connect_session(cfg.host, cfg.broker_port, cfg.keepalive)
         client.loop_start()
         log.info("MQTT: connecting to %s:%d as %s", cfg.host, cfg.broker_port, client_id)
 
@@ -270,7 +270,7 @@ class MqttBridge:
             self.fast.ahead.stop(timeout)
             self.fast.ahead = None
         self.publisher.stop(timeout)
-        client.disconnect()
+        client.end()
         client.loop_stop()
         self.link.client = None
 
@@ -325,8 +325,9 @@ class MqttBridge:
         with link.cond:
             link.connected = True
             link.generation += 1
-            willed, rewilled = link.will, link.rewilling
+            generation, willed, rewilled = link.generation, link.will, link.rewilling
             link.rewilling = False
+        self.identity.connected(client, generation, rewilled)
         if not rewilled:  # the claim's own reconnection (with or without the will) is no new one
             self.stats.connects += 1
         self.stats.last_error = None

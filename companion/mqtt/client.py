@@ -5,6 +5,12 @@ made without one, and :meth:`Client.reconnect_with_will` sets it (or drops it) o
 claim on the table id is decided (companion.mqtt.identity), so a standby killed with
 ``kill -9`` leaves nothing on the holder's ``…/status``.
 
+The session outlives a connection by :data:`SESSION_EXPIRY` seconds (MQTT 5's session
+expiry; paho starts clean only at the first connection): the claim's own reconnection
+keeps the commands' subscription, and the broker keeps the QoS 1 commands sent meanwhile,
+so a command sent the moment ``online`` is seen is never dropped for want of a
+subscriber. A clean stop ends the session (:meth:`Client.end`).
+
 paho's own network thread (``loop_start``) connects in the background
 (``connect_async``), so a broker that is down when the Pi boots is no error:
 the client retries, waiting ``reconnect_min_delay`` seconds and doubling up to
@@ -30,6 +36,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from companion.mqtt.config import MqttConfig
 from companion.mqtt.topics import Topics
@@ -37,6 +45,11 @@ from settings.errors import ConfigError
 
 OFFLINE = "offline"
 ONLINE = "online"
+
+#: seconds the broker keeps the service's session (its subscriptions, the QoS 1 messages for
+#: it) once a connection is gone: across the claim's reconnection and a short drop (a Wi-Fi
+#: blip); a command kept longer would run late, after its sender was told nothing came
+SESSION_EXPIRY = 60
 
 #: room in paho's queue above ``max_queued`` for the status messages the bridge sends itself
 STATUS_HEADROOM = 8
@@ -154,7 +167,7 @@ class Client(mqtt.Client):
         reason 0: the broker discards the old connection's will; paho sends its QoS 1
         messages still in flight again on the new one), then a connection in the background
         as at start. ``stopped`` is called in between, while no thread of paho's runs."""
-        self.disconnect()
+        self.disconnect()  # the session stays (SESSION_EXPIRY): the commands' subscription too
         self.loop_stop()
         stopped()
         self._reset_sockets(sockpair_only=True)  # loop_start makes a new pair: no leak
@@ -162,8 +175,21 @@ class Client(mqtt.Client):
             self.will_clear()
         else:
             self.will_set(status, OFFLINE, qos=1, retain=True)
-        self.connect_async(host, port, keepalive)
+        self.connect_session(host, port, keepalive)
         self.loop_start()
+
+    def connect_session(self, host: str, port: int, keepalive: int) -> None:
+        """Connect in the background with a session the broker keeps :data:`SESSION_EXPIRY` s
+        after the connection goes (clean only at the first connection: paho's default)."""
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = SESSION_EXPIRY
+        self.connect_async(host, port, keepalive, properties=properties)
+
+    def end(self) -> None:
+        """A clean stop: disconnect and end the session (nothing is kept for this client)."""
+        properties = Properties(PacketTypes.DISCONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = 0
+        self.disconnect(properties=properties)
 
     def write_now(self) -> bool:
         """Write what is queued from this thread, unless paho's thread is at it (never

@@ -14,6 +14,13 @@ it connect again with the will that says ``offline`` there, and say ``online``; 
 keeps its connection without one, so neither its clean stop nor a ``kill -9`` touches the
 holder's status. When the holder goes offline it takes over (docs/mqtt.md).
 
+Found under load (issue 39), each held open in tests/companion/mqtt/test_claim_races.py:
+the claim's own reconnection keeps what the last connection decided (read again, the
+retained claim may be the standby's, and both stood by); until a connection's claims are
+read a command waits (:meth:`Identity.undecided`: two that took over together both ran
+it); and the decided holder's ``…/info`` says ``holding``, so two that both came to hold
+settle on the lower instance (:meth:`Identity._settle`).
+
 paho's thread calls :meth:`Identity.claim`, :meth:`Identity.status_retained` and
 :meth:`Identity.status_seen` (they never wait); the publisher thread calls the rest.
 """
@@ -86,6 +93,9 @@ class Identity:
         #: (an instance id; None: none seen yet on it): the holder (paho's thread)
         self._generation = -1
         self._first: Any = None
+        #: called on paho's thread when this connection's claim is decided: True, this one
+        #: holds (the commands held meanwhile run), False, it stands by (they are dropped)
+        self.on_decided: Callable[[bool], None] | None = None
 
     def new_client_id(self, prefix: str | None, table_id: str) -> str:
         """A random part at each start, published nowhere: nobody can guess it and knock the
@@ -105,7 +115,26 @@ class Identity:
         }
         if self.table_name is not None:
             info["name"] = self.table_name
+        if self.holding():
+            info["holding"] = True
         return info
+
+    def undecided(self) -> bool:
+        """Acting, but this connection's claim not yet read (a start, a take-over): a command
+        now waits for the answer — run if this one holds, dropped if it stands by — so two
+        that take over together never both run it (paho's thread)."""
+        return self.acting and self._first != self.instance
+
+    def _decided(self, holds: bool) -> None:
+        if self.on_decided is not None:
+            self.on_decided(holds)
+
+    def holding(self) -> bool:
+        """Decided: this service holds the table, on a connection with the last will (its
+        ``…/info`` says ``holding``; a claim before the decision does not)."""
+        with self.link.cond:
+            willed = self.link.will
+        return self.acting and willed and self._first == self.instance
 
     def standby_word(self, holder: str) -> InfoMessage:
         """Standing by for ``holder`` (its instance): this service's word on ``…/info``, not
@@ -122,10 +151,23 @@ class Identity:
 
     # --- paho's thread: never waits ----------------------------------------------------
 
+    def connected(self, client: mqtt.Client, generation: int, rewilled: bool) -> None:
+        """A connection is made (before any message on it): its claims decide again — but the
+        claim's own reconnection (with the will, or without it) keeps what the last one
+        decided. The holder read its claim first, and so did the one standing by for it (one
+        topic, one order); read again, the retained claim may be the standby's, published
+        after the holder's, and both would stand by (found under load, issue 39)."""
+        self._generation = generation
+        if not rewilled:
+            self._first = None
+        elif not self.acting and self._first is not None:
+            self._tell(Ready(generation))  # standing by, without a will: no online to wait for
+
     def status_retained(self, client: mqtt.Client, payload: bytes) -> None:
         """The retained ``…/status`` from before this connection (a clean stop's offline, a
         will): the holder named by the retained ``…/info``, if any, is gone."""
         self.holder_gone = payload != ONLINE.encode()
+        log.debug("MQTT: %s: retained status %r (acting %s)", self.instance, payload, self.acting)
         if self.holder_gone and not self.acting:
             self.take_over(client)
 
@@ -141,7 +183,7 @@ class Identity:
         with link.cond:
             if link.stopping:
                 return  # its offline is out: the one that saw it holds the table now
-            generation = link.generation
+            generation, willed = link.generation, link.will
         if generation != self._generation:  # a new connection: its first claim decides again
             self._generation, self._first = generation, None
         try:
@@ -150,11 +192,21 @@ class Identity:
             info = None
         if not isinstance(info, dict):
             return
-        if info.get("instance") == self.instance:  # ours, back from the broker
+        other = info.get("instance")
+        log.debug(
+            "MQTT: %s (acting %s, first %s, will %s, generation %d): claim of %s%s%s%s",
+            self.instance, self.acting, self._first, willed, generation, other,
+            " retained" if retained else "", " holding" if info.get("holding") else "",
+            " standby" if info.get("standby") else "",
+        )  # fmt: skip
+        if other == self.instance:  # ours, back from the broker
             if self._first is None:
                 self._first = self.instance  # no live claim before it: this one holds
-                if self.acting:
-                    self._tell(Rewill(generation))  # with the will, if this one has none
+                self._decided(self.acting)
+                if self.acting and willed:  # decided where the will is: say it holds
+                    link.put(client, link.topics.info if link.topics else "", encode(self.info()))
+                elif self.acting:
+                    self._tell(Rewill(generation))  # with the will, then it says so
             return
         if predecessor(info):
             # the retained info of this table's last run on this machine (a restart, a
@@ -176,26 +228,61 @@ class Identity:
         ):
             return  # one that stands by (for this one, or says so): it holds nothing
         if self._first is None:
-            self._first = info.get("instance")  # another held it first: stand by
+            self._first = other  # another held it first: stand by
             with link.cond:
-                willed, ready = link.will, link.ready
+                ready = link.ready
             if willed:  # its will would be the holder's status: connect again without it
                 self._tell(Rewill(generation))
             elif not ready:  # no online to wait for: the clash may go out now
                 self._tell(Ready(generation))
         if self._first == self.instance:  # this one holds: its claim stays the retained one
-            if self.acting and info.get("instance") not in self._told_yielded:
+            if info.get("holding") is True and self.acting and willed:
+                self._settle(client, info, payload, generation)
+            elif self.acting and other not in self._told_yielded:
                 link.put(client, link.topics.info if link.topics else "", encode(self.info()))
                 self._tell(InfoSeen(payload))
             return
         known = self.duplicate
-        if not self.acting and known is not None and known.get("instance") == info.get("instance"):
+        if not self.acting and known is not None and known.get("instance") == other:
             self.duplicate = info  # the holder's …/info again (its clock): nothing new to say
             return
-        if info.get("instance") != self._first:
-            return  # a third one: this one stands by for the first it saw
+        if other != self._first:
+            if self.acting or info.get("holding") is not True:
+                return  # a third one: this one stands by for the first it saw
+            # standing by for a claim read first (perhaps a retained one of a run now gone),
+            # while this one says it holds: it is the holder to name, and to wait for
+            self._first = other
         self.acting = False
+        self._decided(False)
         self.duplicate = info
+        self._tell(InfoSeen(payload))
+
+    def _settle(
+        self, client: mqtt.Client, info: dict[str, Any], payload: bytes, generation: int
+    ) -> None:
+        """Two services hold the table, each having read its own claim first (one took the
+        other's retained claim, not yet said ``online``, for a gone service's): both read the
+        other's ``holding`` and settle on the same one without a clock — the lower instance
+        keeps it, the other stands by (connecting again without the will, cleanly)."""
+        link = self.link
+        assert link.topics is not None
+        other = str(info.get("instance"))
+        if other < self.instance:
+            log.warning(
+                "MQTT: table %r was held by two services at once (this one and host %s, pid"
+                " %s); that one keeps it, this one stands by",
+                link.topics.table_id,
+                info.get("host", "?"),
+                info.get("pid", "?"),
+            )
+            self._first = other
+            self.acting = False
+            self.duplicate = info
+            self._decided(False)
+            self._tell(Rewill(generation))
+            self._tell(InfoSeen(payload))
+            return
+        link.put(client, link.topics.info, encode(self.info()))  # holding: the other stands by
         self._tell(InfoSeen(payload))
 
     def take_over(self, client: mqtt.Client) -> None:
@@ -204,6 +291,7 @@ class Identity:
         start); the publisher republishes everything."""
         link = self.link
         assert link.topics is not None
+        log.debug("MQTT: %s takes over", self.instance)
         self.acting = True
         with link.cond:
             # the next claim decides again: two that stood by and took over together both
@@ -225,6 +313,7 @@ class Identity:
             up = link.connected and not link.stopping
         if payload == ONLINE.encode() or not up or client is None or link.topics is None:
             return
+        log.debug("MQTT: %s: status %r (acting %s)", self.instance, payload, self.acting)
         if not self.acting:  # the holder's clean stop or its will: this one takes over
             self.take_over(client)
             return

@@ -9,6 +9,7 @@ source → the transaction to echo) until its reply is sent.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import logging
 import threading
@@ -35,6 +36,9 @@ MAX_PENDING = 1000
 LOG_RETAINED_EVERY = 100
 #: seconds without a retained command before the command topics are subscribed again
 SWEEP_AFTER = 0.5
+#: the QoS 1 commands remembered by packet id, to know one the broker sends again (its DUP
+#: flag) after a reconnection that kept the session: far more than its in-flight window
+REMEMBERED = 256
 
 
 #: the senders that sign their commands (the command's ``source`` field, which the engine
@@ -67,6 +71,12 @@ class Intake:
         # the sweep after a flood of retained commands (under the pending lock)
         self._last_retained = 0.0
         self._sweeper: threading.Timer | None = None
+        #: commands that came while the claim was undecided (a start, a take-over): run once
+        #: this one holds, dropped if it stands by (paho's thread only)
+        self._held: list[tuple[str, bytes]] = []
+        #: packet id → (topic, payload) of the QoS 1 commands received lately (paho's thread)
+        self._received: collections.OrderedDict[int, tuple[str, bytes]] = collections.OrderedDict()
+        identity.on_decided = self._decided
 
     def answered(self, source: str) -> tuple[bool, Any]:
         """Whether the outcome of ``source`` was a command from here (then it is answered now:
@@ -86,9 +96,28 @@ class Intake:
             if topics and message.topic == topics.info:
                 self.identity.claim(client, bytes(message.payload), message.retain)
                 return
+            if self._again(message):
+                return
             self._take(message.topic, bytes(message.payload))
         except Exception:  # paho's thread must survive any payload
             log.exception("MQTT: could not handle a message on %s", message.topic)
+
+    def _again(self, message: mqtt.MQTTMessage) -> bool:
+        """A QoS 1 command the broker sends again (DUP) with the packet id and payload of one
+        already received: its PUBACK was lost with a connection whose session was kept (the
+        claim's own reconnection), and it must not run twice. At-least-once made once."""
+        topics = self.link.topics
+        if not message.qos or topics is None or topics.command_name(message.topic) is None:
+            return False
+        said = (message.topic, bytes(message.payload))
+        if message.dup and self._received.get(message.mid) == said:
+            log.debug("MQTT: %s sent again (packet %d): already taken", message.topic, message.mid)
+            return True
+        self._received[message.mid] = said
+        self._received.move_to_end(message.mid)
+        while len(self._received) > REMEMBERED:
+            self._received.popitem(last=False)
+        return False
 
     def _retained_command(self, client: mqtt.Client, message: mqtt.MQTTMessage) -> bool:
         """A command the broker kept (published with retain) is never run: it would run again at
@@ -169,6 +198,15 @@ class Intake:
         options = SubscribeOptions(qos=1, retainAsPublished=True)
         client.subscribe([(topics.command, options), (topics.command_filter, options)])
 
+    def _decided(self, holds: bool) -> None:
+        """paho's thread: the claim decided; the commands held meanwhile run here (this one
+        holds) or are left to the holder (it stands by: the holder got them too)."""
+        held, self._held = self._held, []
+        if held and not holds:
+            log.debug("MQTT: %d command(s) left to the table id's holder", len(held))
+        for topic, payload in held if holds else ():
+            self._take(topic, payload)
+
     def _take(self, topic: str, payload: bytes) -> None:
         topics, loop = self.link.topics, self.loop
         assert topics is not None and loop is not None
@@ -178,6 +216,9 @@ class Intake:
         name = topics.command_name(topic)
         if name is not None and not self.identity.acting:
             log.debug("MQTT: a command on %s left to the table id's holder", topic)
+            return
+        if name is not None and self.identity.undecided() and len(self._held) < MAX_PENDING:
+            self._held.append((topic, payload))  # the claim decides whether it runs here
             return
         if name is None:
             if topic == self.link.config.homeassistant.status_topic:
@@ -193,7 +234,7 @@ class Intake:
             return
         source = f"{signed(request.command)}:{next(self._requests)}"
         with self._pending_lock:
-            busy = len(self._pending) >= MAX_PENDING
+            busy = len(self._pending) >= MAX_PENDING or self.identity.undecided()
             if not busy:
                 self._pending[source] = request.transaction
         if busy:
@@ -205,4 +246,5 @@ class Intake:
             self._tell(SendReply(reply_error(request.transaction, refusal)))
             return
         self.link.stats.commands += 1
+        log.debug("MQTT: %s: %s submitted as %s", self.identity.instance, topic, source)
         loop.submit(request.command, source=source)

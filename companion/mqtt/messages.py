@@ -216,6 +216,11 @@ class InfoMessage(TypedDict):
     #: and publishes nothing of the table (docs/mqtt.md); only on the standby's word, again
     #: every CLASH_EVERY s, never retained
     standby: NotRequired[str]
+    #: the holder's word that its claim is decided and that it connected with the last will:
+    #: true only on the acting holder's ``…/info``. Two services that both came to hold (a
+    #: retained claim read as a gone service's) read each other's and settle on one
+    #: (docs/mqtt.md, *One table id*); a claim without it is not yet decided
+    holding: NotRequired[bool]
 
 
 def stamped(payload: str, changed_at: str | None) -> str:

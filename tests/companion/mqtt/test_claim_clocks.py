@@ -107,8 +107,8 @@ def test_two_standbys_take_over_as_one_when_the_holder_leaves(broker):
         assert holder.identity.acting and not any(b.identity.acting for b in standbys)
         holder.stop()
 
-        def one_acts() -> bool:
-            acting = [b for b in standbys if b.identity.acting]
+        def one_acts() -> bool:  # decided: one that took over has not yet read the claims
+            acting = [b for b in standbys if b.identity.acting and not b.identity.undecided()]
             others = [b for b in standbys if not b.identity.acting]
             return (
                 len(acting) == 1

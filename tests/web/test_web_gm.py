@@ -479,6 +479,49 @@ def test_a_refusal_is_cleared_once_its_section_moved(rig):
     screenshot(page, "gm-replies-refusal-cleared")
 
 
+def replies_shown(page: Any) -> list[str]:
+    """The outlets on the page that show a reply (sent, answered or refused): their keys."""
+    return page.eval_on_selector_all(
+        "output.reply",
+        "els => els.filter(e => e.isConnected && e.dataset.state !== 'idle')"
+        ".map(e => e.dataset.for)",
+    )
+
+
+def test_only_the_newest_reply_is_shown_never_the_previous_under_it(rig):
+    """Issue 41 item 13, "the previous reply kept under the new one": Undo's reply stayed in
+    the footer, under every reply after it (`✓ undo · Undone declare: Aria declares…` below
+    the `✓ declare` that put the declare back), and the `✓ declare` it took back stayed on
+    the card beside it. The newest command's reply is the one shown; every other goes."""
+    page, table, _ = rig
+    begin(page)
+    declare_aria(page)
+    page.locator("#undo:enabled").click()
+    assert "Undone declare: Aria declares" in replied(page, "undo").inner_text()
+    assert not state(table).performance.contributions
+    after_undo = replies_shown(page)
+    declare_aria(page)
+    assert [c.hero for c in state(table).performance.contributions] == ["aria"]
+    # the footer, under everything: no "Undone declare" once the declare is back
+    footer = page.locator("footer")
+    assert "undo" not in footer.locator("output.reply").inner_text(), footer.inner_text()
+    assert outlet(page, "undo").get_attribute("data-state") == "idle"
+    assert replies_shown(page) == ["declare-aria"]
+    screenshot(page, "gm-replies-newest-only")
+    # and Undo's reply was the only one while it was the newest: no "✓ declare" beside it
+    assert after_undo == ["undo"]
+    # a refusal is the newest too, and goes with the next command (here another tab's)
+    tab(page, "all")
+    page.select_option("#command-pick", "resolve")
+    page.locator("#command-form button[data-send='resolve']").click()
+    assert "[P6]" in replied(page, "all-resolve", "refused").inner_text()
+    assert replies_shown(page) == ["all-resolve"]
+    tab(page, "time")
+    page.click("#time-panel .card:has-text('Weather') button:has-text('Overworld')")
+    replied(page, "weather")
+    assert replies_shown(page) == ["weather"]
+
+
 def test_a_favor_token_is_named_once(rig):
     page, table, _ = rig
     begin(page)

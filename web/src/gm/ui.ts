@@ -61,8 +61,13 @@ export interface Marks {
  *   weather unknown"), its cause may be gone and it is cleared. A refused command changed
  *   nothing, so the state at sending is the state it was refused in. This is what a WorldKeeper
  *   expects: the refusal stays while nothing it depends on moved, and goes once the table did.
- * - a reply the table took ("✓ draw_time") stays until the next command from that place, on the
- *   Time Board and in the fight, where there is no number to key it to.
+ * - a reply the table took ("✓ draw_time") stays until the next command, on the Time Board and
+ *   in the fight, where there is no number to key it to.
+ * - only the newest command's reply is shown (issue 41 item 13): sending a command from any
+ *   place (Undo in the footer too) clears every other place's settled reply, so an old
+ *   "✓ undo · Undone declare…" never stays under the "✓ declare" that put it back, nor a
+ *   "✓ declare" beside the Undo that took it back. A reply still on its way is left to come
+ *   (the WorldKeeper has not seen it yet).
  */
 export class Outlets {
   private readonly map = new Map<string, HTMLElement>();
@@ -79,10 +84,21 @@ export class Outlets {
     return el;
   }
 
-  /** Record the state outlet `key`'s command is sent in. */
+  /** Record the state outlet `key`'s command is sent in; its reply is now the newest, so every
+   *  other settled reply goes (rule above). */
   stamp(key: string): void {
+    for (const [other, el] of this.map) {
+      if (other !== key && el.dataset.state !== "pending") this.clear(other, el);
+    }
     if (this.marks) this.stamps.set(key, { marks: this.marks, scope: scopeOf(key) });
     else this.stamps.delete(key);
+  }
+
+  private clear(key: string, el: HTMLElement): void {
+    el.replaceChildren();
+    el.dataset.state = "idle";
+    delete el.dataset.sent;
+    this.stamps.delete(key);
   }
 
   /** A new published state: clear the replies that no longer belong to it (rule above). */
@@ -102,12 +118,7 @@ export class Outlets {
       if (!stale && ["refused", "invalid", "failed"].includes(el.dataset.state ?? "")) {
         stale = was.sections[stamp.scope] !== marks.sections[stamp.scope];
       }
-      if (stale) {
-        el.replaceChildren();
-        el.dataset.state = "idle";
-        delete el.dataset.sent;
-        this.stamps.delete(key);
-      }
+      if (stale) this.clear(key, el);
     }
   }
 

@@ -47,6 +47,7 @@ from companion.mqtt.items import (
     AuditSaid,
     BoardSaid,
     Item,
+    PanelSaid,
     Ready,
     Refresh,
     SendNotice,
@@ -208,11 +209,17 @@ class MqttBridge:
     def alert(self, key: str, text: str | None) -> None:
         """The service's hook (any thread; never waits): a standing alert said, or over. The
         board's (an unsync well or token, a crowded well: where and what on the board, public
-        words) go out on the retained ``…/board``; the others (the panel, a second service)
-        are not the board's and not for every page."""
+        words) go out on the retained ``…/board``; the others are not the board's: the panel's
+        goes out on ``…/panel`` (``panel_health``), a second service's is said on ``…/error``."""
         if key.startswith((BOARD_KEY, CROWDED_KEY)):
             token = self.lying(key) if text is not None and self.lying is not None else None
             self._tell(BoardSaid(key, text, token))
+
+    def panel_health(self, problem: str | None) -> None:
+        """The service's hook (the display worker's timer thread, or its own when a late refresh
+        returns; never waits): the panel not responding (``problem``, in words) or responding
+        again (None), on the retained ``…/panel`` for the pages, the remote and ``doctor``."""
+        self._tell(PanelSaid(problem))
 
     def audit(self, report: Mapping[str, Any]) -> None:
         """The service's hook (any thread; never waits): the bag audit's read or answer, on the

@@ -83,6 +83,14 @@ class BoardSaid:
 
 
 @dataclass(frozen=True, slots=True)
+class PanelSaid:
+    """The display worker's word on the panel (display.worker): not responding (``problem``, in
+    words), or responding again (None)."""
+
+    problem: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class AuditSaid:
     """The bag audit's report (companion/table/audit.py): a read, or its answer."""
 
@@ -125,4 +133,5 @@ Item = (
     | TakeOver
     | BoardSaid
     | AuditSaid
+    | PanelSaid
 )

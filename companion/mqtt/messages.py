@@ -109,6 +109,18 @@ class BoardMessage(TypedDict):
     alerts: list[BoardAlert]
 
 
+class PanelMessage(TypedDict):
+    """``…/panel``, retained: whether the table's e-ink panel answers its refreshes (issue 43
+    item 5). A refresh past its deadline (a Waveshare BUSY that never clears: a loose ribbon)
+    is "not responding", in words, until a refresh returns; the service plays on meanwhile."""
+
+    #: the last refresh came back within its deadline (true too for a table with no panel)
+    responding: bool
+    #: while it does not: "The panel is not responding: …", what passed its deadline and what
+    #: to check (the panel's banner and ``systemctl status`` say the same); null while it does
+    text: str | None
+
+
 class AuditToken(TypedDict):
     """A token of the audited bag (missing)."""
 
@@ -704,3 +716,21 @@ def board_message(alerts: Iterable[BoardAlert]) -> BoardMessage:
     """
     standing = list(alerts)
     return {"sync": not standing, "alerts": standing}
+
+
+#: how a page, the remote and ``doctor`` begin the panel's problem (``…/panel``'s ``text``)
+PANEL_SAYS = "The panel is not responding: "
+
+
+def panel_message(problem: str | None) -> PanelMessage:
+    """The retained ``…/panel`` for the display worker's ``problem`` (None: it responds).
+
+    >>> panel_message(None)
+    {'responding': True, 'text': None}
+    >>> panel_message("panel not responding: a full refresh has taken over 15 s")["text"]
+    'The panel is not responding: a full refresh has taken over 15 s'
+    """
+    if problem is None:
+        return {"responding": True, "text": None}
+    detail = problem.removeprefix("panel not responding: ")
+    return {"responding": False, "text": PANEL_SAYS + detail}

@@ -35,6 +35,7 @@ from companion.mqtt.items import (
     BoardSaid,
     InfoSeen,
     Item,
+    PanelSaid,
     Ready,
     Refresh,
     Rewill,
@@ -49,6 +50,7 @@ from companion.mqtt.link import Link
 from companion.mqtt.messages import (
     AuditMessage,
     BoardAlert,
+    PanelMessage,
     Reply,
     audit_message,
     board_message,
@@ -59,6 +61,7 @@ from companion.mqtt.messages import (
     gm_message,
     history_message,
     iter_state_messages,
+    panel_message,
     reply_error,
     reply_ok,
     stamped,
@@ -99,6 +102,8 @@ class Publisher:
         self.inbox: queue.Queue[Item] = queue.Queue()
         #: the board's standing unsync alerts, by key, in the order said (``…/board``)
         self.board: dict[str, BoardAlert] = {}
+        #: whether the panel answers its refreshes (``…/panel``; the display worker's word)
+        self.panel: PanelMessage = panel_message(None)
         #: the bag audit that runs, or the last one's answer (``…/audit``; None: none yet)
         self.audit: AuditMessage | None = None
         self._worker: threading.Thread | None = None
@@ -202,6 +207,11 @@ class Publisher:
             self._board(item)
         elif isinstance(item, AuditSaid):
             self.audit = audit_message(item.report)
+            self.dirty = True
+        elif isinstance(item, PanelSaid):
+            # out with this batch's retained topics (only when it changed; whole again after a
+            # reconnection or a take-over), never by a standby (``_publish_state``)
+            self.panel = panel_message(item.problem)
             self.dirty = True
 
     def _board(self, said: BoardSaid) -> None:
@@ -351,6 +361,7 @@ class Publisher:
                 wanted[topic] = encode(config)
         wanted[topics.history] = encode(history_message(self.history, self.recap))
         wanted[topics.board] = encode(board_message(self.board.values()))
+        wanted[topics.panel] = encode(self.panel)
         if self.audit is not None:
             wanted[topics.audit] = encode(self.audit)  # the gm's alone (the broker's ACL)
         wanted[topics.gm] = encode(gm_message(view))  # the gm's alone (the broker's ACL)

@@ -1,5 +1,5 @@
-"""JSON Schemas of the MQTT messages that are not the engine's: ``…/board``, ``…/history``,
-``…/error``, ``…/reply``, ``…/info``, the WorldKeeper's ``…/gm`` and ``…/audit`` and the
+"""JSON Schemas of the MQTT messages that are not the engine's: ``…/board``, ``…/panel``,
+``…/history``, ``…/error``, ``…/reply``, ``…/info``, the WorldKeeper's ``…/gm`` and ``…/audit`` and the
 overlays' switches (``…/overlay``, the gm's to write), generated
 from the ``TypedDict``s in :mod:`companion.mqtt.messages` (where the messages are built) as
 ``engine.contracts.schema`` does for the state and the events.
@@ -10,7 +10,7 @@ the service publishes on those topics against them; web/gen-types.mjs makes the 
 from them. A reply's events are ``$ref``: ``events.schema.json`` (the events stream's own).
 
 >>> sorted(MESSAGES)
-['audit', 'board', 'error', 'gm', 'history', 'info', 'overlay', 'reply']
+['audit', 'board', 'error', 'gm', 'history', 'info', 'overlay', 'panel', 'reply']
 >>> message_schema("reply")["$id"]
 'https://rhuna-table/reply.schema.json'
 """

@@ -125,6 +125,18 @@ CATALOGUE: tuple[Topic, ...] = (
         title="Rhuna table board (the retained rhuna/<table>/board topic)",
         section=True,
     ),
+    # the panel answering or not (issue 43 item 5): a hung e-ink panel said in words on the
+    # pages until it answers again. Not ``…/status`` (the last will and Home Assistant's
+    # availability: ``online``/``offline`` only) and not ``…/board`` (the board is in sync)
+    Topic(
+        "panel",
+        True,
+        "panel.schema.json",
+        pages=True,
+        type="PanelMessage",
+        title="Rhuna table panel (the retained rhuna/<table>/panel topic)",
+        section=True,
+    ),
     # the bag audit (docs/readers.md): the one that runs, or the last one's answer; the gm's
     Topic(
         "audit",
@@ -261,6 +273,11 @@ class Topics:
     def board(self) -> str:
         """The board in sync or not: each unsync well or token in words, retained."""
         return self._of("board")
+
+    @property
+    def panel(self) -> str:
+        """Whether the table's panel answers its refreshes, in words when not, retained."""
+        return self._of("panel")
 
     @property
     def audit(self) -> str:

@@ -4,6 +4,8 @@
 * the claim on the table id (companion.mqtt.identity): who holds it on the broker, by its
   retained ``…/info`` and ``…/status`` — free, this machine's service, or another service (then a
   service started here stands by: it runs no command and publishes nothing);
+* the panel of the service that runs (issue 43 item 5): its retained ``…/panel`` says whether
+  the panel answers its refreshes, in words when not (a Waveshare BUSY that never clears);
 * the venue bridge (docs/convention.md): is the Pi's bridge to the venue up, and what did
   its last notification say?
 
@@ -30,6 +32,7 @@ from typing import Any
 from companion.mqtt.client import ONLINE
 from companion.mqtt.config import MqttConfig, load_mqtt_config
 from companion.mqtt.identity import predecessor
+from companion.mqtt.messages import PANEL_SAYS
 from companion.mqtt.topics import Topics
 from engine import load_table
 from settings.checks import Check, Checks
@@ -229,6 +232,88 @@ def _claims(
     except ValueError:
         info = None
     return (info if isinstance(info, dict) else None), retained.get(topics.status), list(words)
+
+
+def panel_responding(mqtt: dict[str, Any], source: str, table_file: Path, timeout: float) -> Checks:
+    """doctor's ``panel responding`` check: what the running service's retained ``…/panel``
+    says (companion.mqtt.messages, ``PanelMessage``): its panel past a refresh's deadline, in
+    its words, is a failure; answering, or no service running, is fine. Nothing when there is
+    no ``[mqtt]``, or the table file or the broker cannot be read (the service-start and broker
+    checks say why)."""
+    cfg = load_mqtt_config(mqtt, source)
+    if not mqtt or not cfg.enabled:
+        return
+    table_id = cfg.table_id
+    if table_id is None:
+        try:
+            table_id = load_table(table_file).table_id
+        except ConfigError:
+            return
+    topics = Topics(cfg.base_topic, table_id)
+    retained = _retained(cfg, [topics.status, topics.panel], timeout)
+    if retained is None:
+        return
+    name = topics.table_id
+    if retained.get(topics.status) != ONLINE.encode():
+        yield Check("panel responding", True, f"no service runs table {name!r} on this broker")
+        return
+    try:
+        said = json.loads(retained.get(topics.panel) or b"null")
+    except ValueError:
+        said = None
+    if not isinstance(said, dict):
+        yield Check(
+            "panel responding",
+            True,
+            f"the service of table {name!r} says nothing of its panel (no {topics.panel})",
+        )
+        return
+    if said.get("responding") is False:
+        yield Check(
+            "panel responding",
+            False,
+            f"{said.get('text') or PANEL_SAYS.rstrip(': ')} (the running service's {topics.panel})",
+            "check the panel's ribbon cable and HAT (docs/display.md); it clears itself once a"
+            " refresh returns, and the table plays on meanwhile",
+        )
+        return
+    yield Check("panel responding", True, f"the panel of table {name!r} answers its refreshes")
+
+
+def _retained(cfg: MqttConfig, wanted: list[str], timeout: float) -> dict[str, bytes] | None:
+    """The retained payload of each of ``wanted`` (a topic without one: absent), or None when
+    the broker could not be read within ``timeout``."""
+    client = _client(cfg, "doctor-retained")
+    retained: dict[str, bytes] = {}
+    subscribed = threading.Event()
+
+    def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if not reason.is_failure:
+            c.subscribe([(topic, 1) for topic in wanted])
+
+    def on_subscribe(c: Any, userdata: Any, mid: Any, reasons: Any, props: Any) -> None:
+        subscribed.set()
+
+    def on_message(c: Any, userdata: Any, msg: Any) -> None:
+        if msg.retain:
+            retained[msg.topic] = bytes(msg.payload)
+
+    client.on_connect = on_connect
+    client.on_subscribe = on_subscribe
+    client.on_message = on_message
+    try:
+        client.connect(cfg.host, cfg.broker_port, keepalive=10)
+    except (OSError, ValueError):
+        return None
+    client.loop_start()
+    try:
+        if not subscribed.wait(timeout):
+            return None
+        time.sleep(SETTLE)  # the retained messages follow the acknowledgement at once
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return dict(retained)
 
 
 def bridge(mqtt: dict[str, Any], source: str, bridge_file: Path, timeout: float) -> Checks:

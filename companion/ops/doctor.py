@@ -11,7 +11,8 @@ them in this order and :func:`report` prints them:
   device, hub and chips, their draw on the Pico's 3V3(OUT);
 * the panel's (:mod:`display.health`): SPI and I2C as the panel needs them, the panel found;
 * the pins' (:mod:`hardware.health`): the pin plan, the gpiozero pin factory;
-* the broker's, the claim on the table id's and the venue bridge's
+* the broker's, the claim on the table id's, the running service's panel (its retained
+  ``…/panel``: answering, or not responding in its words) and the venue bridge's
   (:mod:`companion.mqtt.health`).
 
 The checks read the machine through :class:`~settings.machine.Machine`, whose ``root`` is
@@ -98,6 +99,7 @@ class Doctor:
             self.pins,
             self.broker,
             self.claim,
+            self.panel_responding,
             self.venue_bridge,
             self.state_dir,
         ):
@@ -182,6 +184,9 @@ class Doctor:
 
     def claim(self, cfg: Config) -> Checks:
         return mqtt_health.claim(cfg.mqtt, str(cfg.source), cfg.table_file, self.timeout)
+
+    def panel_responding(self, cfg: Config) -> Checks:
+        return mqtt_health.panel_responding(cfg.mqtt, str(cfg.source), cfg.table_file, self.timeout)
 
     def venue_bridge(self, cfg: Config) -> Checks:
         where = self.machine.path(mqtt_health.BRIDGE_CONF)

@@ -129,6 +129,7 @@ def test_a_well_set_up_pi_passes_every_check(tmp_path, bench, capsys):
         "pin factory",
         "broker",
         "claim",
+        "panel responding",
         "state dir",
     ]
     hub_line = found["reader draw-board"][1]

@@ -16,6 +16,7 @@ import { byId, setText } from "../dom";
 import * as model from "../model";
 import { renderNote } from "../notes";
 import { effective } from "../onair";
+import { panelProblem, renderPanelHealth } from "../panelhealth";
 import { urlParams } from "../params";
 import { CARD_SLOTS, CARD_SLOTS_NARROW, fit, readSwitches, renderMeters } from "../rollcard";
 import { renderBoard, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
@@ -38,7 +39,7 @@ boot({
   defaults: { table: "example", theme: "stream" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once
-  connection: { sections: ["state", "board"], onAir: true },
+  connection: { sections: ["state", "board", "panel"], onAir: true },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     table = id;
@@ -52,6 +53,7 @@ boot({
     const shown = new Set(ctx.params.panels ?? ALL);
     const animate = ctx.motion();
     renderBoard(t ? model.board(t) : [], animate); // the board's unsync, until resolved
+    renderPanelHealth(panelProblem(t)); // the panel not responding, until it answers
     const section = (name: string) => {
       const el = byId(name);
       el.classList.toggle("off", !shown.has(name));

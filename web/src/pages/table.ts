@@ -7,6 +7,7 @@
 import { boot, renderStatus } from "../app";
 import { byId, h, keyed, setText, shown } from "../dom";
 import * as model from "../model";
+import { panelProblem, renderPanelHealth } from "../panelhealth";
 import type { TableRecord } from "../store";
 import { renderBoard, renderCombat, renderHeroes, renderPerformance, renderTime } from "../views";
 
@@ -102,7 +103,7 @@ boot({
   defaults: { table: "example", theme: "dark" },
   // the whole table in one message (…/state): its Performance, odds, combat and costs always
   // of one state, so a pending answer's mark replaces the previous state's figures at once
-  connection: { sections: ["state", "history", "board"] },
+  connection: { sections: ["state", "history", "board", "panel"] },
   render(snap, ctx, now) {
     const id = ctx.params.table;
     renderStatus(snap, id, now);
@@ -111,6 +112,7 @@ boot({
     // the table file's name as its service publishes it (…/info), else the id
     byId("table-name").textContent = shown(t?.name ?? `Table ${id}`);
     renderBoard(t ? model.board(t) : [], animate); // the board's unsync, until resolved
+    renderPanelHealth(panelProblem(t)); // the panel not responding, until it answers
     const refusal = t ? model.recentError(t, now) : null;
     const banner = byId("refusal");
     banner.hidden = refusal === null;

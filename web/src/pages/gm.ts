@@ -20,6 +20,7 @@ import { COMMANDS, source, useVocabulary } from "../gm/schema";
 import { buildTime } from "../gm/time";
 import { type Ctx, commandForm, Outlets, Panel, sender } from "../gm/ui";
 import * as v from "../gm/view";
+import { panelProblem, renderPanelHealth } from "../panelhealth";
 import { fragmentWord, withFragmentWord } from "../params";
 import type { Snapshot, TableRecord } from "../store";
 
@@ -129,7 +130,17 @@ const page = boot({
   name: "gm",
   defaults: { table: "example", theme: "dark" },
   connection: {
-    sections: ["performance", "odds", "time", "combat", "state", "bags", "vocabulary", "board"],
+    sections: [
+      "performance",
+      "odds",
+      "time",
+      "combat",
+      "state",
+      "bags",
+      "vocabulary",
+      "board",
+      "panel",
+    ],
     replies: true,
     worldkeeper: true, // the WorldKeeper's words: …/gm_events and …/gm (the gm login's alone)
     onAir: true, // the stream overlays' switches, shown as the broker holds them (../gm/onair.ts)
@@ -168,6 +179,7 @@ function paint(snap: Snapshot, context: PageContext, now: number): void {
   renderUndo(t);
   renderOnAir(t, now); // the stream overlays' switches, as the broker holds them
   renderBoardCard(t, ctx); // the board's unsync, on every tab, until resolved
+  renderPanelHealth(panelProblem(t)); // the panel not responding, until it answers
   renderAuditCard(t, ctx); // the bag audit: start, end, each read, the answer
   if (!t) {
     // nothing at all from this table yet: say so, rather than an empty page

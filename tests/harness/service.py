@@ -106,12 +106,21 @@ def as_json(state: TableState) -> str:
     return json.dumps(state.to_json(), ensure_ascii=False)
 
 
+#: the tests' panel: PNG frames in the state folder (``write_config``'s ``display``)
+PNG_PANEL = '[display]\ndriver = "png"\npanel = "2.13"\ncolour = "bwr"\n'
+
+
 def write_config(
-    folder: Path, extra: str = "", *, readers: str | None = None, state: str = ""
+    folder: Path,
+    extra: str = "",
+    *,
+    readers: str | None = None,
+    state: str = "",
+    display: str = PNG_PANEL,
 ) -> Path:
     """A service config in ``folder`` on a copy of the example table: state and panel inside
     ``folder``, an emulated hub with Favor on channel 4 and Time on 5, no GPIO and no MQTT
-    unless ``extra`` has those sections."""
+    unless ``extra`` has those sections; ``display``: another ``[display]`` section."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLE_TABLE, folder / "table.toml")
     if readers is None:
@@ -124,7 +133,7 @@ def write_config(
         f'[state]\ndir = "state"\n{state}'
         f"{readers}"
         "[registry]\nsynthetic = true\n"
-        '[display]\ndriver = "png"\npanel = "2.13"\ncolour = "bwr"\n'
+        f"{display}"
         f"{extra}"
     )
     if "[gpio]" not in extra:
@@ -139,8 +148,8 @@ def write_config(
 class InProcess:
     """The Service running on a test thread (the emulated hub is in reach)."""
 
-    def __init__(self, folder: Path, extra: str = "") -> None:
-        self.service = Service(load_config(write_config(folder, extra)))
+    def __init__(self, folder: Path, extra: str = "", display: str = PNG_PANEL) -> None:
+        self.service = Service(load_config(write_config(folder, extra, display=display)))
         self.stop_flag = threading.Event()
         self.thread = threading.Thread(target=self.service.run, args=(self.stop_flag,))
         self.thread.start()

@@ -39,7 +39,7 @@ from companion.service import Service
 from engine.view import table_view
 from tests.harness import ROOT, missing_real_part, wait_until
 from tests.harness.broker import WAIT, Broker, free_port
-from tests.harness.service import write_config
+from tests.harness.service import PNG_PANEL, write_config
 
 DIST = ROOT / "web" / "dist"
 #: a phone's viewport: the WorldKeeper's remote (gm.html) is used on one
@@ -194,8 +194,10 @@ class ServedTable:
         login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
         mqtt_extra: str = "",
         serve_pages: bool = False,
+        display: str = PNG_PANEL,
     ) -> None:
-        #: ``serve_pages``: the service serves web/dist itself (``[web]``, as on the Pi)
+        #: ``display``: another ``[display]`` section (a Waveshare on tests.harness.epaper's
+        #: stand-in); ``serve_pages``: the service serves web/dist itself (``[web]``, as on the Pi)
         self.web_port = free_port() if serve_pages else None
         self.broker = broker
         extra = (
@@ -209,7 +211,7 @@ class ServedTable:
             extra += (
                 f'\n[web]\ndir = "{built_pages()}"\nport = {self.web_port}\nhost = "127.0.0.1"\n'
             )
-        config = write_config(folder, extra)
+        config = write_config(folder, extra, display=display)
         if table_file is not None:  # another table file than the example's (a fight's)
             shutil.copy(table_file, folder / "table.toml")
         self.config = load_config(config)
@@ -315,8 +317,11 @@ def served_table(
     login: tuple[str, str] = (SERVICE_USER, SERVICE_PASSWORD),
     mqtt_extra: str = "",
     serve_pages: bool = False,
+    display: str = PNG_PANEL,
 ) -> Iterator[ServedTable]:
-    table = ServedTable(folder, broker, table_id, table_file, login, mqtt_extra, serve_pages)
+    table = ServedTable(
+        folder, broker, table_id, table_file, login, mqtt_extra, serve_pages, display
+    )
     try:
         yield table
     finally:

@@ -132,6 +132,11 @@ class Intake:
         name = topics.command_name(message.topic)
         if name is None:
             return False
+        if message.dup:
+            # sent again from the session kept across the claim's reconnection (it was handed
+            # on the last connection, which ended before it was read): this connection's own
+            # subscription hands it again, and it is refused once, there
+            return True
         if message.payload and self.identity.acting:  # the holder answers it (one reply)
             with self.link.cond:
                 willed = self.link.will

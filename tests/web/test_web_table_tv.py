@@ -15,7 +15,7 @@ import pytest
 
 from tests.harness import BEGIN, missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import ARTEFACTS, axe, served_table
+from tests.harness.web import ARTEFACTS, axe, finish_draws, served_table
 
 try:
     from playwright.sync_api import Page, expect
@@ -137,3 +137,83 @@ def test_the_table_display_fits_one_tv_screen(tmp_path, broker, browser, count):
                 assert not axe(page), axe(page)
             page.context.close()
         (ARTEFACTS / f"table-tv-{count}-heroes.json").write_text(json.dumps(heights))
+
+
+#: six more heroes beside the six above, for a table of twelve (the axe matrix's heroes12)
+TWELVE = ["gale", "hale", "ivo", "jun", "kai", "lio"]
+PATHWAYS = [("skill", "lore", "wild"), ("steel", "faith", "wild"), ("shadow", "lore", "skill")]
+DECLARE.update({hero: ("control", PATHWAYS[n % 3][0]) for n, hero in enumerate(TWELVE)})
+
+
+def twelve_heroes(folder: Path) -> Path:
+    more = []
+    for n, hero in enumerate(TWELVE):
+        a, b, c = PATHWAYS[n % 3]
+        more.append(
+            f'[[heroes]]\nid = "{hero}"\nname = "{hero.capitalize()}"\n'
+            f'pathways = {{ {a} = "control", {b} = "versatility", {c} = "impulse" }}\n'
+            f'training = {{ {a} = "adept", {b} = "trained" }}\nfavor = 1\n'
+        )
+    path = folder / "twelve.toml"
+    six = six_heroes(folder).read_text("utf-8")
+    cut = six.index("# The 23-token Favor Bag")
+    path.write_text(six[:cut] + "\n".join(more) + "\n" + six[cut:], "utf-8")
+    return path
+
+
+#: each element of ``selector`` the page cannot show whole: the page (only the page, never a
+#: panel of it) scrolled to the element, some corner or its middle is not the element's (cut
+#: by a panel's edge, under another box) or it is outside the window
+UNREACHABLE = """(selector) => {
+  const out = [];
+  for (const e of document.querySelectorAll(selector)) {
+    const at = e.getBoundingClientRect().top + scrollY;
+    window.scrollTo(0, Math.max(0, at - 8));
+    const r = e.getBoundingClientRect();
+    const inside = r.top >= -0.5 && r.bottom <= innerHeight + 0.5
+      && r.left >= -0.5 && r.right <= innerWidth + 0.5;
+    const points = [[r.left + 2, r.top + 2], [r.right - 2, r.bottom - 2],
+                    [(r.left + r.right) / 2, (r.top + r.bottom) / 2]];
+    const seen = points.every(([x, y]) => {
+      const hit = document.elementFromPoint(x, y);
+      return hit !== null && (hit === e || e.contains(hit));
+    });
+    if (!inside || !seen)
+      out.push(`${e.textContent.trim().slice(0, 40)} (${Math.round(r.top)}–${Math.round(r.bottom)})`);
+  }
+  window.scrollTo(0, 0);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(1920, 1080), (1280, 720), (1024, 768)])
+def test_twelve_heroes_every_figure_is_on_the_page(tmp_path, broker, browser, width, height):
+    """Twelve heroes, each with every token drawn (the axe matrix's heroes12 cut the odds list
+    off: the rows past the sixth hero's spilled out of the Performance panel, below the
+    screen). Nothing is cut or outside its panel: at 1080p and 720p the twelve fit one screen
+    (three columns from seven heroes); where even the smallest type does not fit (a 4:3
+    tablet) the page scrolls to each hero's row and odds, whole."""
+    heroes = list(DECLARE)[:6] + TWELVE
+    with served_table(tmp_path / "twelve", broker, table_file=twelve_heroes(tmp_path)) as table:
+        drawing(table, heroes)
+        for _ in range(4):  # each call draws twelve: every hero to the end of their draws
+            finish_draws(table)
+        page = open_display(browser, broker.url("table.html"), width, height)
+        perf = page.locator("#performance")
+        for hero in heroes:
+            expect(perf.locator(f'[data-hero="{hero}"] .token').first).to_be_visible(timeout=MS)
+        # the service's odds, one group a hero (off the table's turn: they come when counted)
+        expect(perf.locator(".odds .odds-group")).to_have_count(len(heroes), timeout=2 * MS)
+        expect(perf.locator(".odds")).to_have_attribute("aria-busy", "false", timeout=2 * MS)
+        settle(page)
+        name = f"table-tv-12-heroes-{width}x{height}.png"
+        page.screenshot(path=str(ARTEFACTS / name), full_page=True)
+        assert page.evaluate(UNREACHABLE, ".odds .odds-group") == []
+        assert page.evaluate(UNREACHABLE, "#performance .contribution") == []
+        # no text outside its panel nor cut (the window's foot is not the page's when it scrolls)
+        clipped = page.evaluate(CLIPPED.replace("r.bottom > innerHeight + 0.5 ||", ""))
+        assert not clipped, clipped
+        high = page.evaluate("document.scrollingElement.scrollHeight")
+        if width > 1024:
+            assert high <= height, (width, height, high)
+        page.context.close()

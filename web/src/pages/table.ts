@@ -63,14 +63,20 @@ const FIT_FLOOR = 0.6;
  * One landscape screen, no scrolling (issue 42 item 9): the night's rows the Tonight panel has
  * no room for are left out (the newest stay), and if the table itself is still taller than the
  * screen (many heroes, a fight beside a Performance) the type is set smaller until it fits,
- * down to FIT_FLOOR. A portrait screen keeps its one scrolling column, and so does a page
- * whose URL asks its own type size (`?scale=`): a reader who needs the type twice as big
- * keeps it, and scrolls. Every width and height is read before the next write.
+ * down to FIT_FLOOR. What does not fit even then (twelve heroes with every token drawn, on a
+ * 4:3 tablet) is never cut off: the page gives up the one screen (`data-fit="scroll"`), each
+ * panel grows to hold all it has, and the page scrolls to the last hero's odds. A portrait
+ * screen keeps its one scrolling column, and so does a page whose URL asks its own type size
+ * (`?scale=`): a reader who needs the type twice as big keeps it, and scrolls. Every width and
+ * height is read before the next write.
  */
 function fitScreen(list: HTMLElement, scaled: boolean): void {
   const root = document.documentElement;
   const rows = [...list.children] as HTMLElement[];
   for (const row of rows) row.classList.remove("cut");
+  // measured on one screen again; a reader's scroll is kept through it
+  const scrolled = scrollY;
+  delete root.dataset.fit;
   if (innerWidth < innerHeight || scaled) {
     root.style.removeProperty("--fit");
     return;
@@ -88,9 +94,28 @@ function fitScreen(list: HTMLElement, scaled: boolean): void {
     );
   let fit = 1;
   root.style.setProperty("--fit", "1");
-  for (let i = 0, r = room(); i < 4 && r < 1 && fit > FIT_FLOOR; i++, r = room()) {
+  let r = room();
+  let over = fit; // the smallest size tried that did not fit
+  for (let i = 0; i < 4 && r < 1 && fit > FIT_FLOOR; i++) {
+    over = fit;
     fit = Math.max(FIT_FLOOR, Math.floor(fit * r * 100) / 100);
     root.style.setProperty("--fit", String(fit));
+    r = room();
+  }
+  // a line that wraps is no straight scale: the step down may have overshot (twelve heroes
+  // went from 100 % straight to the floor with a fifth of the screen left), so take back
+  // what still fits
+  for (let i = 0; i < 3 && r >= 1 && over - fit > 0.02; i++) {
+    const mid = Math.floor(((fit + over) / 2) * 100) / 100;
+    root.style.setProperty("--fit", String(mid));
+    const m = room();
+    if (m >= 1) [fit, r] = [mid, m];
+    else over = mid;
+  }
+  root.style.setProperty("--fit", String(fit));
+  if (r < 1) {
+    root.dataset.fit = "scroll";
+    if (scrollY !== scrolled) scrollTo(scrollX, scrolled);
   }
   const bottom = list.getBoundingClientRect().bottom;
   const cut = rows.filter((row) => row.getBoundingClientRect().bottom > bottom + 0.5);
@@ -118,8 +143,10 @@ boot({
     banner.hidden = refusal === null;
     setText(banner, refusal ? `⚠ ${refusal}` : "", false); // role=alert: only on change
     const perf = t ? model.performance(t, "table") : null;
-    // four heroes or more: their rows in two columns, so six fit one TV screen
-    byId("performance").dataset.heroes = (perf?.contributions.length ?? 0) >= 4 ? "many" : "few";
+    // four heroes or more: their rows in two columns, so six fit one TV screen; seven or more
+    // in three, so twelve do at 1080p
+    const count = perf?.contributions.length ?? 0;
+    byId("performance").dataset.heroes = count >= 7 ? "more" : count >= 4 ? "many" : "few";
     renderPerformance(byId("performance"), perf, animate, "Between Performances");
     renderHeroes(byId("heroes"), t ? model.heroes(t) : []);
     if (t) renderInjuries(byId("heroes"), t);

@@ -61,13 +61,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
 # the suite's files on TEST_JOBS workers (pytest-xdist; a file stays on one worker, so its
-# module fixtures — a broker, a browser — are shared as before). 2, one per core: 3 was
-# faster (quiet 489-564 s against 691, loaded 787 against 1,020) but two of seven runs at 3
-# failed the claim between two services (both acting, or neither): a race the claim has
-# under load, not yet found; TEST_JOBS=3 to run faster where that is not in question. --no-loadscope-reorder: the files in tests/conftest.py's
+# module fixtures — a broker, a browser — are shared as before). 3 on two cores: most of a
+# test's time is a wait on a broker, a service or a browser, not a core (quiet 489-564 s
+# against 691 at 2; loaded 787 against 1,020). The claim's races that three workers brought
+# out are found (f98f7fd). --no-loadscope-reorder: the files in tests/conftest.py's
 # order, longest first (xdist's own order is by the number of tests, which put Chromium's
 # files last). TEST_JOBS=0: serially
-TEST_JOBS ?= 2
+TEST_JOBS ?= 3
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 

@@ -200,6 +200,8 @@ class Identity:
             " standby" if info.get("standby") else "",
         )  # fmt: skip
         if other == self.instance:  # ours, back from the broker
+            if info.get("standby") is not None:
+                return  # our word while we stood by, echoed late (after a take-over): no claim
             if self._first is None:
                 self._first = self.instance  # no live claim before it: this one holds
                 self._decided(self.acting)

@@ -243,3 +243,27 @@ def test_a_command_the_broker_sends_again_runs_once():
     assert intake._again(message(7, dup=True))  # its PUBACK lost: the broker's second send
     assert not intake._again(message(8, dup=False))  # "undo" again, on purpose
     assert not intake._again(message(9, dup=True))  # a first delivery may carry DUP
+
+
+def test_its_own_standby_word_echoed_after_a_take_over_is_no_claim():
+    """A standby says so on ``…/info`` every CLASH_EVERY s; one such word still on its way
+    back when the holder goes offline reached the new taker after its take-over, read as
+    its own claim come back first: it held, undecided no more, before any claim was read
+    (``make test-loaded``, the take-over test above). Its word is no claim."""
+    from companion.mqtt.identity import Identity
+    from companion.mqtt.link import BridgeStats, Link
+    from companion.mqtt.messages import encode
+    from companion.mqtt.topics import Topics
+
+    link = Link(bridge_config(1), BridgeStats())  # no connection: nothing is published
+    link.topics = Topics("rhuna", "example")
+    told: list[object] = []
+    identity = Identity(link, told.append)
+    identity.acting = False  # it stood by for another, then that one went offline:
+    identity.acting = True  # taken over, this connection's claims not yet read
+    assert identity.undecided()
+    word = encode(identity.standby_word("0123abcd"))
+    identity.claim(None, word, False)  # type: ignore[arg-type]  # (no client: nothing to put)
+    assert identity.undecided() and not told
+    identity.claim(None, encode(identity.info()), False)  # type: ignore[arg-type]
+    assert not identity.undecided()  # its own claim, come back first: it holds

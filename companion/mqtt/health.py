@@ -26,6 +26,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -189,44 +190,19 @@ def _claims(
 ) -> tuple[dict[str, Any] | None, bytes | None, list[dict[str, Any]]] | None:
     """The retained ``…/info`` (None: none) and ``…/status``, and the standbys' words heard
     meanwhile; None when the broker could not be read within ``timeout``."""
-    client = _client(cfg, "doctor-claim")
-    retained: dict[str, bytes] = {}
     words: list[dict[str, Any]] = []
-    subscribed = threading.Event()
 
-    def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if not reason.is_failure:
-            c.subscribe([(topics.info, 1), (topics.status, 1)])
-
-    def on_subscribe(c: Any, userdata: Any, mid: Any, reasons: Any, props: Any) -> None:
-        subscribed.set()
-
-    def on_message(c: Any, userdata: Any, msg: Any) -> None:
-        if msg.retain:
-            retained[msg.topic] = bytes(msg.payload)
-            return
+    def live(topic: str, payload: bytes) -> None:
         try:
-            word = json.loads(msg.payload)
+            word = json.loads(payload)
         except ValueError:
             return
-        if msg.topic == topics.info and isinstance(word, dict) and "standby" in word:
+        if topic == topics.info and isinstance(word, dict) and "standby" in word:
             words.append(word)
 
-    client.on_connect = on_connect
-    client.on_subscribe = on_subscribe
-    client.on_message = on_message
-    try:
-        client.connect(cfg.host, cfg.broker_port, keepalive=10)
-    except (OSError, ValueError):
+    retained = _retained(cfg, [topics.info, topics.status], timeout, live, "doctor-claim")
+    if retained is None:
         return None
-    client.loop_start()
-    try:
-        if not subscribed.wait(timeout):
-            return None
-        time.sleep(SETTLE)  # the retained messages follow the acknowledgement at once
-    finally:
-        client.disconnect()
-        client.loop_stop()
     try:
         info = json.loads(retained[topics.info]) if retained.get(topics.info) else None
     except ValueError:
@@ -280,10 +256,17 @@ def panel_responding(mqtt: dict[str, Any], source: str, table_file: Path, timeou
     yield Check("panel responding", True, f"the panel of table {name!r} answers its refreshes")
 
 
-def _retained(cfg: MqttConfig, wanted: list[str], timeout: float) -> dict[str, bytes] | None:
+def _retained(
+    cfg: MqttConfig,
+    wanted: list[str],
+    timeout: float,
+    live: Callable[[str, bytes], None] | None = None,
+    name: str = "doctor-retained",
+) -> dict[str, bytes] | None:
     """The retained payload of each of ``wanted`` (a topic without one: absent), or None when
-    the broker could not be read within ``timeout``."""
-    client = _client(cfg, "doctor-retained")
+    the broker could not be read within ``timeout``; ``live`` is told each message heard
+    meanwhile that is not retained (the standbys' words)."""
+    client = _client(cfg, name)
     retained: dict[str, bytes] = {}
     subscribed = threading.Event()
 
@@ -297,6 +280,8 @@ def _retained(cfg: MqttConfig, wanted: list[str], timeout: float) -> dict[str, b
     def on_message(c: Any, userdata: Any, msg: Any) -> None:
         if msg.retain:
             retained[msg.topic] = bytes(msg.payload)
+        elif live is not None:
+            live(msg.topic, bytes(msg.payload))
 
     client.on_connect = on_connect
     client.on_subscribe = on_subscribe

@@ -16,6 +16,14 @@ what the turn saves.
 Nothing of a state is published before its commit: the turn takes a payload only after
 the journal has the state, and only for that very state (matched by identity). A state
 whose commit fails is computed and never shown.
+
+The payload is taken only if it was encoded from the view the turn has now: a state whose
+answers were pending when its payload was computed may have had them answered during the
+commit (:mod:`companion.views.answers`: the answers' child is warm and quick), and its view
+is whole since. A payload of the pending view then went out as the turn's ``…/state``, the
+publisher took it for the whole one (same state, same view object in ``VIEWS``), and the
+fight's forecast never reached the pages (two CI runs, stops 48 and 49: the overlay's
+forecast empty for 60 s).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import threading
 
 from companion.mqtt.messages import StateEncoder
 from companion.views.cache import VIEWS
+from engine.contracts.view import TableView
 from engine.state import TableState
 from settings.latest import LatestWins
 
@@ -45,10 +54,13 @@ class StateAhead:
         self._encoder = StateEncoder()  # this thread's own: the bridge's is the publisher's
         self._work: LatestWins[TableState] = LatestWins(self._compute, name="mqtt-state-ahead")
         self._lock = threading.Lock()  # guards _done between the thread and take
-        self._done: tuple[TableState, str | None] | None = None
+        #: (the state, the view its payload was encoded from, the payload)
+        self._done: tuple[TableState, TableView | None, str | None] | None = None
         #: payloads computed, and taken by a turn (diagnostics, tests)
         self.computed = 0
         self.taken = 0
+        #: payloads not taken: their view was answered whole meanwhile (diagnostics, tests)
+        self.stale = 0
 
     @property
     def thread(self) -> threading.Thread | None:
@@ -65,24 +77,30 @@ class StateAhead:
         """Compute ``state``'s payload now, on the thread (the state is not committed yet)."""
         self._work.submit(state)
 
-    def take(self, state: TableState, timeout: float = TAKE_TIMEOUT) -> str | None:
+    def take(self, state: TableState, view: TableView, timeout: float = TAKE_TIMEOUT) -> str | None:
         """``state``'s ``…/state`` payload, waiting for it if it is being computed; None if
-        it was not asked for, or could not be computed in time (the caller computes it)."""
+        it was not asked for, could not be computed in time, or was encoded from another
+        view than ``view`` (its answers came meanwhile): the caller computes it then."""
         self._work.wait_past(state, timeout)
         with self._lock:
             done = self._done
             if done is None or done[0] is not state:
                 return None
             self._done = None  # taken once: the state is not kept alive here
+            if done[1] is not view:
+                self.stale += 1
+                return None
             self.taken += 1
-            return done[1]
+            return done[2]
 
     def _compute(self, state: TableState) -> None:
+        view: TableView | None = None
         try:
-            payload: str | None = self._encoder.encode(VIEWS(state), state)
+            view = VIEWS(state)
+            payload: str | None = self._encoder.encode(view, state)
         except Exception:  # the turn computes it itself, and reports what fails
             log.debug("MQTT: could not compute the state ahead", exc_info=True)
             payload = None
         with self._lock:
-            self._done = (state, payload)
+            self._done = (state, view, payload)
             self.computed += 1

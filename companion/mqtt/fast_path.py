@@ -157,8 +157,8 @@ class FastPath:
                 link.stats.state_pondered += 1
             else:
                 ahead = self.ahead  # read once: stop() may clear it meanwhile
-                taken = ahead.take(state) if ahead is not None else None
-                view = VIEWS(state)  # the ahead thread's, when it computed the payload
+                view = VIEWS(state)  # the ahead thread's, unless its answers came since
+                taken = ahead.take(state, view) if ahead is not None else None
                 payload = taken if taken is not None else link.encoder.encode(view, state)
                 if taken is not None:
                     link.stats.state_ahead += 1

@@ -164,15 +164,20 @@ class AnswerWorker:
 
     def _compute(self, state: TableState) -> TableView | None:
         """``state``'s whole view from the child; None when it was cancelled or failed."""
-        self._busy = state
+        with self._lock:  # the state and its child are read together by ``_kill_unless``
+            self._busy = state
         try:
-            conn = self._child_conn()
+            conn = self._child_conn()  # not under the lock: an ask never waits for a fork
+            if self._work.superseded():
+                self.stats.cancelled += 1
+                return None  # a newer state came while the child started: not this one's
             conn.send(state)
             view: TableView = conn.recv()
             return view
         except (EOFError, OSError, ValueError) as e:  # killed (cancelled or stopping), or died
-            process = self._process
-            self._process, self._conn = None, None
+            with self._lock:
+                process = self._process
+                self._process, self._conn = None, None
             if self._work.superseded() or (process is not None and process is self._killed):
                 self.stats.cancelled += 1
             else:
@@ -183,9 +188,11 @@ class AnswerWorker:
                     process.join(1.0)
             return None
         finally:
-            self._busy = None
+            with self._lock:
+                self._busy = None
 
     def _child_conn(self) -> Connection:
+        """The child's end of the pipe, a fresh child started if need be."""
         process = self._process
         if (
             self._conn is not None
@@ -203,14 +210,19 @@ class AnswerWorker:
             lambda ctx: ctx.Process(target=_child, args=(theirs,), name="answers", daemon=True),
         )
         theirs.close()
-        self._conn, self._process = ours, process
+        with self._lock:
+            self._conn, self._process = ours, process
         return ours
 
     def _kill_unless(self, state: TableState) -> None:
-        """Kill the child if it is computing another state than ``state``."""
-        busy, process = self._busy, self._process
-        if busy is not None and busy is not state and process is not None:
-            self._kill(process)
+        """Kill the child if it is computing another state than ``state``. The state and its
+        child are read and the child killed under the lock the worker sets them with: read
+        apart, a kill meant for the older state's child could land once that child had
+        answered and taken ``state`` itself, whose answer was then lost as "cancelled"."""
+        with self._lock:
+            busy, process = self._busy, self._process
+            if busy is not None and busy is not state and process is not None:
+                self._kill(process)
 
     def _kill(self, process: multiprocessing.process.BaseProcess) -> None:
         self._killed = process

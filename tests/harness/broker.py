@@ -288,8 +288,8 @@ class Watcher:
         self.client.loop_stop()
 
 
-def example_loop() -> TableLoop:
-    state = engine.load_table(EXAMPLE_TABLE)
+def example_loop(table: Path = EXAMPLE_TABLE) -> TableLoop:
+    state = engine.load_table(table)
     return TableLoop(state, TagRegistry.synthetic(state.tokens))
 
 
@@ -316,10 +316,11 @@ def bridge_config(port: int, **more: Any) -> Any:
 
 @contextmanager
 def table_on_mqtt(
-    port: int, seq: int = 0, **config: Any
+    port: int, seq: int = 0, table: Path = EXAMPLE_TABLE, **config: Any
 ) -> Iterator[tuple[MqttBridge, RunningLoop]]:
-    """The example table's loop running with a started bridge, torn down in order."""
-    running = RunningLoop(example_loop())
+    """The example table's loop (or ``table``'s) running with a started bridge, torn down in
+    order."""
+    running = RunningLoop(example_loop(table))
     bridge = MqttBridge(bridge_config(port, **config), seq=seq)
     bridge.start(running.loop)
     try:

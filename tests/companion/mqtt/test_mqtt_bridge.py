@@ -17,12 +17,14 @@ from companion.mqtt.bridge import MqttBridge
 from companion.mqtt.messages import state_messages, state_payload
 from companion.mqtt.topics import Topics
 from companion.table.panel_output import LazyView
+from companion.views.answers import answer_for
 from companion.views.cache import VIEWS, Views
 from engine import CommandRejected, apply
+from engine.combat.odds import success_counts
 from engine.contracts.events import audience
 from engine.view import table_view
 from firmware_bridge.events import Presence, TagEvent
-from tests.harness import ARIA, BEGIN, run, wait_until
+from tests.harness import ARIA, BEGIN, ROOT, run, wait_until
 from tests.harness.broker import (
     WAIT,
     R,
@@ -526,6 +528,63 @@ def test_a_readers_turn_publishes_the_state_computed_while_its_commit_synced(bro
         assert VIEWS.computed == before + 1  # the ahead thread's, and nobody's again
 
 
+FIGHT = ROOT / "examples" / "fight.toml"
+
+
+def test_answers_that_come_during_the_commit_go_out_in_the_turns_own_state_c3(broker):
+    """A state whose answers were pending when the ahead thread encoded it (the fight's
+    attack forecast, C3: past the turn's 2,000 steps) and were answered before its commit
+    ended: the turn publishes the whole view, not the payload of the pending one. Before,
+    the publisher took that payload for the whole view's (same state, same ``VIEWS`` entry)
+    and the overlay's forecast stayed empty for good (two CI runs, stops 48 and 49)."""
+    [start] = [json.loads(x) for x in FIGHT.with_suffix(".jsonl").read_text().splitlines()
+               if x.startswith('{"cmd":"start_combat"')]  # fmt: skip
+    watcher = Watcher(broker.port, ["rhuna/fight/#"])
+    VIEWS.start_answers()
+    try:
+        with table_on_mqtt(broker.port, table=FIGHT) as (bridge, running):
+            assert bridge.wait_ready(WAIT)
+            watcher.wait(lambda ms: watcher.on("rhuna/fight/history"), "the history")
+            idle = lambda: bridge.publisher.inbox.empty() and not bridge.link.state_lock.locked()  # noqa: E731
+            wait_until(idle, "the publisher done with its retained topics")
+            seq = iter(range(1, 1_000))
+
+            def commit(outcome):  # the disk slow enough for the answer to come first
+                def answered() -> bool:
+                    done = bridge.fast.ahead._done
+                    if done is None or done[0] is not outcome.state:
+                        return False
+                    pending.append(answer_for(done[1]))
+                    kept = dict((id(s), v) for s, v in VIEWS._kept)
+                    return not pending[-1] or kept.get(id(outcome.state)) is not done[1]
+
+                wait_until(answered, "the state encoded ahead, then its answers come")
+                return next(seq)
+
+            pending: list[bool] = []
+            running.loop.journal = commit
+            running.loop.inline = True
+            # the odds this process's earlier tests memoised would answer the forecast in
+            # the turn's own 2,000 steps: forgotten, as in a service that just started
+            success_counts.cache_clear()
+            running.loop.submit(start, source="script")
+            wait_until(lambda: bridge.stats.state_direct == 1, "the turn's own …/state")
+            assert pending[0], "the forecast was answered in the turn: nothing to test"
+            first = watcher.wait(
+                lambda ms: [m for m in watcher.on("rhuna/fight/state") if m.json().get("combat")],
+                "the fight's first state",
+            )[0].json()
+            assert first["combat"]["forecast_status"] == "ready"
+            assert bridge.fast.ahead.stale == 1 and bridge.stats.state_ahead == 0
+            assert (
+                first["combat"]["forecast"] == table_view(running.loop.state)["combat"]["forecast"]
+            )
+            assert len(first["combat"]["forecast"]) == 2
+    finally:
+        VIEWS.stop_answers()
+        watcher.close()
+
+
 @pytest.mark.error_log  # the loop logs the command it could not save
 def test_a_state_whose_commit_failed_was_computed_ahead_and_is_never_published(broker, watcher):
     """The ahead thread computes a state before the journal has it; when the commit then
@@ -558,17 +617,21 @@ def test_the_ahead_payload_is_only_ever_its_own_states(example_state):
         first, second = example_state, run(example_state, BEGIN)[0]
         ahead.ask(first)
         wait_until(lambda: ahead.computed == 1, "the first state computed")
-        assert ahead.take(second, timeout=0) is None
-        payload = ahead.take(first)
+        assert ahead.take(second, VIEWS(second), timeout=0) is None
+        payload = ahead.take(first, VIEWS(first))
         assert payload is not None and json.loads(payload) == as_json(
             state_payload(table_view(first))
         )
-        assert ahead.take(first, timeout=0) is None  # taken once
+        assert ahead.take(first, VIEWS(first), timeout=0) is None  # taken once
         ahead.ask(second)
-        payload = ahead.take(second)  # waits while it is being computed
+        payload = ahead.take(second, VIEWS(second))  # waits while it is being computed
         assert payload is not None and json.loads(payload) == as_json(
             state_payload(table_view(second))
         )
+        # encoded from another view than the turn's (its answers came since): not taken
+        ahead.ask(first)
+        wait_until(lambda: ahead.computed == 3, "the first state computed again")
+        assert ahead.take(first, dict(VIEWS(first))) is None and ahead.stale == 1
     finally:
         ahead.stop()
     assert not thread.is_alive()

@@ -324,3 +324,31 @@ def test_a_broker_never_takes_another_process_listener_for_its_own(tmp_path, mon
             assert not harness.listens(b.proc.pid, taken)
         finally:
             b.stop()
+
+
+def test_a_web_broker_returns_once_every_listener_listens_and_never_starts_twice(tmp_path):
+    """``start`` returns once the websockets listener (the pages' server, bound after the plain
+    one) listens too: a page opened at once was refused (stop 49's CI run, the axe matrix's
+    ``offline`` cells). A second ``start`` of a running broker fails rather than leave the
+    first orphaned, serving the pages a test then stopped."""
+    from tests.harness import broker as harness
+    from tests.harness.web import WebBroker
+
+    b = WebBroker(tmp_path / "broker")
+    assert b.ports() == [b.port, b.ws_port]
+    b.start()
+    try:
+        assert b.proc is not None
+        pid = b.proc.pid
+        assert all(harness.listens(pid, port) for port in b.ports())
+        with pytest.raises(pytest.fail.Exception, match="running already"):
+            b.start()
+        assert b.proc is not None and b.proc.pid == pid and b.running
+    finally:
+        b.stop()
+    assert not b.running
+    b.start()  # again on the same ports, once stopped
+    try:
+        assert b.proc is not None and harness.listens(b.proc.pid, b.ws_port)
+    finally:
+        b.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -71,13 +72,15 @@ def free_port() -> int:
 
 
 def listens(pid: int, port: int) -> bool:
-    """Whether process ``pid`` holds a socket listening on 127.0.0.1:``port`` (Linux's
-    /proc/net/tcp, state 0A, whose inode is one of the process's descriptors)."""
+    """Whether process ``pid`` holds a socket listening on ``port`` (Linux's /proc/net/tcp
+    and tcp6, state 0A, whose inode is one of the process's descriptors). tcp6 too: Debian's
+    Mosquitto 2.0 binds a websockets listener through libwebsockets on ``*`` (IPv6, dual
+    stack), whatever address its ``listener`` line names."""
     inodes = set()
-    try:
-        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    except OSError:
-        return False
+    rows: list[str] = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            rows += Path(table).read_text().splitlines()[1:]
     for row in rows:
         f = row.split()
         local, state, inode = f[1], f[3], f[9]
@@ -125,12 +128,25 @@ class Broker:
             lines.append("user root")  # else it drops to 'mosquitto', who cannot read tmp_path
         return "\n".join(lines) + "\n"
 
+    def ports(self) -> list[int]:
+        """Every port this broker listens on: its configuration's ``listener`` lines."""
+        return [int(p) for p in re.findall(r"^listener (\d+)", self.config_text(), re.M)]
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     def start(self) -> Broker:
         """Start it and return once *this* Mosquitto listens on its port. A port that answers
         is not proof: between ``free_port`` closing its probe and Mosquitto's bind, a test on
         another xdist worker may take the same port for its own broker, and a test that then
         talked to that one saw nothing of its own (``got []``). A broker whose first port was
         taken so is started again on another (a port given by the caller is kept)."""
+        if self.running:
+            # a second Mosquitto on this config would be refused the ports (or, on a new
+            # plain port, serve beside the first): the first then ran on, orphaned, and a
+            # page a test meant to see "offline" stayed live (stop 49's CI run)
+            pytest.fail(f"mosquitto on port {self.port} is running already: stop it first")
         for attempt in range(5):
             taken = self._start_once()
             if not taken:
@@ -158,8 +174,9 @@ class Broker:
                 if "Address already in use" in said:
                     return said.strip().splitlines()[-1]
                 pytest.fail(f"mosquitto exited: {said}")
-            if listens(self.proc.pid, self.port):
-                return ""
+            if all(listens(self.proc.pid, port) for port in self.ports()):
+                return ""  # every listener, not the first alone: the websockets one (the
+                # pages' server) is bound after it, and a page opened in between was refused
             time.sleep(0.02)  # the poll of a wait for its listener (a deadline above)
         self.stop()  # not left running behind the failure
         pytest.fail(f"mosquitto did not listen on port {self.port}")

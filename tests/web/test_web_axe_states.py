@@ -216,9 +216,9 @@ class Matrix:
         self.page: Any = None
 
     def page_for(self, state: str, page_name: str) -> Any:
-        if self.key != (state, page_name):
+        if self.key != (state, page_name) or self.page is None:
             self.close()
-            self.key = (state, page_name)
+            self.key = (state, page_name)  # before opening: `close` restarts its broker
             self.page = self.open(state, page_name)
         return self.page
 
@@ -226,8 +226,14 @@ class Matrix:
         broker = self.brokers[state]
         width, height = PAGES[page_name]
         touch = {"is_mobile": True, "has_touch": True} if page_name == "gm" else {}
-        page = self.browser.new_context(viewport={"width": width, "height": height}, **touch)
-        page = page.new_page()
+        context = self.browser.new_context(viewport={"width": width, "height": height}, **touch)
+        try:
+            return self._opened(context.new_page(), broker, state, page_name)
+        except BaseException:
+            context.close()  # not left open behind a cell that failed
+            raise
+
+    def _opened(self, page: Any, broker: WebBroker, state: str, page_name: str) -> Any:
         if state == "stale":
             page.clock.install()  # the page's Date and timers, moved on below (no sleeping)
         page.goto(broker.url(f"{page_name}.html", table="example", theme=THEMES[0]))
@@ -252,8 +258,9 @@ class Matrix:
     def close(self) -> None:
         if self.page is not None:
             self.page.context.close()
-        if self.key is not None and self.key[0] == "offline":
-            self.brokers["offline"].start()
+        offline = self.brokers["offline"]
+        if self.key is not None and self.key[0] == "offline" and not offline.running:
+            offline.start()  # stopped by `open` (once its page was live), or not
         self.page = None
         self.key = None
 

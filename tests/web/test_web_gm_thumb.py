@@ -25,6 +25,15 @@ MS = 2 * WAIT * 1000
 HALF = PHONE["height"] / 2
 
 
+#: two animation frames: what the page was painting when last looked at is painted
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+#: the element at a control's centre, and where the control is (a swipe's why)
+COVER = """e => { const r = e.getBoundingClientRect();
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return `${e.textContent.trim().slice(0, 30)} at y=${Math.round(r.top)}: under ` +
+    (at === null ? 'nothing (off the screen)' : `${at.tagName}#${at.id}.${at.className}`); }"""
+
+
 class Thumb:
     """Taps and swipes on a phone, as a WorldKeeper's thumb makes them: a control not in sight
     (off the screen or under the fixed footer and dock) takes a swipe first; a select takes two
@@ -34,6 +43,8 @@ class Thumb:
         self.page = page
         self.taps: list[tuple[str, float]] = []
         self.swipes = 0
+        #: what covered each control that took a swipe (the failure's words)
+        self.covered: list[str] = []
 
     def _reach(self, loc: Any) -> float:
         loc.wait_for(timeout=MS)
@@ -43,7 +54,14 @@ class Thumb:
             " return at !== null && (e === at || e.contains(at)); }"
         )
         if not loc.evaluate(seen):
+            # covered for a moment (the dock sliding to the next hero, a repaint): no swipe
+            # moves a control into sight that its page is about to show anyway — a loaded CI
+            # run counted one so (stop 50's first run). Looked at again once the page is still
+            self.page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
+            self.page.evaluate(FRAMES)
+        if not loc.evaluate(seen):
             self.swipes += 1
+            self.covered.append(loc.evaluate(COVER))
             loc.evaluate("e => e.scrollIntoView({block: 'center'})")
             assert loc.evaluate(seen), "the control is still hidden after a swipe"
         # a repaint (a state arriving) may replace the control between two looks: look again
@@ -175,7 +193,7 @@ def test_a_whole_performance_takes_at_most_12_taps_all_in_the_bottom_half(rig: A
     screenshot(page, "gm-thumb-resolved")
     print(f"\nPerformance: {len(thumb.taps)} taps, {thumb.swipes} swipes: {thumb.taps}")
     assert thumb.high() == [], thumb.high()
-    assert thumb.swipes == 0
+    assert thumb.swipes == 0, thumb.covered
     assert len(thumb.taps) <= 12, thumb.taps
     # Undo still names the command it takes back, from the footer, in the bottom half
     undo = page.locator("#undo")
@@ -254,7 +272,7 @@ def test_a_combat_round_takes_at_most_6_taps_all_in_the_bottom_half(rig: Any) ->
         acts += 1
     print(f"\ncombat round: {len(thumb.taps)} taps, {thumb.swipes} swipes: {thumb.taps}")
     assert thumb.high() == [], thumb.high()
-    assert thumb.swipes == 0
+    assert thumb.swipes == 0, thumb.covered
     assert len(thumb.taps) <= 6, thumb.taps
 
 

@@ -73,9 +73,10 @@ class Rig:
 
 
 def settle(page: Any) -> None:
-    """Two more paints: what the store holds is on the page."""
+    """A paint begun after this call: what the store holds now is on the page (a paint
+    runs whole between two looks, on the page's one thread)."""
     n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 2, timeout=MS)
+    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 1, timeout=MS)
 
 
 @pytest.fixture

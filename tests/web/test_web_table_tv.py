@@ -106,8 +106,10 @@ def open_display(browser: Any, url: str, width: int, height: int) -> Page:
 
 
 def settle(page: Page) -> None:
+    """A paint begun after this call (so of all the store holds now; a paint runs whole
+    between two looks, on the page's one thread), and no animation running."""
     n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 2, timeout=MS)
+    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 1, timeout=MS)
     page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 

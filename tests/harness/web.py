@@ -195,9 +195,12 @@ class ServedTable:
         mqtt_extra: str = "",
         serve_pages: bool = False,
         display: str = PNG_PANEL,
+        pages: Path | None = None,
     ) -> None:
         #: ``display``: another ``[display]`` section (a Waveshare on tests.harness.epaper's
-        #: stand-in); ``serve_pages``: the service serves web/dist itself (``[web]``, as on the Pi)
+        #: stand-in); ``serve_pages``: the service serves web/dist itself (``[web]``, as on the Pi),
+        #: or ``pages``, a folder of the caller's (never write into the checkout's web/dist:
+        #: another worker copies it meanwhile)
         self.web_port = free_port() if serve_pages else None
         self.broker = broker
         extra = (
@@ -208,9 +211,7 @@ class ServedTable:
             + mqtt_extra
         )
         if self.web_port is not None:
-            extra += (
-                f'\n[web]\ndir = "{built_pages()}"\nport = {self.web_port}\nhost = "127.0.0.1"\n'
-            )
+            extra += f'\n[web]\ndir = "{pages or built_pages()}"\nport = {self.web_port}\nhost = "127.0.0.1"\n'
         config = write_config(folder, extra, display=display)
         if table_file is not None:  # another table file than the example's (a fight's)
             shutil.copy(table_file, folder / "table.toml")

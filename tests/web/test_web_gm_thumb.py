@@ -55,7 +55,7 @@ class Thumb:
         )
         if not loc.evaluate(seen):
             # covered for a moment (the dock sliding to the next hero, a repaint): no swipe
-            # moves a control into sight that its page is about to show anyway — a loaded CI
+            # moves a control into sight that its page is about to show anyway — a quiet CI
             # run counted one so (stop 50's first run). Looked at again once the page is still
             self.page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
             self.page.evaluate(FRAMES)

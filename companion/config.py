@@ -142,6 +142,13 @@ WEB = Section(
             maximum=300,
             fix="e.g. 10",
         ),
+        "first_state": Key(
+            "boolean",
+            "serve each page with the table's public state in it, so it paints before the broker"
+            " answers (off: a page shows nothing until it has logged in to the broker; the page"
+            " server has no login, and this state is what every viewer login reads; docs/web.md)",
+            True,
+        ),
     },
 )
 LOG = Section(
@@ -180,6 +187,8 @@ class Config:
     web_recaps: bool = False
     web_max_connections: int = 64
     web_timeout: float = 10.0
+    #: ``[web] first_state``: the public retained topics inlined in every page served
+    web_first_state: bool = True
 
     @property
     def roles(self) -> ReaderRoles:
@@ -278,4 +287,5 @@ def _check(data: dict[str, Any], source: str, base: Path, env: Mapping[str, str]
         web_recaps=bool(web["recaps"]),
         web_max_connections=web["max_connections"],
         web_timeout=float(web["timeout"]),
+        web_first_state=bool(web["first_state"]),
     )

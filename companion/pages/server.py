@@ -34,7 +34,9 @@ public retained topics as the MQTT bridge last published them, in a JSON block
 (``<script id="rhuna-first" type="application/json">``, :func:`inline_first_state`), so
 it paints the table at once, before its WebSocket to the broker is open; the broker's
 retained copies then take over. Only what every login of the table may read (the bridge's
-``first_state``: never a worldkeeper topic), since this server sees no login.
+``first_state``: never a worldkeeper topic), since this server sees no login. Whoever can
+reach the port can read that much without a login; ``[web] first_state = false`` serves the
+pages as built instead, and each page then paints once its own login is in at the broker.
 
 >>> PageServer(Path("web/dist"), "127.0.0.1", 0).root.name
 'dist'
@@ -184,8 +186,11 @@ class PageServer:
         recaps: Path | None = None,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         timeout: float = DEFAULT_TIMEOUT,
+        first_state: bool = True,
     ) -> None:
         self.root = root
+        #: ``[web] first_state``: off, :meth:`take_first_state` is ignored (pages come as built)
+        self.first_state = first_state
         self.host = host
         self.port = port
         self.recaps = recaps
@@ -203,8 +208,11 @@ class PageServer:
         self.inline: Callable[[], Mapping[str, str]] | None = None
 
     def take_first_state(self, source: Callable[[], Mapping[str, str]]) -> None:
-        """Inline ``source()`` (public retained topics only) in every page served."""
-        self.inline = source
+        """Inline ``source()`` (public retained topics only) in every page served, unless
+        ``[web] first_state = false`` turned it off: then a page learns the table only from
+        the broker, through its own login."""
+        if self.first_state:
+            self.inline = source
 
     # --- the thread ----------------------------------------------------------------------
 
@@ -475,6 +483,8 @@ class WebSettings(Protocol):
     def web_max_connections(self) -> int: ...
     @property
     def web_timeout(self) -> float: ...
+    @property
+    def web_first_state(self) -> bool: ...
 
 
 class WebHost(Protocol):
@@ -496,4 +506,5 @@ def page_server(host: WebHost) -> PageServer | None:
         recaps=config.recaps_dir if config.web_recaps else None,
         max_connections=config.web_max_connections,
         timeout=config.web_timeout,
+        first_state=config.web_first_state,
     )

@@ -16,7 +16,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
+from companion.config import ConfigError, config_from_text
 from companion.ops.accounts import WALL
+from companion.pages.server import PageServer
 from tests.harness import wait_until
 from tests.harness.broker import WAIT, Watcher
 from tests.harness.web import AccountsBroker, served_table
@@ -101,3 +105,32 @@ def test_every_page_is_given_the_state_and_only_what_the_public_logins_may_read(
                 assert every <= may, f"{role} may not read {sorted(every - may)}"
     finally:
         broker.stop()
+
+
+def test_first_state_off_serves_the_pages_as_built_and_the_config_says_so(tmp_path: Path) -> None:
+    """``[web] first_state = false``: whoever reaches the port without a login gets the page as
+    built, with no table state in it; on (the default) the same page carries the block. The
+    key is checked like every other: a word that is no boolean is refused, naming the key."""
+    root = tmp_path / "web"
+    root.mkdir()
+    built = b"<html><head><title>t</title></head><body></body></html>"
+    (root / "table.html").write_bytes(built)
+    state = {"rhuna/example/state": json.dumps({"table": "example"})}
+    bodies = {}
+    for first_state in (True, False):
+        server = PageServer(root, "127.0.0.1", 0, first_state=first_state)
+        server.take_first_state(lambda: state)
+        server.start(None)
+        try:
+            bodies[first_state] = page(server.port, "table.html")
+        finally:
+            server.stop()
+    assert inlined(bodies[True]) == state
+    assert bodies[False] == built, "a page served with first_state off carries no state"
+
+    assert config_from_text('[web]\ndir = "web"\n', "rhuna.toml", base=tmp_path).web_first_state
+    off = config_from_text('[web]\ndir = "web"\nfirst_state = false\n', "rhuna.toml", base=tmp_path)
+    assert off.web_first_state is False
+    with pytest.raises(ConfigError) as refused:
+        config_from_text('[web]\ndir = "web"\nfirst_state = "no"\n', "rhuna.toml", base=tmp_path)
+    assert "web.first_state" in str(refused.value)

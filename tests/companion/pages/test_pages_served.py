@@ -193,6 +193,7 @@ def test_install_sh_gives_a_new_config_and_an_old_one_the_pages(tmp_path):
         "recaps": False,
         "max_connections": 64,
         "timeout": 10,
+        "first_state": True,
     }
     assert f"would run: cp -R {ROOT}/web/dist/. {prefix}/web/" in out
     config_dir.mkdir()

@@ -373,12 +373,32 @@ def scroll_to(locator: Any) -> None:
                 raise
 
 
+def painted(page: Any, more: int = 1) -> None:
+    """``more`` paints of the page begun after this call (its own count, ``rhuna.paints``,
+    web/src/app.ts; an idle page repaints every second). One is enough to see what the store
+    holds now: a paint runs whole between two looks, on the page's one thread, and reads the
+    newest snapshot; a second would cost a second of the one-second repaint each time."""
+    n = page.evaluate("window.rhuna.paints")
+    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + more, timeout=WAIT * 1000)
+
+
+def quiet(page: Any) -> None:
+    """No animation running (a token arriving, an outcome landing, a meter swinging)."""
+    page.wait_for_function("document.getAnimations().length === 0", timeout=WAIT * 1000)
+
+
+def settle(page: Any) -> None:
+    """What the store holds now is on the page, and nothing on it still moves: a paint begun
+    after this call (:func:`painted`), then no animation running (:func:`quiet`)."""
+    painted(page)
+    quiet(page)
+
+
 def screenshot(page: Any, name: str) -> Path:
     """Save a screenshot of ``page`` as a test artefact; returns its path."""
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTEFACTS / f"{name}.png"
-    # a token arriving or an outcome landing is animated: picture the page once it has settled
-    page.wait_for_function("document.getAnimations().length === 0", timeout=WAIT * 1000)
+    quiet(page)  # a token arriving or an outcome landing is animated: picture it settled
     page.screenshot(path=str(path))
     return path
 

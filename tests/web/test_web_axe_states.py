@@ -46,8 +46,10 @@ from tests.harness.web import (
     WebBroker,
     axe,
     built_pages,
+    painted,
     playwright_chromium,
     publish_retained,
+    quiet,
 )
 
 try:
@@ -182,15 +184,6 @@ def brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, WebB
 HEARD = "() => window.rhuna?.store.snapshot.tables.get('example')?.status === 'online'"
 #: a paint after now
 PAINTS = "window.rhuna.paints"
-
-
-def painted(page: Any) -> None:
-    n = page.evaluate(PAINTS)
-    page.wait_for_function(f"{PAINTS} > {n}", timeout=MS)
-
-
-def quiet(page: Any) -> None:
-    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 
 def ready(page: Any, name: str) -> None:

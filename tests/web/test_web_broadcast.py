@@ -27,7 +27,9 @@ from tests.harness.web import (
     ServedTable,
     axe,
     finish_draws,
+    painted,
     publish_retained,
+    quiet,
 )
 
 try:
@@ -47,18 +49,6 @@ def open_page(browser: Any, url: str, width: int, height: int, **extra: Any) -> 
     page.goto(url)
     expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
     return page
-
-
-def settled(page: Page) -> None:
-    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
-
-
-def painted(page: Page, more: int = 1) -> None:
-    """Wait for ``more`` paints of the page after this call (its own count, ``rhuna.paints``,
-    web/src/app.ts; an idle page repaints every second): what it shows then is what its store
-    held when this was called, whatever the machine's speed."""
-    n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + more, timeout=MS)
 
 
 def store_version(page: Page) -> int:
@@ -154,7 +144,7 @@ def worst_contrasts(page: Page, texts: list[dict[str, Any]]) -> dict[str, float]
     """Each text's colour against what is under it (its panel composited over a white and a busy
     frame), at the lightest and the darkest point of its box: the worst ratio per frame."""
     page.add_style_tag(content=HIDE_TEXT)
-    settled(page)
+    quiet(page)
     shot = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
     worst: dict[str, float] = {}
     for name, frame in (
@@ -200,7 +190,7 @@ def test_the_overlay_at_720p_is_big_enough_and_legible_over_white_and_busy_frame
         perf = page.locator("#performance")
         expect(perf.locator(".token")).to_have_count(2, timeout=MS)
         expect(perf.locator(".meter").first).to_be_visible(timeout=MS)
-        settled(page)
+        quiet(page)
         clean = Image.open(io.BytesIO(page.screenshot(omit_background=True))).convert("RGBA")
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         for name, frame in (
@@ -233,7 +223,7 @@ def test_obs_default_800x600_shows_the_whole_performance_panel(broker, table, br
     page = open_page(browser, broker.url("overlay.html"), 800, 600)
     perf = page.locator("#performance")
     expect(perf.locator(".advice").first).to_be_visible(timeout=MS)
-    settled(page)
+    quiet(page)
     page.screenshot(path=str(ARTEFACTS / "overlay-800x600-mid-performance.png"))
     cut = page.evaluate(
         """() => [...document.querySelectorAll('main *, #status')].filter((e) => e.getClientRects().length)
@@ -246,7 +236,7 @@ def test_obs_default_800x600_shows_the_whole_performance_panel(broker, table, br
     finish_draws(table)
     table.command({"cmd": "resolve"})
     expect(perf.locator(".outcome .verdict")).to_be_visible(timeout=MS)
-    settled(page)
+    quiet(page)
     box = perf.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 600, box
     page.screenshot(path=str(ARTEFACTS / "overlay-800x600-outcome.png"))
@@ -394,7 +384,7 @@ def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):
         page.goto(url)
         expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
         painted(page)
-        settled(page)
+        quiet(page)
         opened[name] = page
         found[f"{name} mid-Performance"] = axe(page)
     finish_draws(table)
@@ -402,7 +392,7 @@ def test_axe_finds_no_wcag_22_aa_violation_on_the_pages(broker, table, browser):
     table.command({"cmd": "resolve"})
     for name, page in opened.items():
         resolution_taken(page, seqs[name])
-        settled(page)
+        quiet(page)
         found[f"{name} outcome"] = axe(page)
         page.context.close()
     # the fifth page: the night's recap, as `rhuna-table export` writes it, opened from disk
@@ -529,7 +519,7 @@ def test_a_whole_session_shows_no_worldkeeper_text_on_the_public_pages(broker, t
                     "([w, h]) => innerWidth === w && innerHeight === h", arg=[width, height]
                 )
                 painted(pages[name])
-                settled(pages[name])
+                quiet(pages[name])
                 pages[name].screenshot(
                     path=str(ARTEFACTS / f"{name.split('.')[0]}-after-a-session-{height}p.png")
                 )
@@ -649,7 +639,7 @@ def test_outcomes_queue_never_drops_five_in_3_s_each_up_4_s_in_order(broker, tab
     page.wait_for_function(
         "() => window.__alerts.some((a) => a.keys.split('|')[0] === '2')", timeout=3 * MS
     )
-    settled(page)
+    quiet(page)
     page.screenshot(path=str(ARTEFACTS / "overlay-alert-queue-held.png"))
     # the queue has come to the fifth (five outcomes of 4 s at least: a liveness bound)
     page.wait_for_function(

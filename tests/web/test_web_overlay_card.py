@@ -25,7 +25,7 @@ import pytest
 
 from tests.harness import ARIA, BEGIN, missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import ARTEFACTS, axe, served_table
+from tests.harness.web import ARTEFACTS, axe, served_table, settle
 
 try:
     from PIL import Image
@@ -156,14 +156,6 @@ def open_overlay(browser: Any, url: str, width: int, height: int) -> Page:
     page.goto(url)
     expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
     return page
-
-
-def settle(page: Page) -> None:
-    """A paint begun after this call (so of all the store holds now; a paint runs whole
-    between two looks, on the page's one thread), and no animation running."""
-    n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 1, timeout=MS)
-    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 
 ODDS_READY = (

@@ -20,7 +20,7 @@ import pytest
 
 from tests.harness import missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import ARTEFACTS, AccountsBroker, address, axe, served_table
+from tests.harness.web import ARTEFACTS, AccountsBroker, address, axe, painted, served_table
 
 try:
     from playwright.sync_api import expect
@@ -69,14 +69,7 @@ class Rig:
                 f"() => (window.rhuna.store.snapshot.tables.get('example')?.lastSeq ?? 0) >= {seq}",
                 timeout=MS,
             )
-            settle(page)
-
-
-def settle(page: Any) -> None:
-    """A paint begun after this call: what the store holds now is on the page (a paint
-    runs whole between two looks, on the page's one thread)."""
-    n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 1, timeout=MS)
+            painted(page)
 
 
 @pytest.fixture
@@ -125,7 +118,7 @@ def test_a_public_note_is_on_the_overlay_and_the_wall_card_a_worldkeeper_note_ne
     # three minutes after the table took it, it is gone (the clock moved, the timers run on)
     for page in (overlay, wall):
         page.clock.set_fixed_time(time.time() + SHOWN_S - 20)
-        settle(page)
+        painted(page)
     expect(note).to_have_text(f"Note: {PUBLIC}")
     expect(card).to_have_count(1)
     for page in (overlay, wall):

@@ -15,7 +15,7 @@ import pytest
 
 from tests.harness import BEGIN, missing_real_part
 from tests.harness.broker import WAIT
-from tests.harness.web import ARTEFACTS, axe, finish_draws, served_table
+from tests.harness.web import ARTEFACTS, axe, finish_draws, served_table, settle
 
 try:
     from playwright.sync_api import Page, expect
@@ -103,14 +103,6 @@ def open_display(browser: Any, url: str, width: int, height: int) -> Page:
     page.goto(url)
     expect(page.locator("#status")).to_have_attribute("data-state", "live", timeout=MS)
     return page
-
-
-def settle(page: Page) -> None:
-    """A paint begun after this call (so of all the store holds now; a paint runs whole
-    between two looks, on the page's one thread), and no animation running."""
-    n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 1, timeout=MS)
-    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 6])

@@ -28,7 +28,7 @@ from engine.view import table_view
 from tests.harness import ARIA, BEGIN, missing_real_part
 from tests.harness.broker import WAIT
 from tests.harness.record import fight_commands, night_table
-from tests.harness.web import ARTEFACTS, axe, publish_retained, served_table
+from tests.harness.web import ARTEFACTS, axe, publish_retained, served_table, settle
 
 try:
     from playwright.sync_api import Page, expect
@@ -168,16 +168,6 @@ def open_wall(browser: Any, url: str, roster: dict[str, Any], width: int, height
 #: how many tables the page has a ``…/status`` of (the last of each table's retained topics)
 HEARD = """n => [...window.rhuna.store.snapshot.tables.values()]
   .filter((t) => t.status !== 'unknown').length >= n"""
-
-
-def settle(page: Page) -> None:
-    """A paint begun after now (so of everything the store holds now), and no animation
-    running. One paint, not two: a paint runs whole between two of this test's looks (the
-    page has one thread), and the next reads the newest snapshot; the second was a second
-    of the wall's one-second repaint a page, 20 s of the suite's time at 100 tables."""
-    n = page.evaluate("window.rhuna.paints")
-    page.wait_for_function("n => window.rhuna.paints >= n", arg=n + 1, timeout=MS)
-    page.wait_for_function("document.getAnimations().length === 0", timeout=MS)
 
 
 @pytest.mark.parametrize("count", [1, 12, 100])

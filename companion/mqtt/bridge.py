@@ -338,6 +338,15 @@ class MqttBridge:
         if not rewilled:  # the claim's own reconnection (with or without the will) is no new one
             self.stats.connects += 1
         self.stats.last_error = None
+        # the publisher's retain flag kept: a retained command is refused even live.
+        # The commands' subscription before ``online``: the broker handles a connection's
+        # packets in order, so a remote that sends a command the instant it reads ``online``
+        # finds it in place, also on a session the broker lost (killed, a power cut). Without
+        # the retained ones here (RETAIN_DO_NOT_SEND): they come with the second below
+        live = SubscribeOptions(
+            qos=1, retainAsPublished=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND
+        )
+        client.subscribe([(t.command, live), (t.command_filter, live)])
         # online only where the last will is, the holder's connection (companion.mqtt.identity):
         # its acknowledgement arrives after paho re-sent whatever was in flight (see Ready);
         # without the will, the claim decides (a standby is ready once it stands by)
@@ -345,10 +354,10 @@ class MqttBridge:
         link.put(client, t.info, encode(self.identity.info()))
         self.identity.info_said = time.monotonic()
         link.put(client, t.vocabulary, _vocabulary())
-        # the commands last: the broker queues the claim's echo for this connection before
-        # their retained ones (a flood of them would fill its queue, and the echo, dropped,
-        # would leave the claim undecided); the publisher's retain flag kept: a retained
-        # command is refused even live
+        # the same filters again, now with their retained commands (MQTT 5 §3.8.4: a new
+        # subscription to an existing filter replaces it, no message is lost or doubled): the
+        # broker queues the claim's echo for this connection before them (a flood of them
+        # would fill its queue, and the echo, dropped, would leave the claim undecided)
         commands = SubscribeOptions(qos=1, retainAsPublished=True)
         client.subscribe([(t.command, commands), (t.command_filter, commands)])
         log.info("MQTT: connected to %s:%d", self.config.host, self.config.broker_port)

@@ -27,6 +27,7 @@ from firmware_bridge.events import Presence, TagEvent
 from tests.harness import ARIA, BEGIN, ROOT, run, wait_until
 from tests.harness.broker import (
     WAIT,
+    Broker,
     R,
     RunningLoop,
     Watcher,
@@ -35,6 +36,7 @@ from tests.harness.broker import (
     send,
     table_on_mqtt,
 )
+from tests.harness.mqtt_gate import MqttGate
 
 DRAW = {"cmd": "draw", "hero": "aria", "token": "aria.ember.skill"}
 
@@ -75,7 +77,11 @@ def events(w: Watcher) -> list[dict]:
 
 def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher):
     """An overlay opened mid-Performance gets state, Performance, odds and heroes at once."""
-    with table_on_mqtt(broker.port) as (_bridge, running):
+    with table_on_mqtt(broker.port) as (bridge, running):
+        # ready first: the connection's Ready republishes every retained topic whole, and
+        # that republish, landing after the late subscriber below, handed it copies live
+        # (make test-loaded, issue 39)
+        assert bridge.wait_ready(WAIT)
         for command in (BEGIN, ARIA, DRAW):
             running.loop.submit(command, source="script")
         watcher.wait(lambda ms: len(events(watcher)) == 3, "three events")
@@ -101,7 +107,9 @@ def test_a_late_subscriber_sees_the_whole_retained_truth_at_once(broker, watcher
         try:
             wanted = {*retained, f"{R}/status", f"{R}/history"}
             late.wait(lambda ms: wanted <= {m.topic for m in ms}, "every retained topic")
-            got = {m.topic: m for m in late.messages}
+            got = {}  # what it was handed first on each topic: the retained copy, if any
+            for m in late.messages:
+                got.setdefault(m.topic, m)
             assert all(m.retain for m in got.values()), [
                 (t, m.payload[:80]) for t, m in got.items() if not m.retain
             ]
@@ -712,3 +720,47 @@ def test_a_prepared_payload_is_only_ever_its_own_states(example_state):
     assert kept is not None and json.loads(kept[1]) == as_json(
         state_payload(table_view(example_state))
     )
+
+
+def test_a_command_sent_the_moment_online_is_read_is_answered_after_a_broker_lost_all(tmp_path):
+    """``online`` on ``…/status`` is the service's word that commands are heard: a remote that
+    sends one the instant it reads it is answered, also when the service comes back to a
+    broker that lost its session (killed, a power cut: no persistence file, so the commands'
+    subscription is gone with it). The gate holds the service's stream right after its new
+    ``online`` until the command is on the broker (acknowledged), so whatever the service had
+    not subscribed to by then, the broker could not route to it. Before: the commands'
+    subscription went out after ``online`` (and after ``…/info``), and such a command was
+    dropped by the broker, unanswered (docs/mqtt.md, "online")."""
+    broker = Broker(tmp_path / "broker").start()
+    onlines = 0
+
+    def second_online(topic: str, payload: bytes) -> bool:
+        nonlocal onlines
+        onlines += topic == f"{R}/status" and payload == b"online"
+        return onlines == 2
+
+    watcher = None
+    try:
+        with (
+            MqttGate(broker.port, hold_after=second_online) as gate,
+            table_on_mqtt(gate.port) as (bridge, _running),
+        ):
+            assert bridge.wait_ready(WAIT)
+            watcher = Watcher(broker.port, [f"{R}/#"])
+            assert broker.proc is not None
+            broker.proc.kill()  # no clean stop: nothing saved, every session lost
+            broker.proc.wait()
+            broker.proc = None
+            seen = len(watcher.messages)
+            broker.start()
+            gate.target = broker.port
+            assert gate.held.wait(WAIT * 2), f"no second online: {gate.seen}"
+            watcher.wait(lambda ms: any(m.payload == b"online" for m in ms[seen:]), "online again")
+            watcher.send(f"{R}/command", {**BEGIN, "transaction": "at-once"})
+            gate.release()
+            reply = watcher.reply(f"{R}/reply", "at-once")
+            assert reply["status"] == "ok" and reply["data"]["command"] == BEGIN
+    finally:
+        if watcher is not None:
+            watcher.close()
+        broker.stop()

@@ -27,7 +27,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from benchmarks import positive
-from tests.harness.web import PHONE, AccountsBroker, playwright_chromium, served_table
+from tests.harness.web import CHROMIUM, PHONE, AccountsBroker, playwright_chromium, served_table
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -79,7 +79,7 @@ def main() -> int:
     try:
         with (
             served_table(tmp / "svc", broker, login=broker.login("service")) as _table,
-            playwright_chromium() as browser,
+            playwright_chromium(CHROMIUM) as browser,
         ):
             page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
             page.goto(broker.url())

@@ -315,7 +315,7 @@ class WallProbe:
     login and the roster (docs/convention.md), at 1920×1080 on ``page`` (rotation off)."""
 
     def __init__(self, rig: Rig, page: int) -> None:
-        from tests.harness.web import launch_chromium
+        from tests.harness.web import CHROMIUM, launch_chromium
 
         try:
             from playwright.sync_api import sync_playwright
@@ -323,7 +323,7 @@ class WallProbe:
             raise RuntimeError("Playwright is not installed (the test extras)") from e
         self._pw = sync_playwright().start()
         try:
-            self.browser = launch_chromium(self._pw)
+            self.browser = launch_chromium(self._pw, CHROMIUM)
         except BaseException:
             self._pw.stop()
             raise

@@ -452,7 +452,7 @@ def main() -> int:
         watcher = Paho(broker.port, [f"{R}/events"])
         try:
             with sync_playwright() as p:
-                browser = launch_chromium(p)
+                browser = launch_chromium(p, CHROMIUM)
                 page = browser.new_page(viewport={"width": 1920, "height": 1080})
                 page.add_init_script(OBSERVER)
                 page.goto(broker.url("overlay.html", motion="off"))

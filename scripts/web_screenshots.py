@@ -22,7 +22,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFilter
 from playwright.sync_api import sync_playwright
 
-from tests.harness.web import ServedTable, WebBroker, launch_chromium
+from tests.harness.web import CHROMIUM, ServedTable, WebBroker, launch_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ def main() -> int:
                 table.lay(token)
                 time.sleep(0.3)
             with sync_playwright() as p:
-                browser = launch_chromium(p)
+                browser = launch_chromium(p, CHROMIUM)
                 page = browser.new_page(viewport={"width": W, "height": H})
                 page.goto(broker.url("overlay.html", motion="off"))
                 page.wait_for_selector('.token[data-token="aria.potential.lore.2"]')

@@ -146,7 +146,8 @@ WEB = Section(
             "boolean",
             "serve each page with the table's public state in it, so it paints before the broker"
             " answers (off: a page shows nothing until it has logged in to the broker; the page"
-            " server has no login, and this state is what every viewer login reads; docs/web.md)",
+            " server has no login, and this state is what every viewer login reads;"
+            " docs/service.md, 'What first_state shows without a login')",
             True,
         ),
     },

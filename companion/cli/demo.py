@@ -37,7 +37,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.cli.stopping import INTERRUPTED, exit_status
+from companion.cli.stopping import INTERRUPTED, exit_status, relayed
 from companion.table.loop import Outcome
 from engine import load_table
 from engine.narrate import describe
@@ -190,16 +190,19 @@ def _wait_for_stop() -> int:
     back. The tables and the broker stop after, as the ``served`` stack closes."""
     stop = threading.Event()
     got: list[int] = []
+    with relayed(stop) as fire:  # never stop.set() in the handler: it may come inside wait()
 
-    def handle(signum: int, _frame: Any) -> None:
-        got.append(signum)
-        stop.set()
+        def handle(signum: int, _frame: Any) -> None:
+            got.append(signum)
+            fire()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, handle)
-    stop.wait()
-    # a second Ctrl-C while the tables stop is the same request, not a traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, handle)
+        stop.wait()
+        # a second Ctrl-C while the tables stop is the same request, not a traceback (and
+        # never a write to the relay's pipe once it is closed)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print("\n  Stopping the tables and the pages.", flush=True)
     return exit_status(got)
 

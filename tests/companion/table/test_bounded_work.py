@@ -13,11 +13,19 @@ import threading
 from companion.config import load_config
 from companion.service import Service
 from companion.table.loop import TableLoop
+from companion.table.snapshots import CHILD_BOUND
 from companion.table.store import Store
 from engine import load_table
 from tags.registry import TagRegistry
 from tests.harness import EXAMPLE_TABLE, WAIT, wait_until
 from tests.harness.service import as_json, replay, session, write_config
+
+#: how long a test waits for the snapshots it asked for: the product's own bound on a child.
+#: The child runs at nice 19 (below the loop, by design); beside a CPU hog at nice 0 it gets
+#: about 1.5 % of a core (CFS weights 15 against 1024), and 30 s was once too short in
+#: `make test-loaded` (issue 39). A child past the bound is killed and counted as failed,
+#: which the tests check
+SNAPSHOTS_DONE = CHILD_BOUND
 
 
 def test_snapshots_are_taken_while_commands_keep_coming(tmp_path, monkeypatch):
@@ -47,7 +55,7 @@ def test_snapshots_are_taken_while_commands_keep_coming(tmp_path, monkeypatch):
     thread.start()
     try:
         wait_until(lambda: service.store.seq == 300, "300 commits", timeout=60)
-        assert service.store.wait_snapshots(30)
+        assert service.store.wait_snapshots(SNAPSHOTS_DONE)
         taken = service.store.snapshot_stats["taken"]
         db = service.store._db
         with service.store._db_lock:
@@ -112,7 +120,7 @@ def test_the_loop_does_not_wait_for_a_snapshot_being_written(tmp_path, example_s
             assert loop.step(0).seq == n
             if n % 50 == 0:
                 store.request_snapshot(loop.state)
-        assert store.wait_snapshots(30)
+        assert store.wait_snapshots(SNAPSHOTS_DONE)
         assert store.snapshot_stats["failed"] == 0 and store.stats()["snapshot_seq"] >= 350
     with Store.open(tmp_path) as store:
         restored = store.restore(example_state, EXAMPLE_TABLE)

@@ -61,13 +61,14 @@ typecheck: $(STAMP)
 	$(BIN)/mypy settings engine firmware_bridge tags hardware display companion
 
 # the suite's files on TEST_JOBS workers (pytest-xdist; a file stays on one worker, so its
-# module fixtures — a broker, a browser — are shared as before). 3 on two cores: most of a
-# test's time is a wait on a broker, a service or a browser, not a core (quiet 489-564 s
-# against 691 at 2; loaded 787 against 1,020). The claim's races that three workers brought
-# out are found (f98f7fd). --no-loadscope-reorder: the files in tests/conftest.py's
-# order, longest first (xdist's own order is by the number of tests, which put Chromium's
-# files last). TEST_JOBS=0: serially
-TEST_JOBS ?= 3
+# module fixtures — a broker, a browser — are shared as before). 4 on two cores: most of a
+# test's time is a wait on a broker, a service or a browser, not a core. Quiet, one commit,
+# minutes apart: 452 s at 4 against 535 at 3 (2026-12-07, the pages in Chromium's headless
+# shell, which left a core idle); earlier 489-564 s at 3 against 691 at 2. The claim's races
+# that three workers brought out are found (f98f7fd). --no-loadscope-reorder: the files in
+# tests/conftest.py's order, longest first (xdist's own order is by the number of tests,
+# which put Chromium's files last). TEST_JOBS=0: serially
+TEST_JOBS ?= 4
 unit: $(STAMP) $(WEB_BUILT)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 

@@ -258,9 +258,10 @@ class MqttBridge:
             self.fast.ahead.start()
             loop.before_commit(self, self.fast.ask_ahead)
         self.publisher.start(loop.state)
+        # said before the network thread starts: its "connected" can come at once
+        log.info("MQTT: connecting to %s:%d as %s", cfg.host, cfg.broker_port, client_id)
         client.connect_session(cfg.host, cfg.broker_port, cfg.keepalive)
         client.loop_start()
-        log.info("MQTT: connecting to %s:%d as %s", cfg.host, cfg.broker_port, client_id)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Publish what is queued and ``offline`` (the will is not sent on a clean

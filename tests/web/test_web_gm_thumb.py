@@ -108,14 +108,22 @@ class Thumb:
 
 
 #: every control or line of text whose words do not fit it (scrollWidth > clientWidth); a
-#: select by its chosen option's width against its own, less the padding and the arrow
+#: select by its chosen option's width against its own, less the padding and the arrow; an
+#: empty field by its placeholder's (the night walk of stop 53 read "REFLEX dice (bla")
 CUT = """() => {
   const ctx = document.createElement('canvas').getContext('2d');
   const out = [];
-  for (const e of document.querySelectorAll('button, select, label, h3, p, li, summary')) {
+  for (const e of document.querySelectorAll('button, select, label, h3, p, li, summary, input')) {
     if (!e.getClientRects().length || e.closest('[hidden], .sr-only')) continue;
     const s = getComputedStyle(e);
-    if (e.tagName === 'SELECT') {
+    if (e.tagName === 'INPUT') {
+      if (!e.placeholder || e.value) continue;
+      ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+      if (ctx.measureText(e.placeholder).width > room) {
+        out.push(`input ${e.name}: placeholder "${e.placeholder}"`);
+      }
+    } else if (e.tagName === 'SELECT') {
       ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
       const text = e.selectedOptions[0]?.textContent ?? '';
       const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) - 20;
@@ -264,7 +272,12 @@ FOE = {
 def test_a_combat_round_takes_at_most_6_taps_all_in_the_bottom_half(rig: Any) -> None:
     page, table, _ = rig
     table.command({**FOE, "combatant": "gob", "name": "Gob"})
-    table.command({**FOE, "combatant": "rat", "name": "Rat", "side": "vermin"})
+    table.command({**FOE, "combatant": "rat", "name": "Raider captain", "side": "vermin"})
+    # C2, C3: the fight's start card, each combatant's REFLEX dice typed or left to the table
+    tab(page, "combat")
+    page.locator("#combat-panel input[name='initiative-rat']").wait_for(timeout=MS)
+    cut = page.evaluate(CUT)
+    assert cut == [], "\n".join(cut)
     table.command(
         {
             "cmd": "start_combat",

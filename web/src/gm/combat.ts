@@ -44,12 +44,17 @@ function dice(raw: string, field: string): number[] | null {
 
 /** Dice typed for one roll; `scope` keeps them through repaints of that turn only, so the
  *  next turn (or the next fight) never reuses them by accident. */
-function diceInput(name: string, label: string, scope: string | null): HTMLInputElement {
+function diceInput(
+  name: string,
+  label: string,
+  scope: string | null,
+  placeholder: string = label,
+): HTMLInputElement {
   const el = h("input", {
     name,
     type: "text",
     inputmode: "numeric",
-    placeholder: label,
+    placeholder,
     autocomplete: "off",
     "aria-label": label,
   }) as HTMLInputElement;
@@ -62,19 +67,27 @@ function start(t: Parameters<Builder>[0], ctx: Ctx): HTMLElement {
   for (const c of v.roster(t)) {
     if (c.dead) continue;
     const check = h("input", { type: "checkbox", checked: true, value: c.id }) as HTMLInputElement;
-    const init = diceInput(`initiative-${c.id}`, "REFLEX dice (blank: rolled)", null);
+    // the placeholder short, so a phone shows it whole beside a long name; the rest is a hint
+    const init = diceInput(
+      `initiative-${c.id}`,
+      `${c.name}'s REFLEX dice (blank: rolled)`,
+      null,
+      "REFLEX dice",
+    );
     rows.push({ id: c.id, check, init });
     list.append(row(h("label", { class: "check" }, check, ` ${c.name}`), init));
   }
   return card(
     "Start a fight (C2, C3)",
-    rows.length
-      ? list
-      : h(
-          "p",
-          { class: "hint" },
-          "No combatants yet: add them below, or as [[combatants]] in the table file.",
-        ),
+    ...(rows.length
+      ? [list, h("p", { class: "hint" }, "REFLEX dice left blank: the table rolls them.")]
+      : [
+          h(
+            "p",
+            { class: "hint" },
+            "No combatants yet: add them below, or as [[combatants]] in the table file.",
+          ),
+        ]),
     row(
       gate(
         sender(ctx, "start", "Start the fight", () => {

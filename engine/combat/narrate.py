@@ -56,9 +56,12 @@ def _damage(s: TableState, d: ev.DamageResolved) -> str:
         if d["armour_removed"]
         else ""
     )
+    # the injuries the defence's successes take away (C6) are said as the defence's: after
+    # "vs FORTITUDE —" a bare "2 negated" reads as if FORTITUDE, with no dice, negated them
+    negated = f", {d['negated']} negated by the defence's successes" if d["negated"] else ""
     return (
         f"  DAMAGE {_sorted(d['damage_dice'])}{armour} vs FORTITUDE {_sorted(d['fortitude_dice'])}"
-        f" → {_plural(d['hits'], 'hit', 'hits')}, {d['negated']} negated:"
+        f" → {_plural(d['hits'], 'hit', 'hits')}{negated}:"
         f" {_plural(d['injuries'], 'injury', 'injuries')}"
     )
 

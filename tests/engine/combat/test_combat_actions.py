@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from engine import CommandRejected, apply
+from engine.narrate import describe
 from tests.harness import run
 from tests.harness.combat import acting, combatant, fight, sheet, token
 
@@ -143,6 +144,22 @@ def test_c6_defender_successes_negate_injuries(duel):
     dmg = next(e for e in events if e.type == "damage_resolved")
     # DAMAGE 6 6 2 1 vs 5 4: 6>5, 6>4, 2 and 1 unopposed → 4 hits, 1 negated
     assert (dmg["hits"], dmg["negated"], dmg["injuries"]) == (4, 1, 3)
+    # said as the DODGE's, not FORTITUDE's (the night walk read "vs FORTITUDE — → 2 hits, 2
+    # negated" for a target with no FORTITUDE dice)
+    line = describe(duel, dmg)
+    assert line.endswith("→ 4 hits, 1 negated by the defence's successes: 3 injuries"), line
+
+
+def test_c6_nothing_negated_is_not_said(duel):
+    _, events = attack(
+        duel,
+        attack_dice=[6, 5, 1],
+        defense_dice=[4, 3],
+        damage_dice=[6, 5, 4, 1, 1],
+        fortitude_dice=[5, 2],
+    )
+    line = describe(duel, next(e for e in events if e.type == "damage_resolved"))
+    assert line.endswith("→ 5 hits: 5 injuries") and "negated" not in line, line
 
 
 def test_c6_no_attacker_success_means_no_damage_roll(duel):

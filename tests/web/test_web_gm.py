@@ -612,6 +612,16 @@ def test_what_the_table_would_refuse_is_disabled_with_its_rule_and_a_late_page_l
     picks = card.locator("button[data-token], button[data-favor], button[data-replacement]")
     assert picks.count() > 0
     assert all(p.is_disabled() for p in picks.all())
+    # a thumb on a refused button reads why, under its row (a phone shows no title), and
+    # nothing is sent: the send stamps its reply outlet as it goes, and none is stamped
+    sent = "os => os.filter(o => o.dataset.sent).length"
+    stamped = page.locator("#performance-panel output").evaluate_all(sent)
+    card.locator("button:has-text('Draw at random')").tap(force=True)
+    why = card.locator(".why-not")
+    why.wait_for()
+    assert why.inner_text().startswith("Draw at random: [P22]"), why.inner_text()
+    assert "already resolved" in why.inner_text()
+    assert page.locator("#performance-panel output").evaluate_all(sent) == stamped
     # what still works stays enabled: Reset, and Undo
     assert page.locator("#performance-panel button:has-text('Reset')").is_enabled()
     assert page.locator("#performance-panel button:has-text('Resolve')").is_disabled()

@@ -252,18 +252,42 @@ function hintId(text: string): string {
 /**
  * Disable `b` when the engine says the table would refuse its command now (view.ts, refusal),
  * with the refusal as its hint: `title` for a pointer, `aria-describedby` for a screen reader,
- * and the rule id under the label (the label stays the button's name). Null: `b` as it is.
+ * the rule id under the label (the label stays the button's name), and the refusal's words
+ * under its row when it is tapped. `aria-disabled`, not `disabled`: a disabled button takes no
+ * tap, and a phone has no pointer to show a `title`, so a thumb on "Resolve P6" learnt nothing.
+ * The tap never sends (caught before the sender's own listener). Null: `b` as it is.
  */
 export function gate<T extends HTMLButtonElement>(b: T, refused: Refusal | null): T {
   if (!refused) return b;
   const rule = refused.rule ? `[${refused.rule}] ` : "";
   const text = `${rule}${refused.message}${refused.fix ? ` — ${refused.fix}` : ""}`;
-  b.disabled = true;
+  b.setAttribute("aria-disabled", "true");
   b.title = shown(text);
   b.dataset.refused = refused.rule ?? refused.code;
   b.setAttribute("aria-describedby", hintId(text));
   if (refused.rule) b.append(h("small", { class: "why", "aria-hidden": "true" }, refused.rule));
+  b.addEventListener(
+    "click",
+    (e) => {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      whyNot(b, text);
+    },
+    { capture: true },
+  );
   return b;
+}
+
+/** The refusal's words under a gated button's row (one note a row, the newest tapped). */
+function whyNot(b: HTMLElement, text: string): void {
+  const row = b.closest(".row") ?? b;
+  const next = row.nextElementSibling;
+  const note =
+    next instanceof HTMLElement && next.classList.contains("why-not")
+      ? next
+      : h("p", { class: "why-not", role: "status" });
+  note.textContent = shown(`${b.firstChild?.textContent?.trim() ?? ""}: ${text}`);
+  if (note !== next) row.after(note);
 }
 
 /**

@@ -128,6 +128,9 @@ def test_c6_each_attacker_success_adds_a_damage_die_and_defender_successes_negat
     # 6>5, 5>2, 4 1 1 unopposed → 5 hits, nothing negated
     assert (dmg["hits"], dmg["negated"], dmg["injuries"]) == (5, 0, 5)
     assert combatant(s, "b").injury_count == 5
+    # nothing negated is not said ("5 hits, 0 negated" read as a step that did not happen)
+    line = describe(duel, dmg)
+    assert line.endswith("→ 5 hits: 5 injuries") and "negated" not in line, line
 
 
 def test_c6_defender_successes_negate_injuries(duel):
@@ -148,18 +151,6 @@ def test_c6_defender_successes_negate_injuries(duel):
     # negated" for a target with no FORTITUDE dice)
     line = describe(duel, dmg)
     assert line.endswith("→ 4 hits, 1 negated by the defence's successes: 3 injuries"), line
-
-
-def test_c6_nothing_negated_is_not_said(duel):
-    _, events = attack(
-        duel,
-        attack_dice=[6, 5, 1],
-        defense_dice=[4, 3],
-        damage_dice=[6, 5, 4, 1, 1],
-        fortitude_dice=[5, 2],
-    )
-    line = describe(duel, next(e for e in events if e.type == "damage_resolved"))
-    assert line.endswith("→ 5 hits: 5 injuries") and "negated" not in line, line
 
 
 def test_c6_no_attacker_success_means_no_damage_roll(duel):

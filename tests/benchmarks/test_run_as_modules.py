@@ -94,6 +94,14 @@ QUICK: dict[str, tuple[list[str], list[str]]] = {
             r"^floor: raw p50 \+ commit p50 +[\d.]+ ms",
         ],
     ),
+    "glass": (
+        ["--draws", "2", "--raw", "5", "--cap", "uncapped"],
+        [
+            r"^  the overlay's DOM +p50 +[\d.]+ .* n 2$",
+            r"^  the panel's frame on disk +p50 +[\d.]+ .* n 2$",
+            r"^  the venue wall's DOM +p50 +[\d.]+ .* n 2$",
+        ],
+    ),
     "snapshots": (
         ["--commands", "300", "--every", "100", "--rounds", "1"],
         [

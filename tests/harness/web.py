@@ -123,7 +123,8 @@ def write_accounts(folder: Path) -> tuple[Path, Path]:
 class WebBroker(Broker):
     """Mosquitto with a plain listener and a websockets one that serves the built pages."""
 
-    def __init__(self, workdir: Path, *, ws_port: int | None = None) -> None:
+    def __init__(self, workdir: Path, *, ws_port: int | None = None, extra: str = "") -> None:
+        """``extra``: more lines for its config (a bridge to a venue: benchmarks/glass.py)."""
         passwords, acl = write_accounts(workdir / "accounts")
         self.ws_port = ws_port or free_port()
         super().__init__(
@@ -132,7 +133,7 @@ class WebBroker(Broker):
                 f"password_file {passwords}\nacl_file {acl}\n"
                 # the plain listener comes first: its line is where Broker puts it
                 f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n"
-                f"http_dir {built_pages()}\nset_tcp_nodelay true\n"
+                f"http_dir {built_pages()}\nset_tcp_nodelay true\n{extra}"
             ),
         )
 

@@ -192,6 +192,13 @@ def test_the_wall_reads_across_a_hall_at_1_to_100_tables(broker, browser, count)
         expect(page.locator(".table-card")).to_have_count(min(6, count - number * 6), timeout=MS)
         if pages > 1:
             expect(page.locator("#wall-page")).to_have_text(f"page {number + 1} of {pages}")
+        # the roster's every table counted, and those never heard from said (was "11 tables"
+        # for a 12-table hall with one silent)
+        unheard = count - heard
+        expect(page.locator("#status-label")).to_have_text(
+            f"{count} table{'s' if count > 1 else ''}"
+            + (f" · {unheard} not heard yet" if unheard else "")
+        )
         settle(page)
         if number in (0, pages - 1):
             page.screenshot(path=str(ARTEFACTS / f"wall-hall-{count}-tables-page-{number + 1}.png"))

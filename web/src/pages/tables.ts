@@ -225,16 +225,20 @@ boot({
     const link = byId("status");
     const online = snap.link === "online";
     link.dataset.state = online ? "live" : "offline";
-    const label = online
-      ? `${snap.tables.size} table${snap.tables.size === 1 ? "" : "s"}`
-      : linkLabel(snap);
-    setText(byId("status-label"), label, false);
-    // live tables first, then the rest (offline, stale); each group in a stable order by name,
-    // so a card moves only when its table changes group
+    // every table of the roster has a card, heard from or not: the count says both, so an
+    // organiser at 9 a.m. reads "40 tables · 3 not heard yet", never 37 of a 40-table hall
     const roster = venue.tables;
     const records = [...snap.tables.values()];
     if (roster)
       for (const id of roster.keys()) if (!snap.tables.has(id)) records.push(emptyTable(id));
+    const unheard = records.length - snap.tables.size;
+    const label = online
+      ? `${records.length} table${records.length === 1 ? "" : "s"}` +
+        (unheard ? ` · ${unheard} not heard yet` : "")
+      : linkLabel(snap);
+    setText(byId("status-label"), label, false);
+    // live tables first, then the rest (offline, stale); each group in a stable order by name,
+    // so a card moves only when its table changes group
     const all = records
       .map((t) => ({ t, c: wallCard(snap, t, now) }))
       .sort(

@@ -79,7 +79,7 @@ export interface OutcomeView {
   difficulty: number;
   /** the service's best-play odds this page saw published before the resolution: the
    *  earliest of this Performance (`draws` tokens were drawn then), null: it saw none */
-  shot: { percent: number; draws: number } | null;
+  shot: { percent: number; text: string; draws: number } | null;
 }
 
 export interface OddsView {
@@ -294,7 +294,7 @@ function outcomeView(t: TableRecord, o: OutcomeSeen): OutcomeView {
     success: o.success,
     total: o.total,
     difficulty: o.difficulty,
-    shot: seen ? { percent: seen.first, draws: seen.firstDraws } : null,
+    shot: seen ? { percent: seen.first, text: seen.firstText, draws: seen.firstDraws } : null,
   };
 }
 
@@ -741,6 +741,8 @@ export interface Featured {
   table: string;
   heroes: string;
   percent: number;
+  /** the same figure in the engine's whole percent, as the overlay's meter said it */
+  text: string;
   /** after how many draws that figure was published (0: before the first) */
   draws: number;
   /** when the wall saw the success (ms since the epoch) */
@@ -766,6 +768,7 @@ export class FeaturedPicker {
             table: t.id,
             heroes: o.heroes,
             percent: o.shot.percent,
+            text: o.shot.text,
             draws: o.shot.draws,
             at: now,
           });

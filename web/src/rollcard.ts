@@ -20,6 +20,7 @@
 import { h, setText } from "./dom";
 import type { ContributionView, GroupView, OddsView, PerformanceView } from "./model";
 import type { UrlSwitches } from "./onair";
+import { wholePercent } from "./store";
 
 /** tiles in the card: a "+3 more" tile takes the last one when the heroes do not fit */
 export const CARD_SLOTS = 4;
@@ -104,8 +105,7 @@ export function fit(
 /** The engine's own whole percent for the best play: the tail of its best advice ("… → 56%",
  *  engine/performance/odds.py `percent_text`), else the published figure as it is. */
 export function headline(o: OddsView): string {
-  const said = /→\s*(\S+%)\s*$/.exec(o.advice[0] ?? "");
-  return said?.[1] ?? `${o.bestPlay}%`;
+  return wholePercent(o.advice[0], o.bestPlay);
 }
 
 /** The engine's best advice as one plain sentence: its move, without the figure (the

@@ -39,6 +39,9 @@ export interface Gap {
 export interface OddsSeen {
   /** the earliest figure seen (percent), and how many tokens the group had drawn then */
   first: number;
+  /** that figure as the engine words it for people, whole percent ("4%", "<1%": the tail of
+   *  its best advice, engine/performance/odds.py `percent_text`), the meter's very words */
+  firstText: string;
   firstDraws: number;
   latest: number;
   /** the figure before `latest`, null: only one seen */
@@ -48,6 +51,11 @@ export interface OddsSeen {
 /** `OddsSeen`'s key: a Performance's number and its group's heroes. */
 export function oddsKey(performance: number, heroes: readonly string[]): string {
   return `${performance}|${[...heroes].sort().join("+")}`;
+}
+
+/** The engine's whole percent at the tail of an advice ("… → 56%"), else the figure as it is. */
+export function wholePercent(advice: string | undefined, percent: number): string {
+  return /→\s*(\S+%)\s*$/.exec(advice ?? "")?.[1] ?? `${percent}%`;
 }
 
 /** Record the service's ready best-play figures of the open Performance (no rule: a copy). */
@@ -69,7 +77,13 @@ function recordOdds(t: TableRecord): Readonly<Record<string, OddsSeen>> {
     );
     next[key] = old
       ? { ...old, latest: pct, before: old.latest }
-      : { first: pct, firstDraws: draws, latest: pct, before: null };
+      : {
+          first: pct,
+          firstText: wholePercent(g.advice[0]?.text, pct),
+          firstDraws: draws,
+          latest: pct,
+          before: null,
+        };
   }
   return next ?? t.odds;
 }

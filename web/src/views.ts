@@ -276,7 +276,9 @@ export function shotText(o: OutcomeView): string {
   if (!o.shot) return "";
   const when =
     o.shot.draws === 0 ? "" : ` after ${o.shot.draws} draw${o.shot.draws === 1 ? "" : "s"}`;
-  return o.success ? ` — a ${o.shot.percent}% shot${when}` : ` — it was ${o.shot.percent}%${when}`;
+  // the engine's whole percent, as the meter said it before the draws ("a 4% shot", never
+  // "3.56%" under a meter that read 4%): the exact figure is on the table display's odds
+  return o.success ? ` — a ${o.shot.text} shot${when}` : ` — it was ${o.shot.text}${when}`;
 }
 
 /** The outcome's card, the hero named first: "Aria — SUCCESS — a 12% shot · 6 vs 5". */

@@ -342,7 +342,7 @@ boot({
       words = `${name(death.table)} · ${death.name} has fallen`;
       at = death.table;
     } else if (long) {
-      words = `${name(long.table)} · ${long.heroes}: SUCCESS — a ${long.percent}% shot`;
+      words = `${name(long.table)} · ${long.heroes}: SUCCESS — a ${long.text} shot`;
       at = long.table;
     }
     const star = byId("featured");

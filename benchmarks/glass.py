@@ -54,7 +54,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from benchmarks import positive
-from benchmarks.pi_budget import CAPS, Mover, Notify, cap_unavailable, cpu_cap
+from benchmarks.pi_budget import CAPS, Mover, Notify, _stop, cap_unavailable, cpu_cap
+from benchmarks.web import OBSERVER
 from companion.mqtt.client import no_delay
 from companion.ops import venue as V
 from engine import load_table
@@ -85,16 +86,6 @@ WAIT = 30.0
 OVERLAY_P95_MS = 150.0
 WALL_P95_MS = 250.0
 
-#: the overlay: when each token's element enters the DOM (as benchmarks/web.py's)
-OVERLAY_JS = """
-window.__seen = {};
-new MutationObserver(() => {
-  for (const el of document.querySelectorAll('.token[data-token]')) {
-    const id = el.dataset.token;
-    if (!(id in window.__seen)) window.__seen[id] = Date.now();
-  }
-}).observe(document, {subtree: true, childList: true});
-"""
 
 #: the wall: at each rewrite of its cards, the newest event seq of our table it holds
 WALL_JS = """(id) => {
@@ -370,7 +361,7 @@ def _run(args: argparse.Namespace, quota: int | None) -> tuple[dict[str, Any], l
         browser = launch_chromium(pw, CHROMIUM)
         stack.callback(browser.close)
         overlay = browser.new_page(viewport={"width": 1280, "height": 720})
-        overlay.add_init_script(OVERLAY_JS)
+        overlay.add_init_script(OBSERVER)  # benchmarks/web.py's: when each token enters
         overlay.goto(broker.url("overlay.html", motion="off"))
         overlay.wait_for_function(
             "document.querySelector('#status').dataset.state === 'live'", timeout=WAIT * 1000
@@ -418,16 +409,7 @@ def _serve(config: Path, quota: int | None, tmp: Path, stack: contextlib.ExitSta
     stack.callback(log.close)
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log, env=env)
 
-    def stop() -> None:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
-
-    stack.callback(stop)
+    stack.callback(_stop, proc, 30.0)
     if mover is not None:
         mover.start(proc.pid)
     deadline = time.monotonic() + 120

@@ -27,7 +27,7 @@ FIELD_RENAMES = {("performance_resolved", "success"): {"src/model.ts", "src/stor
 TYPE_RENAMES = {"token_replaced": {"src/model.ts"}}
 #: (view type in docs/state.schema.json, field) renamed → the files whose reading of it tsc
 #: must refuse
-VIEW_RENAMES = {("Advice", "text"): {"src/model.ts"}}
+VIEW_RENAMES = {("Advice", "text"): {"src/model.ts", "src/store.ts"}}
 NEW_KIND = "relic"
 KIND_READERS = {"src/tokenart.ts"}
 NEW_PROMPT_KIND = "omen"

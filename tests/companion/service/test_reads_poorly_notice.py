@@ -43,7 +43,13 @@ def test_a_detuned_token_is_an_unsync_in_words_never_counted_then_drawn_once_tun
         name = svc.loop.state.tokens["aria.weight.0"].name
         table.hub.detune(0, 3)
         table.hub.lay(0, uid_of(svc, "aria.weight.0"))
-        wait_until(lambda: KEY in svc.output.alerts, "the reads-poorly unsync on the panel")
+        # the reader's thread says it in turn: the panel (output.alert), the status line
+        # (svc.alerts), then the extensions' hub_notice; a look between two of them saw the
+        # panel's and not yet the notice (a quiet fresh-clone run, Q1 of stop 54)
+        wait_until(
+            lambda: KEY in svc.output.alerts and KEY in svc.alerts and told.notices,
+            "the reads-poorly unsync on the panel, the status line and the extensions",
+        )
         assert svc.output.alerts[KEY] == (
             f"unsync: draw-board channel 0: a token reads poorly ({name}?):"
             " lay it flat in the middle of the well"

@@ -24,7 +24,9 @@ def test_a_token_stacked_over_the_drawn_one_is_a_banner_not_a_replacement(tmp_pa
         table.settled(3)
         table.hub.stack(0)  # a second token over it: the stronger read, the REQA answered
         key = "well draw-board channel 0"
-        wait_until(lambda: key in svc.output.alerts, "the one-token-per-well banner")
+        wait_until(
+            lambda: key in svc.output.alerts and key in svc.alerts, "the one-token-per-well banner"
+        )
         assert "lift the extra token" in svc.output.alerts[key]
         table.hub.stack(0, False)
         wait_until(lambda: key not in svc.output.alerts, "the banner cleared")
@@ -50,7 +52,10 @@ def test_two_cards_on_a_pn532_are_a_banner_and_nothing_is_counted(tmp_path):
             pn.lay_second("922E5832")  # first, so no poll sees one card alone
             pn.lay("04A1B2C3")
             key = "well bag channel 0"
-            wait_until(lambda: key in svc.output.alerts, "the banner for two cards on the PN532")
+            wait_until(
+                lambda: key in svc.output.alerts and key in svc.alerts,
+                "the banner for two cards on the PN532",
+            )
             assert "lift the extra token" in svc.output.alerts[key]
             assert key in svc.alerts  # and in the status line (sd_notify STATUS=)
             assert svc.loop.tag_sink is not None and svc.store.seq == seq

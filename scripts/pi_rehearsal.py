@@ -724,12 +724,19 @@ def sizes(system: System) -> tuple[str, int, str]:
     done = system.run(
         "dpkg-query -W -f '${Installed-Size}\\n' | awk '{s+=$1} END {print NR, int(s/1024)}';"
         " du -sm /opt/rhuna-table | cut -f1;"
-        " apt-get install -s nodejs npm 2>/dev/null | grep -c '^Inst '"
+        " apt-get install -s nodejs npm 2>/dev/null | grep -c '^Inst ';"
+        # apt's own sum of what they would take on the disk: bookworm's apt 2.6 says "After
+        # this operation, 104 MB of additional disk space will be used.", trixie's apt 3.0
+        # "Space needed: 104 MB / 3,043 MB available"; --assume-no: nothing is installed
+        " apt-get install --assume-no nodejs npm 2>/dev/null | sed -n"
+        " -e 's/^After this operation, \\([0-9.,]* [kMG]B\\) of additional disk space.*/\\1/p'"
+        " -e 's/^ *Space needed: \\([0-9.,]* [kMG]B\\) .*/\\1/p' | head -1 | tr -d ' '"
     )
     parts = done.stdout.split()
+    node_size = re.sub(r"([kMG]B)$", r" \1", parts[4]) if len(parts) >= 5 else ""
     text = (
         f"{parts[0]} Debian packages, {parts[1]} MB installed; /opt/rhuna-table {parts[2]} MB;"
-        f" nodejs+npm would add {parts[3]} packages"
+        f" nodejs+npm would add {parts[3]} packages" + (f", {node_size}" if node_size else "")
         if len(parts) >= 4
         else done.stdout + done.stderr
     )

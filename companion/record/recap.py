@@ -8,7 +8,7 @@ carries no script at all.
 Two recaps, by audience (I-T13, engine.contracts.events.AUDIENCE): the players'
 (``audience="players"``, the default, ``recap.html``: the one to share) holds no
 worldkeeper-only words — not the WorldKeeper's own notes, not the P20 prompts
-("resolve applicable Impact (P20)"); the WorldKeeper's (``audience="worldkeeper"``,
+("… resolves any Impact that applies (P20)"); the WorldKeeper's (``audience="worldkeeper"``,
 ``recap-worldkeeper.html``) holds everything. Charts:
 
 - ``odds``: each Performance's best-play odds before and after each draw (P19);
@@ -597,7 +597,12 @@ def _frames(folder: str | Path | None) -> list[str]:
 
 
 def title(night: Night) -> str:
-    return f"The night at {night.table_name or night.table_id}"
+    """The recap's heading: "The night at the example table" (a name's own leading "The" in
+    the middle of the sentence, so never "The night at The example table")."""
+    name = night.table_name or night.table_id
+    if name.startswith("The "):
+        name = "the " + name[4:]
+    return f"The night at {name}"
 
 
 #: who a recap is for: the players' (to share) or the WorldKeeper's own (everything)

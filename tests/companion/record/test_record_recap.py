@@ -108,7 +108,7 @@ def test_each_chart_draws_the_nights_data(recap: Path) -> None:
 
 def test_the_recap_speaks_the_tables_words(recap: Path) -> None:
     text = re.sub(r"<[^>]+>", " ", recap.read_text("utf-8").split("<h2>The journal")[0])
-    assert "The night at The example table" in text
+    assert "The night at the example table" in text  # not "at The example table"
     assert re.search(r"Session 1 · \d{1,2} \w+ 20\d\d", text), text[:400]
     assert "session current" not in text and "'example'" not in text
     # remarkable highlights only, with their odds in percent, never a raw fraction (issue 41
@@ -138,7 +138,7 @@ def test_the_players_recap_holds_no_worldkeeper_words(recap: Path) -> None:
     """Issue 41 item 4: recap.html (the one to share) has none of the P20 prompts; the
     WorldKeeper's recap beside it has every one."""
     own = (recap.parent / "recap-worldkeeper.html").read_text("utf-8")
-    prompts = re.findall(r"resolve applicable \w+ \(P20\)", own)
+    prompts = re.findall(r"resolves any \w+ that applies \(P20\)", own)
     assert prompts, "the night holds no P20 prompt to leave out"
     shared = recap.read_text("utf-8")
     assert "(P20)" not in shared and "WorldKeeper's own" not in shared

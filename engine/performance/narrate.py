@@ -71,8 +71,21 @@ say(
         + ("SUCCESS" if d["success"] else "FAILURE")
     ),
 )
-say(ev.wear_prompt, lambda s, d: "  resolve applicable Wear (P20)")
-say(ev.impact_prompt, lambda s, d: "  resolve applicable Impact (P20)")
+# P20 in the table's words: whose outcome, and that the WorldKeeper decides what applies
+say(
+    ev.wear_prompt,
+    lambda s, d: (
+        f"  {' + '.join(hero_name(s, h) for h in d['heroes'])} succeeded: the WorldKeeper"
+        " resolves any Wear that applies (P20)"
+    ),
+)
+say(
+    ev.impact_prompt,
+    lambda s, d: (
+        f"  {' + '.join(hero_name(s, h) for h in d['heroes'])} failed: the WorldKeeper"
+        " resolves any Impact that applies (P20)"
+    ),
+)
 say(
     ev.escalation_prompt,
     lambda s, d: (

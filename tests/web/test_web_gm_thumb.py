@@ -251,6 +251,23 @@ def test_a_whole_performance_takes_at_most_12_taps_all_in_the_bottom_half(rig: A
     assert thumb.high() == [], thumb.high()
 
 
+#: how many lines of its text the Undo button shows (a line whose top shows above the clip: the
+#: text's own box where it hides its overflow, else the button's padding box), and how many its
+#: whole text takes
+UNDO_LINES = """(whole) => {
+  const b = document.querySelector('#undo'), said = b.querySelector('.said') ?? b;
+  const edge = (e) => e.getBoundingClientRect().bottom;
+  let clip = edge(b) - parseFloat(getComputedStyle(b).borderBottomWidth);
+  if (said !== b && getComputedStyle(said).overflow !== 'visible') clip = Math.min(clip, edge(said));
+  const r = document.createRange();
+  r.selectNodeContents(said.firstChild);
+  const tops = new Set();
+  for (const q of r.getClientRects())
+    if (q.height > 0 && (whole || q.top < clip - 1)) tops.add(Math.round(q.top));
+  return tops.size;
+}"""
+
+
 def combat(table: Any) -> Any:
     """The fight as the remote reads it (the view's ``combat``: its round, who acts)."""
     return table_view(state(table))["combat"]
@@ -304,6 +321,19 @@ def test_a_combat_round_takes_at_most_6_taps_all_in_the_bottom_half(rig: Any) ->
         replied(page, "act")
         acts += 1
     print(f"\ncombat round: {len(thumb.taps)} taps, {thumb.swipes} swipes: {thumb.taps}")
+    # Undo after an act names it (its narration is long: the rolls, the damage) in two lines
+    # at most, the footer kept low; the whole text stays its name, and its title says it all
+    page.wait_for_function(
+        "() => (document.querySelector('#undo').title || '').startsWith('takes back act: ')",
+        timeout=MS,
+    )
+    undo = page.locator("#undo")
+    said = (undo.text_content() or "").removeprefix("Undo: ")
+    assert len(said) > 80 and said in (undo.get_attribute("title") or ""), said
+    lines, whole = page.evaluate(UNDO_LINES, False), page.evaluate(UNDO_LINES, True)
+    print(f"Undo after an act: {lines} lines shown of {whole}")
+    assert lines <= 2, (lines, whole)
+    screenshot(page, "gm-thumb-combat-undo")
     assert thumb.high() == [], thumb.high()
     assert thumb.swipes == 0, thumb.covered
     assert len(thumb.taps) <= 6, thumb.taps

@@ -138,9 +138,11 @@ function actCard(
   target.value = ordered[0]?.id ?? "";
   const defense = h(
     "select",
-    // its own row: "defence: the rules'" is never cut (issue 41 item 15)
+    // its own row: "defence: the rules' default" is never cut (issue 41 item 15); left empty,
+    // the engine takes the rules' `default_defense` ("best": the target's larger pool,
+    // engine/combat/pools.py best_defense)
     { name: "defense", "aria-label": "defence", class: "wide" },
-    h("option", { value: "" }, "defence: the rules'"),
+    h("option", { value: "" }, "defence: the rules' default"),
     h("option", { value: "dodge" }, "DODGE"),
     h("option", { value: "parry" }, "PARRY"),
   ) as HTMLSelectElement;

@@ -115,6 +115,7 @@ function renderUndo(t: TableRecord | undefined): void {
   if (slot.dataset.key === key || !ctx) return;
   slot.dataset.key = key;
   const b = sender(ctx, "undo", label, () => commands.undo(), { id: "undo" });
+  b.replaceChildren(h("span", { class: "said" }, label)); // two lines at most (gm.css)
   b.disabled = n === 0 || loading;
   b.title = loading
     ? "the table's state is still arriving"

@@ -468,9 +468,11 @@ def _draws(n: int, hub: HubEmulator, at_table: Listener, at_venue: Listener, ove
             _command(at_table, pub, BEGIN, f"glass-{k}-begin")
             _command(at_table, pub, ARIA, f"glass-{k}-declare")
             overlay.evaluate("window.__seen = {}")
+            laid = 0
             for channel, token in enumerate(TOKENS):
                 if len(out["overlay"]) + missed["overlay"] >= n:
                     break
+                laid += 1
                 frames.quiet()
                 uid = registry.uid(token)
                 assert uid is not None
@@ -498,12 +500,14 @@ def _draws(n: int, hub: HubEmulator, at_table: Listener, at_venue: Listener, ove
                     missed["panel"] += 1
                 else:
                     out["panel"].append(f - t0)
+            # the tokens laid this round back in the bag: one REMOVED each (a round that ended
+            # early, an odd --draws, laid fewer than TOKENS)
             gone = len(removed)
-            for channel in range(len(TOKENS)):
-                hub.lift(channel)
+            for lifted in range(laid):
+                hub.lift(lifted)
             with wrote:
-                if not wrote.wait_for(functools.partial(_longer, removed, gone + 1), WAIT):
-                    raise SystemExit("glass: the hub said no REMOVED")
+                if not wrote.wait_for(functools.partial(_longer, removed, gone + laid - 1), WAIT):
+                    raise SystemExit(f"glass: the hub said {len(removed) - gone} REMOVED of {laid}")
             _command(at_table, pub, {"cmd": "cancel_performance"}, f"glass-{k}-cancel")
     finally:
         hub.on_write = None

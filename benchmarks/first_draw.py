@@ -55,14 +55,15 @@ from benchmarks.pi_budget import (
     BEGIN,
     CAPS,
     WATCHDOG_USEC,
-    Mover,
     Notify,
     Watcher,
     _drawn,
     _stop,
     _tree,
     cap_unavailable,
+    capped,
     cpu_cap,
+    in_group,
 )
 from engine import load_table
 from firmware_bridge.emulator import HubEmulator
@@ -80,19 +81,14 @@ TOKEN = "aria.weight.0"  # one of Aria's bag tokens: the declare makes her the o
 TIMEOUT_S = 120.0  # a liveness bound for each step (a tenth of a core on a loaded machine)
 
 
-def _argv(group: Path | None, argv: list[str]) -> list[str]:
-    """``argv``, or ``argv`` exec'd by a shell that has joined cgroup ``group`` first."""
-    if group is None:
-        return argv
-    return ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
-
-
 def floor(quota: int | None, env: dict[str, str]) -> float:
     """Seconds of one ``python -c pass``, started under ``quota`` as the service is."""
     with contextlib.ExitStack() as stack:
         group = stack.enter_context(cpu_cap(quota)) if quota is not None else None
         t0 = time.perf_counter()
-        subprocess.run(_argv(group, [sys.executable, "-c", "pass"]), cwd=ROOT, env=env, check=True)
+        subprocess.run(
+            in_group(group, [sys.executable, "-c", "pass"]), cwd=ROOT, env=env, check=True
+        )
         return time.perf_counter() - t0
 
 
@@ -117,18 +113,12 @@ def start(quota: int | None, folder: Path, env: dict[str, str]) -> dict[str, flo
     stack = contextlib.ExitStack()
     try:
         argv = [sys.executable, "-m", "companion.cli", "run", "--config", str(config)]
-        mover: Mover | None = None
-        group: Path | None = None
-        if quota is not None:
-            mover = Mover(stack.enter_context(cpu_cap(None)), quota)
-            stack.callback(mover.stop)  # before the cgroups go (LIFO)
-            group = mover.first()
+        argv, mover = capped(argv, quota, stack)
         service_env = {**env, "NOTIFY_SOCKET": str(notify.path),
                        "WATCHDOG_USEC": str(WATCHDOG_USEC), "TMPDIR": str(folder)}  # fmt: skip
         service_env.pop("WATCHDOG_PID", None)
         t0 = time.perf_counter()
-        proc = subprocess.Popen(_argv(group, argv), cwd=ROOT, stdout=log, stderr=log,
-                                env=service_env)  # fmt: skip
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log, env=service_env)
         if mover is not None:
             mover.start(proc.pid)
         deadline = t0 + TIMEOUT_S

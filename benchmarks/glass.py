@@ -54,7 +54,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from benchmarks import positive
-from benchmarks.pi_budget import CAPS, Mover, Notify, _stop, cap_unavailable, cpu_cap
+from benchmarks.pi_budget import CAPS, Notify, _stop, cap_unavailable, capped
 from benchmarks.web import OBSERVER
 from companion.mqtt.client import no_delay
 from companion.ops import venue as V
@@ -395,13 +395,7 @@ def _serve(config: Path, quota: int | None, tmp: Path, stack: contextlib.ExitSta
            ) -> subprocess.Popen[bytes]:  # fmt: skip
     """``rhuna-table run`` as its own process, each of its processes under ``quota``."""
     argv = [sys.executable, "-m", "companion.cli", "run", "--config", str(config)]
-    mover: Mover | None = None
-    if quota is not None:
-        group = stack.enter_context(cpu_cap(None))
-        mover = Mover(group, quota)
-        stack.callback(mover.stop)
-        group = mover.first()
-        argv = ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
+    argv, mover = capped(argv, quota, stack)
     notify = Notify(tmp / "notify.sock")
     stack.callback(notify.close)
     env = {**os.environ, "NOTIFY_SOCKET": str(notify.path), "TMPDIR": str(tmp)}

@@ -246,6 +246,30 @@ def cpu_cap(quota_us: int | None) -> Iterator[Path]:
         _remove_cgroup(path)
 
 
+def in_group(group: Path | None, argv: list[str]) -> list[str]:
+    """``argv``, or ``argv`` exec'd by a shell that has joined cgroup ``group`` first (so the
+    process is capped from its first instruction, before Python starts)."""
+    if group is None:
+        return argv
+    return ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
+
+
+def capped(
+    argv: list[str], quota: int | None, stack: contextlib.ExitStack, shared: bool = False
+) -> tuple[list[str], Mover | None]:
+    """``argv`` started under ``quota`` (None: uncapped): each of its processes in a cgroup of
+    its own with that quota (a :class:`Mover`, to be started with the service's pid), or,
+    ``shared``, all in one. The cgroups are ``stack``'s to remove (the mover stops first)."""
+    if quota is None:
+        return argv, None
+    group = stack.enter_context(cpu_cap(quota if shared else None))
+    if shared:
+        return in_group(group, argv), None
+    mover = Mover(group, quota)
+    stack.callback(mover.stop)  # before the cgroups go (LIFO)
+    return in_group(mover.first(), argv), mover
+
+
 # ---------------------------------------------------------------- listeners
 
 
@@ -487,15 +511,7 @@ def run_cap(
     log = (folder / "service.log").open("w")
     try:
         argv = [sys.executable, "-m", "companion.cli", "run", "--config", str(config)]
-        mover: Mover | None = None
-        if quota is not None:
-            shared = name.endswith("-shared")
-            group = stack.enter_context(cpu_cap(quota if shared else None))
-            if not shared:
-                mover = Mover(group, quota)
-                stack.callback(mover.stop)  # before the cgroups go (LIFO)
-                group = mover.first()
-            argv = ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
+        argv, mover = capped(argv, quota, stack, shared=name.endswith("-shared"))
         service_env = {**env, "NOTIFY_SOCKET": str(notify.path),
                        "WATCHDOG_USEC": str(WATCHDOG_USEC), "TMPDIR": str(folder)}  # fmt: skip
         service_env.pop("WATCHDOG_PID", None)

@@ -14,7 +14,7 @@ from fractions import Fraction
 from itertools import permutations
 from math import comb
 
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from engine.performance import combinatorics
@@ -30,6 +30,7 @@ from engine.performance.combinatorics import (
     draw_sum,
     hands,
 )
+from engine.work import TooMuchWork, limit
 from tests.harness import odds_oracle
 
 VALUES = st.sampled_from([-4, -1, 0, 1, 2, 3, 4])
@@ -175,6 +176,11 @@ def test_i_p10_p23_an_intersect_group_plays_best_together(
     assert_like_the_game_tree(g, target)
 
 
+#: the steps one example of the big-bag properties may spend (engine.work): about 0.2 s here;
+#: the turn's allowance is 2,000, the answers worker's 30 million (rules.toml `[answers]`)
+PROPERTY_STEPS = 200_000
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     st.lists(sides(max_bag=14, pending=False), min_size=1, max_size=2),
@@ -186,15 +192,25 @@ def test_p19_headline_never_below_as_drawn_and_equal_to_the_top_advice(
     group: list[Side], favor: list[int], target: int, set_aside: bool
 ) -> None:
     """Properties on bags too big for the oracle: best play ≥ as drawn; best play equals the
-    top advice's value and is at least every other entry's; moves sorted best first."""
+    top advice's value and is at least every other entry's; moves sorted best first.
+
+    Each example within :data:`PROPERTY_STEPS` (engine.work's steps, as the service's view
+    bounds its answers): two heroes who both have Redraws and Favor on big bags make a game
+    tree whose exact answer the service gives off the turn, seconds to minutes later; one such
+    example took 10.6 s here, and a run that met several took over ten minutes and 660 MB.
+    Those are left out; the oracle's tests above check two heroes with choices exactly."""
     g = Group(
         tuple(group[:1] if len(group) > 1 and not set_aside else group),
         tuple(favor.count(k) for k in range(5)),
         0,
         set_aside,
     )
-    head = best_play(g, target)
-    moves = best_moves(g, target)
+    try:
+        with limit(PROPERTY_STEPS):
+            head = best_play(g, target)
+            moves = best_moves(g, target)
+    except TooMuchWork:
+        reject()
     assert head >= as_drawn(g).at_least(target)
     assert moves and moves[0].value == head
     assert all(m.value <= head for m in moves)

@@ -715,7 +715,8 @@ AUDIENCES: tuple[Audience, ...] = get_args(Audience)
 #: the audience of each event that is not ``public``; an event whose payload carries its own
 #: ``audience`` (a note) has that one
 AUDIENCE: dict[str, Audience] = {
-    # P20: the WorldKeeper's instructions after an outcome ("the WorldKeeper resolves any Wear that applies (P20)")
+    # P20: the WorldKeeper's instructions after an outcome ("Aria succeeded: the WorldKeeper
+    # resolves any Wear that applies (P20)")
     wear_prompt.name: "worldkeeper",
     impact_prompt.name: "worldkeeper",
     escalation_prompt.name: "worldkeeper",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.contracts import events as ev
 from engine.narrate import hero_name, say, signed
 from engine.state import TableState
@@ -64,28 +66,32 @@ say(
     ),
 )
 say(ev.deity_awakened, lambda s, d: f"{d['deity']} is Awakened on the Star Grid")
+
+
+def _group(s: TableState, heroes: list[str]) -> str:
+    """A Performance's heroes by name, an Intersect group joined: "Aria + Bren"."""
+    return " + ".join(hero_name(s, h) for h in heroes)
+
+
 say(
     ev.performance_resolved,
     lambda s, d: (
-        f"{' + '.join(hero_name(s, h) for h in d['heroes'])}: {d['total']} vs {d['difficulty']} — "
+        f"{_group(s, d['heroes'])}: {d['total']} vs {d['difficulty']} — "
         + ("SUCCESS" if d["success"] else "FAILURE")
     ),
 )
-# P20 in the table's words: whose outcome, and that the WorldKeeper decides what applies
-say(
-    ev.wear_prompt,
-    lambda s, d: (
-        f"  {' + '.join(hero_name(s, h) for h in d['heroes'])} succeeded: the WorldKeeper"
-        " resolves any Wear that applies (P20)"
-    ),
-)
-say(
-    ev.impact_prompt,
-    lambda s, d: (
-        f"  {' + '.join(hero_name(s, h) for h in d['heroes'])} failed: the WorldKeeper"
-        " resolves any Impact that applies (P20)"
-    ),
-)
+
+
+def _p20(outcome: str, what: str) -> Callable[[TableState, ev.Prompt], str]:
+    """P20 in the table's words: whose outcome, and that the WorldKeeper decides what applies."""
+    return lambda s, d: (
+        f"  {_group(s, d['heroes'])} {outcome}: the WorldKeeper resolves any {what} that applies"
+        f" ({d['rule']})"
+    )
+
+
+say(ev.wear_prompt, _p20("succeeded", "Wear"))
+say(ev.impact_prompt, _p20("failed", "Impact"))
 say(
     ev.escalation_prompt,
     lambda s, d: (

@@ -95,7 +95,8 @@ def test_no_public_login_reads_the_worldkeepers_words_the_gm_does(
         assert command(champion)["status"] == "ok"
         injured = {"cmd": "injure", "combatant": "aria_c", "type": "bleeding", "cause": hex_}
         assert command(injured)["status"] == "ok", "the injury was refused"
-        # a Performance resolved: its P20 prompt ("… the WorldKeeper resolves any Impact that applies (P20)")
+        # a Performance resolved: its P20 prompt ("Aria failed: the WorldKeeper resolves any
+        # Impact that applies (P20)")
         for body in (BEGIN, ARIA, *(draw("aria", seed=i) for i in range(4))):
             command(dict(body))
         resolved = command({"cmd": "resolve"})

@@ -411,8 +411,9 @@ def acknowledge_prompt(state: TableState, args: AcknowledgePromptArgs) -> Applie
         raise CommandRejected("no prompt to acknowledge", field="prompt", fix="nothing is open")
     ids = {p.id for p in open_}
     state = with_board(state, replace(b, prompts=tuple(p for p in b.prompts if p.id not in ids)))
+    dealt = sorted(open_, key=lambda p: p.id)  # each number beside its own kind
     return state, [
         ev.prompt_acknowledged(
-            {"prompts": sorted(ids), "kinds": [p.kind.value for p in open_]},
+            {"prompts": [p.id for p in dealt], "kinds": [p.kind.value for p in dealt]},
         )
     ]

@@ -58,7 +58,13 @@ def _prompt(s: TableState, d: ev.TimePrompt) -> str:
 
 @narrator(ev.prompt_acknowledged)
 def _ack(s: TableState, d: ev.PromptAcknowledged) -> str:
-    return f"WorldKeeper dealt with prompt(s) {', '.join(map(str, d['prompts']))}"
+    # "The WorldKeeper dealt with prompt 2 (Opportunity)", never "prompt(s) 2"
+    said = [
+        f"{n} ({k.replace('_', ' ').title()})"
+        for n, k in zip(d["prompts"], d["kinds"], strict=True)
+    ]
+    listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else "".join(said)
+    return f"The WorldKeeper dealt with prompt{'s' if len(said) > 1 else ''} {listed}"
 
 
 @narrator(ev.time_fatigue_ignored)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from companion.cli import main
 from companion.cli.replay import read_session
 from engine import apply
-from engine.narrate import NARRATORS
+from engine.contracts import events as ev
+from engine.narrate import NARRATORS, describe
 from tests.harness import ROOT
 
 DAY = ROOT / "examples" / "session.jsonl"  # the day follows the Performances
@@ -54,3 +55,15 @@ def test_a_time_draw_names_the_day_and_the_band_apart(capsys):
     assert "Day 1, Day band, Minor draw 1:" in out
     assert "Day 1, Morning band, Minor draw 1:" in out
     assert "Day 1 Day" not in out
+
+
+def test_an_acknowledged_prompt_is_named_by_number_and_kind(capsys, example_state):
+    """The table display read "WorldKeeper dealt with prompt(s) 2" (T4, T5)."""
+    assert main(["replay", str(TABLE), str(DAY)]) == 0
+    out = capsys.readouterr().out
+    assert "The WorldKeeper dealt with prompt 2 (Opportunity)" in out
+    assert "prompt(s)" not in out
+    several = ev.prompt_acknowledged({"prompts": [3, 4], "kinds": ["event", "full_rest"]})
+    assert describe(example_state, several) == (
+        "The WorldKeeper dealt with prompts 3 (Event) and 4 (Full Rest)"
+    )

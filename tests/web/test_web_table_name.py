@@ -15,7 +15,7 @@ MS = WAIT * 1000
 NAME = "The kitchen table <b>&amp;</b>"
 
 
-def test_table_and_gm_pages_show_the_table_files_name(tmp_path, browser, broker):
+def test_table_gm_and_wall_pages_show_the_table_files_name(tmp_path, browser, broker):
     example = (ROOT / "examples" / "table.toml").read_text(encoding="utf-8")
     assert 'name = "The example table"' in example
     named = tmp_path / "named.toml"
@@ -33,5 +33,11 @@ def test_table_and_gm_pages_show_the_table_files_name(tmp_path, browser, broker)
             gm.goto(broker.url("gm.html"))
             expect(gm.locator("#table-name")).to_have_text(f"{NAME} · WorldKeeper", timeout=MS)
             assert gm.locator("#table-name b").count() == 0
+            # the wall too, without a venue roster: the name, not the id ("example")
+            wall = context.new_page()
+            wall.goto(broker.url("tables.html"))
+            heading = wall.locator(".table-card[data-table='example'] .card-name")
+            expect(heading).to_have_text(NAME, timeout=MS)
+            assert heading.locator("b").count() == 0
         finally:
             context.close()

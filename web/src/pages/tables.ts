@@ -65,9 +65,10 @@ export function rotation(
 
 const ROTATION = rotation(location.search, location.hash);
 
-/** One table of the venue's roster: its name, and what the organiser put beside it. */
+/** One table of the venue's roster: its name (null: the table's own, else its id), and what
+ *  the organiser put beside it. */
 interface Seat {
-  name: string;
+  name: string | null;
   /** the game run at the table, and who runs it (optional keys of tables.json) */
   game: string | null;
   worldkeeper: string | null;
@@ -94,7 +95,7 @@ if (rosterUrl)
       for (const t of list as Record<string, unknown>[])
         if (typeof t?.id === "string")
           out.set(t.id, {
-            name: text(t.name) ?? t.id,
+            name: text(t.name),
             game: text(t.game),
             worldkeeper: text(t.worldkeeper),
           });
@@ -284,7 +285,7 @@ boot({
             "data-uplink": snap.tables.get(c.id)?.uplink ?? "none",
             "data-kind": look.kind,
           },
-          h("h2", { class: "card-name fit", title: c.id }, seat?.name ?? c.id),
+          h("h2", { class: "card-name fit", title: c.id }, seat?.name ?? t.name ?? c.id),
           h(
             "p",
             {
@@ -335,7 +336,8 @@ boot({
     const shot = featured.next(snap, now);
     const long = shot && shot.percent < LONG_SHOT ? shot : null;
     const death = fallen(snap, now);
-    const name = (id: string) => roster?.get(id)?.name ?? id;
+    // the roster's name, else the one the table publishes (`…/info`), else its id
+    const name = (id: string) => roster?.get(id)?.name ?? snap.tables.get(id)?.name ?? id;
     let words = "";
     let at = "";
     if (death && (!long || death.at >= long.at)) {
